@@ -1,0 +1,1 @@
+"""client: see README.md (built in a later issue)."""

@@ -1,0 +1,1 @@
+"""host: see README.md (built in a later issue)."""

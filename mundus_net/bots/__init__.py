@@ -1,0 +1,8 @@
+"""Built-in bots and the registry that turns a strategy name into a bot."""
+
+from __future__ import annotations
+
+from .base import Bot, load_bot, register_bot, strategy_names
+from .random_bot import RandomBot
+
+__all__ = ["Bot", "RandomBot", "load_bot", "register_bot", "strategy_names"]

@@ -1,0 +1,21 @@
+"""``random``: a uniformly random legal decision at every step, from its own seeded generator."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from ..decisions import Decision
+from ..view import PlayerView
+from .base import register_bot
+
+
+class RandomBot:
+    def __init__(self, seed: int = 0) -> None:
+        self.rng = random.Random(seed)
+
+    def decide(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+        return legal[self.rng.randrange(len(legal))]
+
+
+register_bot("random", RandomBot)

@@ -1,0 +1,49 @@
+"""The ``mundus`` command. Each subcommand lives in its own module, which provides
+``register(subparsers)``; network subcommands live in host/ and client/ and are found here by
+module name only, so the engine never imports them."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+# subcommand -> module providing register(subparsers). Order is the order of `mundus --help`.
+SUBCOMMANDS = {
+    "rules": "mundus_net.rules_cli",
+    "sim": "mundus_net.sim",
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="mundus", description="Mundus Novus: play, host, simulate and check rulings.")
+    parser.add_argument("--version", action="version", version="mundus-net 0.1.0")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module_name in SUBCOMMANDS.values():
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name != module_name:
+                raise
+            continue  # not built yet
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

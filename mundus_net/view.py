@@ -1,0 +1,206 @@
+"""What one seat may see of a game, and what a spectator may see.
+
+A :class:`PlayerView` reads the live game and exposes only what its seat may know: its own
+hand, stored cards and secret offer, and everyone's public state (doubloons, developments,
+hand sizes, the market, the display, the queue, the face-up discard pile, revealed offers).
+Other seats' hands, stored cards and unrevealed offers, and the order of the draw piles, are
+never reachable through it. ``seat=None`` is a spectator: public state only.
+
+The view is live: it reflects the game as it is when read. :meth:`PlayerView.to_dict` takes a
+plain, JSON-ready snapshot (the form bots, the protocol and tests use).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .cards import Cards, from_counts
+from .decisions import Decision
+from .game import Game, Pending, Result
+
+
+class PlayerView:
+    __slots__ = ("_game", "seat")
+
+    def __init__(self, game: Game, seat: int | None) -> None:
+        if seat is not None and not 0 <= seat < game.players:
+            raise ValueError(f"seat {seat} is not at this table")
+        self._game = game
+        self.seat = seat
+
+    # -- the table ------------------------------------------------------------------------
+
+    @property
+    def players(self) -> int:
+        return self._game.players
+
+    @property
+    def round(self) -> int:
+        return self._game.round
+
+    @property
+    def event(self) -> str | None:
+        return self._game.event
+
+    @property
+    def phase(self) -> str:
+        return self._game.phase
+
+    @property
+    def trade_master(self) -> int:
+        return self._game.tm
+
+    @property
+    def announced(self) -> int:
+        return self._game.announced
+
+    @property
+    def market(self) -> Cards:
+        return tuple(self._game.market)
+
+    @property
+    def display(self) -> Cards:
+        return tuple(self._game.display)
+
+    @property
+    def queue(self) -> tuple[str, ...]:
+        return tuple(self._game.queue)
+
+    @property
+    def draw_size(self) -> int:
+        return len(self._game.draw)
+
+    @property
+    def devpile_size(self) -> int:
+        return len(self._game.devpile)
+
+    @property
+    def discard(self) -> Cards:
+        """The discard pile is face up (R6.10): its contents are public."""
+        return tuple(sorted(self._game.discard))
+
+    @property
+    def doubloons(self) -> tuple[int, ...]:
+        return tuple(self._game.doubloons)
+
+    @property
+    def developments(self) -> tuple[tuple[str, ...], ...]:
+        return tuple(tuple(d) for d in self._game.devs)
+
+    @property
+    def hand_sizes(self) -> tuple[int, ...]:
+        return tuple(sum(h) for h in self._game.hands)
+
+    @property
+    def stored_sizes(self) -> tuple[int, ...]:
+        return tuple(sum(h) for h in self._game.stored)
+
+    @property
+    def fleets(self) -> tuple[tuple[int, tuple[str, ...]], ...]:
+        return tuple(self._game.fleets)
+
+    @property
+    def offered(self) -> tuple[int, ...]:
+        """Seats whose offer is fixed (still face down) in the offer step."""
+        return tuple(sorted(self._game.offers)) if self._game.phase == "offer" else ()
+
+    @property
+    def faceup(self) -> tuple[Cards, ...]:
+        """Revealed offers still on the table (R5.11)."""
+        return tuple(from_counts(f) for f in self._game.faceup)
+
+    @property
+    def takes(self) -> tuple[tuple[int, int], ...]:
+        """(taker, source) of each take this trade step, in order (R5.11)."""
+        return tuple(self._game.takes)
+
+    @property
+    def converted(self) -> tuple[tuple[int, int], ...]:
+        """Merchant conversions (from, to) made in the current progression turn (public)."""
+        return tuple(self._game.converted) if self._game.phase in ("turn", "store") else ()
+
+    @property
+    def merchants_used(self) -> tuple[str, ...]:
+        return tuple(sorted(self._game.merchants_used))
+
+    @property
+    def result(self) -> Result | None:
+        return self._game.result
+
+    @property
+    def pending(self) -> Pending | None:
+        return self._game.pending
+
+    # -- this seat ------------------------------------------------------------------------
+
+    @property
+    def hand(self) -> Cards:
+        return () if self.seat is None else from_counts(self._game.hands[self.seat])
+
+    @property
+    def stored(self) -> Cards:
+        return () if self.seat is None else from_counts(self._game.stored[self.seat])
+
+    @property
+    def my_offer(self) -> Cards | None:
+        if self.seat is None:
+            return None
+        return self._game.offers.get(self.seat)
+
+    @property
+    def legal(self) -> list[Decision]:
+        """This seat's legal decisions now (empty when it has nothing to decide)."""
+        return [] if self.seat is None else self._game.legal(self.seat)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A plain snapshot of everything this view may see."""
+        g = self._game
+        pend = g.pending
+        data: dict[str, Any] = {
+            "seat": self.seat,
+            "players": g.players,
+            "round": g.round,
+            "event": g.event,
+            "phase": g.phase,
+            "trade_master": g.tm,
+            "announced": g.announced,
+            "market": self.market,
+            "display": self.display,
+            "queue": self.queue,
+            "draw_size": self.draw_size,
+            "devpile_size": self.devpile_size,
+            "discard": self.discard,
+            "doubloons": self.doubloons,
+            "developments": self.developments,
+            "hand_sizes": self.hand_sizes,
+            "stored_sizes": self.stored_sizes,
+            "fleets": self.fleets,
+            "offered": self.offered,
+            "faceup": self.faceup,
+            "takes": self.takes,
+            "converted": self.converted,
+            "merchants_used": self.merchants_used,
+            "pending": None if pend is None else {
+                "kind": pend.kind, "seats": pend.seats, "detail": pend.detail},
+            "result": None if g.result is None else {
+                "winners": g.result.winners, "reason": g.result.reason,
+                "doubloons": g.result.doubloons, "places": g.result.places,
+                "rounds": g.result.rounds},
+        }
+        if self.seat is not None:
+            data["hand"] = self.hand
+            data["stored"] = self.stored
+            data["my_offer"] = self.my_offer
+        return data
+
+
+def public_log(game: Game, seat: int | None = None, start: int = 0) -> list[dict[str, Any]]:
+    """The log as ``seat`` (or a spectator, None) may read it: public parts, plus the private
+    parts addressed to ``seat``."""
+    out = []
+    for event in game.log[start:]:
+        entry = {"kind": event.kind, **event.public}
+        if seat is not None and event.private and seat in event.private:
+            entry.update(event.private[seat])
+        out.append(entry)
+    return out

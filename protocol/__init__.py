@@ -1,0 +1,1 @@
+"""protocol: see README.md (built in a later issue)."""
