@@ -32,9 +32,10 @@ def strategy_names() -> list[str]:
 
 
 def _load_builtins() -> None:
-    if not _REGISTRY:
-        importlib.import_module("mundus_net.bots.random_bot")
-        importlib.import_module("mundus_net.bots.greedy")
+    # Both, always: importing the bots package registers "random" alone, so an empty
+    # registry is not the sign that the built-ins are missing (imports are cached).
+    importlib.import_module("mundus_net.bots.random_bot")
+    importlib.import_module("mundus_net.bots.greedy")
 
 
 def load_bot(spec: str, seed: int = 0) -> Bot:

@@ -15,7 +15,8 @@ class RandomBot:
         self.rng = random.Random(seed)
 
     def decide(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
-        return legal[self.rng.randrange(len(legal))]
+        # choice() draws exactly what legal[randrange(len(legal))] would, with less overhead.
+        return self.rng.choice(legal)
 
 
 register_bot("random", RandomBot)

@@ -1,0 +1,660 @@
+"""``greedy``: a one-step heuristic player that sees only its seat's :class:`PlayerView`.
+
+Every decision scores each legal choice with a hand evaluation in doubloon-equivalents and
+takes the best (ties are broken by the bot's own seeded generator). The evaluation:
+
+* a *turn planner* finds the best use of a hand in one progression turn: the perfect
+  combination, one identical set (several under King's Aid) aimed at the most valuable queue
+  card it reaches, the longest series, a relic set, and which leftover cards to keep in the
+  warehouses; merchant conversions are tried one at a time and made when they raise the plan;
+* *development values* estimate what a card brings over the rounds the game probably has
+  left: printed income, extra supply cards for caravels, conversions for merchants, stored
+  cards for warehouses, shipyard income, and a per-round worth for each character power;
+* before the progression step (caravel picks, pirates, offers, takes, the gift) the same
+  planner is used with all merchants free, plus a small bonus for near-combinations
+  (pairs, three distinct values) because the hand will still change.
+
+Card definitions come from ``view.deck`` when the view offers one, else the default deck;
+an unknown development id is valued as an average card. See docs/sim.md.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..cards import CLASS_OF, RELIC, VALUES_OF_CLASS
+from ..decisions import (
+    TARGET_CASH,
+    TARGET_DRAW,
+    Announce,
+    BuyMarket,
+    ChooseEvent,
+    ChooseFirst,
+    ChooseTradeMaster,
+    Convert,
+    Decision,
+    EndTurn,
+    Gift,
+    MakePerfect,
+    MakeRelicSet,
+    MakeSeries,
+    MakeSet,
+    Offer,
+    PickCards,
+    PirateDiscard,
+    SplitFleet,
+    Store,
+    Take,
+)
+from ..deck import CardDef, Deck, default_deck
+from ..view import PlayerView
+from .base import register_bot
+
+# Rule constants (RULES.md R6.2, R8.2, P04, R5.10).
+SERIES_PAY = (0, 0, 0, 0, 5, 7, 10, 15, 20, 25)
+RELIC_PAY = (0, 3, 7, 12, 18, 25)
+VICENTE_PAY = (0, 3, 4, 5)
+WIN_DOUBLOONS = 75
+ORELLANA_GAIN = 2
+SERGIO_COST = 2
+
+# Heuristic weights, in doubloons.
+PERFECT_VALUE = 500.0  # the perfect combination wins the game (R8.1)
+CARD_WORTH = 1.3  # one more resource card in a round (a caravel's yield)
+STORE_RELIC = 3.5  # a relic kept in a warehouse for the next round
+STORE_PAIR = 1.6  # each card of a kept pair (or more) of one value
+STORE_SINGLE = 0.7  # a kept single card (plus a little per value)
+MERCHANT_FIRST = 1.8  # per round, a merchant of a class the bot has none of
+MERCHANT_MORE = 0.6  # per round, another merchant of a class it already has
+WAREHOUSE_SLOT = (0.9, 0.7, 0.4, 0.25)  # per round, the 1st, 2nd, ... warehouse slot
+SHIPYARD_RATE = 0.9  # per round, per opponent with more caravels
+DENIAL = 0.5  # a development taken is one an opponent does not get
+# Per-round worth of a character power beyond its printed income.
+POWER_RATE = {
+    "almagro": 0.5, "cosa": 0.6, "casas": 0.4, "pizarro": 0.3, "valdivia": 0.5,
+    "orellana": 0.5, "cortes": 0.0, "ponce": 0.2, "coronado": 0.1, "sergio": 0.8,
+    "estefano": 1.2, "vicente": 0.6,
+}
+PAIR_POTENTIAL = 0.2  # share of a 3-card set's target value credited to a pair in trade
+THREE_DISTINCT = 1.2  # a hand one card short of a series, in trade
+CASAS_CARD = 0.8  # expected gain of each card Casas' owner puts in the trade
+TM_WORTH = 0.06  # per point of offer score, when the queue holds a prize worth racing for
+EPS = 1e-6
+
+_REACH = {  # R6.3: (class, size) -> furthest queue position
+    (1, 3): 1, (1, 4): 3, (1, 5): 5,
+    (2, 3): 3, (2, 4): 5, (2, 5): 5,
+    (3, 3): 5, (3, 4): 5, (3, 5): 5,
+}
+
+Counts = tuple[int, ...]
+Choice = tuple[Any, ...] | None  # ("perfect",) or ("set", value, own, wild, target)
+
+
+def _counts(cards: Sequence[int]) -> list[int]:
+    out = [0] * 11
+    for c in cards:
+        out[c] += 1
+    return out
+
+
+def _unknown_card() -> CardDef:
+    return CardDef(id="?", kind="building", name="?", players=2, icon=None, income=1)
+
+
+class _Context:
+    """Everything the evaluation of one seat's hands depends on at one moment, with memos.
+
+    Built from the view only; rebuilt when any of its inputs change.
+    """
+
+    def __init__(self, view: PlayerView, deck: Deck, turn: bool) -> None:
+        seat = view.seat
+        assert seat is not None
+        self.seat = seat
+        self.deck = deck
+        devs = view.developments
+        self.devs = devs
+        mine = [self.card(c) for c in devs[seat]]
+        self.powers = {c.power for c in mine if c.power}
+        self.caravels = [sum(1 for c in d if self.card(c).kind == "caravel") for d in devs]
+        self.capacity = sum(c.capacity for c in mine if c.kind == "warehouse")
+        self.merchant_count = [0, 0, 0, 0]
+        for c in mine:
+            if c.kind == "merchant":
+                self.merchant_count[c.merchant_class] += 1
+        used = set(view.merchants_used)
+        self.free_merchants = [0, 0, 0, 0]
+        for cid in devs[seat]:
+            card = self.card(cid)
+            if card.kind == "merchant" and (not turn or cid not in used):
+                self.free_merchants[card.merchant_class] += 1
+        event = view.event
+        affected = event is not None and "cosa" not in self.powers
+        self.ka = affected and event == "KA"
+        self.ip = affected and event == "IP"
+        self.storm = affected and event == "ST"
+        self.fire = affected and event == "FI"
+        self.vicente = "vicente" in self.powers
+        self.players = view.players
+        self.devpile = view.devpile_size
+        doubloons = view.doubloons
+        self.doubloons = doubloons
+        self.rounds_left = self._rounds_left(view.round, doubloons)
+        self.queue = view.queue
+        self._unknown: float | None = None
+        self.draw_value = (self.unknown if "almagro" in self.powers and self.devpile
+                           else None)
+        self.qv = tuple(self.dev_value(self.card(c)) for c in self.queue)
+        if turn:
+            detail = view.pending.detail if view.pending is not None else {}
+            self.sets_left = 3 if self.ka else (0 if detail.get("sets") else 1)
+            self.series_ok = not detail.get("series")
+            self.relics_ok = not detail.get("relics")
+            self.perfect_ok = not detail.get("perfect")
+        else:
+            self.sets_left = 3 if self.ka else 1
+            self.series_ok = self.relics_ok = self.perfect_ok = True
+        self.store_ok = self.capacity > 0 and not self.fire
+        self._shadow: _Context | None = None
+        self._fresh_memos()
+
+    def _fresh_memos(self) -> None:
+        self._core: dict[tuple[Counts, tuple[float, ...], int, bool], tuple[float, Choice]] = {}
+        self._tail: dict[Counts, tuple[float, int]] = {}
+        self._eval: dict[Counts, float] = {}
+        self._reach: dict[tuple[tuple[float, ...], int], tuple[float, int]] = {}
+
+    # -- developments -----------------------------------------------------------------------
+
+    def card(self, card_id: str) -> CardDef:
+        try:
+            return self.deck[card_id]
+        except KeyError:
+            return _unknown_card()
+
+    def _rounds_left(self, rnd: int, doubloons: Sequence[int]) -> float:
+        """How many more income payments (this round's included) the game probably has."""
+        leader = max(doubloons)
+        done = max(rnd - 1, 0)
+        pace = max((leader + 25.0) / (done + 5.0), 2.5)
+        left = (WIN_DOUBLOONS - leader) / pace
+        by_queue = self.devpile / max(self.players * 0.6, 1.0) + 1.0
+        return max(1.0, min(left, by_queue, 14.0))
+
+    @property
+    def unknown(self) -> float:
+        """The mean value of the development cards not in sight (the draw pile's)."""
+        if self._unknown is None:
+            seen = set(self.queue)
+            for d in self.devs:
+                seen.update(d)
+            values = [self.dev_value(c) for c in self.deck.for_players(self.players, False)
+                      if c.id not in seen]
+            self._unknown = sum(values) / len(values) if values else 5.0
+        return self._unknown
+
+    def dev_value(self, card: CardDef) -> float:
+        """What owning ``card`` from now on is worth to this seat, in doubloons."""
+        r = self.rounds_left
+        later = max(r - 1.0, 0.0)
+        value = card.income * r + DENIAL
+        kind = card.kind
+        if kind == "caravel":
+            value += CARD_WORTH * later - 0.03 * card.caravel * later
+        elif kind == "merchant":
+            have = self.merchant_count[card.merchant_class]
+            value += (MERCHANT_FIRST if have == 0 else MERCHANT_MORE / have) * r
+        elif kind == "warehouse":
+            start = self.capacity
+            slots = WAREHOUSE_SLOT
+            gain = sum(slots[min(i, len(slots) - 1)]
+                       for i in range(start, start + card.capacity))
+            value += gain * later
+        elif kind == "shipyard":
+            mine = self.caravels[self.seat]
+            richer = sum(1 for s, n in enumerate(self.caravels) if s != self.seat and n > mine)
+            value += max(richer, 0.5) * SHIPYARD_RATE * r
+        else:
+            power = card.power
+            if power == "buron":
+                chars = sum(1 for c in self.devs[self.seat] if self.card(c).is_character)
+                value += (chars + 1.5) * r
+            elif power == "tradingpost":
+                owned = [self.card(c).kind for c in self.devs[self.seat]]
+                value += (owned.count("merchant") + owned.count("warehouse") + 1.0) * r
+            elif power == "pizarro" or power == "ponce":
+                if self.caravels[self.seat]:
+                    value += POWER_RATE[power] * r
+            else:
+                value += POWER_RATE.get(power, 0.3) * r
+        return value
+
+    # -- the turn planner -------------------------------------------------------------------
+
+    def best_reach(self, qv: tuple[float, ...], reach: int) -> tuple[float, int]:
+        """The most valuable of the first ``reach`` queue cards: (value, position 1-5)."""
+        key = (qv, reach)
+        found = self._reach.get(key)
+        if found is None:
+            best, pos = -1.0, 0
+            for i in range(min(reach, len(qv))):
+                if qv[i] > best:
+                    best, pos = qv[i], i + 1
+            found = (best, pos)
+            self._reach[key] = found
+        return found
+
+    def store_value(self, numbered: Sequence[int], relics: int) -> float:
+        """The best cards to keep from these leftovers (counts of 1-9 and relics)."""
+        if not self.store_ok:
+            return 0.0
+        room = self.capacity
+        total = 0.0
+        take = min(room, relics)
+        total += take * STORE_RELIC
+        room -= take
+        if room <= 0:
+            return total
+        worths: list[float] = []
+        for v in range(1, 10):
+            n = numbered[v]
+            if n >= 2:
+                worths.extend([STORE_PAIR] * min(n, 3))
+            elif n == 1:
+                worths.append(STORE_SINGLE + 0.03 * v)
+        if worths:
+            worths.sort(reverse=True)
+            total += sum(worths[:room])
+        return total
+
+    def tail(self, c: Counts) -> tuple[float, int]:
+        """Series, relic set and storage for a hand after its sets: (value, relic set size)."""
+        found = self._tail.get(c)
+        if found is not None:
+            return found
+        distinct = 0
+        for v in range(1, 10):
+            if c[v]:
+                distinct += 1
+        pay = 0.0
+        if self.series_ok and distinct >= 4:
+            pay = float(distinct if self.ip else SERIES_PAY[distinct])
+            left = [n - 1 if n else 0 for n in c[:10]]
+        else:
+            left = list(c[:10])
+        relics = c[RELIC]
+        best, best_k = -1.0, 0
+        top = min(relics, 5) if self.relics_ok else 0
+        for k in range(top + 1):
+            val = RELIC_PAY[k] + self.store_value(left, relics - k)
+            if val > best:
+                best, best_k = val, k
+        found = (pay + best, best_k)
+        self._tail[c] = found
+        return found
+
+    def core(self, c: Counts, qv: tuple[float, ...], sets_left: int,
+             perfect: bool) -> tuple[float, Choice]:
+        """The best value of hand ``c`` this turn and the first combination of that plan."""
+        key = (c, qv, sets_left, perfect)
+        found = self._core.get(key)
+        if found is not None:
+            return found
+        best = self.tail(c)[0]
+        choice: Choice = None
+        relics = c[RELIC]
+        if perfect and relics and all(c[1:10]):
+            rest = (0, *(n - 1 for n in c[1:]))
+            val = PERFECT_VALUE + self.core(rest, qv, sets_left, False)[0]
+            if val > best:
+                best, choice = val, ("perfect",)
+        if sets_left > 0 and (qv or self.draw_value is not None):
+            for v in range(1, 10):
+                n = c[v]
+                if n == 0 and (v != 9 or relics < 3):
+                    continue
+                if n + relics < 3:
+                    continue
+                cls = CLASS_OF[v]
+                for own in range(min(n, 5), -1, -1):
+                    if own == 0 and v != 9:
+                        break
+                    lo = max(0, 3 - own)
+                    hi = min(relics, 5 - own)
+                    for wild in range(lo, hi + 1):
+                        size = own + wild
+                        reach = 1 if self.storm else _REACH[cls, size]
+                        rest_l = list(c)
+                        rest_l[v] -= own
+                        rest_l[RELIC] -= wild
+                        rest = tuple(rest_l)
+                        options: list[tuple[float, int, tuple[float, ...]]] = []
+                        if qv:
+                            dv, pos = self.best_reach(qv, reach)
+                            nq = qv
+                            if sets_left > 1:  # the queue after this card is taken (R6.4)
+                                nq = qv[:pos - 1] + qv[pos:]
+                                if self.devpile:
+                                    nq = (*nq, self.unknown)
+                            options.append((dv, pos, nq))
+                        if self.draw_value is not None:
+                            options.append((self.draw_value, TARGET_DRAW, qv))
+                        if self.vicente and size == 3:
+                            options.append((float(VICENTE_PAY[cls]), TARGET_CASH, qv))
+                        for dv, target, nq in options:
+                            if sets_left > 1:
+                                val = dv + self.core(rest, nq, sets_left - 1, perfect)[0]
+                            else:
+                                val = dv + self.tail(rest)[0]
+                            if val > best + EPS:
+                                best, choice = val, ("set", v, own, wild, target)
+        found = (best, choice)
+        self._core[key] = found
+        return found
+
+    def plan(self, c: Counts) -> tuple[float, Choice]:
+        return self.core(c, self.qv, self.sets_left, self.perfect_ok)
+
+    def without_storage(self) -> _Context:
+        """This context with storage worth nothing: converted cards go back to their own
+        value before storing (R6.5, R6.9), so conversions are judged on combinations only."""
+        if not self.store_ok:
+            return self
+        if self._shadow is None:
+            shadow = copy.copy(self)
+            shadow.store_ok = False
+            shadow._fresh_memos()
+            self._shadow = shadow
+        return self._shadow
+
+    # -- hands before the progression step ----------------------------------------------------
+
+    def evaluate(self, c: Counts) -> float:
+        """A hand's worth before the progression step: its best plan, what the merchants add,
+        and a little for near-combinations."""
+        found = self._eval.get(c)
+        if found is not None:
+            return found
+        value = self.plan(c)[0]
+        relics = c[RELIC]
+        distinct = sum(1 for v in range(1, 10) if c[v])
+        spare = relics > 0 or any(c[v] >= 2 for v in range(1, 10))
+        for cls in (1, 2, 3):
+            if not self.free_merchants[cls]:
+                continue
+            gain = 0.0
+            for dst in VALUES_OF_CLASS[cls]:
+                if c[dst] == 0 and spare and distinct >= 3:
+                    if self.ip:
+                        g = float(distinct + 1) if distinct >= 3 else 0.0
+                    else:
+                        g = float(SERIES_PAY[distinct + 1] - SERIES_PAY[distinct])
+                    gain = max(gain, g)
+                if c[dst] and c[dst] + relics == 2 and self.qv:
+                    gain = max(gain, 0.7 * self.best_reach(self.qv, _REACH[cls, 3])[0])
+            value += 0.8 * gain
+        if distinct == 3:
+            value += THREE_DISTINCT
+        if self.qv:
+            pairs = sorted((self.best_reach(self.qv, _REACH[CLASS_OF[v], 3])[0]
+                            for v in range(1, 10) if c[v] == 2 and relics == 0), reverse=True)
+            value += PAIR_POTENTIAL * sum(pairs[:2])
+        self._eval[c] = value
+        return value
+
+
+class GreedyBot:
+    """The greedy heuristic player (see the module docstring)."""
+
+    def __init__(self, seed: int = 0, deck: Deck | None = None) -> None:
+        self.rng = random.Random(seed)
+        self.deck = deck
+        self._ctx_key: tuple[Any, ...] | None = None
+        self._ctx: _Context | None = None
+
+    # -- plumbing -----------------------------------------------------------------------------
+
+    def _deck(self, view: PlayerView) -> Deck:
+        found = getattr(view, "deck", None)
+        if isinstance(found, Deck):
+            return found
+        return self.deck or default_deck()
+
+    def context(self, view: PlayerView) -> _Context:
+        turn = view.phase == "turn"
+        pend = view.pending
+        flags = tuple(sorted(pend.detail.items())) if turn and pend is not None else ()
+        key = (view.round, turn, flags, view.event, view.queue, view.developments,
+               view.doubloons, view.merchants_used if turn else (), view.devpile_size)
+        if key != self._ctx_key or self._ctx is None:
+            self._ctx = _Context(view, self._deck(view), turn)
+            self._ctx_key = key
+        return self._ctx
+
+    def _best(self, legal: Sequence[Decision], score: Callable[[Decision], float]) -> Decision:
+        best = -1e18
+        tied: list[Decision] = []
+        for d in legal:
+            s = score(d)
+            if s > best + EPS:
+                best, tied = s, [d]
+            elif s > best - EPS:
+                tied.append(d)
+        return tied[0] if len(tied) == 1 else tied[self.rng.randrange(len(tied))]
+
+    def decide(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+        if len(legal) == 1:
+            return legal[0]
+        handler = _PHASES.get(view.phase)
+        if handler is None:
+            return legal[self.rng.randrange(len(legal))]
+        return handler(self, view, legal)
+
+    # -- phases ---------------------------------------------------------------------------------
+
+    def _coronado(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+        return ChooseEvent(None) if ChooseEvent(None) in legal else legal[0]
+
+    def _split(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+        return SplitFleet(()) if SplitFleet(()) in legal else legal[0]
+
+    def _hand_scores(self, view: PlayerView, legal: Sequence[Decision],
+                     cards_of: Callable[[Decision], Sequence[int]], sign: int,
+                     extra: Callable[[Decision], float] | None = None) -> Decision:
+        ctx = self.context(view)
+        hand = _counts(view.hand)
+
+        def score(d: Decision) -> float:
+            c = hand[:]
+            for v in cards_of(d):
+                c[v] += sign
+            s = ctx.evaluate(tuple(c))
+            return s + extra(d) if extra is not None else s
+
+        return self._best(legal, score)
+
+    def _pick(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+        return self._hand_scores(view, legal, lambda d: d.cards if isinstance(d, PickCards)
+                                 else (), +1)
+
+    def _sergio(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+        return self._hand_scores(
+            view, legal, lambda d: (d.card,) if isinstance(d, BuyMarket) and d.card else (),
+            +1, lambda d: -SERGIO_COST - 0.5 if isinstance(d, BuyMarket) and d.card else 0.0)
+
+    def _pirates(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+        return self._hand_scores(view, legal, lambda d: d.cards if isinstance(d, PirateDiscard)
+                                 else (), -1)
+
+    def _gift(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+        # Keep what helps this hand most; among equals give the lowest card.
+        return self._hand_scores(
+            view, legal, lambda d: (d.card,) if isinstance(d, Gift) else (), -1,
+            lambda d: -0.01 * d.card if isinstance(d, Gift) else 0.0)
+
+    def _announce(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+        ctx = self.context(view)
+        hand = _counts(view.hand)
+        whole = ctx.evaluate(tuple(hand))
+        junk = 0
+        for v in range(1, 11):
+            if hand[v]:
+                c = hand[:]
+                c[v] -= 1
+                if whole - ctx.evaluate(tuple(c)) < 0.5:
+                    junk += hand[v]
+        n = max(2, min(4, junk))
+        return Announce(n) if Announce(n) in legal else legal[0]
+
+    def _offer(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+        ctx = self.context(view)
+        prize = 0.0
+        if ctx.qv:
+            ranked = sorted(ctx.qv, reverse=True)
+            prize = ranked[0] - (ranked[1] if len(ranked) > 1 else 0.0)
+        tm_weight = TM_WORTH * min(prize, 10.0) / 10.0
+        seat = view.seat
+
+        def extra(d: Decision) -> float:
+            if not isinstance(d, Offer):
+                return 0.0
+            casas = CASAS_CARD * len(d.cards)
+            if seat == view.trade_master:
+                return casas
+            return casas + tm_weight * sum(d.cards)
+
+        return self._hand_scores(view, legal, lambda d: d.cards if isinstance(d, Offer)
+                                 else (), -1, extra)
+
+    def _tm_tie(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+        seats = [d.seat for d in legal if isinstance(d, ChooseTradeMaster)]
+        if view.seat in seats:
+            return ChooseTradeMaster(view.seat)
+        money = view.doubloons
+        poorest = min(money[s] for s in seats)
+        return ChooseTradeMaster(next(s for s in seats if money[s] == poorest))
+
+    def _take(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+        ctx = self.context(view)
+        hand = _counts(view.hand)
+        orellana = "orellana" in ctx.powers
+        market = list(view.market)
+        cache: dict[int, float] = {}
+
+        def gain(v: int) -> float:
+            found = cache.get(v)
+            if found is None:
+                c = hand[:]
+                c[v] += 1
+                found = cache[v] = ctx.evaluate(tuple(c))
+            return found
+
+        def score(d: Decision) -> float:
+            if not isinstance(d, Take):
+                return -1e9
+            if d.swap is None:
+                return gain(d.card)
+            s = gain(d.swap)
+            if orellana:
+                after = market[:]
+                after.remove(d.swap)
+                after.append(d.card)
+                a, b, c3 = sorted(after)
+                if a == b == c3 or (c3 != RELIC and a + 1 == b and b + 1 == c3):
+                    s += ORELLANA_GAIN
+            return s - 0.001  # keep rather than swap when it makes no difference
+
+        return self._best(legal, score)
+
+    def _first(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+        me = ChooseFirst(view.seat if view.seat is not None else 0)
+        return me if me in legal else legal[0]
+
+    def _turn(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+        ctx = self.context(view)
+        hand = _counts(view.hand)
+        c = tuple(hand)
+        value, choice = ctx.plan(c)
+        # Merchant conversions (R6.5), one at a time, when they raise the plan's combinations.
+        if any(ctx.free_merchants):
+            judge = ctx.without_storage()
+            value = judge.plan(c)[0]
+            natural = hand[:]
+            for _, dst in view.converted:
+                natural[dst] -= 1
+            best_conv: Convert | None = None
+            best = value + 0.01
+            for cls in (1, 2, 3):
+                if not ctx.free_merchants[cls]:
+                    continue
+                for src in range(1, 11):
+                    if not natural[src]:
+                        continue
+                    for dst in VALUES_OF_CLASS[cls]:
+                        if dst == src:
+                            continue
+                        c2 = hand[:]
+                        c2[src] -= 1
+                        c2[dst] += 1
+                        val = judge.plan(tuple(c2))[0]
+                        if val > best:
+                            best, best_conv = val, Convert(src, dst)
+            if best_conv is not None and best_conv in legal:
+                return best_conv
+        decision = self._next_step(ctx, c, choice)
+        if decision in legal:
+            return decision
+        return EndTurn() if EndTurn() in legal else legal[0]
+
+    def _next_step(self, ctx: _Context, c: Counts, choice: Choice) -> Decision:
+        if choice is not None:
+            if choice[0] == "perfect":
+                return MakePerfect()
+            _, v, own, wild, target = choice
+            return MakeSet(v, (v,) * own + (RELIC,) * wild, target)
+        distinct = tuple(v for v in range(1, 10) if c[v])
+        if ctx.series_ok and len(distinct) >= 4:
+            return MakeSeries(distinct)
+        k = ctx.tail(c)[1]
+        if k:
+            return MakeRelicSet(k)
+        return EndTurn()
+
+    def _store(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+        ctx = self.context(view)
+        ok = ctx.store_ok
+        ctx.store_ok = True  # the engine only asks when storing is allowed
+
+        def score(d: Decision) -> float:
+            if not isinstance(d, Store):
+                return -1e9
+            kept = _counts(d.cards)
+            return ctx.store_value(kept[:10], kept[RELIC])
+
+        try:
+            return self._best(legal, score)
+        finally:
+            ctx.store_ok = ok
+
+
+_PHASES: dict[str, Callable[[GreedyBot, PlayerView, Sequence[Decision]], Decision]] = {
+    "coronado": GreedyBot._coronado,
+    "split": GreedyBot._split,
+    "pick": GreedyBot._pick,
+    "sergio": GreedyBot._sergio,
+    "pirates": GreedyBot._pirates,
+    "announce": GreedyBot._announce,
+    "offer": GreedyBot._offer,
+    "tm_tie": GreedyBot._tm_tie,
+    "take": GreedyBot._take,
+    "gift": GreedyBot._gift,
+    "first": GreedyBot._first,
+    "turn": GreedyBot._turn,
+    "store": GreedyBot._store,
+}
+
+register_bot("greedy", GreedyBot)

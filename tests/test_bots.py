@@ -1,0 +1,178 @@
+"""The built-in bots (random, greedy) and the bot registry (mundus_net.bots.base)."""
+
+from __future__ import annotations
+
+import copy
+import random
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from mundus_net.bots import load_bot, strategy_names
+from mundus_net.bots.base import Bot
+from mundus_net.bots.greedy import GreedyBot
+from mundus_net.bots.random_bot import RandomBot
+from mundus_net.cards import VALUES
+from mundus_net.decisions import Decision
+from mundus_net.game import Game
+from mundus_net.runner import play_game
+from mundus_net.view import PlayerView
+
+# What a bot may read of its view: every public name of PlayerView.
+PUBLIC_VIEW = frozenset(name for name in dir(PlayerView) if not name.startswith("_"))
+
+
+class ViewProxy:
+    """Forwards only PlayerView's public names; a private name (``_game``...) fails the
+    test, an unknown one raises AttributeError as the real view would."""
+
+    def __init__(self, view: PlayerView) -> None:
+        object.__setattr__(self, "_view", view)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AssertionError(f"a bot read the view's private {name!r}")
+        if name not in PUBLIC_VIEW:
+            raise AttributeError(name)  # as PlayerView itself would
+        return getattr(object.__getattribute__(self, "_view"), name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AssertionError(f"a bot tried to set {name!r} on its view")
+
+
+class Checked:
+    """Wraps a bot: it sees only a ViewProxy, and each answer must be in ``legal``."""
+
+    def __init__(self, bot: Bot) -> None:
+        self.bot = bot
+        self.decisions = 0
+
+    def decide(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+        assert legal
+        before = list(legal)
+        choice = self.bot.decide(ViewProxy(view), legal)  # type: ignore[arg-type]
+        assert choice in legal, f"{choice!r} is not legal in phase {view.phase}"
+        assert list(legal) == before, "the bot changed the legal list"
+        self.decisions += 1
+        return choice
+
+
+@pytest.mark.parametrize(("players", "promo", "seed"), [
+    (2, False, 1), (3, True, 2), (4, False, 3), (4, True, 4), (5, False, 5), (6, True, 6),
+])
+def test_greedy_and_random_always_answer_legally(players: int, promo: bool, seed: int) -> None:
+    bots = [Checked(GreedyBot(seed * 10 + s) if s % 2 == 0 else RandomBot(seed * 10 + s))
+            for s in range(players)]
+    game = play_game(Game.new(players, seed, promo=promo), bots)
+    assert game.is_over
+    assert all(b.decisions > 0 for b in bots)
+
+
+def test_greedy_games_among_themselves_end_and_answer_legally() -> None:
+    for seed in range(3):
+        bots = [Checked(GreedyBot(seed * 10 + s)) for s in range(4)]
+        game = play_game(Game.new(4, seed), bots)
+        assert game.result is not None
+        assert game.result.rounds < 40
+
+
+def _perturb_hidden(game: Game, seat: int, rng: random.Random) -> Game:
+    """A copy of ``game`` that ``seat`` cannot tell apart from it: opponents' hands and
+    stored cards swapped with draw-pile cards (sizes kept), the draw pile reshuffled."""
+    other = game.copy()
+    for s in range(other.players):
+        if s == seat:
+            continue
+        for pile in (other.hands[s], other.stored[s]):
+            for v in VALUES:
+                for _ in range(pile[v]):
+                    if other.draw and rng.random() < 0.7:
+                        i = rng.randrange(len(other.draw))
+                        w = other.draw[i]
+                        other.draw[i] = v
+                        pile[v] -= 1
+                        pile[w] += 1
+    rng.shuffle(other.draw)
+    other._legal = {}
+    return other
+
+
+def test_greedy_decisions_do_not_depend_on_hidden_information() -> None:
+    """At many decision points, greedy decides the same in a game whose hidden cards differ
+    (and that its seat cannot tell apart), as long as its own legal choices are the same."""
+    rng = random.Random(5)
+    compared = 0
+    for seed in range(3):
+        game = Game.new(4, seed)
+        bots: list[Any] = [GreedyBot(100 + s) for s in range(4)]
+        views = [PlayerView(game, s) for s in range(4)]
+        while not game.is_over:
+            seat = game.waiting_seats()[0]
+            legal = game.legal(seat)
+            if seat == 0 and len(legal) > 1 and game.phase not in ("offer", "pirates"):
+                twin = _perturb_hidden(game, 0, rng)
+                if twin.legal(0) == legal:
+                    probe_a = copy.deepcopy(bots[0])
+                    probe_b = copy.deepcopy(bots[0])
+                    a = probe_a.decide(views[0], legal)
+                    b = probe_b.decide(PlayerView(twin, 0), twin.legal(0))
+                    assert a == b, f"phase {game.phase}: {a} vs {b}"
+                    compared += 1
+            game.apply(seat, bots[seat].decide(views[seat], legal))
+    assert compared > 30
+
+
+def _play(bots: list[Bot], seed: int) -> Game:
+    return play_game(Game.new(4, seed), bots)
+
+
+@pytest.mark.parametrize("name", ["greedy", "random"])
+def test_bots_with_the_same_seed_play_the_same_game(name: str) -> None:
+    first = _play([load_bot(name, 40 + s) for s in range(4)], seed=9)
+    second = _play([load_bot(name, 40 + s) for s in range(4)], seed=9)
+    assert first.result == second.result
+    assert [e for e in first.log] == [e for e in second.log]
+
+
+def test_greedy_tie_breaks_follow_its_seed() -> None:
+    results = {_play([load_bot("greedy", k * 4 + s) for s in range(4)], seed=3).result
+               for k in range(4)}
+    assert len(results) > 1
+
+
+def test_greedy_beats_random() -> None:
+    wins = 0.0
+    for i in range(8):
+        seat = i % 4
+        bots = [load_bot("greedy" if s == seat else "random", 1000 + i * 4 + s)
+                for s in range(4)]
+        result = _play(bots, seed=200 + i).result
+        assert result is not None
+        if seat in result.winners:
+            wins += 1 / len(result.winners)
+    assert wins >= 6
+
+
+def test_load_bot_by_name_and_by_module_class() -> None:
+    assert {"greedy", "random"} <= set(strategy_names())
+    assert isinstance(load_bot("greedy", 1), GreedyBot)
+    assert isinstance(load_bot("random", 1), RandomBot)
+    assert isinstance(load_bot("mundus_net.bots.greedy:GreedyBot", 1), GreedyBot)
+    assert isinstance(load_bot("mundus_net.bots.random_bot:RandomBot", 1), RandomBot)
+    game = Game.new(4, 0)
+    view = PlayerView(game, game.waiting_seats()[0])
+    a = load_bot("random", 7).decide(view, game.legal(view.seat or 0))
+    b = load_bot("mundus_net.bots.random_bot:RandomBot", 7).decide(view, game.legal(view.seat or 0))
+    assert a == b
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ("nosuchbot", "unknown strategy 'nosuchbot'"),
+    ("no_such_module_xyz:Bot", "cannot import 'no_such_module_xyz'"),
+    ("mundus_net.bots.greedy:NoSuchClass", "has no 'NoSuchClass'"),
+    ("builtins:str", "has no decide(view, legal) method"),
+])
+def test_load_bot_rejects_bad_specs(spec: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        load_bot(spec, 0)
