@@ -16,6 +16,7 @@ from typing import Any
 
 from .cards import Cards, from_counts
 from .decisions import Decision
+from .deck import Deck
 from .game import Game, Pending, Result
 
 
@@ -33,6 +34,11 @@ class PlayerView:
     @property
     def players(self) -> int:
         return self._game.players
+
+    @property
+    def deck(self) -> Deck:
+        """The table's development deck (public: every card's definition)."""
+        return self._game.deck
 
     @property
     def round(self) -> int:
@@ -204,3 +210,59 @@ def public_log(game: Game, seat: int | None = None, start: int = 0) -> list[dict
             entry.update(event.private[seat])
         out.append(entry)
     return out
+
+
+class StateView:
+    """The same reading API as :class:`PlayerView`, over a snapshot dict (the shape of
+    ``PlayerView.to_dict()``, as it arrives over the network with lists for tuples).
+
+    Network bots see the table through this; ``legal`` is the list the host sent.
+    """
+
+    def __init__(self, data: dict[str, Any], deck: Deck, legal: list[Decision] | None = None,
+                 pending: Pending | None = None) -> None:
+        self._data = data
+        self.deck = deck
+        self.seat: int | None = data.get("seat")
+        self.legal: list[Decision] = legal or []
+        self._pending = pending
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_") or name not in _VIEW_FIELDS:
+            raise AttributeError(name)
+        return _freeze(self._data.get(name))
+
+    @property
+    def pending(self) -> Pending | None:
+        if self._pending is not None:
+            return self._pending
+        raw = self._data.get("pending")
+        if raw is None:
+            return None
+        return Pending(raw["kind"], tuple(raw["seats"]), raw.get("detail") or {})
+
+    @property
+    def result(self) -> Result | None:
+        raw = self._data.get("result")
+        if raw is None:
+            return None
+        return Result(tuple(raw["winners"]), raw["reason"], tuple(raw["doubloons"]),
+                      tuple(raw["places"]), raw["rounds"])
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self._data)
+
+
+_VIEW_FIELDS = frozenset({
+    "players", "round", "event", "phase", "trade_master", "announced", "market", "display",
+    "queue", "draw_size", "devpile_size", "discard", "doubloons", "developments",
+    "hand_sizes", "stored_sizes", "fleets", "offered", "faceup", "takes", "converted",
+    "merchants_used", "hand", "stored", "my_offer",
+})
+
+
+def _freeze(value: Any) -> Any:
+    """Lists from the wire back to the tuples PlayerView returns."""
+    if isinstance(value, list):
+        return tuple(_freeze(v) for v in value)
+    return value

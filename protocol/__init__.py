@@ -1,1 +1,11 @@
-"""protocol: see README.md (built in a later issue)."""
+"""The mundus-net wire protocol: msgpack messages over ZeroMQ (docs/protocol.md).
+
+It knows the engine's values (decisions, events, views) but nothing of sockets' owners: the
+host and the client both build on it.
+"""
+
+from .errors import ERROR_CODES, ProtocolError
+from .messages import PROTOCOL_VERSION, decode_client, decode_host, encode
+
+__all__ = ["ERROR_CODES", "PROTOCOL_VERSION", "ProtocolError", "decode_client", "decode_host",
+           "encode"]

@@ -1,0 +1,22 @@
+"""The fixed default decision: what a seat is charged when it does not decide in time, breaks
+commit-reveal, or its bot fails. It is always legal and as passive as the rules allow."""
+
+from __future__ import annotations
+
+from .decisions import ChooseFirst, Decision
+from .game import FIRST, Game
+
+
+def default_decision(game: Game, seat: int) -> Decision:
+    """The passive choice: pass, keep one fleet, announce 2, offer and give the lowest cards,
+    take the first card offered (keeping it), end the turn, store nothing; the TM plays first.
+
+    ``legal()`` lists the passive choice first in every phase but one; raises ValueError if
+    ``seat`` has nothing to decide.
+    """
+    legal = game.legal(seat)
+    if not legal:
+        raise ValueError(f"seat {seat} has nothing to decide")
+    if game.phase == FIRST:
+        return ChooseFirst(seat)
+    return legal[0]

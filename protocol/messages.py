@@ -1,0 +1,164 @@
+"""Message framing and validation (docs/protocol.md).
+
+Every message is one msgpack map with the protocol version ``v`` and a type ``t``. Incoming
+messages are checked here (size, shape, version, type, every field's type and range, no
+unknown fields) before anything acts on them; a failure raises ProtocolError.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import msgpack
+
+from .errors import ProtocolError
+
+PROTOCOL_VERSION = 1
+MAX_CLIENT_FRAME = 64 * 1024  # what a client may send the host
+MAX_HOST_FRAME = 16 * 1024 * 1024  # what a host may send a client (snapshots carry the log)
+TOKEN_HEX = 32  # seat tokens: 32 hex digits (128 bits)
+NONCE_BYTES = 32
+COMMITMENT_BYTES = 32
+MAX_NAME = 32
+MAX_CHAT = 200
+
+Validator = Callable[[str, Any], Any]
+
+
+def _fail(field: str, message: str) -> ProtocolError:
+    return ProtocolError("bad_field", f"field {field!r}: {message}")
+
+
+def text(lo: int, hi: int) -> Validator:
+    def check(field: str, value: Any) -> str:
+        if not isinstance(value, str) or not lo <= len(value) <= hi:
+            raise _fail(field, f"expected text of {lo}-{hi} characters")
+        if any(ord(ch) < 32 for ch in value):
+            raise _fail(field, "control characters are not allowed")
+        return value
+    return check
+
+
+def choice(*options: str) -> Validator:
+    def check(field: str, value: Any) -> str:
+        if value not in options:
+            raise _fail(field, f"expected one of {', '.join(options)}")
+        return str(value)
+    return check
+
+
+def token(field: str, value: Any) -> str:
+    if not isinstance(value, str) or len(value) != TOKEN_HEX or any(
+            ch not in "0123456789abcdef" for ch in value):
+        raise _fail(field, f"expected a seat token of {TOKEN_HEX} lowercase hex digits")
+    return value
+
+
+def whole(lo: int, hi: int) -> Validator:
+    def check(field: str, value: Any) -> int:
+        if type(value) is not int or not lo <= value <= hi:
+            raise _fail(field, f"expected a whole number {lo}-{hi}")
+        return value
+    return check
+
+
+def blob(size: int) -> Validator:
+    def check(field: str, value: Any) -> bytes:
+        if not isinstance(value, bytes) or len(value) != size:
+            raise _fail(field, f"expected {size} bytes (msgpack bin)")
+        return value
+    return check
+
+
+def cards(field: str, value: Any) -> list[int]:
+    if not isinstance(value, list) or len(value) > 30 or not all(
+            type(c) is int and 1 <= c <= 10 for c in value):
+        raise _fail(field, "expected an array of at most 30 cards (1-9, 10 = relic)")
+    return sorted(value)
+
+
+def flag(field: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise _fail(field, "expected true or false")
+    return value
+
+
+def anything_map(field: str, value: Any) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise _fail(field, "expected a map")
+    return value
+
+
+REQUEST_ID = whole(0, 2**31 - 1)
+
+# Client -> host messages: type -> {field: (required, validator)}. "v", "t" and the optional
+# request "id" (echoed in the reply) are allowed on every message.
+CLIENT_MESSAGES: dict[str, dict[str, tuple[bool, Validator]]] = {
+    "hello": {"name": (True, text(1, MAX_NAME)), "role": (True, choice("player", "spectator")),
+              "token": (False, token), "bot": (False, flag)},
+    "snapshot": {"token": (False, token)},
+    "decide": {"token": (True, token), "pending": (True, whole(0, 2**31 - 1)),
+               "decision": (True, anything_map)},
+    "commit": {"token": (True, token), "pending": (True, whole(0, 2**31 - 1)),
+               "commitment": (True, blob(COMMITMENT_BYTES))},
+    "reveal": {"token": (True, token), "pending": (True, whole(0, 2**31 - 1)),
+               "offer": (True, cards), "nonce": (True, blob(NONCE_BYTES))},
+    "chat": {"token": (True, token), "text": (True, text(1, MAX_CHAT))},
+    "ping": {"token": (False, token)},
+    "bye": {"token": (False, token)},
+}
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    """Pack a message (adds the protocol version)."""
+    packed: bytes = msgpack.packb({"v": PROTOCOL_VERSION, **message}, use_bin_type=True)
+    return packed
+
+
+def unpack(frame: bytes, limit: int) -> dict[str, Any]:
+    """Bytes -> a map with a type and our version, or ProtocolError."""
+    if len(frame) > limit:
+        raise ProtocolError("too_large", f"frame of {len(frame)} bytes; the limit is {limit}")
+    try:
+        message = msgpack.unpackb(frame, raw=False, strict_map_key=True,
+                                  max_buffer_size=limit)
+    except Exception as exc:  # msgpack raises several unrelated types for bad input
+        raise ProtocolError("malformed", f"not valid msgpack ({type(exc).__name__})") from None
+    if not isinstance(message, dict):
+        raise ProtocolError("malformed", "a message is a msgpack map")
+    version = message.get("v")
+    if version != PROTOCOL_VERSION:
+        raise ProtocolError("version", f"protocol version {version!r}; this side speaks "
+                                       f"{PROTOCOL_VERSION}")
+    if not isinstance(message.get("t"), str):
+        raise ProtocolError("malformed", "a message has a type 't' (text)")
+    return message
+
+
+def decode_client(frame: bytes) -> dict[str, Any]:
+    """Validate a client's frame completely; return the message with checked fields."""
+    message = unpack(frame, MAX_CLIENT_FRAME)
+    kind = message["t"]
+    schema = CLIENT_MESSAGES.get(kind)
+    if schema is None:
+        raise ProtocolError("unknown_type", f"unknown message type {kind[:40]!r}; known: "
+                                            f"{', '.join(sorted(CLIENT_MESSAGES))}")
+    out: dict[str, Any] = {"t": kind}
+    for name in message:
+        if name not in schema and name not in ("v", "t", "id"):
+            raise _fail(str(name)[:40], f"not a field of {kind}")
+    if "id" in message:
+        out["id"] = REQUEST_ID("id", message["id"])
+    for name, (required, check) in schema.items():
+        if name in message:
+            out[name] = check(name, message[name])
+        elif required:
+            raise _fail(name, f"missing from {kind}")
+    return out
+
+
+def decode_host(frame: bytes) -> dict[str, Any]:
+    """A host's frame as a client reads it (shape and version only; clients trust their
+    pinned host for content, but never crash on it)."""
+    return unpack(frame, MAX_HOST_FRAME)
