@@ -1,0 +1,196 @@
+"""What a seat may see (PlayerView, public_log): never another seat's hidden cards."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from conftest import R, give, invalidate, new_game, start_turn
+
+from mundus_net.bots.random_bot import RandomBot
+from mundus_net.cards import from_counts, submultisets
+from mundus_net.decisions import EndTurn, Store
+from mundus_net.game import Game
+from mundus_net.view import PlayerView, public_log
+
+
+def played_states(players: int, seed: int, every: int = 7) -> Iterator[Game]:
+    """A random game, yielded every few decisions (the live game: do not keep it)."""
+    g = Game.new(players, seed, promo=seed % 2 == 0)
+    bots = [RandomBot(seed * 31 + s) for s in range(players)]
+    step = 0
+    while not g.is_over:
+        if step % every == 0:
+            yield g
+        seat = g.waiting_seats()[0]
+        g.apply(seat, bots[seat].decide(PlayerView(g, seat), g.legal(seat)))
+        step += 1
+    yield g
+
+
+def perturbed(g: Game, hidden_seat: int, rng: random.Random) -> Game:
+    """A copy of ``g`` that differs only in what ``hidden_seat`` hides (its hand, stored
+    cards, and unrevealed offer) and in the order of the face-down piles."""
+    c = g.copy()
+    c.log = list(g.log)
+    converted = {dst for _, dst in c.converted} if c.active == hidden_seat else set()
+    for group in (c.hands, c.stored):
+        counts = group[hidden_seat][:]
+        group[hidden_seat] = counts
+        offered = list(c.offers.get(hidden_seat, ())) if group is c.hands else []
+        for v in range(1, 11):
+            if not counts[v] or v in converted:
+                continue
+            if counts[v] <= offered.count(v):
+                continue
+            others = [i for i, w in enumerate(c.draw) if w != v]
+            if not others:
+                continue
+            i = rng.choice(others)
+            w = c.draw[i]
+            c.draw[i] = v
+            counts[v] -= 1
+            counts[w] += 1
+            break
+    if hidden_seat in c.offers:
+        sizes = len(c.offers[hidden_seat])
+        options = submultisets(c.hands[hidden_seat], sizes)
+        c.offers[hidden_seat] = rng.choice(options)
+    rng.shuffle(c.draw)
+    rng.shuffle(c.devpile)
+    invalidate(c)
+    return c
+
+
+def visible(g: Game, seat: int | None) -> dict[str, Any]:
+    return PlayerView(g, seat).to_dict()
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_view_never_depends_on_another_seats_hidden_cards(players: int) -> None:
+    """A seat's view (and a spectator's) is the same whatever another seat holds, stores or
+    offers face down, and whatever the order of the draw piles."""
+    rng = random.Random(players)
+    checked = 0
+    for seed in range(3):
+        for g in played_states(players, seed):
+            for hidden in range(players):
+                other = perturbed(g, hidden, rng)
+                for seat in [None, *range(players)]:
+                    if seat == hidden:
+                        continue
+                    assert visible(g, seat) == visible(other, seat), (seat, hidden, g.phase)
+                    checked += 1
+    assert checked > 100
+
+
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_view_shows_the_seats_own_hand_stored_and_offer(players: int) -> None:
+    """A seat sees its own hand, stored cards and (while hidden) its own offer."""
+    for seed in range(2):
+        for g in played_states(players, seed, every=3):
+            for seat in range(players):
+                data = PlayerView(g, seat).to_dict()
+                assert data["hand"] == from_counts(g.hands[seat])
+                assert data["stored"] == from_counts(g.stored[seat])
+                assert data["my_offer"] == g.offers.get(seat)
+                assert data["hand_sizes"] == tuple(sum(h) for h in g.hands)
+
+
+def test_view_to_dict_is_json_ready() -> None:
+    """to_dict() is plain data (tuples, ints, str, None, dicts)."""
+    for g in played_states(4, 1, every=11):
+        for seat in (None, 0, 3):
+            json.dumps(PlayerView(g, seat).to_dict())
+
+
+def test_spectator_view_has_no_hand() -> None:
+    """A spectator (seat None) sees public state only: no hand, no stored cards, no offer,
+    no legal decisions."""
+    for g in played_states(3, 2, every=5):
+        view = PlayerView(g, None)
+        data = view.to_dict()
+        assert "hand" not in data and "stored" not in data and "my_offer" not in data
+        assert view.hand == () and view.stored == () and view.my_offer is None
+        assert view.legal == []
+
+
+def test_view_refuses_a_seat_not_at_the_table() -> None:
+    """Only seats 0..n-1 (or None) have a view."""
+    g = new_game(3)
+    with pytest.raises(ValueError):
+        PlayerView(g, 3)
+
+
+def private_keys(g: Game) -> set[str]:
+    return {k for e in g.log if e.private for part in e.private.values() for k in part}
+
+
+@pytest.mark.parametrize("players", [2, 3, 5, 6])
+def test_public_log_never_contains_another_seats_private_parts(players: int) -> None:
+    """public_log(seat) adds only the private parts addressed to that seat; a spectator's
+    log has none. The private parts' keys never appear in an event's public part."""
+    for seed in range(2):
+        g = Game.new(players, seed, promo=True)
+        bots = [RandomBot(seed + s) for s in range(players)]
+        while not g.is_over:
+            seat = g.waiting_seats()[0]
+            g.apply(seat, bots[seat].decide(PlayerView(g, seat), g.legal(seat)))
+        for e in g.log:
+            if e.private:
+                for part in e.private.values():
+                    assert not set(part) & set(e.public), e
+        for seat in [None, *range(players)]:
+            log = public_log(g, seat)
+            assert len(log) == len(g.log)
+            for entry, e in zip(log, g.log, strict=True):
+                expected = {"kind": e.kind, **e.public}
+                if seat is not None and e.private and seat in e.private:
+                    expected.update(e.private[seat])
+                assert entry == expected
+        assert private_keys(g) >= {"cards", "decision"}
+
+
+def test_public_log_hides_offers_gifts_deals_and_secret_decisions_from_others() -> None:
+    """R5.3/R5.9/R4.2/R6.9: the cards of a face-down offer, a gift, a deal, a storage and a
+    secret decision are seen only by the seats they concern."""
+    g = Game.new(3, 5)
+    bots = [RandomBot(s) for s in range(3)]
+    while not g.is_over and g.round < 4:
+        seat = g.waiting_seats()[0]
+        g.apply(seat, bots[seat].decide(PlayerView(g, seat), g.legal(seat)))
+    seen = set()
+    for seat in (None, 0, 1, 2):
+        for e, entry in zip(g.log, public_log(g, seat), strict=True):
+            owner = e.public.get("seat")
+            if e.kind in ("offer", "store") and owner != seat:
+                assert "cards" not in entry
+                seen.add(e.kind)
+            if e.kind == "gift" and seat not in (owner, e.public["to"]):
+                assert "card" not in entry
+                seen.add(e.kind)
+            if e.kind == "deal":
+                assert ("cards" in entry) == (seat is not None)
+                if seat is not None:
+                    assert entry["cards"] == e.private[seat]["cards"]  # type: ignore[index]
+            if e.kind == "decision" and e.private and owner != seat:
+                assert "decision" not in entry
+                seen.add(e.public["type"])
+    assert {"offer", "Offer"} <= seen
+
+
+def test_R6_9_stored_cards_stay_hidden_in_the_view() -> None:
+    """R6.9: stored cards are hidden from opponents but counted."""
+    g = new_game(3, seed=1)
+    give(g, 0, "D22")
+    start_turn(g, 0, [R, 9, 1])
+    g.apply(0, EndTurn())
+    g.apply(0, Store((9, R)))
+    for seat in (1, 2, None):
+        data = PlayerView(g, seat).to_dict()
+        assert data["stored_sizes"][0] == 2
+        assert data.get("stored", ()) == ()
+    assert PlayerView(g, 0).stored == (9, R)
