@@ -13,8 +13,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .deck import Deck, default_deck
 from .decisions import Decision, RuleError
+from .deck import Deck, default_deck
 from .game import Game, Options, Result
 
 FORMAT = "mundus-record/1"
