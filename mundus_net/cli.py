@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -13,6 +14,8 @@ from collections.abc import Sequence
 SUBCOMMANDS = {
     "rules": "mundus_net.rules_cli",
     "sim": "mundus_net.sim",
+    "host": "host.cli",
+    "bot": "client.bot",
 }
 
 
@@ -43,6 +46,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`mundus ... | head`): stop quietly, as Unix tools do.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

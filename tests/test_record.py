@@ -51,7 +51,7 @@ def test_record_with_a_bad_decision_names_it() -> None:
 def test_record_whose_decisions_do_not_replay_names_the_first_that_fails() -> None:
     data = json.loads(GameRecord.from_game(_played(6), "g4").to_json())
     data["decisions"][0][0] = (data["decisions"][0][0] + 1) % 4  # the wrong seat decides
-    with pytest.raises(RecordError, match="decision 1 .* does not replay"):
+    with pytest.raises(RecordError, match=r"decision 1 .* does not replay"):
         GameRecord.from_json(json.dumps(data)).replay()
 
 
