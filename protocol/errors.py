@@ -19,6 +19,7 @@ ERROR_CODES = {
     "stale": "the decision answers a pending decision that is gone",
     "rate_limited": "too many messages; slow down",
     "game_over": "the game is over",
+    "internal": "the host failed to handle the message (a bug in the host)",
 }
 
 

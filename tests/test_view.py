@@ -194,3 +194,11 @@ def test_R6_9_stored_cards_stay_hidden_in_the_view() -> None:
         assert data["stored_sizes"][0] == 2
         assert data.get("stored", ()) == ()
     assert PlayerView(g, 0).stored == (9, R)
+
+
+def test_R2_6_the_seed_never_appears_in_the_public_log() -> None:
+    """R2.6: the seed fixes every pile's order, so no seat or spectator may read it."""
+    g = Game.new(3, 987654321)
+    for entry in public_log(g, None) + public_log(g, 0):
+        assert "seed" not in entry
+        assert 987654321 not in entry.values()

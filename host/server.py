@@ -1,0 +1,346 @@
+"""The host's ZeroMQ loop: a :class:`~host.table.Table` behind a ROUTER and a PUB socket
+(docs/protocol.md §1, §10, §11).
+
+One thread owns the sockets and the table. Each turn of the loop reads the client messages
+that arrived (rate-limited per connection, decoded and checked by ``protocol``, answered by
+the table), lets the table advance (deadlines, liveness, host bots a few decisions at a time
+so that the host stays responsive during a bot game), sends heartbeats, then publishes the
+table's updates and private messages. No input can stop the loop: a message that makes the
+handling code fail is logged to stderr and answered with an ``internal`` error.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import msgpack
+import zmq
+
+from protocol.errors import ProtocolError
+from protocol.messages import MAX_CLIENT_FRAME, decode_client, encode
+
+from .table import Message, Table, error_message
+
+T = TypeVar("T")
+
+RATE = 100.0  # messages per second a connection may keep up
+BURST = 200.0  # messages a connection may send at once
+BOT_BUDGET = 40  # host-bot decisions per loop turn: the sockets are served in between
+READ_BUDGET = 2000  # client messages per loop turn
+IDLE_POLL_S = 0.05
+
+
+class RateLimiter:
+    """A token bucket per connection; at most one warning per ``warn_every`` seconds."""
+
+    def __init__(self, rate: float = RATE, burst: float = BURST, warn_every: float = 1.0) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.warn_every = warn_every
+        self._buckets: dict[bytes, list[float]] = {}  # key -> [tokens, updated, last warning]
+
+    def allow(self, key: bytes, now: float) -> bool:
+        bucket = self._buckets.get(key)
+        if bucket is None:
+            bucket = self._buckets[key] = [self.burst, now, -1e18]
+        bucket[0] = min(self.burst, bucket[0] + (now - bucket[1]) * self.rate)
+        bucket[1] = now
+        if bucket[0] >= 1.0:
+            bucket[0] -= 1.0
+            return True
+        return False
+
+    def warn(self, key: bytes, now: float) -> bool:
+        """Whether to tell this connection it is rate-limited (once per ``warn_every``)."""
+        bucket = self._buckets[key]
+        if now - bucket[2] >= self.warn_every:
+            bucket[2] = now
+            return True
+        return False
+
+    def prune(self, now: float) -> None:
+        """Forget connections whose bucket has been full for a while (bounded memory)."""
+        idle = self.burst / self.rate + 10.0
+        for key in [k for k, b in self._buckets.items() if now - b[1] > idle]:
+            del self._buckets[key]
+
+
+def request_id(payload: bytes) -> int | None:
+    """The request id of a message that failed validation, if one can be read, so that the
+    error can echo it."""
+    if len(payload) > MAX_CLIENT_FRAME:
+        return None
+    try:
+        # unpackb bounds every declared length by the frame's size (checked above)
+        message = msgpack.unpackb(payload, raw=False, strict_map_key=True)
+    except Exception:  # anything goes wrong with garbage: there is simply no id
+        return None
+    if isinstance(message, dict):
+        rid = message.get("id")
+        if type(rid) is int and 0 <= rid < 2**31:
+            return rid
+    return None
+
+
+class Host:
+    """Serves one table. ``start()`` runs it in a background thread (tests, benchmarks, the
+    CLI); ``run()`` runs it in the calling thread. Port 0 picks free ports (the PUB socket is
+    always on the ROUTER's port + 1); ``port`` and ``pub_port`` tell which."""
+
+    def __init__(self, table: Table, *, bind: str = "127.0.0.1", port: int = 0,
+                 linger_after_end: float = 2.0, bot_budget: int = BOT_BUDGET,
+                 rate: float = RATE, burst: float = BURST,
+                 log: Callable[[str], None] | None = None,
+                 on_update: Callable[[Message], None] | None = None) -> None:
+        self.table = table
+        self.bind = bind
+        self.port = port
+        self.pub_port = 0
+        self.linger_after_end = linger_after_end
+        self.bot_budget = bot_budget
+        self.limiter = RateLimiter(rate, burst)
+        self.log = log or (lambda text: print(text, file=sys.stderr, flush=True))
+        self.on_update = on_update
+        self.finished = threading.Event()
+        self.error: BaseException | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._calls: list[tuple[Callable[[Table], Any], concurrent.futures.Future[Any]]] = []
+        self._calls_lock = threading.Lock()
+        self._ctx: zmq.Context[Any] | None = None
+        self._router: zmq.Socket[Any] | None = None
+        self._pub: zmq.Socket[Any] | None = None
+
+    # -- control ------------------------------------------------------------------------------
+
+    @property
+    def address(self) -> str:
+        return f"tcp://{self.bind}:{self.port}"
+
+    def open(self) -> None:
+        """Bind the sockets (raises zmq.ZMQError if the port is taken)."""
+        if self._router is not None:
+            return
+        ctx: zmq.Context[Any] = zmq.Context()
+        try:
+            router, pub = self._bind(ctx)
+        except BaseException:
+            ctx.destroy(linger=0)
+            raise
+        self._ctx, self._router, self._pub = ctx, router, pub
+        self.table.pub_port = self.pub_port
+
+    def _bind(self, ctx: zmq.Context[Any]) -> tuple[zmq.Socket[Any], zmq.Socket[Any]]:
+        for _ in range(100):  # with port 0, retry until port + 1 is free too
+            router = ctx.socket(zmq.ROUTER)
+            router.setsockopt(zmq.LINGER, 200)
+            router.setsockopt(zmq.MAXMSGSIZE, MAX_CLIENT_FRAME)  # zmq drops larger frames
+            router.setsockopt(zmq.ROUTER_MANDATORY, 0)  # unroutable replies are dropped
+            pub = ctx.socket(zmq.PUB)
+            pub.setsockopt(zmq.LINGER, 200)
+            pub.setsockopt(zmq.SNDHWM, 10000)
+            try:
+                if self.port == 0:
+                    port = router.bind_to_random_port(f"tcp://{self.bind}", min_port=20000,
+                                                      max_port=60000)
+                else:
+                    port = self.port
+                    router.bind(f"tcp://{self.bind}:{port}")
+                pub.bind(f"tcp://{self.bind}:{port + 1}")
+            except zmq.ZMQError:
+                router.close(linger=0)
+                pub.close(linger=0)
+                if self.port != 0:
+                    raise
+                continue
+            self.port, self.pub_port = port, port + 1
+            return router, pub
+        raise zmq.ZMQError(msg="no free pair of ports found")
+
+    def start(self) -> None:
+        """Bind, then serve in a background thread."""
+        self.open()
+        self._thread = threading.Thread(target=self._serve, name="mundus-host", daemon=True)
+        self._thread.start()
+
+    def run(self) -> None:
+        """Bind and serve in this thread until the game is over (and the linger is past) or
+        :meth:`stop` is called."""
+        self.open()
+        self._serve()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout)
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for the host to finish; True if it did."""
+        return self.finished.wait(timeout)
+
+    def call(self, fn: Callable[[Table], T], timeout: float = 5.0) -> T:
+        """Run ``fn(table)`` in the host's thread (the table is not thread-safe) and return
+        its result."""
+        future: concurrent.futures.Future[T] = concurrent.futures.Future()
+        with self._calls_lock:
+            if self.finished.is_set():
+                raise RuntimeError("the host has stopped")
+            self._calls.append((fn, future))
+        return future.result(timeout)
+
+    # -- the loop -----------------------------------------------------------------------------
+
+    def _serve(self) -> None:
+        router, pub = self._router, self._pub
+        assert router is not None and pub is not None
+        poller = zmq.Poller()
+        poller.register(router, zmq.POLLIN)
+        heartbeat_s = self.table.heartbeat_ms / 1000
+        next_heartbeat = time.monotonic()
+        ended_at: float | None = None
+        try:
+            while not self._stop.is_set():
+                more = self._guarded(lambda: self.table.advance(self.bot_budget), False)
+                self._guarded(self._flush, None)
+                now = time.monotonic()
+                if now >= next_heartbeat:
+                    self._guarded(self._heartbeat, None)
+                    self.limiter.prune(now)
+                    next_heartbeat = now + heartbeat_s
+                self._run_calls()
+                if self.table.over:
+                    # Linger a moment so clients can fetch the end; nobody to wait for: go.
+                    ended_at = now if ended_at is None else ended_at
+                    if now - ended_at >= self.linger_after_end or not self.table.connections():
+                        break
+                wait = 0.0 if more else min(IDLE_POLL_S, max(0.0, next_heartbeat - now))
+                if poller.poll(int(wait * 1000)):
+                    self._read(router)
+        except BaseException as exc:  # only a bug here; keep it for the caller to see
+            self.error = exc
+            traceback.print_exc()
+        finally:
+            self._guarded(self._flush, None)
+            self._close()
+            self.finished.set()
+
+    def _guarded(self, fn: Callable[[], T], fallback: T) -> T:
+        """Run one piece of the loop; a bug is logged, not fatal."""
+        try:
+            return fn()
+        except Exception:
+            self.log("host: internal error (the host goes on):\n" + traceback.format_exc())
+            return fallback
+
+    def _read(self, router: zmq.Socket[Any]) -> None:
+        for _ in range(READ_BUDGET):
+            try:
+                frames = router.recv_multipart(zmq.NOBLOCK, copy=True)
+            except zmq.Again:
+                return
+            except zmq.ZMQError as exc:
+                self.log(f"host: receive failed: {exc}")
+                return
+            try:
+                self._message(frames)
+            except Exception:  # never let one message stop the host
+                self.log("host: internal error handling a message:\n" + traceback.format_exc())
+                if frames:
+                    self._reply(frames[0], {"t": "error", "code": "internal", "rule": None,
+                                            "message": "the host failed to handle this message"})
+
+    def _message(self, frames: list[bytes]) -> None:
+        identity = frames[0]
+        now = time.monotonic()
+        if not self.limiter.allow(identity, now):
+            if self.limiter.warn(identity, now):
+                self._reply(identity, error_message(ProtocolError(
+                    "rate_limited", f"more than {self.limiter.rate:g} messages a second; "
+                                    "further messages are dropped for a second")))
+            return
+        if len(frames) != 2:
+            self._reply(identity, error_message(ProtocolError(
+                "malformed", f"a message is one frame, not {len(frames) - 1}")))
+            return
+        payload = frames[1]
+        try:
+            message = decode_client(payload)
+        except ProtocolError as err:
+            reply = error_message(err)
+            rid = request_id(payload)
+            if rid is not None:
+                reply["id"] = rid
+            self._reply(identity, reply)
+            return
+        try:
+            reply = self.table.handle(identity, message)
+        except Exception:
+            self.log(f"host: internal error on a {message['t']!r} message:\n"
+                     + traceback.format_exc())
+            reply = {"t": "error", "code": "internal", "rule": None,
+                     "message": "the host failed to handle this message"}
+            if "id" in message:
+                reply["id"] = message["id"]
+        self._reply(identity, reply)
+
+    def _reply(self, identity: bytes, message: Message) -> None:
+        router = self._router
+        assert router is not None
+        # A peer that is gone or not reading loses the reply: replies are not retried.
+        with contextlib.suppress(zmq.ZMQError):
+            router.send_multipart([identity, encode(message)], zmq.NOBLOCK)
+
+    def _flush(self) -> None:
+        pub = self._pub
+        assert pub is not None
+        updates, privates = self.table.drain()
+        for update in updates:
+            # A subscriber that lags behind catches up with a snapshot (§5).
+            with contextlib.suppress(zmq.ZMQError):
+                pub.send(encode(update), zmq.NOBLOCK)
+            if self.on_update is not None:
+                self.on_update(update)
+        for conn, message in privates:
+            self._reply(conn, message)
+
+    def _heartbeat(self) -> None:
+        pub = self._pub
+        assert pub is not None
+        with contextlib.suppress(zmq.ZMQError):
+            pub.send(encode({"t": "heartbeat", "seq": self.table.seq}), zmq.NOBLOCK)
+        ping = encode({"t": "ping"})
+        router = self._router
+        assert router is not None
+        for conn in self.table.connections():
+            with contextlib.suppress(zmq.ZMQError):
+                router.send_multipart([conn, ping], zmq.NOBLOCK)
+
+    def _run_calls(self) -> None:
+        with self._calls_lock:
+            calls, self._calls = self._calls, []
+        for fn, future in calls:
+            try:
+                future.set_result(fn(self.table))
+            except Exception as exc:
+                future.set_exception(exc)
+
+    def _close(self) -> None:
+        with self._calls_lock:
+            calls, self._calls = self._calls, []
+            self.finished.set()  # under the lock: no call can be queued after this
+        for _, future in calls:
+            future.set_exception(RuntimeError("the host has stopped"))
+        for sock in (self._router, self._pub):
+            if sock is not None:
+                sock.close(linger=200)
+        if self._ctx is not None:
+            self._ctx.term()
+        self._router = self._pub = None
+        self._ctx = None

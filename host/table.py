@@ -1,0 +1,809 @@
+"""One table behind the protocol, without sockets (docs/protocol.md).
+
+The server feeds a :class:`Table` decoded client messages (:meth:`Table.handle`, which
+returns the reply), lets time pass (:meth:`Table.advance`: liveness, deadlines, host bots)
+and sends what :meth:`Table.drain` returns: public updates for the PUB socket and private
+messages for single connections. The clock is injected, so tests need no sleeping, and every
+handler checks everything before it changes anything: a refused message changes nothing.
+
+Connections are opaque ``bytes`` (the ROUTER identities); the seat token, not the connection,
+is what lets a message act for a seat.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+import time
+import traceback
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from mundus_net.bots.base import Bot
+from mundus_net.decisions import Decision, Offer, RuleError
+from mundus_net.deck import Deck, default_deck
+from mundus_net.defaults import default_decision
+from mundus_net.game import OFFER, Game, Options
+from mundus_net.record import GameRecord, RecordedDecision, RecordedOffer
+from mundus_net.view import PlayerView
+from protocol.codec import decision_from_wire, decision_to_wire, to_wire
+from protocol.commitment import commit, new_nonce, verify
+from protocol.errors import ProtocolError
+
+Clock = Callable[[], float]
+Message = dict[str, Any]
+Cards = tuple[int, ...]
+
+COMMIT = "commit"
+REVEAL = "reveal"
+MISSED_HEARTBEATS = 5  # §11: silence for this many heartbeats marks a seat away
+DEFAULT_BOT_SECONDS = 10.0
+DEFAULT_HEARTBEAT_MS = 1000
+
+
+def error_message(err: ProtocolError) -> Message:
+    return {"t": "error", "code": err.code, "message": err.message, "rule": err.rule}
+
+
+@dataclass
+class Seat:
+    index: int
+    name: str = ""
+    token: str = ""
+    taken: bool = False
+    host_bot: Bot | None = None  # decided here, synchronously, never times out
+    program: bool = False  # a host bot, or a client whose hello said bot=true
+    conn: bytes | None = None
+    connected: bool = False
+    last_seen: float = 0.0
+
+
+@dataclass
+class Conn:
+    role: str  # "player" or "spectator"
+    seat: int | None
+    name: str
+    last_seen: float = 0.0
+
+
+@dataclass
+class SeatPending:
+    """What one seat is asked now; ``id`` is what its answer must name (§8)."""
+
+    id: int
+    kind: str
+    detail: Any
+    legal: list[Any]
+    deadline: float | None  # on the table's clock
+
+
+@dataclass
+class OfferStep:
+    """Commit-reveal state of one offer step (§7)."""
+
+    round: int
+    asked: tuple[int, ...]  # seats with a real choice; forced offers are the engine's
+    stage: str = COMMIT  # then REVEAL, then "done"
+    commitments: dict[int, bytes] = field(default_factory=dict)
+    # The host bots' offers: cards, nonce, and who chose (bot, or default for a failed bot)
+    secrets: dict[int, tuple[Cards, bytes, str]] = field(default_factory=dict)
+    timed_out: set[int] = field(default_factory=set)  # no commitment by the deadline
+    revealed: dict[int, tuple[Cards, bytes]] = field(default_factory=dict)
+    broken: set[int] = field(default_factory=set)  # defaulted after the commitments
+
+
+class Table:
+    """A game of Mundus Novus with its seats, as the host runs it."""
+
+    def __init__(self, players: int, *, seed: int | None = None, promo: bool = False,
+                 deck: Deck | None = None, first_tm: int | None = 0,
+                 round_limit: int | None = None, name: str = "Mundus table",
+                 game_id: str | None = None, bots: Sequence[Bot] = (),
+                 bot_names: Sequence[str] | None = None,
+                 decision_seconds: float | None = None,
+                 bot_seconds: float = DEFAULT_BOT_SECONDS,
+                 heartbeat_ms: int = DEFAULT_HEARTBEAT_MS, clock: Clock = time.monotonic,
+                 autostart: bool = True, bot_pace: float = 0.0, pub_port: int = 0) -> None:
+        if len(bots) > players:
+            raise ValueError(f"{len(bots)} host bots do not fit at {players} seats")
+        if decision_seconds is not None and decision_seconds <= 0:
+            raise ValueError("decision_seconds must be positive")
+        if bot_seconds <= 0:
+            raise ValueError("bot_seconds must be positive")
+        self.deck = deck or default_deck()
+        options = Options(players, secrets.randbits(32) if seed is None else seed, promo,
+                          first_tm, round_limit)
+        self.game = Game(options, self.deck)  # RuleError for impossible options
+        self.name = name
+        self.game_id = game_id or secrets.token_hex(8)
+        self.decision_seconds = decision_seconds
+        self.bot_seconds = bot_seconds
+        self.heartbeat_ms = heartbeat_ms
+        self.pub_port = pub_port
+        self.autostart = autostart
+        self.bot_pace = bot_pace
+        self._clock = clock
+        self.started = False
+        self.record = GameRecord(game_id=self.game_id, options=options, deck=self.deck.name,
+                                 deck_digest=self.deck.digest, meta={"table": name})
+
+        now = clock()
+        self.seats = [Seat(i) for i in range(players)]
+        self._views = [PlayerView(self.game, s) for s in range(players)]
+        self._conns: dict[bytes, Conn] = {}
+        self._pending: dict[int, SeatPending] = {}
+        self._next_id = 1
+        self._step: OfferStep | None = None
+        self._next_bot_at = now
+
+        # Outputs: the batch of public events not yet published, everything published (for
+        # snapshots), private events per seat (all, and not yet sent).
+        self.seq = 0
+        self._batch: list[Message] = []
+        self._published: list[Message] = []
+        self._last_state: Message | None = None
+        self._log_pos = 0
+        self._reveals_event: Message | None = None
+        self._private_all: list[list[Message]] = [[] for _ in range(players)]
+        self._private_new: list[list[Message]] = [[] for _ in range(players)]
+        self._last_private: list[Any] = [None] * players
+        self._updates: list[Message] = []
+        self._privates: list[tuple[bytes, Message]] = []
+
+        self._handlers: dict[str, Callable[[bytes, Message], Message]] = {
+            "hello": self._hello, "snapshot": self._snapshot, "decide": self._decide,
+            "commit": self._commit, "reveal": self._reveal, "chat": self._chat,
+            "ping": self._ping, "bye": self._bye,
+        }
+        names = list(bot_names or ())
+        for index, bot in enumerate(bots):
+            seat = self.seats[index]
+            seat.name = names[index] if index < len(names) else f"bot {index + 1}"
+            seat.taken = seat.program = seat.connected = True
+            seat.host_bot = bot
+            self._emit({"kind": "joined", "seat": index, "name": seat.name, "bot": True})
+        self._maybe_start()
+
+    # -- reading ------------------------------------------------------------------------------
+
+    @property
+    def players(self) -> int:
+        return self.game.players
+
+    @property
+    def over(self) -> bool:
+        return self.game.is_over
+
+    @property
+    def names(self) -> list[str]:
+        return [s.name if s.taken else "" for s in self.seats]
+
+    def free_seats(self) -> int:
+        return sum(1 for s in self.seats if not s.taken)
+
+    def connections(self) -> list[bytes]:
+        """Every joined connection (players and spectators): the host pings each."""
+        return list(self._conns)
+
+    def pending_of(self, seat: int) -> SeatPending | None:
+        return self._pending.get(seat)
+
+    def public_state(self) -> Message:
+        """§6 public state: the spectator's view plus the table."""
+        data = PlayerView(self.game, None).to_dict()
+        del data["seat"]
+        if not self.started:
+            data["pending"] = None  # nobody is asked anything before the game begins
+        state: Message = to_wire(data)
+        step = self._step
+        state["table"] = {
+            "names": self.names,
+            "connected": [s.connected for s in self.seats],
+            "bots": [s.program for s in self.seats],
+            "committed": sorted(step.commitments) if step is not None
+            and self.game.phase == OFFER and step.round == self.game.round else [],
+            "started": self.started,
+        }
+        return state
+
+    def private_state(self, seat: int) -> Message:
+        """§6 private state of ``seat`` (without its events)."""
+        view = self._views[seat]
+        pending = self._pending.get(seat)
+        out: Message = {"seat": seat, "hand": list(view.hand), "stored": list(view.stored),
+                        "my_offer": None if view.my_offer is None else list(view.my_offer),
+                        "pending": None}
+        if pending is not None:
+            left = None
+            if pending.deadline is not None:
+                left = max(0, int((pending.deadline - self._clock()) * 1000))
+            out["pending"] = {"id": pending.id, "kind": pending.kind, "detail": pending.detail,
+                              "legal": pending.legal, "deadline_ms": left}
+        return out
+
+    def welcome(self, seat: int | None) -> Message:
+        return {
+            "t": "welcome", "seat": seat,
+            "token": None if seat is None else self.seats[seat].token,
+            "game": self.game_id, "name": self.name, "players": self.players,
+            "names": self.names,
+            "options": {"promo": self.game.options.promo,
+                        "round_limit": self.game.options.round_limit,
+                        "decision_seconds": self.decision_seconds,
+                        "first_tm": self.game.options.first_tm},
+            "deck": [_card_wire(asdict(c)) for c in self.deck.cards],
+            "pub_port": self.pub_port, "heartbeat_ms": self.heartbeat_ms,
+        }
+
+    # -- messages -----------------------------------------------------------------------------
+
+    def handle(self, conn: bytes, message: Message) -> Message:
+        """Answer one client message, already checked by ``protocol.decode_client``."""
+        request_id = message.get("id")
+        try:
+            self._touch_conn(conn)
+            reply = self._handlers[message["t"]](conn, message)
+        except ProtocolError as err:
+            reply = error_message(err)
+        if request_id is not None:
+            reply["id"] = request_id
+        return reply
+
+    def _hello(self, conn: bytes, m: Message) -> Message:
+        name, token = m["name"], m.get("token")
+        current = self._conns.get(conn)
+        if m["role"] == "spectator":
+            if token is not None:
+                raise ProtocolError("bad_field", "field 'token': a spectator has no token")
+            if current is not None and current.role == "spectator":
+                return self.welcome(None)  # a retried hello
+            self._release_conn(conn)
+            self._conns[conn] = Conn("spectator", None, name, self._clock())
+            self._emit({"kind": "spectator", "name": name})
+            return self.welcome(None)
+        if token is not None:
+            index = self._seat_of_token(token)
+            if index is None:
+                raise ProtocolError("bad_token", "no seat has this token")
+            seat = self.seats[index]
+            if m.get("bot") is not None:
+                seat.program = bool(m["bot"])
+            self._attach(conn, index)
+            return self.welcome(index)
+        if current is not None and current.seat is not None:
+            return self.welcome(current.seat)  # a retried hello keeps its seat
+        if self.started:
+            raise ProtocolError("table_full", "the game has begun: every seat is taken")
+        free = next((s for s in self.seats if not s.taken), None)
+        if free is None:
+            raise ProtocolError("table_full", f"all {self.players} seats are taken")
+        free.taken = True
+        free.name = name
+        free.token = secrets.token_hex(16)
+        free.program = bool(m.get("bot", False))
+        self._emit({"kind": "joined", "seat": free.index, "name": name, "bot": free.program})
+        self._attach(conn, free.index, first=True)
+        self._maybe_start()
+        return self.welcome(free.index)
+
+    def _snapshot(self, conn: bytes, m: Message) -> Message:
+        self._joined(conn)
+        seat = None
+        if m.get("token") is not None:
+            seat = self._seat_of_token(m["token"])
+            if seat is None:
+                raise ProtocolError("bad_token", "no seat has this token")
+        self.flush()  # so that seq, state and events agree
+        private = None
+        if seat is not None:
+            private = self.private_state(seat)
+            private["events"] = list(self._private_all[seat])
+        return {"t": "snapshot", "seq": self.seq, "state": self._last_state,
+                "events": list(self._published), "private": private}
+
+    def _decide(self, conn: bytes, m: Message) -> Message:
+        seat = self._acting_seat(conn, m["token"])
+        decision = decision_from_wire(m["decision"])
+        pending = self._current(seat, m["pending"])
+        if pending.kind in (COMMIT, REVEAL) or isinstance(decision, Offer):
+            raise ProtocolError("not_pending", f"the seat is asked to {pending.kind}; offers go "
+                                               "through commit and reveal (§7)")
+        try:
+            self.game.apply(seat, decision)
+        except RuleError as err:
+            raise ProtocolError("illegal", str(err), rule=err.rule) from None
+        self._recorded(seat, decision, self._by(seat))
+        self._after_change((seat,))
+        return {"t": "ok"}
+
+    def _commit(self, conn: bytes, m: Message) -> Message:
+        seat = self._acting_seat(conn, m["token"])
+        pending = self._current(seat, m["pending"])
+        if pending.kind != COMMIT:
+            raise ProtocolError("commit_phase", f"the seat is asked to {pending.kind}, not to "
+                                                "commit")
+        step = self._step
+        assert step is not None
+        step.commitments[seat] = m["commitment"]
+        self._emit({"kind": "committed", "seat": seat})
+        self._maybe_open_reveals()
+        self._after_change((seat,))
+        return {"t": "ok"}
+
+    def _reveal(self, conn: bytes, m: Message) -> Message:
+        seat = self._acting_seat(conn, m["token"])
+        pending = self._current(seat, m["pending"])
+        if pending.kind != REVEAL:
+            raise ProtocolError("commit_phase", f"the seat is asked to {pending.kind}, not to "
+                                                "reveal")
+        step = self._step
+        assert step is not None
+        offer, nonce = tuple(m["offer"]), m["nonce"]
+        if not verify(step.commitments[seat], self.game_id, step.round, seat, offer, nonce):
+            # §7: a broken reveal costs the seat its offer (the default is played), not the game
+            self._break(seat, "commit_mismatch")
+            raise ProtocolError("commit_mismatch", "the reveal does not open the commitment; "
+                                                   "the default offer was played")
+        try:
+            self.game.apply(seat, Offer(offer))
+        except RuleError as err:
+            self._break(seat, f"illegal offer ({err})")
+            raise ProtocolError("illegal", f"{err} (the default offer was played)",
+                                rule=err.rule) from None
+        self._opened(step, seat, offer, nonce, self._by(seat))
+        self._after_change((seat,))
+        return {"t": "ok"}
+
+    def _chat(self, conn: bytes, m: Message) -> Message:
+        seat = self._acting_seat(conn, m["token"], decides=False)
+        self._emit({"kind": "chat", "seat": seat, "name": self.seats[seat].name,
+                    "text": m["text"]})
+        return {"t": "ok"}
+
+    def _ping(self, conn: bytes, m: Message) -> Message:
+        if m.get("token") is not None and self._seat_of_token(m["token"]) is None:
+            raise ProtocolError("bad_token", "no seat has this token")
+        return {"t": "pong"}
+
+    def _bye(self, conn: bytes, m: Message) -> Message:
+        if m.get("token") is not None and self._seat_of_token(m["token"]) is None:
+            raise ProtocolError("bad_token", "no seat has this token")
+        self._release_conn(conn)
+        return {"t": "ok"}
+
+    # -- checks -------------------------------------------------------------------------------
+
+    def _joined(self, conn: bytes) -> Conn:
+        current = self._conns.get(conn)
+        if current is None:
+            raise ProtocolError("not_joined", "this connection has not said hello")
+        return current
+
+    def _seat_of_token(self, token: str) -> int | None:
+        found = None
+        for seat in self.seats:  # compare with every seat: the time says nothing
+            if seat.token and hmac.compare_digest(seat.token, token):
+                found = seat.index
+        return found
+
+    def _acting_seat(self, conn: bytes, token: str, decides: bool = True) -> int:
+        """The seat a seat action acts for: the one its token proves, whatever the
+        connection (§3); spectators may not act."""
+        if self._joined(conn).role == "spectator":
+            raise ProtocolError("spectator", "spectators may not act")
+        seat = self._seat_of_token(token)
+        if seat is None:
+            raise ProtocolError("bad_token", "no seat has this token")
+        if decides and self.over:
+            raise ProtocolError("game_over", "the game is over")
+        return seat
+
+    def _current(self, seat: int, pending_id: int) -> SeatPending:
+        pending = self._pending.get(seat)
+        if pending is not None and pending.id == pending_id:
+            return pending
+        if pending is not None or pending_id < self._next_id:
+            raise ProtocolError("stale", f"pending decision {pending_id} is not the seat's "
+                                         f"current one"
+                                + ("" if pending is None else f" ({pending.id})"))
+        raise ProtocolError("not_pending", f"seat {seat} has nothing to decide now")
+
+    def _by(self, seat: int) -> str:
+        return "bot" if self.seats[seat].program else "player"
+
+    # -- connections and liveness -------------------------------------------------------------
+
+    def _touch_conn(self, conn: bytes) -> None:
+        """Any message is a sign of life of the connection and its seat (§11)."""
+        current = self._conns.get(conn)
+        if current is None:
+            return
+        current.last_seen = self._clock()
+        if current.seat is None:
+            return
+        seat = self.seats[current.seat]
+        seat.last_seen = self._clock()
+        if not seat.connected:
+            seat.connected = True
+            self._emit({"kind": "back", "seat": seat.index})
+
+    def _attach(self, conn: bytes, index: int, first: bool = False) -> None:
+        seat = self.seats[index]
+        if seat.conn is not None and seat.conn != conn:
+            self._conns.pop(seat.conn, None)  # the seat moved to a new connection
+        current = self._conns.get(conn)
+        if current is not None and current.seat is not None and current.seat != index:
+            self._release_conn(conn)
+        self._conns[conn] = Conn("player", index, seat.name, self._clock())
+        seat.conn = conn
+        seat.last_seen = self._clock()
+        self._last_private[index] = None  # send the whole private state to the new connection
+        if not seat.connected:
+            seat.connected = True
+            if not first:
+                self._emit({"kind": "back", "seat": index})
+
+    def _release_conn(self, conn: bytes) -> None:
+        current = self._conns.pop(conn, None)
+        if current is None or current.seat is None:
+            return
+        seat = self.seats[current.seat]
+        if seat.conn == conn:
+            seat.conn = None
+            if seat.connected:
+                seat.connected = False
+                self._emit({"kind": "away", "seat": seat.index})
+
+    def _check_liveness(self, now: float) -> None:
+        limit = MISSED_HEARTBEATS * self.heartbeat_ms / 1000
+        for seat in self.seats:
+            if seat.host_bot is None and seat.connected and now - seat.last_seen > limit:
+                seat.connected = False
+                self._emit({"kind": "away", "seat": seat.index})
+        # Silent spectators are forgotten (no event): the host stops pinging them, and
+        # connections that come and go cannot pile up.
+        for conn in [c for c, v in self._conns.items()
+                     if v.role == "spectator" and now - v.last_seen > limit]:
+            del self._conns[conn]
+
+    # -- the game -----------------------------------------------------------------------------
+
+    def _maybe_start(self) -> None:
+        if self.autostart and not self.started and self.free_seats() == 0:
+            self.begin()
+
+    def begin(self) -> None:
+        """Start the game (every seat must be taken): ``started`` and the engine's events so
+        far are published and the first decisions asked."""
+        if self.started:
+            return
+        if self.free_seats():
+            raise ValueError(f"{self.free_seats()} seat(s) are still free")
+        self._pull_engine_events()
+        self._batch.append({"kind": "started"})  # before the engine's first events
+        self.started = True
+        self.record.names = self.names
+        self._after_change(())
+
+    def _recorded(self, seat: int, decision: Decision, by: str) -> None:
+        self.record.decisions.append(RecordedDecision(seat, decision, by))
+
+    def _apply(self, seat: int, decision: Decision, by: str) -> None:
+        self.game.apply(seat, decision)
+        self._recorded(seat, decision, by)
+
+    def _after_change(self, answered: Iterable[int]) -> None:
+        """After any change: notice a new offer step, renew pending decisions, note the end."""
+        game = self.game
+        if self.started and game.phase == OFFER and (
+                self._step is None or self._step.round != game.round):
+            self._step = OfferStep(game.round, game.waiting_seats())
+        self._refresh_pending(set(answered))
+        if game.is_over and self.record.result is None:
+            self.record.result = game.result
+
+    def _ask(self, seat: int) -> tuple[str, Any, list[Any]] | None:
+        """What ``seat`` is asked now: (kind, detail, legal), or None."""
+        game = self.game
+        if game.phase == OFFER:
+            step = self._step
+            if step is None or seat not in step.asked:
+                return None
+            if step.stage == COMMIT and seat not in step.commitments \
+                    and seat not in step.timed_out:
+                kind = COMMIT
+            elif step.stage == REVEAL and seat in step.commitments \
+                    and seat not in step.revealed and seat not in step.broken:
+                kind = REVEAL
+            else:
+                return None
+            pending = game.pending
+            assert pending is not None
+            least, most = pending.detail["sizes"][seat]
+            detail = {"n": game.announced, "least": least, "most": most, "round": step.round}
+            return kind, detail, [decision_to_wire(d) for d in game.legal(seat)]
+        if seat not in game.waiting_seats():
+            return None
+        pending = game.pending
+        assert pending is not None
+        return (pending.kind, to_wire(pending.detail),
+                [decision_to_wire(d) for d in game.legal(seat)])
+
+    def _refresh_pending(self, answered: set[int]) -> None:
+        """A seat keeps its pending id while its question stays the same; a new question (or
+        the same one again after it answered) gets a new id and a new deadline."""
+        fresh: dict[int, SeatPending] = {}
+        if self.started and not self.over:
+            for seat in self.seats:
+                if seat.host_bot is not None:
+                    continue
+                ask = self._ask(seat.index)
+                if ask is None:
+                    continue
+                kind, detail, legal = ask
+                old = self._pending.get(seat.index)
+                if old is not None and seat.index not in answered and old.kind == kind \
+                        and old.detail == detail and old.legal == legal:
+                    fresh[seat.index] = old
+                    continue
+                seconds = self.bot_seconds if seat.program else self.decision_seconds
+                deadline = None if seconds is None else self._clock() + seconds
+                fresh[seat.index] = SeatPending(self._next_id, kind, detail, legal, deadline)
+                self._next_id += 1
+        self._pending = fresh
+
+    # -- commit-reveal ------------------------------------------------------------------------
+
+    def _maybe_open_reveals(self) -> None:
+        """Once every asked seat is committed (or timed out), publish the commitments and
+        open the host's own offers; the others are asked to reveal."""
+        step = self._step
+        assert step is not None
+        if step.stage != COMMIT or any(s not in step.commitments and s not in step.timed_out
+                                       for s in step.asked):
+            return
+        step.stage = REVEAL
+        self._emit({"kind": "commitments", "round": step.round,
+                    "commitments": {str(s): h for s, h in sorted(step.commitments.items())}})
+        for seat, (offer, nonce, by) in sorted(step.secrets.items()):
+            try:
+                self.game.apply(seat, Offer(offer))
+            except RuleError as err:  # a host bot's offer was checked when it committed
+                self._break(seat, f"illegal offer ({err})")
+                continue
+            self._opened(step, seat, offer, nonce, by)
+        for seat in sorted(step.timed_out):
+            step.broken.add(seat)
+            self._apply(seat, default_decision(self.game, seat), "default")
+        self._maybe_close_step()
+
+    def _opened(self, step: OfferStep, seat: int, offer: Cards, nonce: bytes, by: str) -> None:
+        """A reveal that opens its commitment and was applied to the engine."""
+        step.revealed[seat] = (offer, nonce)
+        self._recorded(seat, Offer(offer), by)
+        self.record.offers.append(RecordedOffer(step.round, seat, step.commitments[seat].hex(),
+                                                offer, nonce.hex()))
+        self._maybe_close_step()
+
+    def _break(self, seat: int, reason: str, timeout: bool = False) -> None:
+        """A seat loses its reveal: violation published and recorded, default offer played."""
+        step = self._step
+        assert step is not None
+        if timeout:
+            self._emit({"kind": "timeout", "seat": seat, "phase": REVEAL})
+        self._emit({"kind": "violation", "seat": seat, "reason": reason})
+        self.record.violations.append({"round": step.round, "seat": seat, "reason": reason,
+                                       "phase": REVEAL})
+        step.broken.add(seat)
+        self._apply(seat, default_decision(self.game, seat), "default")
+        self._maybe_close_step()
+        self._after_change((seat,))
+
+    def _maybe_close_step(self) -> None:
+        step = self._step
+        assert step is not None
+        if step.stage != REVEAL or any(s not in step.revealed and s not in step.broken
+                                       for s in step.asked):
+            return
+        step.stage = "done"
+        # Published right after the engine's reveal event (see _pull_engine_events).
+        self._reveals_event = {"kind": "reveals", "round": step.round, "reveals": {
+            str(s): {"offer": list(o), "nonce": n} for s, (o, n) in sorted(step.revealed.items())
+        }}
+
+    # -- time and host bots -------------------------------------------------------------------
+
+    def advance(self, budget: int | None = None) -> bool:
+        """Let time pass: mark silent seats away, play the default for overdue decisions and
+        let host bots decide (at most ``budget`` decisions). True if host bots have more to do
+        right now (the caller should come back without waiting)."""
+        now = self._clock()
+        self._check_liveness(now)
+        if not self.started or self.over:
+            return False
+        self._apply_timeouts(now)
+        done = 0
+        while budget is None or done < budget:
+            if self.bot_pace and now < self._next_bot_at:
+                return False
+            seat = self._bot_to_play()
+            if seat is None:
+                return False
+            self._play_bot(seat)
+            done += 1
+            if self.bot_pace:
+                self._next_bot_at = now + self.bot_pace
+        return self._bot_to_play() is not None
+
+    def next_wakeup(self) -> float | None:
+        """The clock time of the next deadline or paced bot move, if any."""
+        times = [p.deadline for p in self._pending.values() if p.deadline is not None]
+        if self.bot_pace and self._bot_to_play() is not None:
+            times.append(self._next_bot_at)
+        return min(times) if times else None
+
+    def _apply_timeouts(self, now: float) -> None:
+        while not self.over:
+            due = sorted((p.deadline, s) for s, p in self._pending.items()
+                         if p.deadline is not None and p.deadline <= now)
+            if not due:
+                return
+            seat = due[0][1]
+            self._timeout(seat, self._pending[seat])
+
+    def _timeout(self, seat: int, pending: SeatPending) -> None:
+        """§8: the default decision for a seat that did not answer in time."""
+        step = self._step
+        if pending.kind == COMMIT:
+            assert step is not None
+            self._emit({"kind": "timeout", "seat": seat, "phase": COMMIT})
+            self._emit({"kind": "violation", "seat": seat, "reason": "timeout"})
+            self.record.violations.append({"round": step.round, "seat": seat,
+                                           "reason": "timeout", "phase": COMMIT})
+            step.timed_out.add(seat)  # its default offer is played when the reveals open
+            self._maybe_open_reveals()
+            self._after_change((seat,))
+        elif pending.kind == REVEAL:
+            self._break(seat, "timeout", timeout=True)
+        else:
+            self._emit({"kind": "timeout", "seat": seat, "phase": pending.kind})
+            self.record.violations.append({"round": self.game.round, "seat": seat,
+                                           "reason": "timeout", "phase": pending.kind})
+            self._apply(seat, default_decision(self.game, seat), "default")
+            self._after_change((seat,))
+
+    def _bot_to_play(self) -> int | None:
+        """A host-bot seat with something to decide now."""
+        game = self.game
+        if not self.started or game.is_over:
+            return None
+        if game.phase == OFFER:
+            step = self._step
+            if step is None or step.stage != COMMIT:
+                return None
+            return next((s for s in step.asked if self.seats[s].host_bot is not None
+                         and s not in step.commitments), None)
+        return next((s for s in game.waiting_seats() if self.seats[s].host_bot is not None),
+                    None)
+
+    def _play_bot(self, seat: int) -> None:
+        bot = self.seats[seat].host_bot
+        assert bot is not None
+        legal = self.game.legal(seat)
+        try:
+            choice = bot.decide(self._views[seat], legal)
+        except Exception as exc:  # a broken strategy must not stop the table
+            traceback.print_exc()
+            choice = None
+            reason = f"bot failed ({type(exc).__name__})"
+        else:
+            reason = f"bot chose an illegal decision ({choice!r})"
+        if self.game.phase == OFFER:
+            step = self._step
+            assert step is not None
+            offer = Offer(tuple(sorted(choice.cards))) if isinstance(choice, Offer) else None
+            by = "bot"
+            if offer is None or offer not in legal:
+                by = "default"
+                self._bot_failed(seat, reason)
+                fallback = default_decision(self.game, seat)
+                assert isinstance(fallback, Offer)
+                offer = fallback
+            # Host bots commit like everyone else; the host keeps their secret (§7).
+            nonce = new_nonce()
+            step.secrets[seat] = (offer.cards, nonce, by)
+            step.commitments[seat] = commit(self.game_id, step.round, seat, offer.cards, nonce)
+            self._emit({"kind": "committed", "seat": seat})
+            self._maybe_open_reveals()
+        else:
+            try:
+                if choice is None:
+                    raise RuleError("R7", reason)
+                self._apply(seat, choice, "bot")
+            except RuleError:
+                self._bot_failed(seat, reason)
+                self._apply(seat, default_decision(self.game, seat), "default")
+        self._after_change((seat,))
+
+    def _bot_failed(self, seat: int, reason: str) -> None:
+        self._emit({"kind": "violation", "seat": seat, "reason": reason})
+        self.record.violations.append({"round": self.game.round, "seat": seat,
+                                       "reason": reason, "phase": self.game.phase})
+
+    # -- outputs ------------------------------------------------------------------------------
+
+    def _emit(self, event: Message) -> None:
+        """A host event (§9), after the engine events that came before it."""
+        self._pull_engine_events()
+        self._batch.append(event)
+
+    def _pull_engine_events(self) -> None:
+        if not self.started:
+            return  # the engine's events are published from the start of the game
+        log = self.game.log
+        for entry in log[self._log_pos:]:
+            public = _event_wire(entry.kind, entry.public)
+            self._batch.append(public)
+            if entry.private:
+                for seat, part in entry.private.items():
+                    merged = {**public, **to_wire(part)}
+                    self._private_all[seat].append(merged)
+                    self._private_new[seat].append(merged)
+            if entry.kind == "reveal" and self._reveals_event is not None:
+                self._batch.append(self._reveals_event)
+                self._reveals_event = None
+        self._log_pos = len(log)
+
+    def flush(self) -> None:
+        """Turn what changed into the next public update and the private messages."""
+        self._pull_engine_events()
+        state = self.public_state()
+        if self._batch or state != self._last_state:
+            self.seq += 1
+            self._updates.append({"t": "update", "seq": self.seq, "events": self._batch,
+                                  "state": state})
+            self._published.extend(self._batch)
+            self._batch = []
+            self._last_state = state
+        for seat in self.seats:
+            if seat.host_bot is not None:
+                continue
+            new = self._private_new[seat.index]
+            self._private_new[seat.index] = []
+            if seat.conn is None:
+                continue  # a snapshot gives it everything when it comes back
+            private = self.private_state(seat.index)
+            pending = private["pending"]
+            key = (private["hand"], private["stored"], private["my_offer"],
+                   None if pending is None else pending["id"])
+            if not new and key == self._last_private[seat.index]:
+                continue
+            self._last_private[seat.index] = key
+            self._privates.append((seat.conn, {"t": "private", "seq": self.seq, **private,
+                                               "events": new}))
+
+    def drain(self) -> tuple[list[Message], list[tuple[bytes, Message]]]:
+        """The public updates and the (connection, private message) pairs to send now."""
+        self.flush()
+        updates, privates = self._updates, self._privates
+        self._updates, self._privates = [], []
+        return updates, privates
+
+
+def _event_wire(kind: str, public: dict[str, Any]) -> Message:
+    """An engine event's public part as a wire event."""
+    body = to_wire(public)
+    if "kind" in body:
+        # A field named "kind" would hide the event's own kind (§2): it travels as "type".
+        body.setdefault("type", body.pop("kind"))
+    if kind == "setup":
+        body.pop("seed", None)  # the seed tells the order of every pile: never published
+    return {"kind": kind, **body}
+
+
+def _card_wire(card: dict[str, Any]) -> Message:
+    """A development's definition as the welcome lists it (§4)."""
+    keys = ("id", "name", "kind", "players", "icon", "income", "caravel", "merchant_class",
+            "capacity", "power", "group")
+    return {k: card[k] for k in keys}

@@ -1,0 +1,529 @@
+"""The host over real sockets (host/server.py): raw DEALER and SUB sockets on 127.0.0.1,
+free ports, every wait bounded.
+
+For each bad input the host answers with an error naming the problem (or drops it where an
+answer would amplify it), keeps running, and the game is untouched.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import msgpack
+import pytest
+import zmq
+from conftest import snapshot
+
+from host.server import Host, RateLimiter
+from host.table import Table
+from mundus_net.bots import load_bot
+from protocol.commitment import commit, new_nonce, verify
+from protocol.messages import decode_host, encode
+
+Message = dict[str, Any]
+WAIT = 5.0  # no wait in these tests is longer
+
+
+class RawClient:
+    """A test client: one DEALER and one SUB socket, and everything they received."""
+
+    def __init__(self, ctx: zmq.Context[Any], host: Host) -> None:
+        self.dealer = ctx.socket(zmq.DEALER)
+        self.dealer.setsockopt(zmq.LINGER, 0)
+        self.dealer.connect(f"tcp://127.0.0.1:{host.port}")
+        self.sub = ctx.socket(zmq.SUB)
+        self.sub.setsockopt(zmq.LINGER, 0)
+        self.sub.setsockopt(zmq.SUBSCRIBE, b"")
+        self.sub.connect(f"tcp://127.0.0.1:{host.pub_port}")
+        self.ids = itertools.count(1)
+        self.replies: list[Message] = []  # dealer messages not yet taken (pings dropped)
+        self.privates: list[Message] = []  # every private message, in order
+        self.published: list[Message] = []  # every update and heartbeat, in order
+        self.token: str | None = None
+        self.seat: int | None = None
+
+    def close(self) -> None:
+        self.dealer.close(linger=0)
+        self.sub.close(linger=0)
+
+    def send(self, **message: Any) -> int:
+        rid = next(self.ids)
+        self.dealer.send(encode({**message, "id": rid}))
+        return rid
+
+    def send_raw(self, frame: bytes) -> None:
+        self.dealer.send(frame)
+
+    def pump(self, timeout: float) -> None:
+        poller = zmq.Poller()
+        poller.register(self.dealer, zmq.POLLIN)
+        poller.register(self.sub, zmq.POLLIN)
+        for sock, _ in poller.poll(int(timeout * 1000)):
+            while True:
+                try:
+                    message = decode_host(sock.recv(zmq.NOBLOCK))
+                except zmq.Again:
+                    break
+                if sock is self.sub:
+                    self.published.append(message)
+                elif message["t"] == "private":
+                    self.privates.append(message)
+                elif message["t"] != "ping":
+                    self.replies.append(message)
+
+    def wait_for(self, found: Callable[[], Any], timeout: float = WAIT) -> Any:
+        deadline = time.monotonic() + timeout
+        while True:
+            value = found()
+            if value:
+                return value
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError("timed out waiting")
+            self.pump(min(left, 0.05))
+
+    def reply(self, rid: int | None = None, timeout: float = WAIT) -> Message:
+        def take() -> Message | None:
+            for i, message in enumerate(self.replies):
+                if rid is None or message.get("id") == rid:
+                    return self.replies.pop(i)
+            return None
+        result: Message = self.wait_for(take, timeout)
+        return result
+
+    def request(self, **message: Any) -> Message:
+        return self.reply(self.send(**message))
+
+    def join(self, name: str, role: str = "player") -> Message:
+        welcome = self.request(t="hello", name=name, role=role)
+        assert welcome["t"] == "welcome", welcome
+        self.token, self.seat = welcome["token"], welcome["seat"]
+        return welcome
+
+    def events(self) -> list[Message]:
+        return [e for m in self.published if m["t"] == "update" for e in m["events"]]
+
+    def pending(self, kind: str | None = None) -> Message:
+        """Wait for this seat's newest pending decision (of ``kind``)."""
+        def newest() -> Message | None:
+            if not self.privates or self.privates[-1]["pending"] is None:
+                return None
+            p: Message = self.privates[-1]["pending"]
+            return p if kind is None or p["kind"] == kind else None
+        result: Message = self.wait_for(newest)
+        return result
+
+
+@pytest.fixture
+def ctx() -> Iterator[zmq.Context[Any]]:
+    context: zmq.Context[Any] = zmq.Context()
+    yield context
+    context.destroy(linger=0)
+
+
+def start_host(table: Table, **options: Any) -> Host:
+    host = Host(table, bind="127.0.0.1", port=0, linger_after_end=0.3, **options)
+    host.start()
+    return host
+
+
+@pytest.fixture
+def table_host() -> Iterator[Host]:
+    """Seat 0 a greedy host bot; seats 1 and 2 for the test's clients; seat 1 is the TM."""
+    table = Table(3, seed=11, first_tm=1, game_id="net-game", bots=[load_bot("greedy", 0)])
+    host = start_host(table)
+    yield host
+    host.stop()
+    assert host.wait(WAIT) and host.error is None
+
+
+@pytest.fixture
+def players(ctx: zmq.Context[Any], table_host: Host) -> Iterator[tuple[RawClient, RawClient]]:
+    a, b = RawClient(ctx, table_host), RawClient(ctx, table_host)
+    a.join("Ana")
+    b.join("Bo")
+    assert (a.seat, b.seat) == (1, 2)
+    a.pending("announce")
+    yield a, b
+    a.close()
+    b.close()
+
+
+def state_of(host: Host, client: RawClient) -> tuple[Any, ...]:
+    """The public state (over the wire) and the engine's position (in the host's thread)."""
+    snap = client.request(t="snapshot", token=client.token)
+    assert snap["t"] == "snapshot", snap
+    position = host.call(lambda table: snapshot(table.game))
+    return snap["seq"], snap["state"], len(snap["events"]), position
+
+
+def assert_refused(host: Host, client: RawClient, code: str, send: Callable[[], int | None],
+                   ) -> Message:
+    """What ``send`` sends gets an error ``code``; the host runs on; nothing changed."""
+    before = state_of(host, client)
+    rid = send()
+    error = client.reply(rid)
+    assert error["t"] == "error" and error["code"] == code, error
+    assert error["message"]
+    assert client.request(t="ping")["t"] == "pong"  # still running
+    assert state_of(host, client) == before
+    return error
+
+
+# -- bad input --------------------------------------------------------------------------------
+
+
+def test_malformed_frames_are_answered_once_and_change_nothing(
+        table_host: Host, players: tuple[RawClient, RawClient]) -> None:
+    a, _ = players
+
+    def raw(frame: bytes) -> Callable[[], None]:
+        return lambda: a.send_raw(frame)
+
+    error = assert_refused(table_host, a, "malformed", raw(b"\xc1\xc1 not msgpack"))
+    assert "msgpack" in error["message"]
+    assert_refused(table_host, a, "malformed", raw(msgpack.packb([1, 2, 3])))
+    assert_refused(table_host, a, "malformed", raw(msgpack.packb({"v": 1, "t": 7})))
+    assert_refused(table_host, a, "version", raw(msgpack.packb({"v": 2, "t": "ping"})))
+
+    def two_frames() -> None:
+        a.dealer.send_multipart([encode({"t": "ping"}), b"extra"])
+
+    error = assert_refused(table_host, a, "malformed", two_frames)
+    assert "one frame" in error["message"]
+    time.sleep(0.1)
+    assert a.replies == []  # each bad message was answered exactly once
+
+
+def test_wrong_types_and_unknown_fields_are_named(
+        table_host: Host, players: tuple[RawClient, RawClient]) -> None:
+    a, _ = players
+    p = a.pending("announce")
+    error = assert_refused(table_host, a, "bad_field", lambda: a.send(
+        t="decide", token=a.token, pending="one", decision={"kind": "announce", "n": 3}))
+    assert "'pending'" in error["message"] and error["id"] is not None
+    error = assert_refused(table_host, a, "bad_field", lambda: a.send(
+        t="decide", token=a.token, pending=p["id"], decision={"kind": "announce", "n": [3]}))
+    assert "'n'" in error["message"]
+    error = assert_refused(table_host, a, "bad_field", lambda: a.send(
+        t="chat", token=a.token, text="hi", colour="red"))
+    assert "'colour'" in error["message"]
+    error = assert_refused(table_host, a, "bad_field", lambda: a.send(
+        t="commit", token=a.token, pending=p["id"], commitment=b"short"))
+    assert "'commitment'" in error["message"]
+
+
+def test_an_oversized_frame_is_dropped_and_the_host_runs_on(
+        ctx: zmq.Context[Any], table_host: Host, players: tuple[RawClient, RawClient]) -> None:
+    a, _ = players
+    before = state_of(table_host, a)
+    big = RawClient(ctx, table_host)
+    try:
+        # ZeroMQ refuses a frame over MAXMSGSIZE and drops the sender's connection: there is
+        # no one to answer (§10, too_large)
+        big.send_raw(encode({"t": "chat", "token": "0" * 32, "text": "x" * 70_000}))
+        big.pump(0.3)
+        assert big.replies == []
+        assert a.request(t="ping")["t"] == "pong"
+        assert state_of(table_host, a) == before
+        # the DEALER reconnects by itself and is served again
+        assert big.wait_for(lambda: _ping(big))["t"] == "pong"
+    finally:
+        big.close()
+
+
+def _ping(client: RawClient) -> Message | None:
+    rid = client.send(t="ping")
+    client.pump(0.2)
+    return next((m for m in client.replies if m.get("id") == rid), None)
+
+
+def test_an_unknown_message_type_is_refused(
+        table_host: Host, players: tuple[RawClient, RawClient]) -> None:
+    a, _ = players
+    error = assert_refused(table_host, a, "unknown_type",
+                           lambda: a.send(t="launch", token=a.token))
+    assert "launch" in error["message"]
+
+
+def test_a_wrong_seat_token_acts_for_nobody(
+        table_host: Host, players: tuple[RawClient, RawClient]) -> None:
+    a, b = players
+    p = a.pending("announce")
+    for wrong in ("0" * 32, "f" * 32):
+        def send(token: str = wrong) -> int:
+            return a.send(t="decide", token=token, pending=p["id"],
+                          decision={"kind": "announce", "n": 3})
+        assert_refused(table_host, a, "bad_token", send)
+    assert_refused(table_host, b, "bad_token", lambda: b.send(
+        t="decide", token="0123456789abcdef" * 2, pending=p["id"],
+        decision={"kind": "announce", "n": 3}))
+
+
+def test_a_decision_out_of_turn_or_for_another_seat_is_refused(
+        table_host: Host, players: tuple[RawClient, RawClient]) -> None:
+    a, b = players
+    p = a.pending("announce")
+    # seat 2 answers seat 1's question with its own token: it has nothing to decide
+    assert_refused(table_host, b, "stale", lambda: b.send(
+        t="decide", token=b.token, pending=p["id"], decision={"kind": "announce", "n": 3}))
+    assert_refused(table_host, b, "not_pending", lambda: b.send(
+        t="decide", token=b.token, pending=p["id"] + 100,
+        decision={"kind": "announce", "n": 3}))
+    # an answer of the wrong kind from the right seat
+    assert_refused(table_host, a, "commit_phase", lambda: a.send(
+        t="commit", token=a.token, pending=p["id"], commitment=bytes(32)))
+
+
+def test_an_illegal_decision_carries_its_rule(
+        table_host: Host, players: tuple[RawClient, RawClient]) -> None:
+    a, _ = players
+    p = a.pending("announce")
+    error = assert_refused(table_host, a, "illegal", lambda: a.send(
+        t="decide", token=a.token, pending=p["id"], decision={"kind": "announce", "n": 5}))
+    assert error["rule"] == "R5.1" and error["message"].startswith("R5.1")
+
+
+def test_a_replayed_message_is_stale(
+        table_host: Host, players: tuple[RawClient, RawClient]) -> None:
+    a, _ = players
+    p = a.pending("announce")
+    frame = encode({"t": "decide", "token": a.token, "pending": p["id"], "id": 99,
+                    "decision": {"kind": "announce", "n": 2}})
+    a.send_raw(frame)
+    assert a.reply(99)["t"] == "ok"
+    a.pending("commit")
+    def replay() -> int:
+        a.send_raw(frame)
+        return 99
+
+    error = assert_refused(table_host, a, "stale", replay)
+    assert error["id"] == 99
+
+
+def test_a_broken_reveal_is_a_violation_and_the_game_goes_on(
+        table_host: Host, players: tuple[RawClient, RawClient]) -> None:
+    a, b = players
+    p = a.pending("announce")
+    assert a.request(t="decide", token=a.token, pending=p["id"],
+                     decision={"kind": "announce", "n": 2})["t"] == "ok"
+    secrets: dict[int, tuple[list[int], bytes]] = {}
+    for client in (a, b):
+        assert client.seat is not None
+        pc = client.pending("commit")
+        offer = pc["legal"][0]["cards"]
+        nonce = new_nonce()
+        secrets[client.seat] = (offer, nonce)
+        digest = commit("net-game", pc["detail"]["round"], client.seat, offer, nonce)
+        assert client.request(t="commit", token=client.token, pending=pc["id"],
+                              commitment=digest)["t"] == "ok"
+    pa, pb = a.pending("reveal"), b.pending("reveal")
+    assert b.request(t="reveal", token=b.token, pending=pb["id"], offer=secrets[2][0],
+                     nonce=secrets[2][1])["t"] == "ok"
+    error = a.request(t="reveal", token=a.token, pending=pa["id"], offer=secrets[1][0],
+                      nonce=bytes(32))
+    assert error["code"] == "commit_mismatch"
+    events = a.wait_for(lambda: [e for e in a.events() if e["kind"] == "reveals"] and a.events())
+    violation = next(e for e in events if e["kind"] == "violation")
+    assert violation["seat"] == 1 and violation["reason"] == "commit_mismatch"
+    assert table_host.call(lambda t: t.record.violations[0]["seat"]) == 1
+    assert table_host.call(lambda t: t.game.phase) not in ("offer", "over")  # it went on
+    assert a.request(t="ping")["t"] == "pong"
+
+
+def test_a_flood_is_rate_limited_and_a_legitimate_client_is_still_served(
+        ctx: zmq.Context[Any], table_host: Host, players: tuple[RawClient, RawClient]) -> None:
+    a, _ = players
+    before = state_of(table_host, a)
+    flood = RawClient(ctx, table_host)
+    try:
+        junk = encode({"t": "ping"})
+        garbage = b"\x93\x01\x02"
+        flood_started = time.monotonic()
+        for i in range(3000):
+            flood.send_raw(junk if i % 2 else garbage)
+        started = time.monotonic()
+        assert a.request(t="ping")["t"] == "pong"
+        assert time.monotonic() - started < 2.0
+        flood.pump(0.5)
+        for _ in range(5):
+            flood.pump(0.1)
+        elapsed = time.monotonic() - flood_started
+        limited = [m for m in flood.replies if m.get("code") == "rate_limited"]
+        assert 1 <= len(limited) <= 1 + elapsed  # at most one a second
+        # the burst and the refill were answered; the rest was dropped without an answer
+        assert len(flood.replies) <= 200 + 100 * elapsed + len(limited)
+        assert state_of(table_host, a) == before
+    finally:
+        flood.close()
+
+
+def test_the_rate_limiter_refills() -> None:
+    limiter = RateLimiter(rate=10, burst=20)
+    assert all(limiter.allow(b"x", 0.0) for _ in range(20))
+    assert not limiter.allow(b"x", 0.0)
+    assert limiter.warn(b"x", 0.0) and not limiter.warn(b"x", 0.5) and limiter.warn(b"x", 1.0)
+    assert limiter.allow(b"x", 0.1) and not limiter.allow(b"x", 0.1)
+    limiter.prune(100.0)
+    assert limiter.allow(b"x", 100.0)
+
+
+# -- secrecy ----------------------------------------------------------------------------------
+
+
+def test_no_client_sees_an_offer_before_every_commitment_is_in(
+        table_host: Host, players: tuple[RawClient, RawClient]) -> None:
+    a, b = players
+    p = a.pending("announce")
+    assert a.request(t="decide", token=a.token, pending=p["id"],
+                     decision={"kind": "announce", "n": 3})["t"] == "ok"
+    secrets: dict[int, tuple[list[int], bytes, bytes]] = {}
+    for client in (a, b):
+        assert client.seat is not None
+        pc = client.pending("commit")
+        offer = pc["legal"][-1]["cards"]
+        nonce = new_nonce()
+        digest = commit("net-game", pc["detail"]["round"], client.seat, offer, nonce)
+        secrets[client.seat] = (offer, nonce, digest)
+        assert client.request(t="commit", token=client.token, pending=pc["id"],
+                              commitment=digest)["t"] == "ok"
+    for client in (a, b):
+        def committed(c: RawClient = client) -> bool:
+            return any(e["kind"] == "commitments" for e in c.events())
+        client.wait_for(committed)
+        client.pending("reveal")
+    for client in (a, b):
+        assert client.seat is not None
+        # everything this client received before the commitments event
+        published = []
+        for message in client.published:
+            if message["t"] != "update":
+                continue
+            kinds = [e["kind"] for e in message["events"]]
+            if "commitments" in kinds:
+                published += message["events"][:kinds.index("commitments")]
+                break
+            published += message["events"]
+        for event in published:
+            assert event["kind"] not in ("offer", "reveal", "reveals"), event
+        for private in client.privates:
+            assert private["my_offer"] in (None, secrets[client.seat][0])
+            for event in private["events"]:
+                assert event["kind"] != "offer" or event["seat"] == client.seat, event
+    for client in (a, b):
+        assert client.seat is not None
+        pr = client.pending("reveal")
+        offer, nonce, _ = secrets[client.seat]
+        assert client.request(t="reveal", token=client.token, pending=pr["id"], offer=offer,
+                              nonce=nonce)["t"] == "ok"
+    reveals = a.wait_for(lambda: next((e for e in a.events() if e["kind"] == "reveals"), None))
+    commitments = next(e for e in a.events() if e["kind"] == "commitments")["commitments"]
+    for seat, opened in reveals["reveals"].items():
+        assert verify(commitments[seat], "net-game", reveals["round"], int(seat),
+                      opened["offer"], opened["nonce"])
+
+
+# -- whole games ------------------------------------------------------------------------------
+
+
+def test_a_game_of_host_bots_runs_to_the_end_with_a_spectator_watching(
+        ctx: zmq.Context[Any]) -> None:
+    table = Table(4, seed=8, game_id="bot-game", autostart=False, heartbeat_ms=100,
+                  bots=[load_bot("greedy", i) for i in range(4)])
+    host = start_host(table)
+    watcher = RawClient(ctx, host)
+    try:
+        welcome = watcher.join("Eve", role="spectator")
+        assert welcome["seat"] is None and welcome["players"] == 4
+        # the subscription is live once a heartbeat arrives; then the game may begin
+        watcher.wait_for(lambda: any(m["t"] == "heartbeat" for m in watcher.published))
+        snap = watcher.request(t="snapshot")
+        host.call(lambda t: t.begin())
+        updates = watcher.wait_for(lambda: [m for m in watcher.published if m["t"] == "update"
+                                            and m["state"]["result"] is not None],
+                                   timeout=15.0)
+        assert updates
+        # the Clone pattern (§5): updates up to the snapshot's seq are already in it
+        seqs = [m["seq"] for m in watcher.published
+                if m["t"] == "update" and m["seq"] > snap["seq"]]
+        assert seqs == list(range(snap["seq"] + 1, seqs[-1] + 1))  # none missed, in order
+        final = watcher.request(t="snapshot")
+        events = snap["events"] + [e for m in watcher.published if m["t"] == "update"
+                                   for e in m["events"] if m["seq"] > snap["seq"]]
+        assert final["events"] == events
+        assert final["state"]["result"]["winners"]
+        assert final["events"][-1]["kind"] == "game_over"
+        assert host.wait(WAIT) and host.error is None
+        assert table.record.result == table.game.result
+    finally:
+        watcher.close()
+        host.stop()
+
+
+def test_silent_players_are_marked_away_and_back(ctx: zmq.Context[Any]) -> None:
+    table = Table(2, seed=1, heartbeat_ms=40, bots=[load_bot("random", 0)])
+    host = start_host(table)
+    client = RawClient(ctx, host)
+    try:
+        client.join("Ana")
+        client.wait_for(lambda: {"kind": "away", "seat": 1} in client.events())
+        assert any(m["t"] == "heartbeat" for m in client.published)
+        assert client.request(t="ping", token=client.token)["t"] == "pong"
+        client.wait_for(lambda: {"kind": "back", "seat": 1} in client.events())
+    finally:
+        client.close()
+        host.stop()
+        assert host.wait(WAIT)
+
+
+def test_the_host_survives_a_bug_in_handling_a_message(
+        table_host: Host, players: tuple[RawClient, RawClient]) -> None:
+    a, _ = players
+
+    def broken(conn: bytes, message: Message) -> Message:
+        raise KeyError("a bug")
+
+    table_host.call(lambda t: t._handlers.__setitem__("chat", broken))
+    error = a.request(t="chat", token=a.token, text="hello")
+    assert error["code"] == "internal"
+    assert a.request(t="ping")["t"] == "pong"
+
+
+# -- the command --------------------------------------------------------------------------------
+
+
+def test_mundus_host_plays_a_bot_table_and_writes_the_record(
+        tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    from mundus_net.cli import main
+    from mundus_net.record import GameRecord
+
+    record = tmp_path / "game.json"
+    code = main(["host", "--seats", "3", "--bots", "greedy,random,greedy", "--port", "0",
+                 "--bind", "127.0.0.1", "--seed", "3", "--round-limit", "3",
+                 "--record", str(record)])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "join at tcp://127.0.0.1:" in out and "game over after 3 round(s)" in out
+    assert out.count("place ") == 3
+    saved = GameRecord.from_json(record.read_text())
+    assert saved.replay().result == saved.result and saved.options.seed == 3
+
+
+@pytest.mark.parametrize("args, complaint", [
+    (["--seats", "3", "--bots", "4"], "do not fit"),
+    (["--bots", "nobody"], "unknown strategy"),
+    (["--first-tm", "3", "--seats", "3"], "not at a 3-seat table"),
+    (["--port", "65535"], "the port must be"),
+    (["--decision-seconds", "-1"], "seconds"),
+])
+def test_mundus_host_refuses_bad_options(args: list[str], complaint: str,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    from mundus_net.cli import main
+
+    with pytest.raises(SystemExit) as info:
+        main(["host", *args])
+    assert info.value.code == 2
+    assert complaint in capsys.readouterr().err

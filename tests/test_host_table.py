@@ -1,0 +1,583 @@
+"""The host's table without sockets (host/table.py; docs/protocol.md §3-§11).
+
+Messages go through ``protocol`` encoding and decoding, as over the network; the clock is a
+fake one, so deadlines and heartbeats need no sleeping.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from conftest import snapshot
+
+from host.table import Table, error_message
+from mundus_net.bots import load_bot
+from mundus_net.decisions import Decision
+from mundus_net.record import GameRecord
+from mundus_net.view import PlayerView
+from protocol.codec import decision_to_wire
+from protocol.commitment import commit, new_nonce, verify
+from protocol.errors import ProtocolError
+from protocol.messages import decode_client, encode
+
+Message = dict[str, Any]
+A, B, SPECTATOR = b"conn-a", b"conn-b", b"conn-s"
+SECRET_KINDS = ("Offer", "Gift", "Store", "PirateDiscard")
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def send(table: Table, conn: bytes, **message: Any) -> Message:
+    """One message as the host receives it: encoded, decoded and checked, then handled (a
+    message the protocol refuses is answered as the server does)."""
+    try:
+        decoded = decode_client(encode(message))
+    except ProtocolError as err:
+        return error_message(err)
+    return table.handle(conn, decoded)
+
+
+def make_table(clock: Clock | None = None, **options: Any) -> Table:
+    """Seat 0 a greedy host bot, seats 1 and 2 for the tests; seat 1 is the first TM."""
+    settings: dict[str, Any] = {"seed": 11, "first_tm": 1, "game_id": "test-game",
+                                "bots": [load_bot("greedy", 0)], "clock": clock or Clock()}
+    settings.update(options)
+    return Table(3, **settings)
+
+
+def seated(clock: Clock | None = None, **options: Any) -> tuple[Table, str, str]:
+    """A started table with A at seat 1 and B at seat 2; returns their tokens."""
+    table = make_table(clock, **options)
+    a = send(table, A, t="hello", name="Ana", role="player")
+    b = send(table, B, t="hello", name="Bo", role="player")
+    assert (a["seat"], b["seat"]) == (1, 2)
+    table.advance()
+    return table, a["token"], b["token"]
+
+
+def fingerprint(table: Table) -> tuple[Any, ...]:
+    """Everything a refused message must leave as it was."""
+    table.flush()
+    return (snapshot(table.game), table.seq, table.public_state(),
+            {s: table.pending_of(s) for s in range(table.players)}, table.record.to_json())
+
+
+def pending(table: Table, seat: int) -> Message:
+    p: Message | None = table.private_state(seat)["pending"]
+    assert p is not None, f"seat {seat} has nothing pending"
+    return p
+
+
+def public_events(table: Table) -> list[Message]:
+    table.flush()
+    return list(table._published)
+
+
+def refused(table: Table, conn: bytes, code: str, **message: Any) -> Message:
+    """``message`` is refused with ``code`` and changes nothing."""
+    before = fingerprint(table)
+    reply = send(table, conn, **message)
+    assert reply["t"] == "error", reply
+    assert reply["code"] == code, reply
+    assert fingerprint(table) == before
+    return reply
+
+
+def to_offer_step(table: Table, token_a: str, n: int = 2) -> None:
+    """Seat 1 (the TM) announces ``n``: the offer step begins."""
+    p = pending(table, 1)
+    assert p["kind"] == "announce"
+    assert send(table, A, t="decide", token=token_a, pending=p["id"],
+                decision={"kind": "announce", "n": n})["t"] == "ok"
+    table.advance()
+
+
+def commit_offer(table: Table, conn: bytes, token: str, seat: int,
+                 offer: Sequence[int] | None = None) -> tuple[tuple[int, ...], bytes, bytes]:
+    p = pending(table, seat)
+    assert p["kind"] == "commit"
+    cards = tuple(sorted(offer if offer is not None else p["legal"][0]["cards"]))
+    nonce = new_nonce()
+    digest = commit(table.game_id, p["detail"]["round"], seat, cards, nonce)
+    assert send(table, conn, t="commit", token=token, pending=p["id"],
+                commitment=digest)["t"] == "ok"
+    table.advance()
+    return cards, nonce, digest
+
+
+# -- joining ----------------------------------------------------------------------------------
+
+
+def test_seats_in_join_order_host_bots_first_tokens_and_table_full() -> None:
+    table = make_table()
+    assert table.names[0] and table.names[1:] == ["", ""]
+    a = send(table, A, t="hello", name="Ana", role="player", id=7)
+    assert a["t"] == "welcome" and a["id"] == 7 and a["seat"] == 1 and a["game"] == "test-game"
+    assert len(a["token"]) == 32 and int(a["token"], 16) >= 0
+    assert a["names"] == [table.names[0], "Ana", ""]
+    assert a["options"] == {"promo": False, "round_limit": None, "decision_seconds": None,
+                            "first_tm": 1}
+    assert {c["id"] for c in a["deck"]} == {c.id for c in table.deck.cards}
+    # a retried hello on the same connection keeps its seat rather than taking another
+    again = send(table, A, t="hello", name="Ana", role="player")
+    assert (again["seat"], again["token"]) == (1, a["token"])
+    assert not table.started
+    b = send(table, B, t="hello", name="Bo", role="player", bot=True)
+    assert b["seat"] == 2 and b["token"] != a["token"]
+    assert table.public_state()["table"]["started"]
+    full = send(table, b"late", t="hello", name="Cy", role="player")
+    assert full["code"] == "table_full"
+    watcher = send(table, SPECTATOR, t="hello", name="Eve", role="spectator")
+    assert watcher["t"] == "welcome" and watcher["seat"] is None and watcher["token"] is None
+    kinds = [(e["kind"], e.get("seat"), e.get("bot")) for e in public_events(table)
+             if e["kind"] in ("joined", "spectator", "started")]
+    assert kinds == [("joined", 0, True), ("joined", 1, False), ("joined", 2, True),
+                     ("started", None, None), ("spectator", None, None)]
+    assert table.public_state()["table"]["bots"] == [True, False, True]
+
+
+def test_the_game_starts_when_every_seat_is_taken_and_the_seed_stays_secret() -> None:
+    table = make_table()
+    send(table, A, t="hello", name="Ana", role="player")
+    before = public_events(table)
+    assert not any(e["kind"] == "setup" for e in before)  # no engine event before the start
+    assert table.public_state()["pending"] is None
+    assert table.private_state(1)["pending"] is None
+    send(table, B, t="hello", name="Bo", role="player")
+    events = public_events(table)
+    kinds = [e["kind"] for e in events]
+    assert kinds.index("started") < kinds.index("setup")
+    setup = events[kinds.index("setup")]
+    assert "seed" not in setup  # it would tell every card to come
+    assert table.public_state()["table"]["started"] is True
+    assert pending(table, 1)["kind"] == "announce"
+
+
+def test_resuming_a_seat_with_its_token_and_a_wrong_token() -> None:
+    clock = Clock()
+    table, token_a, _ = seated(clock)
+    reply = send(table, b"new-conn", t="hello", name="Ana", role="player", token=token_a)
+    assert reply["seat"] == 1 and reply["token"] == token_a
+    # the old connection no longer speaks for the seat
+    assert send(table, A, t="ping")["t"] == "pong"
+    assert send(table, A, t="snapshot")["code"] == "not_joined"
+    refused(table, b"other", "bad_token", t="hello", name="Mallory", role="player",
+            token="0" * 32)
+
+
+# -- refusals leave everything as it was ------------------------------------------------------
+
+
+def test_every_seat_action_needs_its_seat_token() -> None:
+    table, token_a, _ = seated()
+    p = pending(table, 1)
+    decision = {"kind": "announce", "n": 3}
+    reply = refused(table, A, "bad_token", t="decide", token="f" * 32, pending=p["id"],
+                    decision=decision)
+    assert "token" in reply["message"]
+    refused(table, b"stranger", "not_joined", t="decide", token=token_a, pending=p["id"],
+            decision=decision)
+    refused(table, A, "bad_token", t="chat", token="0" * 32, text="hi")
+
+
+def test_a_token_acts_for_its_seat_whatever_the_connection() -> None:
+    table, token_a, _ = seated()
+    p = pending(table, 1)
+    # B's connection holding A's token proves A's seat: it acts for seat 1
+    assert send(table, B, t="decide", token=token_a, pending=p["id"],
+                decision={"kind": "announce", "n": 3})["t"] == "ok"
+    assert table.game.announced == 3
+
+
+def test_a_decision_out_of_turn_or_for_another_seat_is_refused() -> None:
+    table, _, token_b = seated()
+    p = pending(table, 1)
+    assert table.private_state(2)["pending"] is None
+    # seat 2 answers seat 1's question with its own token: it has nothing to decide
+    refused(table, B, "not_pending", t="decide", token=token_b, pending=p["id"] + 5,
+            decision={"kind": "announce", "n": 3})
+    reply = refused(table, B, "stale", t="decide", token=token_b, pending=p["id"],
+                    decision={"kind": "announce", "n": 3})
+    assert "not the seat's current" in reply["message"]
+
+
+def test_an_illegal_decision_is_refused_with_its_rule() -> None:
+    table, token_a, _ = seated()
+    p = pending(table, 1)
+    reply = refused(table, A, "illegal", t="decide", token=token_a, pending=p["id"],
+                    decision={"kind": "announce", "n": 5})
+    assert reply["rule"] == "R5.1" and reply["message"].startswith("R5.1")
+    reply = refused(table, A, "illegal", t="decide", token=token_a, pending=p["id"],
+                    decision={"kind": "end_turn"})
+    assert reply["rule"] == "R7"
+    reply = refused(table, A, "bad_field", t="decide", token=token_a, pending=p["id"],
+                    decision={"kind": "announce", "n": "three"})
+    assert "'n'" in reply["message"]
+    refused(table, A, "not_pending", t="decide", token=token_a, pending=p["id"],
+            decision={"kind": "offer", "cards": [1, 2]})
+
+
+def test_a_replayed_decision_is_stale() -> None:
+    table, token_a, _ = seated()
+    p = pending(table, 1)
+    message = {"t": "decide", "token": token_a, "pending": p["id"],
+               "decision": {"kind": "announce", "n": 2}}
+    assert send(table, A, **message)["t"] == "ok"
+    table.advance()
+    refused(table, A, "stale", **message)
+
+
+def test_spectators_may_not_act() -> None:
+    table, token_a, _ = seated()
+    send(table, SPECTATOR, t="hello", name="Eve", role="spectator")
+    p = pending(table, 1)
+    refused(table, SPECTATOR, "spectator", t="decide", token=token_a, pending=p["id"],
+            decision={"kind": "announce", "n": 3})
+    refused(table, SPECTATOR, "spectator", t="chat", token=token_a, text="boo")
+    refused(table, SPECTATOR, "bad_field", t="hello", name="Eve", role="spectator",
+            token=token_a)
+
+
+def test_commit_and_reveal_outside_their_moment() -> None:
+    table, token_a, _ = seated()
+    p = pending(table, 1)
+    refused(table, A, "commit_phase", t="commit", token=token_a, pending=p["id"],
+            commitment=bytes(32))
+    refused(table, A, "commit_phase", t="reveal", token=token_a, pending=p["id"],
+            offer=[1, 2], nonce=bytes(32))
+
+
+# -- commit and reveal ------------------------------------------------------------------------
+
+
+def test_commit_reveal_keeps_offers_secret_until_every_offer_is_fixed() -> None:
+    table, token_a, token_b = seated()
+    to_offer_step(table, token_a)
+    sent_a = table.drain()
+    # both people are asked to commit; the host bot has committed already
+    pa, pb = pending(table, 1), pending(table, 2)
+    assert (pa["kind"], pb["kind"]) == ("commit", "commit")
+    assert pa["detail"] == {"n": 2, "least": 2, "most": 2, "round": 1}
+    assert table.public_state()["table"]["committed"] == [0]
+    offer_a, nonce_a, digest_a = commit_offer(table, A, token_a, 1)
+    # seat 2's question did not change when seat 1 committed: same id
+    assert pending(table, 2)["id"] == pb["id"]
+    assert table.private_state(1)["pending"] is None
+    before = table.drain()
+    offer_b, nonce_b, digest_b = commit_offer(table, B, token_b, 2)
+    after = table.drain()
+
+    # nothing published or sent before the commitments shows an offer's cards
+    messages = [*sent_a[0], *before[0], *[m for _, m in sent_a[1] + before[1]]]
+    for message in messages:
+        for event in message["events"]:
+            assert event["kind"] not in ("offer", "reveal", "reveals"), event
+    events = [e for u in after[0] for e in u["events"]]
+    kinds = [e["kind"] for e in events]
+    assert kinds.index("committed") < kinds.index("commitments")
+    commitments = events[kinds.index("commitments")]["commitments"]
+    assert set(commitments) == {"0", "1", "2"}
+    assert commitments["1"] == digest_a and commitments["2"] == digest_b
+    # reveals are asked only after the commitments are published
+    pa, pb = pending(table, 1), pending(table, 2)
+    assert (pa["kind"], pb["kind"]) == ("reveal", "reveal")
+    assert send(table, A, t="reveal", token=token_a, pending=pa["id"], offer=list(offer_a),
+                nonce=nonce_a)["t"] == "ok"
+    assert send(table, B, t="reveal", token=token_b, pending=pb["id"], offer=list(offer_b),
+                nonce=nonce_b)["t"] == "ok"
+    table.advance()
+    events = [e for u in table.drain()[0] for e in u["events"]]
+    kinds = [e["kind"] for e in events]
+    reveal = events[kinds.index("reveal")]
+    reveals = events[kinds.index("reveals")]
+    assert kinds.index("reveals") == kinds.index("reveal") + 1
+    assert reveal["offers"]["1"] == list(offer_a) and reveal["offers"]["2"] == list(offer_b)
+    for seat, opened in reveals["reveals"].items():
+        assert verify(commitments[seat], "test-game", 1, int(seat), opened["offer"],
+                      opened["nonce"])
+        assert opened["offer"] == reveal["offers"][seat]
+    assert [(o.seat, o.offer) for o in table.record.offers] == [
+        (0, tuple(reveal["offers"]["0"])), (1, offer_a), (2, offer_b)]
+
+
+def test_a_reveal_that_does_not_open_its_commitment_plays_the_default() -> None:
+    table, token_a, token_b = seated()
+    to_offer_step(table, token_a)
+    hand_a = PlayerView(table.game, 1).hand
+    offer_a, _, _ = commit_offer(table, A, token_a, 1, offer=hand_a[-2:])
+    offer_b, nonce_b, _ = commit_offer(table, B, token_b, 2)
+    pa = pending(table, 1)
+    reply = send(table, A, t="reveal", token=token_a, pending=pa["id"], offer=list(offer_a),
+                 nonce=new_nonce())
+    assert reply["code"] == "commit_mismatch"
+    pb = pending(table, 2)
+    assert send(table, B, t="reveal", token=token_b, pending=pb["id"], offer=list(offer_b),
+                nonce=nonce_b)["t"] == "ok"
+    table.advance()
+    events = public_events(table)
+    violation = next(e for e in events if e["kind"] == "violation")
+    assert violation == {"kind": "violation", "seat": 1, "reason": "commit_mismatch"}
+    reveal = next(e for e in events if e["kind"] == "reveal")
+    assert reveal["offers"]["1"] == list(hand_a[:2])  # the default: the lowest cards
+    reveals = next(e for e in events if e["kind"] == "reveals")["reveals"]
+    assert "1" not in reveals and "2" in reveals
+    assert table.record.violations[0]["seat"] == 1
+    assert (1, "default") in [(d.seat, d.by) for d in table.record.decisions]
+    assert not table.over and table.game.phase != "offer"  # the game goes on
+
+
+def test_a_reveal_of_an_offer_the_seat_cannot_make_plays_the_default() -> None:
+    table, token_a, token_b = seated()
+    to_offer_step(table, token_a)
+    hand_a = PlayerView(table.game, 1).hand
+    missing = next(c for c in range(1, 10) if c not in hand_a)
+    bogus = (missing, missing)
+    offer, nonce, _ = commit_offer(table, A, token_a, 1, offer=bogus)
+    commit_offer(table, B, token_b, 2)
+    pa = pending(table, 1)
+    reply = send(table, A, t="reveal", token=token_a, pending=pa["id"], offer=list(offer),
+                 nonce=nonce)
+    assert reply["code"] == "illegal" and reply["rule"] == "R5.2"
+    assert any(e["kind"] == "violation" and e["seat"] == 1 for e in public_events(table))
+
+
+def test_pending_ids_grow_and_a_seat_keeps_its_id_while_its_question_stays() -> None:
+    table, token_a, _ = seated()
+    first = pending(table, 1)["id"]
+    to_offer_step(table, token_a)
+    assert pending(table, 1)["id"] > first
+    assert pending(table, 2)["id"] > first and pending(table, 2)["id"] != pending(table, 1)["id"]
+
+
+# -- deadlines, liveness ----------------------------------------------------------------------
+
+
+def test_people_have_no_deadline_unless_the_table_sets_one() -> None:
+    clock = Clock()
+    table, _, _ = seated(clock)
+    assert pending(table, 1)["deadline_ms"] is None
+    clock.now += 10**6
+    table.advance()
+    assert pending(table, 1)["kind"] == "announce"
+    assert not any(e["kind"] == "timeout" for e in public_events(table))
+
+
+def test_a_deadline_plays_the_default_decision() -> None:
+    clock = Clock()
+    table, _, _ = seated(clock, decision_seconds=30)
+    p = pending(table, 1)
+    assert p["deadline_ms"] == 30000
+    clock.now += 29.5
+    table.advance()
+    assert pending(table, 1)["id"] == p["id"] and pending(table, 1)["deadline_ms"] == 500
+    clock.now += 1
+    table.advance()
+    assert table.game.announced == 2  # the default announcement
+    events = public_events(table)
+    assert {"kind": "timeout", "seat": 1, "phase": "announce"} in events
+    assert table.record.decisions[0].by == "default"
+    assert table.record.violations[0]["reason"] == "timeout"
+    assert pending(table, 1)["kind"] == "commit"  # the game went on: offers now
+
+
+def test_a_missed_commit_plays_the_default_offer_and_the_others_go_on() -> None:
+    clock = Clock()
+    table, token_a, token_b = seated(clock, decision_seconds=30)
+    to_offer_step(table, token_a)
+    offer_b, nonce_b, _ = commit_offer(table, B, token_b, 2)
+    clock.now += 31
+    table.advance()
+    events = public_events(table)
+    assert {"kind": "timeout", "seat": 1, "phase": "commit"} in events
+    commitments = next(e for e in events if e["kind"] == "commitments")["commitments"]
+    assert set(commitments) == {"0", "2"}
+    assert table.private_state(1)["pending"] is None
+    pb = pending(table, 2)
+    assert send(table, B, t="reveal", token=token_b, pending=pb["id"], offer=list(offer_b),
+                nonce=nonce_b)["t"] == "ok"
+    table.advance()
+    reveal = next(e for e in public_events(table) if e["kind"] == "reveal")
+    assert reveal["offers"]["2"] == list(offer_b)
+
+
+def test_a_missed_reveal_plays_the_default_offer() -> None:
+    clock = Clock()
+    table, token_a, token_b = seated(clock, decision_seconds=30)
+    to_offer_step(table, token_a)
+    commit_offer(table, A, token_a, 1)
+    commit_offer(table, B, token_b, 2)
+    pb = pending(table, 2)
+    clock.now += 31
+    table.advance()
+    events = public_events(table)
+    assert {"kind": "timeout", "seat": 1, "phase": "reveal"} in events
+    assert {"kind": "timeout", "seat": 2, "phase": "reveal"} in events
+    assert any(e["kind"] == "reveal" for e in events)
+    send(table, B, t="ping")  # back from 31 s of silence (that is a change of its own)
+    refused(table, B, "stale", t="reveal", token=token_b, pending=pb["id"], offer=[1, 2],
+            nonce=bytes(32))
+
+
+def test_network_bots_have_the_bot_deadline() -> None:
+    clock = Clock()
+    table = make_table(clock, bot_seconds=5)
+    send(table, A, t="hello", name="Ana", role="player", bot=True)
+    send(table, B, t="hello", name="Bo", role="player")
+    table.advance()
+    assert pending(table, 1)["deadline_ms"] == 5000
+    clock.now += 5
+    table.advance()
+    assert {"kind": "timeout", "seat": 1, "phase": "announce"} in public_events(table)
+    assert pending(table, 2)["deadline_ms"] is None  # a person: no deadline at this table
+
+
+def test_silent_seats_are_marked_away_and_back_when_they_speak() -> None:
+    clock = Clock()
+    table, token_a, _ = seated(clock, heartbeat_ms=1000)
+    clock.now += 4.9
+    send(table, B, t="ping")
+    clock.now += 0.2
+    table.advance()
+    assert table.public_state()["table"]["connected"] == [True, False, True]
+    assert {"kind": "away", "seat": 1} in public_events(table)
+    send(table, A, t="ping", token=token_a)
+    assert table.public_state()["table"]["connected"] == [True, True, True]
+    assert public_events(table)[-1] == {"kind": "back", "seat": 1}
+    assert send(table, A, t="bye", token=token_a)["t"] == "ok"
+    assert public_events(table)[-1] == {"kind": "away", "seat": 1}
+    assert send(table, b"again", t="hello", name="Ana", role="player",
+                token=token_a)["seat"] == 1
+    assert public_events(table)[-1] == {"kind": "back", "seat": 1}
+
+
+# -- chat, snapshots, privacy -----------------------------------------------------------------
+
+
+def test_chat_is_published_with_the_seat_and_name() -> None:
+    table, token_a, _ = seated()
+    assert send(table, A, t="chat", token=token_a, text="hola")["t"] == "ok"
+    assert public_events(table)[-1] == {"kind": "chat", "seat": 1, "name": "Ana",
+                                        "text": "hola"}
+    refused(table, A, "bad_field", t="chat", token=token_a, text="x" * 201)
+
+
+def test_snapshots_agree_with_the_updates() -> None:
+    table, token_a, _ = seated()
+    to_offer_step(table, token_a)
+    updates, _ = table.drain()
+    snap = send(table, A, t="snapshot", token=token_a)
+    assert snap["seq"] == table.seq == updates[-1]["seq"]
+    assert snap["state"] == updates[-1]["state"]
+    assert [u["seq"] for u in updates] == list(range(1, table.seq + 1))
+    assert snap["events"] == [e for u in updates for e in u["events"]]
+    private = snap["private"]
+    assert private["seat"] == 1 and private["pending"]["kind"] == "commit"
+    assert any(e["kind"] == "deal" and "cards" in e for e in private["events"])
+    watcher = send(table, SPECTATOR, t="hello", name="Eve", role="spectator")
+    assert watcher["seat"] is None
+    spectator_snap = send(table, SPECTATOR, t="snapshot")
+    assert spectator_snap["private"] is None
+
+
+def _drive_to_the_end(table: Table, clock: Clock) -> list[tuple[int, Message]]:
+    """Let deadlines decide for the people until the game ends; return the private
+    messages (with their seats) sent on the way."""
+    privates: list[tuple[int, Message]] = []
+    for _ in range(5000):
+        if table.over:
+            break
+        clock.now += 31
+        table.advance()
+        privates += [(m["seat"], m) for _, m in table.drain()[1]]
+    assert table.over
+    return privates
+
+
+def test_private_information_never_reaches_the_public_updates() -> None:
+    clock = Clock()
+    table, _, _ = seated(clock, decision_seconds=30, seed=3, round_limit=4)
+    privates = _drive_to_the_end(table, clock)
+    for event in public_events(table):
+        if event["kind"] in ("deal", "unstore", "store", "offer", "gift"):
+            assert "cards" not in event and "card" not in event, event
+        if event["kind"] == "decision" and event["type"] in SECRET_KINDS:
+            assert "decision" not in event, event
+        assert "seed" not in event
+    hands_seen = {seat for seat, m in privates if m["hand"]}
+    assert hands_seen == {1, 2}
+    dealt = {seat: [e.private[seat]["cards"] for e in table.game.log if e.kind == "deal"
+                    and e.private] for seat in (1, 2)}
+    for seat, message in privates:
+        deals = [e["cards"] for e in message["events"] if e["kind"] == "deal"]
+        assert all(tuple(cards) in dealt[seat] for cards in deals)  # its own cards only
+    assert table.private_state(1)["pending"] is None
+
+
+def test_the_record_replays_to_the_same_game() -> None:
+    clock = Clock()
+    table, _, _ = seated(clock, decision_seconds=30, seed=5, round_limit=3)
+    _drive_to_the_end(table, clock)
+    record = GameRecord.from_json(table.record.to_json())
+    assert record.result == table.game.result
+    assert record.names == table.names
+    replayed = record.replay()
+    assert snapshot(replayed) == snapshot(table.game)
+    assert {d.by for d in record.decisions} == {"bot", "default"}
+    assert len(record.offers) == 3  # the host bot's, one per round: the people timed out
+
+
+def test_a_table_of_host_bots_plays_to_the_end() -> None:
+    table = Table(4, seed=2, game_id="bots", bots=[load_bot("greedy", i) for i in range(4)],
+                  clock=Clock())
+    assert table.started
+    while table.advance(budget=25):
+        table.drain()
+    result = table.game.result
+    assert table.over and result is not None and table.record.result == result
+    assert table.public_state()["result"]["winners"] == list(result.winners)
+    record = GameRecord.from_json(table.record.to_json())
+    assert record.replay().result == table.game.result
+    assert all(o.commitment for o in record.offers)
+    assert send(table, SPECTATOR, t="hello", name="Eve", role="spectator")["t"] == "welcome"
+
+
+class _Broken:
+    """A strategy that fails: the host plays the default for it and goes on."""
+
+    def decide(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+        raise RuntimeError("no idea")
+
+
+class _Cheat:
+    """A strategy that returns decisions that are not legal."""
+
+    def decide(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+        from mundus_net.decisions import Announce, Offer
+
+        return Offer((10, 10, 10)) if view.phase == "offer" else Announce(9)
+
+
+@pytest.mark.parametrize("bot", [_Broken(), _Cheat()], ids=["raises", "illegal"])
+def test_a_failing_host_bot_gets_the_default(bot: Any, capsys: pytest.CaptureFixture[str]
+                                             ) -> None:
+    table = Table(2, seed=1, bots=[bot, load_bot("random", 1)], round_limit=2, clock=Clock())
+    while table.advance(budget=50):
+        pass
+    assert table.over
+    violations = [e for e in public_events(table) if e["kind"] == "violation"]
+    assert violations and all(v["seat"] == 0 for v in violations)
+    assert {d.by for d in table.record.decisions if d.seat == 0} == {"default"}
+
+
+def test_legal_decisions_are_sent_as_wire_decisions() -> None:
+    table, _, _ = seated()
+    p = pending(table, 1)
+    assert p["legal"] == [decision_to_wire(d) for d in table.game.legal(1)]
