@@ -107,11 +107,11 @@ def lines_of(formatted: StyleAndTextTuples) -> list[str]:
     return to_plain(formatted).split("\n") if formatted else []
 
 
-def _width(line: Iterable[Fragment]) -> int:
+def line_width(line: Iterable[Fragment]) -> int:
     return sum(get_cwidth(text) for _, text in line)
 
 
-def _cut(text: str, width: int) -> str:
+def cut(text: str, width: int) -> str:
     """``text`` in at most ``width`` cells, ending in "…" if it had to be cut."""
     if get_cwidth(text) <= width:
         return text
@@ -127,9 +127,9 @@ def _cut(text: str, width: int) -> str:
     return "".join(out) + "…"
 
 
-def _fit(line: Line, width: int) -> Line:
+def fit(line: Line, width: int) -> Line:
     """The line cut to ``width`` cells (the last visible cell becomes "…" if cut)."""
-    if _width(line) <= width:
+    if line_width(line) <= width:
         return line
     out: Line = []
     used = 0
@@ -139,14 +139,14 @@ def _fit(line: Line, width: int) -> Line:
             out.append((style, text))
             used += w
             continue
-        out.append((style, _cut(text + "…", width - used)))
+        out.append((style, cut(text + "…", width - used)))
         break
     return out
 
 
 def _pad(line: Line, width: int) -> Line:
-    line = _fit(line, width)
-    gap = width - _width(line)
+    line = fit(line, width)
+    gap = width - line_width(line)
     return [*line, ("", " " * gap)] if gap > 0 else line
 
 
@@ -155,24 +155,25 @@ def _join(lines: Sequence[Line], width: int) -> StyleAndTextTuples:
     for i, line in enumerate(lines):
         if i:
             out.append(("", "\n"))
-        out.extend(_fit(line, width))
+        out.extend(fit(line, width))
     return out
 
 
-def _split(formatted: StyleAndTextTuples) -> list[Line]:
+def split_rows(formatted: StyleAndTextTuples) -> list[Line]:
     if not formatted:
         return []
     return [[(f[0], f[1]) for f in line] for line in split_lines(formatted)]
 
 
-def _flow(tokens: Sequence[Line], width: int, first: Line, indent: int = 2,
-          sep: str = "  ") -> list[Line]:
+def flow(tokens: Sequence[Line], width: int, first: Line, indent: int = 2,
+         sep: str = "  ") -> list[Line]:
     """Tokens laid out after ``first``, wrapping to new lines indented by ``indent``."""
     lines: list[Line] = [list(first)]
     for token in tokens:
         line = lines[-1]
-        gap = sep if _width(line) > indent and line != [("", " " * indent)] else ""
-        if _width(line) + get_cwidth(gap) + _width(token) > width and _width(line) > indent:
+        gap = sep if line_width(line) > indent and line != [("", " " * indent)] else ""
+        used = line_width(line)
+        if used + get_cwidth(gap) + line_width(token) > width and used > indent:
             lines.append([("", " " * indent)])
             line = lines[-1]
             gap = ""
@@ -186,7 +187,7 @@ def _side_by_side(left: Sequence[Line], right: Sequence[Line], left_width: int,
     out: list[Line] = []
     for i in range(rows):
         a = _pad(list(left[i]) if i < len(left) else [], left_width)
-        b = _fit(list(right[i]) if i < len(right) else [], width - left_width - gap)
+        b = fit(list(right[i]) if i < len(right) else [], width - left_width - gap)
         out.append([*a, ("", " " * gap), *b])
     return out
 
@@ -263,8 +264,9 @@ def header(view: View, names: Sequence[str], width: int) -> StyleAndTextTuples:
                    ("class:you" if mine else "class:waiting", who)]
     tm = seat_name(names, view.trade_master)
     tm_text = f"TM: {tm}" if view.trade_master != view.seat else "TM: you"
-    if _width(first) + 2 + get_cwidth(tm_text) <= width:
-        first += [("", " " * (width - _width(first) - get_cwidth(tm_text))), ("class:tm", tm_text)]
+    if line_width(first) + 2 + get_cwidth(tm_text) <= width:
+        gap = width - line_width(first) - get_cwidth(tm_text)
+        first += [("", " " * gap), ("class:tm", tm_text)]
     event = view.event
     if event is None:
         second: Line = [("class:dim", "No event this round" if view.round >= 2
@@ -320,7 +322,7 @@ def market(view: View, width: int) -> StyleAndTextTuples:
                   ("class:title", "  Display "), *_cards(view.display, compact=compact)]
     piles = f"  draw {view.draw_size} · discard {len(view.discard)} · dev pile " \
             f"{view.devpile_size}"
-    if _width(line) + get_cwidth(piles) <= width:
+    if line_width(line) + get_cwidth(piles) <= width:
         line.append(("class:dim", piles))
     return _join([line], width)
 
@@ -419,7 +421,7 @@ def players(view: View, names: Sequence[str], width: int,
         name_style = "class:you" if mine else ("class:away" if away else "class:name")
         tag = " (away)" if away else (" [bot]" if bots is not None and seat < len(bots)
                                        and bots[seat] else "")
-        name = _cut(labels[seat], name_w - get_cwidth(tag)) + tag if tag else labels[seat]
+        name = cut(labels[seat], name_w - get_cwidth(tag)) + tag if tag else labels[seat]
         row: Line = [("class:turn", "> " if seat in waiting else "  "),
                      *_pad([(name_style, name)], name_w),
                      ("class:tm", "  TM" if seat == view.trade_master else "    "),
@@ -431,7 +433,7 @@ def players(view: View, names: Sequence[str], width: int,
             cell: Line = [("class:dim", "sealed" if seat in offered else "")]
             if cards:  # names when they fit, else digits
                 cell = _cards(cards)
-                if _width(cell) > table_w:
+                if line_width(cell) > table_w:
                     cell = _cards(cards, compact=True)
             row += [("", " "), *_pad(cell, table_w)]
         row += [("", " "), ("class:dim" if away else "", dev_summary(view, seat, wide))]
@@ -463,7 +465,7 @@ def hand(view: View, width: int) -> StyleAndTextTuples:
     if not cards:
         tokens.append([("class:dim", "empty")])
     first: Line = [("class:title", f"Hand {len(cards)}:")]
-    lines = _flow(tokens, width, first)
+    lines = flow(tokens, width, first)
     offer = view.my_offer
     if offer:
         lines.append([("class:title", "Your offer: "), *_cards(offer)])
@@ -622,7 +624,7 @@ def prompt(view: View, names: Sequence[str], width: int, legal: Sequence[Decisio
     text = choices_text(view, names, legal)
     body = textwrap.wrap(text, width=max(width - 2, 10))
     if len(body) > 2:
-        body = [body[0], _cut(" ".join(body[1:]), width - 2)]
+        body = [body[0], cut(" ".join(body[1:]), width - 2)]
     return _join([title, *[[("", "  "), ("class:choice", b)] for b in body]], width)
 
 
@@ -652,26 +654,26 @@ def screen(view: View, names: Sequence[str], width: int, height: int,
            rules: str | None = None) -> StyleAndTextTuples:
     """Every region stacked into one screen of ``width`` x ``height``; the log gets the rows
     left over. From 150 columns the queue and the players table sit side by side."""
-    top = _split(header(view, names, width))
+    top = split_rows(header(view, names, width))
     if width >= 150:
         left_w = min(64, width // 2 - 2)
-        left = _split(queue(view, left_w)) + _split(market(view, left_w))
-        right = _split(players(view, names, width - left_w - 2, connected, bots))
+        left = split_rows(queue(view, left_w)) + split_rows(market(view, left_w))
+        right = split_rows(players(view, names, width - left_w - 2, connected, bots))
         middle = _side_by_side(left, right, left_w, width)
     else:
-        middle = (_split(queue(view, width)) + _split(market(view, width))
-                  + _split(players(view, names, width, connected, bots)))
-    cards = _split(hand(view, width)) + _split(stored(view, width))
-    ask = _split(prompt(view, names, width, legal, rules))
+        middle = (split_rows(queue(view, width)) + split_rows(market(view, width))
+                  + split_rows(players(view, names, width, connected, bots)))
+    cards = split_rows(hand(view, width)) + split_rows(stored(view, width))
+    ask = split_rows(prompt(view, names, width, legal, rules))
     room = height - len(top) - len(middle) - len(cards) - len(ask)
     if room < 2 and len(ask) > 2:  # a tight screen: the choices in one line
         rest = " ".join("".join(t for _, t in line).strip() for line in ask[1:])
-        ask = [ask[0], [("class:choice", _cut("  " + rest, width))]]
+        ask = [ask[0], [("class:choice", cut("  " + rest, width))]]
         room = height - len(top) - len(middle) - len(cards) - len(ask)
     if room < 2 and len(cards) > 2:
         cards = cards[:2]
         room = height - len(top) - len(middle) - len(cards) - len(ask)
-    body = _split(log(sentences, width, room)) if room > 0 else []
+    body = split_rows(log(sentences, width, room)) if room > 0 else []
     # Too short a screen: the decision and the hand matter most, the queue's tail least.
     excess = len(top) + len(middle) + len(body) + len(cards) + len(ask) - height
     for part in (middle, top, cards, ask):

@@ -17,6 +17,7 @@ from mundus_net.bots.base import Bot, load_bot, strategy_names
 from mundus_net.deck import Deck, DeckError, load_deck
 from mundus_net.sim import derive_seed
 
+from . import beacon
 from .server import Host
 from .table import DEFAULT_BOT_SECONDS, Message, Table
 
@@ -120,6 +121,7 @@ def register(subparsers: Any) -> None:
                         default=None, metavar="N", help="end after N rounds (R8.5)")
     parser.add_argument("--record", metavar="FILE", default=None,
                         help="write the game record (JSON) to FILE at the end")
+    beacon.add_arguments(parser)
     parser.set_defaults(func=_main, host_parser=parser)
 
 
@@ -206,6 +208,11 @@ def _main(args: argparse.Namespace) -> int:
         print(f"  a bot joins with:  mundus bot --connect {address}")
         print(f"waiting for {table.free_seats()} player(s)...", flush=True)
     host.start()
+    announcer = beacon.from_args(args, host, address)
+    if announcer is not None:  # stops by itself with the host
+        announcer.start()
+        print(f"announced to {announcer.target[0]}:{announcer.target[1]} "
+              "(`mundus join` lists it; --no-beacon turns this off)", flush=True)
     try:
         while not host.wait(0.5):
             pass

@@ -12,6 +12,9 @@ from collections.abc import Sequence
 
 # subcommand -> module providing register(subparsers). Order is the order of `mundus --help`.
 SUBCOMMANDS = {
+    "play": "client.play",
+    "join": "client.join",
+    "watch": "client.watch",
     "rules": "mundus_net.rules_cli",
     "sim": "mundus_net.sim",
     "host": "host.cli",

@@ -121,8 +121,8 @@ def unpack(frame: bytes, limit: int) -> dict[str, Any]:
     if len(frame) > limit:
         raise ProtocolError("too_large", f"frame of {len(frame)} bytes; the limit is {limit}")
     try:
-        message = msgpack.unpackb(frame, raw=False, strict_map_key=True,
-                                  max_buffer_size=limit)
+        # unpackb bounds every declared length by the frame's size (already checked).
+        message = msgpack.unpackb(frame, raw=False, strict_map_key=True)
     except Exception as exc:  # msgpack raises several unrelated types for bad input
         raise ProtocolError("malformed", f"not valid msgpack ({type(exc).__name__})") from None
     if not isinstance(message, dict):

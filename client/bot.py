@@ -1,0 +1,230 @@
+"""Network bots: any engine :class:`~mundus_net.bots.base.Bot` playing one seat of a host's
+table (``mundus bot``).
+
+The bot sees the table through a :class:`~mundus_net.view.StateView` built from the
+connection's public and private state, and decides only when the public state has caught up
+with its pending decision, so it sees exactly what an in-process bot would. Offers go
+through commit-reveal (the connection does it); reconnects after host silence are the
+connection's too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, cast
+
+from mundus_net.bots.base import Bot, load_bot
+from mundus_net.game import Result
+from mundus_net.view import PlayerView
+
+from .connection import (
+    ClientError,
+    Closed,
+    Connection,
+    ConnectTimeout,
+    GameOver,
+    HostError,
+    Joined,
+    Lost,
+    Mismatch,
+    OfferSecret,
+    Problem,
+    Refused,
+)
+
+Log = Callable[[str], None]
+
+
+def _stderr(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+class NetworkBot:
+    """Plays ``bot`` over ``conn`` until the game is over."""
+
+    def __init__(self, conn: Connection, bot: Bot, log: Log = _stderr) -> None:
+        self.conn = conn
+        self.bot = bot
+        self.log = log
+        self.decisions = 0
+        self._refused: dict[int, int] = {}  # pending id -> refused answers
+
+    def play(self, poll_s: float = 1.0) -> Result | None:
+        """Decide whenever asked; return the result (None if the connection closed first)."""
+        conn = self.conn
+        while conn.result is None and not conn.closed:
+            for notice in conn.poll(poll_s):
+                self._notice(notice)
+            pending = conn.ready
+            if pending is None or not pending.legal or conn.result is not None:
+                continue
+            refused = self._refused.get(pending.id, 0)
+            if refused >= 2:
+                continue  # neither the bot's choice nor the first legal one: wait for the host
+            if refused == 1:
+                decision = pending.legal[0]  # the bot's choice was refused: play it safe
+            else:
+                # A StateView has PlayerView's reading API over the received state.
+                view = cast(PlayerView, conn.view())
+                try:
+                    decision = self.bot.decide(view, pending.legal)
+                except Exception as exc:  # a broken strategy must not lose the seat
+                    self.log(f"the strategy failed ({exc!r}); playing the first legal choice")
+                    decision = pending.legal[0]
+            try:
+                conn.decide(decision)
+            except ClientError as exc:
+                self.log(f"cannot answer: {exc}")
+                self._refused[pending.id] = refused + 1
+                continue
+            self.decisions += 1
+        return conn.result
+
+    def _notice(self, notice: object) -> None:
+        if isinstance(notice, Refused):
+            self.log(f"host refused {notice.request}: {notice.code}: {notice.message}")
+            pending = self.conn.pending
+            if notice.request in ("decide", "commit") and pending is not None and \
+                    notice.code not in ("stale", "rate_limited"):
+                self._refused[pending.id] = self._refused.get(pending.id, 0) + 1
+        elif isinstance(notice, Mismatch):
+            self.log(f"COMMITMENT MISMATCH round {notice.round} seat {notice.seat}: "
+                     f"{notice.reason}")
+        elif isinstance(notice, Lost):
+            self.log(f"connection lost ({notice.reason}); reconnecting")
+        elif isinstance(notice, Joined) and notice.resumed:
+            self.log(f"back at the table, seat {notice.welcome.seat}")
+        elif isinstance(notice, Problem):
+            self.log(notice.message)
+        elif isinstance(notice, Closed):
+            self.log(f"connection closed ({notice.reason})")
+        elif isinstance(notice, GameOver):
+            pass  # conn.result is set; play() returns
+
+
+# -- the token file -----------------------------------------------------------------------------
+
+
+def read_session(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def write_session(path: Path, conn: Connection) -> None:
+    """Token and open commitment, written atomically (a kill mid-write loses nothing)."""
+    data = {"address": conn.address, "game": conn.game_id, "seat": conn.seat,
+            "token": conn.token,
+            "secret": None if conn.secret is None else conn.secret.to_json()}
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, bytes):
+        return value.hex()
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def _tracer(path: Path) -> Callable[[str, dict[str, Any]], None]:
+    out = path.open("a", encoding="utf-8")
+
+    def tap(source: str, message: dict[str, Any]) -> None:
+        out.write(json.dumps({"src": source, "m": _jsonable(message)}) + "\n")
+        out.flush()  # a killed process keeps what it received
+
+    return tap
+
+
+# -- the command --------------------------------------------------------------------------------
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "bot", help="play one seat of a networked table with a bot strategy",
+        description="Join a mundus host as a bot player and play until the game ends.")
+    p.add_argument("--connect", required=True, metavar="tcp://HOST:PORT",
+                   help="the host's address")
+    p.add_argument("--strategy", default="greedy",
+                   help="a strategy name (random, greedy) or module:Class (default greedy)")
+    p.add_argument("--name", help="the player's name (default: the strategy's)")
+    p.add_argument("--seed", type=int, default=0, help="the bot's seed (default 0)")
+    p.add_argument("--token-file", type=Path, metavar="FILE",
+                   help="keep the seat token (and an open offer commitment) here; an "
+                        "existing file resumes that seat")
+    p.add_argument("--token", help=argparse.SUPPRESS)  # resume a seat (tests)
+    p.add_argument("--timeout", type=float, default=10.0,
+                   help="seconds to wait for the host when joining (default 10)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    # Every message received, one JSON line each (bytes as hex): for tests and debugging.
+    p.add_argument("--trace", type=Path, help=argparse.SUPPRESS)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        bot = load_bot(args.strategy, args.seed)
+    except ValueError as exc:
+        _stderr(f"mundus bot: {exc}")
+        return 2
+    token: str | None = args.token
+    secret: OfferSecret | None = None
+    path: Path | None = args.token_file
+    if path is not None and path.exists():
+        saved = read_session(path)
+        token = token or saved.get("token")
+        if saved.get("secret"):
+            try:
+                secret = OfferSecret.from_json(saved["secret"])
+            except (KeyError, TypeError, ValueError):
+                secret = None
+    name = (args.name or f"{args.strategy.rsplit(':', 1)[-1]}-bot")[:32]
+    conn = Connection(args.connect, name, "player", token=token, bot=True, secret=secret)
+    if args.trace is not None:
+        conn.tap = _tracer(args.trace)
+    if path is not None:
+        def save(_: object) -> None:
+            write_session(path, conn)
+        conn.on_secret = save
+    try:
+        try:
+            welcome = conn.connect(args.timeout)
+        except (HostError, ConnectTimeout) as exc:
+            _stderr(f"mundus bot: cannot join {args.connect}: {exc}")
+            return 1
+        if path is not None:
+            write_session(path, conn)
+        _stderr(f"{name}: seat {welcome.seat} at {welcome.name!r} (game {welcome.game})")
+        result = NetworkBot(conn, bot).play()
+    except KeyboardInterrupt:
+        conn.close(bye=True)
+        _stderr("left the table (the seat stays, marked away)")
+        return 130
+    conn.close(bye=True)
+    if result is None:
+        _stderr("mundus bot: the connection closed before the game ended")
+        return 1
+    seat = conn.seat
+    if args.json:
+        print(json.dumps({"seat": seat, "winners": list(result.winners),
+                          "reason": result.reason, "doubloons": list(result.doubloons),
+                          "places": list(result.places), "rounds": result.rounds}))
+    else:
+        won = seat in result.winners
+        print(f"game over after {result.rounds} rounds ({result.reason}): winners "
+              f"{', '.join(map(str, result.winners))}; doubloons "
+              f"{' '.join(map(str, result.doubloons))}; seat {seat} "
+              f"{'won' if won else 'placed ' + str(result.places[seat or 0])}")
+    return 0

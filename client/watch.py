@@ -1,0 +1,29 @@
+"""``mundus watch [tcp://HOST:PORT]``: follow a table as a spectator (public information
+only: no hand, no decisions). Without an address, pick a table heard on the LAN."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from .join import add_discovery_arguments, pick_table
+from .session import Seating, needs_terminal, sit
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "watch", help="watch a table as a spectator",
+        description="Follow a mundus host's table in the full-screen client, seeing what "
+                    "every player sees of the table (docs/client.md).")
+    add_discovery_arguments(p)
+    p.add_argument("--name", default="spectator", help="the name the table sees")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if needs_terminal("watch"):
+        return 2
+    address = args.address or pick_table(args, None, watching=True)
+    if address is None:
+        return 1
+    return sit(Seating(address, (args.name.strip() or "spectator")[:32], spectator=True))

@@ -1,0 +1,212 @@
+"""Whole games over loopback: a host (host.server.Host in a thread) with two host bots, and two
+``mundus bot`` processes. The result is the record's when replayed; a bot killed mid-round
+comes back with its token file and finishes; no client hears of another seat's offer before
+every commitment is in. Only 127.0.0.1, free ports, and a timeout on every wait."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from host.server import Host
+from host.table import Table
+from mundus_net.bots.base import load_bot
+from mundus_net.game import Result
+from mundus_net.record import GameRecord
+
+ROOT = Path(__file__).resolve().parent.parent
+SEED = 11
+WAIT = 30.0  # seconds: the longest any step may take (a game takes about one)
+
+
+@pytest.fixture
+def host() -> Iterator[Host]:
+    table = Table(4, seed=SEED, bots=[load_bot("greedy", 100), load_bot("greedy", 101)],
+                  bot_names=["hb0", "hb1"], bot_seconds=WAIT, heartbeat_ms=200)
+    server = Host(table, port=0, linger_after_end=WAIT, log=lambda text: None)
+    server.start()
+    yield server
+    server.stop()
+
+
+def wait_until(found: Callable[[], Any], timeout: float = WAIT, what: str = "") -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = found()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what or found}")
+        time.sleep(0.005)
+
+
+class BotProcess:
+    """``python -m mundus_net.cli bot ...`` for one seat, with its token file and trace."""
+
+    def __init__(self, host: Host, tmp: Path, name: str, seed: int) -> None:
+        self.host = host
+        self.name = name
+        self.token_file = tmp / f"{name}.token"
+        self.trace = tmp / f"{name}.trace"
+        self.command = [sys.executable, "-m", "mundus_net.cli", "bot", "--connect",
+                        host.address, "--strategy", "greedy", "--seed", str(seed), "--name",
+                        name, "--token-file", str(self.token_file), "--trace", str(self.trace),
+                        "--json", "--timeout", str(WAIT)]
+        self.runs: list[subprocess.Popen[str]] = []
+        self.start()
+
+    def start(self) -> None:
+        self.runs.append(subprocess.Popen(self.command, cwd=ROOT, stdout=subprocess.PIPE,
+                                          stderr=subprocess.PIPE, text=True))
+
+    @property
+    def proc(self) -> subprocess.Popen[str]:
+        return self.runs[-1]
+
+    def finish(self) -> dict[str, Any]:
+        out, err = self.proc.communicate(timeout=WAIT)
+        assert self.proc.returncode == 0, f"{self.name} exited {self.proc.returncode}: {err}"
+        assert "MISMATCH" not in err, err
+        result: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
+        return result
+
+    def kill(self) -> None:
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.communicate(timeout=WAIT)
+
+    def stop(self) -> None:
+        for proc in self.runs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate(timeout=WAIT)
+
+
+def seated(host: Host, name: str) -> bool:
+    return host.call(lambda t: name in t.names)
+
+
+def start_bots(host: Host, tmp: Path) -> list[BotProcess]:
+    """Two network bots, one after the other, so that they take seats 2 and 3 in order."""
+    bots: list[BotProcess] = []
+    for seat, name in ((2, "netbot2"), (3, "netbot3")):
+        bots.append(BotProcess(host, tmp, name, seed=seat))
+        wait_until(lambda name=name: seated(host, name), what=f"{name} to join")  # type: ignore[misc]
+    return bots
+
+
+def as_result(data: dict[str, Any]) -> Result:
+    return Result(tuple(data["winners"]), data["reason"], tuple(data["doubloons"]),
+                  tuple(data["places"]), data["rounds"])
+
+
+def check_finished(host: Host, results: list[dict[str, Any]]) -> GameRecord:
+    """Both clients saw the host's result, and the record replays to it."""
+    # Once the game is over and every client has left, the host stops: then the table is
+    # the test's to read.
+    assert host.wait(WAIT), "the host did not stop after the game"
+    assert host.error is None
+    result = host.table.game.result
+    assert result is not None
+    assert [r["seat"] for r in results] == [2, 3]
+    for r in results:
+        assert as_result(r) == result
+    record = host.table.record
+    assert record.replay().result == result
+    assert GameRecord.from_json(record.to_json()).replay().result == result
+    return record
+
+
+# -- secrecy of offers --------------------------------------------------------------------------
+
+
+class OfferWatch:
+    """Follows one client's public event stream: every reveal of offers must come after the
+    commitments of its round (when anyone was asked to commit)."""
+
+    def __init__(self) -> None:
+        self.round = 0
+        self.committed: set[int] = set()  # rounds whose commitments were published
+        self.asked: set[int] = set()  # rounds with at least one committed event
+
+    def events(self, events: list[dict[str, Any]]) -> None:
+        for e in events:
+            kind = e["kind"]
+            if kind == "round":
+                self.round = e["round"]
+            elif kind == "committed":
+                self.asked.add(self.round)
+            elif kind == "commitments":
+                self.committed.add(e["round"])
+            elif kind in ("reveal", "reveals") and self.round in self.asked:
+                assert self.round in self.committed, f"offers of round {self.round} shown " \
+                                                     "before every commitment was in"
+
+
+def check_secrecy(trace: Path, seat: int) -> int:
+    """Nothing in what ``seat`` received shows another seat's offer too early. Returns the
+    number of messages checked."""
+    watch = OfferWatch()
+    lines = trace.read_text(encoding="utf-8").splitlines()
+    for line in lines:
+        m = json.loads(line)["m"]
+        if m["t"] == "update":
+            watch.events(m["events"])
+        elif m["t"] == "snapshot":
+            watch = OfferWatch()  # a snapshot carries the whole history again
+            watch.events(m["events"])
+        private = m.get("private") if m["t"] == "snapshot" else m if m["t"] == "private" \
+            else None
+        for e in (private or {}).get("events", ()):
+            # Private parts are this seat's own: its offer, its secret decisions.
+            if e["kind"] == "offer" or (e["kind"] == "decision" and "decision" in e):
+                assert e["seat"] == seat, f"seat {seat} received seat {e['seat']}'s {e}"
+    return len(lines)
+
+
+# -- the tests ----------------------------------------------------------------------------------
+
+
+def test_a_whole_game_with_two_host_bots_and_two_bot_processes(host: Host,
+                                                               tmp_path: Path) -> None:
+    bots = start_bots(host, tmp_path)
+    try:
+        results = [bot.finish() for bot in bots]
+    finally:
+        for bot in bots:
+            bot.stop()
+    record = check_finished(host, results)
+    assert record.violations == []
+    assert any(o.seat == 2 for o in record.offers) and any(o.seat == 3 for o in record.offers)
+    for seat, bot in zip((2, 3), bots, strict=True):
+        assert check_secrecy(bot.trace, seat) > 50
+        saved = json.loads(bot.token_file.read_text())
+        assert saved["seat"] == seat and len(saved["token"]) == 32
+
+
+def test_a_bot_killed_mid_round_comes_back_with_its_token(host: Host, tmp_path: Path) -> None:
+    bots = start_bots(host, tmp_path)
+    victim = bots[1]
+    try:
+        wait_until(lambda: host.call(lambda t: t.game.round >= 2 and not t.over),
+                   what="round 2")
+        victim.kill()
+        assert victim.proc.returncode == -signal.SIGKILL  # it died mid-game, not at the end
+        wait_until(lambda: host.call(lambda t: not t.over), what="the game to wait")
+        token = json.loads(victim.token_file.read_text())["token"]
+        victim.start()  # the same command: the token file gives the seat back
+        results = [bot.finish() for bot in bots]
+    finally:
+        for bot in bots:
+            bot.stop()
+    check_finished(host, results)
+    assert host.table.seats[3].token == token
+    assert host.table.game.round > 2
+    assert check_secrecy(victim.trace, 3) > 50

@@ -1,0 +1,173 @@
+"""The terminal client's model without a terminal: what typed lines mean, the numbered
+choices, the screen's size, and the seat-token file."""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from pathlib import Path
+
+import pytest
+
+from client.connection import OfferSecret, PendingDecision, Synced
+from client.render import line_width, split_rows
+from client.tokens import TokenStore, state_dir
+from client.tui import Chat, Leave, Say, Send, ShowHelp, Snapshot, TableModel, choices_for
+from mundus_net.bots.base import load_bot
+from mundus_net.decisions import EndTurn, Take
+from mundus_net.game import Game, Pending
+from mundus_net.notation import format_decision
+from mundus_net.view import PlayerView, StateView
+
+ME = 3
+NAMES = ("Bo", "Cy", "Di", "Ana")
+
+
+def model_at(kind: str, seed: int = 7) -> tuple[TableModel, Game]:
+    """A model whose seat 3 is asked ``kind`` (bots play every other decision)."""
+    game = Game.new(4, seed=seed)
+    bots = [load_bot("greedy", s) for s in range(4)]
+    while True:
+        pending = game.pending
+        assert pending is not None, f"no {kind} for seat {ME} in this game"
+        seat = pending.seats[0] if ME not in pending.seats else ME
+        if seat == ME and pending.kind == kind:
+            break
+        game.apply(seat, bots[seat].decide(PlayerView(game, seat), game.legal(seat)))
+    legal = tuple(game.legal(ME))
+    ready = PendingDecision(id=17, kind=kind, detail=dict(pending.detail), legal=legal,
+                            deadline=None, seq=1)
+    data = PlayerView(game, ME).to_dict()
+    view = StateView(data, game.deck, list(legal), Pending(kind, (ME,), pending.detail))
+    model = TableModel(address="tcp://127.0.0.1:7700")
+    model.on_notice(Synced(1), Snapshot(view, ready, NAMES, online=True, seat=ME))
+    return model, game
+
+
+def test_numbers_pass_and_notation_choose_decisions() -> None:
+    model, game = model_at("take")
+    legal = game.legal(ME)
+    choices = model.choices()
+    assert [c.decisions[0] for c in choices] == legal
+    assert model.interpret("1") == Send((legal[0],))
+    assert model.interpret(str(len(legal))) == Send((legal[-1],))
+    assert isinstance(model.interpret(str(len(legal) + 1)), Say)
+    first = legal[0]
+    assert isinstance(first, Take)
+    text = f"take:{'R' if first.card == 10 else first.card}@{first.seat}"
+    assert model.interpret(text) == Send((first,))
+    assert model.interpret(f"{ME}.{text}") == Send((first,))
+    wrong_seat = model.interpret(f"{(ME + 1) % 4}.{text}")
+    assert isinstance(wrong_seat, Say) and "seat prefix" in wrong_seat.text
+    # Of the right kind but not listed: sent, for the engine to judge.
+    own = model.interpret(f"take:5@{ME}")
+    assert isinstance(own, Send) and "host will judge" in own.note
+    wrong_kind = model.interpret("announce:3")
+    assert isinstance(wrong_kind, Say) and "take a card" in wrong_kind.text
+    bad = model.interpret("take:5")
+    assert isinstance(bad, Say) and "take:CARD@SEAT" in bad.text
+    assert isinstance(model.interpret("pass"), Say)  # nothing to pass in a take
+
+
+def test_an_offer_is_checked_before_it_is_sealed() -> None:
+    model, game = model_at("offer")
+    legal = game.legal(ME)
+    assert model.interpret(format_decision(legal[0])) == Send((legal[0],))
+    wrong = model.interpret("offer:99999")  # of the right kind, but not a legal offer
+    assert isinstance(wrong, Say) and "not an offer you can make" in wrong.text
+
+
+def test_commands() -> None:
+    model, _ = model_at("take")
+    assert model.interpret("  ") is None
+    assert model.interpret("help") == ShowHelp()
+    assert model.interpret("quit") == Leave()
+    assert model.interpret("say  hello  all ") == Chat("hello  all")
+    assert isinstance(model.interpret("say"), Say)
+    model.spectator = True
+    assert isinstance(model.interpret("say hi"), Say)
+
+
+def test_sending_marks_the_question_answered() -> None:
+    model, _ = model_at("take")
+    action = model.interpret("1")
+    assert isinstance(action, Send)
+    model.sending(action)
+    assert model.ready is None and model.prompt_text() == "> "
+    waiting = model.interpret("2")
+    assert isinstance(waiting, Say) and "on its way" in waiting.text
+    model.send_failed(RuntimeError("gone"))
+    assert model.ready is not None and model.prompt_text() == "take> "
+
+
+def test_the_turn_lists_the_advisor_and_end() -> None:
+    model, game = model_at("turn", seed=5)
+    choices = model.choices()
+    assert choices[-1].decisions == (EndTurn(),)
+    legal = game.legal(ME)
+    assert all(c.decisions[0] in legal for c in choices if len(c.decisions) == 1)
+    assert model.interpret("end") == Send((EndTurn(),))
+    assert model.interpret("pass") == Send((EndTurn(),))
+    assert choices_for(model.snap.view, model.snap.ready, NAMES) == choices
+
+
+@pytest.mark.parametrize("width, height", [(80, 24), (100, 30), (160, 50)])
+def test_the_screen_fits_and_grows(width: int, height: int) -> None:
+    model, _ = model_at("take")
+    model.sentences = [f"Sentence number {i} of the story so far" for i in range(60)]
+    rows = split_rows(model.draw(width, height - 1))  # the input line takes the last row
+    assert len(rows) == height - 1
+    assert all(line_width(row) <= width for row in rows)
+    text = ["".join(t for _, t in row) for row in rows]
+    assert any(line.startswith("Hand ") for line in text)
+    assert any(line.startswith("Choices (") for line in text)
+    shown = sum(1 for line in text if line.startswith("Sentence number"))
+    assert shown >= (2 if height == 24 else 5)
+    assert "Sentence number 59 of the story so far" in text
+
+
+def test_help_names_the_rules() -> None:
+    model, _ = model_at("take")
+    model.help_open = True
+    text = "\n".join("".join(t for _, t in row) for row in split_rows(model.draw(80, 23)))
+    assert "Help (F1 or Esc closes)" in text and "R5.7" in text
+
+
+def test_tokens_are_private_and_per_address(tmp_path: Path) -> None:
+    assert state_dir({"XDG_STATE_HOME": str(tmp_path), "HOME": "/nowhere"}) == \
+        tmp_path / "mundus-net"
+    assert state_dir({"XDG_STATE_HOME": "relative/path", "HOME": str(tmp_path)}) == \
+        tmp_path / ".local" / "state" / "mundus-net"
+    store = TokenStore(tmp_path / "state" / "tokens.json")
+    secret = OfferSecret(2, (1, 5), b"\x01" * 32, b"\x02" * 32)
+    store.save("tcp://127.0.0.1:7700", "a" * 32, game="g1", seat=3, name="Ana", secret=secret,
+               note={"pid": 42})
+    store.save("tcp://127.0.0.1:7800", "b" * 32, game="g2", seat=0, name="Ana")
+    assert stat.S_IMODE(os.stat(store.path).st_mode) == 0o600
+    assert stat.S_IMODE(os.stat(store.path.parent).st_mode) == 0o700
+    saved = store.get("tcp://127.0.0.1:7700")
+    assert saved is not None and (saved.token, saved.seat, saved.secret, saved.note) == \
+        ("a" * 32, 3, secret, {"pid": 42})
+    store.save("tcp://127.0.0.1:7700", "a" * 32, game="g1", seat=3, name="Ana", secret=None)
+    again = store.get("tcp://127.0.0.1:7700")
+    assert again is not None and again.secret is None and again.note == {"pid": 42}
+    store.forget("tcp://127.0.0.1:7700")
+    assert store.get("tcp://127.0.0.1:7700") is None
+    assert store.get("tcp://127.0.0.1:7800") is not None
+    store.path.write_text("not json")
+    assert store.get("tcp://127.0.0.1:7800") is None  # a broken file is no seat, not a crash
+
+
+def test_many_choices_are_packed_with_a_count_of_the_rest() -> None:
+    model, game = model_at("take")
+    total = len(game.legal(ME))
+    rows = split_rows(model.draw(50, 23))  # narrow: the choices do not all fit
+    assert all(line_width(row) <= 50 for row in rows)
+    text = "\n".join("".join(t for _, t in row) for row in rows)
+    panel = text[text.index("Choices ("):]
+    shown = re.findall(r"(\d+)\) (\S+)", panel)
+    more = re.search(r"… \+(\d+) more \(Tab\)", panel)
+    assert more is not None and total > len(shown) >= 5, panel
+    assert len(shown) + int(more.group(1)) == total
+    assert [int(n) for n, _ in shown] == list(range(1, len(shown) + 1))
