@@ -98,7 +98,11 @@ def submultisets(counts: Sequence[int], size: int) -> list[Cards]:
         return []
     if size == len(cards):
         return [cards]
-    return sorted(set(combinations(cards, size)))
+    # combinations() of a sorted hand lists index tuples in lexicographic order, and the first
+    # time each distinct multiset comes up is in its sorted place (its earliest indices come
+    # before those of any greater multiset), so dropping repeats leaves them sorted: the same
+    # list as sorted(set(...)), without the sort.
+    return list(dict.fromkeys(combinations(cards, size)))
 
 
 def iter_multisets_upto(counts: Sequence[int], size: int) -> Iterator[Cards]:

@@ -17,7 +17,7 @@ TARGET_CASH = -1  # Vicente de la Raya: doubloons instead of a development (P04)
 
 
 def _same_kind_eq(self: tuple[Any, ...], other: object) -> bool:
-    return type(self) is type(other) and tuple.__eq__(self, other)  # type: ignore[arg-type]
+    return type(self) is type(other) and tuple.__eq__(self, other)
 
 
 def _same_kind_ne(self: tuple[Any, ...], other: object) -> bool:
@@ -124,9 +124,9 @@ class Convert(NamedTuple):
 
 
 class MakeRelicSet(NamedTuple):
-    """R6.2: a set of ``count`` relics alone."""
+    """R6.2: a set of ``size`` relics alone (1-5)."""
 
-    count: int
+    size: int
 
 
 class MakePerfect(NamedTuple):

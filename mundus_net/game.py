@@ -25,11 +25,9 @@ from .cards import (
     VALUES,
     Cards,
     from_counts,
-    iter_multisets_upto,
     submultisets,
     to_counts,
 )
-from .deck import EVENTS, Deck, default_deck
 from .decisions import (
     TARGET_CASH,
     TARGET_DRAW,
@@ -54,6 +52,7 @@ from .decisions import (
     Store,
     Take,
 )
+from .deck import EVENTS, Deck, default_deck
 
 # Phases: the kind of the pending decision ("over" when the game has ended).
 CORONADO = "coronado"
@@ -131,12 +130,52 @@ class Game:
     """The authoritative state of one game of Mundus Novus."""
 
     __slots__ = (
-        "_legal", "active", "announced", "caravels", "capacity", "converted", "deck", "devpile", "devs",
-        "discard", "display", "doubloons", "draw", "event", "faceup", "fleets", "gift_to",
-        "hands", "log", "market", "merchants", "merchants_used", "offers", "options", "owner",
-        "perfect_shown", "phase", "pick_queue", "pirates_chosen", "pirates_due", "players",
-        "queue", "queue_short", "reshuffles", "result", "round", "shipyards", "stored", "takes",
-        "tie", "tm", "turn_index", "turn_order", "turn_perfect", "turn_relics", "turn_series",
+        "_legal",
+        "active",
+        "announced",
+        "capacity",
+        "caravels",
+        "converted",
+        "deck",
+        "devpile",
+        "devs",
+        "discard",
+        "display",
+        "doubloons",
+        "draw",
+        "event",
+        "faceup",
+        "fleets",
+        "gift_to",
+        "hands",
+        "log",
+        "market",
+        "merchants",
+        "merchants_used",
+        "offers",
+        "options",
+        "owner",
+        "perfect_shown",
+        "phase",
+        "pick_queue",
+        "pirates_chosen",
+        "pirates_due",
+        "players",
+        "queue",
+        "queue_short",
+        "reshuffles",
+        "result",
+        "round",
+        "shipyards",
+        "stored",
+        "takes",
+        "tie",
+        "tm",
+        "turn_index",
+        "turn_order",
+        "turn_perfect",
+        "turn_relics",
+        "turn_series",
         "turn_sets",
     )
 
@@ -153,15 +192,17 @@ class Game:
             raise RuleError("R8.5", "the round limit must be at least 1")
         self._blank(options, deck or default_deck())
         rng = random.Random(options.seed)  # R2.6: one seeded generator for the setup
-        self.draw = [v for v in VALUES for _ in range(RESOURCE_COUNTS[v])]
+        self.draw: list[int] = [v for v in VALUES for _ in range(RESOURCE_COUNTS[v])]
         rng.shuffle(self.draw)
-        self.market = sorted(self.draw.pop() for _ in range(MARKET_SIZE))  # R2.2
+        self.market: list[int] = sorted(self.draw.pop() for _ in range(MARKET_SIZE))  # R2.2
         cards = [c.id for c in self.deck.for_players(n, options.promo)]
         rng.shuffle(cards)  # R2.3
-        self.devpile = cards
-        self.queue = [self.devpile.pop() for _ in range(min(QUEUE_SIZE, len(self.devpile)))]
+        self.devpile: list[str] = cards
+        dealt = min(QUEUE_SIZE, len(self.devpile))
+        self.queue: list[str] = [self.devpile.pop() for _ in range(dealt)]
         self.tm = rng.randrange(n) if options.first_tm is None else options.first_tm  # R2.4
-        self._log("setup", players=n, seed=options.seed, promo=options.promo, tm=self.tm,
+        # The seed is never logged: it would tell every seat the order of every pile.
+        self._log("setup", players=n, promo=options.promo, tm=self.tm,
                   deck=self.deck.name, market=tuple(self.market), queue=tuple(self.queue))
         self._begin_round()
         self._settle()
@@ -177,12 +218,12 @@ class Game:
         self.event: str | None = None
         self.phase = ANNOUNCE
         self.active = 0
-        self.draw: list[int] = []
+        self.draw = []
         self.discard: list[int] = []
-        self.market: list[int] = []
+        self.market = []
         self.display: list[int] = []
-        self.queue: list[str] = []
-        self.devpile: list[str] = []
+        self.queue = []
+        self.devpile = []
         self.hands = [[0] * 11 for _ in range(n)]
         self.stored = [[0] * 11 for _ in range(n)]
         self.doubloons = [0] * n
@@ -254,7 +295,7 @@ class Game:
             return Pending(PIRATES, seats, {"counts": {s: self.pirates_due[s] for s in seats}})
         detail: dict[str, Any] = {}
         if phase == PICK:
-            seat, fleet = self.pick_queue[0]
+            fleet = self.pick_queue[0][1]
             detail = {"fleet": fleet, "count": min(len(fleet), len(self.display))}
         elif phase == TM_TIE:
             detail = {"candidates": self.tie}
@@ -278,37 +319,48 @@ class Game:
     def apply(self, seat: int, decision: Decision) -> None:
         """Validate and apply ``seat``'s decision; raise RuleError (state untouched) if it is
         not allowed now."""
-        if self.phase == OVER:
-            raise RuleError("R8", "the game is over")
+        phase = self.phase
         handler = _HANDLERS.get(type(decision))
-        if handler is None or handler[0] != self.phase:
+        if handler is None or handler[0] != phase:  # never true when the game is over
+            if phase == OVER:
+                raise RuleError("R8", "the game is over")
             raise RuleError("R7", f"{type(decision).__name__} is not the decision pending "
-                                  f"now (the game waits for {self.phase})")
-        if self.phase in SIMULTANEOUS:
-            if seat not in self.waiting_seats():
+                                  f"now (the game waits for {phase})")
+        if phase in SIMULTANEOUS:
+            if not self.legal(seat):  # empty exactly when the seat is not waited for
                 raise RuleError("R7", f"seat {seat} has nothing to decide now")
         elif seat != self.active:
             raise RuleError("R7", f"it is seat {self.active}'s decision, not seat {seat}'s")
         mark = len(self.log)
         handler[1](self, seat, decision)
         self._record(mark, seat, decision, auto=False)
-        self._legal = {}
+        if phase in SIMULTANEOUS and self.phase == phase:
+            # Until the last one is in, a simultaneous decision is only recorded (R4.7, R5.3):
+            # what the other waiting seats may choose is unchanged, so their lists are kept.
+            self._legal.pop(seat, None)
+        else:
+            self._legal = {}
         self._settle()
 
     # -- bookkeeping ----------------------------------------------------------------------
 
+    # Events are made with tuple.__new__, not Event(...): a named tuple's own constructor is a
+    # Python function, and about three events are logged per decision (benchmarks/README.md).
+
     def _log(self, kind: str, private: dict[int, dict[str, Any]] | None = None,
              **public: Any) -> None:
-        self.log.append(Event(kind, public, private))
+        self.log.append(tuple.__new__(Event, (kind, public, private)))
 
     def _record(self, mark: int, seat: int, decision: Decision, auto: bool) -> None:
         """Log a decision before the events it caused (they start at index ``mark``)."""
-        if type(decision) in _SECRET_DECISIONS:
-            self.log.insert(mark, Event("decision", {"seat": seat, "kind": type(decision).__name__,
-                                               "auto": auto}, {seat: {"decision": decision}}))
+        kind = type(decision)
+        public = {"seat": seat, "type": kind.__name__, "auto": auto}
+        private = None
+        if kind in _SECRET_DECISIONS:
+            private = {seat: {"decision": decision}}
         else:
-            self.log.insert(mark, Event("decision", {"seat": seat, "kind": type(decision).__name__,
-                                               "auto": auto, "decision": decision}))
+            public["decision"] = decision
+        self.log.insert(mark, tuple.__new__(Event, ("decision", public, private)))
 
     def _settle(self) -> None:
         """Apply every decision that has a single legal choice, until a real one is pending."""
@@ -321,7 +373,12 @@ class Game:
                 seat = forced
             else:
                 seat = self.active
-                if len(self.legal(seat)) != 1:
+                # legal(seat), without re-checking the phase and the seat: this runs after
+                # every decision.
+                options = self._legal.get(seat)
+                if options is None:
+                    options = self._legal[seat] = _LEGAL[self.phase](self, seat)
+                if len(options) != 1:
                     return
             choice = self._legal[seat][0]
             mark = len(self.log)
@@ -333,7 +390,8 @@ class Game:
         """The seats whose decision the game waits for now."""
         phase = self.phase
         if phase == OFFER:
-            return tuple(s for s in range(self.players) if s not in self.offers)
+            offers = self.offers
+            return tuple([s for s in range(self.players) if s not in offers])
         if phase == PIRATES:
             return tuple(s for s in sorted(self.pirates_due) if s not in self.pirates_chosen)
         if phase == OVER:
@@ -352,6 +410,21 @@ class Game:
             self.draw = pile
             self._log("reshuffle", size=len(pile), number=self.reshuffles)
         return self.draw.pop()
+
+    def _draw_resources(self, count: int) -> list[int]:
+        """R4.2: up to ``count`` resources in the order ``count`` calls of _draw_resource()
+        would draw them, taking what the pile holds in one slice."""
+        got: list[int] = []
+        while len(got) < count:
+            card = self._draw_resource()  # reshuffles if the pile is empty
+            if card is None:
+                break
+            got.append(card)
+            more = min(count - len(got), len(self.draw))
+            if more:
+                got.extend(reversed(self.draw[-more:]))  # the top of the pile is its end
+                del self.draw[-more:]
+        return got
 
     def affected(self, seat: int) -> bool:
         """R3.4: does this round's event act on ``seat``?"""
@@ -423,26 +496,18 @@ class Game:
                 self._log("unstore", {s: {"cards": back}}, seat=s, count=len(back))
         dealt: dict[int, dict[str, Any]] = {}
         sizes = {}
+        drawn = self._draw_resources(HAND_DEAL * n)  # as if each seat drew its 5 in turn
         for i in range(n):  # R4.2, dealt from the TM clockwise
             s = (self.tm + i) % n
-            got = []
-            for _ in range(HAND_DEAL):
-                card = self._draw_resource()
-                if card is None:
-                    break
-                got.append(card)
-                self.hands[s][card] += 1
+            got = drawn[HAND_DEAL * i:HAND_DEAL * (i + 1)]
+            hand = self.hands[s]
+            for card in got:
+                hand[card] += 1
             dealt[s] = {"cards": tuple(sorted(got))}
             sizes[s] = len(got)
         self._log("deal", dealt, counts=sizes)
-        total = sum(len(c) for c in self.caravels)  # R4.3
-        display = []
-        for _ in range(total):
-            card = self._draw_resource()
-            if card is None:
-                break
-            display.append(card)
-        self.display = sorted(display)
+        total = sum(map(len, self.caravels))  # R4.3
+        self.display = sorted(self._draw_resources(total))
         self._log("display", cards=tuple(self.display))
         self.fleets = [(s, tuple(self.caravels[s])) for s in range(n) if self.caravels[s]]
         ponce = self.owner.get("ponce")
@@ -657,48 +722,63 @@ class Game:
 
     def _next_taker(self, seat: int) -> None:
         self.active = seat
-        if any(any(self.faceup[s]) for s in range(self.players) if s != seat):
+        faceup = self.faceup
+        if any(map(any, faceup[:seat])) or any(map(any, faceup[seat + 1:])):  # others' cards
             self.phase = TAKE
             return
         self._end_trade(seat)
 
     def take_sources(self, seat: int) -> list[int]:
         """Seats ``seat`` may take from now (R5.5, with R5.7's no ping-pong)."""
-        sources = [s for s in range(self.players) if s != seat and any(self.faceup[s])]
-        if self.players > 2 and len(self.takes) >= 2 and len(sources) > 1:
-            (x1, y1), (x2, y2) = self.takes[-2], self.takes[-1]
-            if x1 == seat and x2 == y1 and y2 == seat and y1 in sources:
-                sources.remove(y1)
+        faceup = self.faceup
+        sources = [s for s in range(self.players) if s != seat and any(faceup[s])]
+        if len(sources) > 1:
+            blocked = self._ping_pong(seat)
+            if blocked in sources:
+                sources.remove(blocked)
         return sources
 
+    def _ping_pong(self, seat: int) -> int | None:
+        """R5.7: the seat that ``seat`` took from and that then took from ``seat``, which
+        ``seat`` may not take from now unless it is the only one offering cards; or None."""
+        takes = self.takes
+        if self.players > 2 and len(takes) >= 2:
+            (x1, y1), (x2, y2) = takes[-2], takes[-1]
+            if x1 == seat and x2 == y1 and y2 == seat:
+                return y1
+        return None
+
     def _do_take(self, seat: int, d: Take) -> None:
-        if d.seat == seat:
+        source, card, swap = d  # the fields, read once: a take is the most frequent decision
+        if source == seat:
             raise RuleError("R5.5", "take a card of another player, not your own")
-        if type(d.seat) is not int or not 0 <= d.seat < self.players:
-            raise RuleError("R5.5", f"there is no seat {d.seat!r}")
-        if type(d.card) is not int or not 1 <= d.card <= RELIC or not self.faceup[d.seat][d.card]:
-            raise RuleError("R5.5", f"seat {d.seat} offers no such card face up")
-        if d.seat not in self.take_sources(seat):
-            raise RuleError("R5.7", f"no ping-pong: you may not take from seat {d.seat} again "
+        if type(source) is not int or not 0 <= source < self.players:
+            raise RuleError("R5.5", f"there is no seat {source!r}")
+        if type(card) is not int or not 1 <= card <= RELIC or not self.faceup[source][card]:
+            raise RuleError("R5.5", f"seat {source} offers no such card face up")
+        # source offers the card, so only a ping-pong can rule it out (rarely: check it then).
+        if source == self._ping_pong(seat) and source not in self.take_sources(seat):
+            raise RuleError("R5.7", f"no ping-pong: you may not take from seat {source} again "
                                     "right after they took from you")
-        if d.swap is not None and d.swap not in self.market:
+        market = self.market
+        if swap is not None and swap not in market:
             raise RuleError("R5.5", "swap for a card that is in the market")
-        self.faceup[d.seat][d.card] -= 1
+        self.faceup[source][card] -= 1
         gained = 0
-        if d.swap is None:
-            self.hands[seat][d.card] += 1
+        if swap is None:
+            self.hands[seat][card] += 1
         else:
-            self.market.remove(d.swap)
-            self.market.append(d.card)
-            self.market.sort()
-            self.hands[seat][d.swap] += 1
-            if self.owner.get("orellana") == seat and _orellana_market(self.market):  # R5.10
+            market.remove(swap)
+            market.append(card)
+            market.sort()
+            self.hands[seat][swap] += 1
+            if self.owner.get("orellana") == seat and _orellana_market(market):  # R5.10
                 gained = ORELLANA_GAIN
                 self.doubloons[seat] += gained
-        self.takes.append((seat, d.seat))
-        self._log("take", seat=seat, source=d.seat, card=d.card, swap=d.swap,
-                  market=tuple(self.market), orellana=gained)
-        self._next_taker(d.seat)
+        self.takes.append((seat, source))
+        self._log("take", seat=seat, source=source, card=card, swap=swap,
+                  market=tuple(market), orellana=gained)
+        self._next_taker(source)
 
     def _end_trade(self, last: int) -> None:
         returned = {}
@@ -884,18 +964,18 @@ class Game:
         self._log("series", seat=seat, cards=tuple(sorted(cards)), spent=spent, gain=gain)
 
     def _do_relics(self, seat: int, d: MakeRelicSet) -> None:
-        if type(d.count) is not int or not 1 <= d.count <= 5:
+        if type(d.size) is not int or not 1 <= d.size <= 5:
             raise RuleError("R6.2", "a relic set has 1 to 5 relics")
         if self.turn_relics:
             raise RuleError("R6.2", "one relic set per turn")
-        if self.hands[seat][RELIC] < d.count:
+        if self.hands[seat][RELIC] < d.size:
             raise RuleError("R6.2", "you do not hold that many relics")
-        self.hands[seat][RELIC] -= d.count
-        self.discard.extend([RELIC] * d.count)
+        self.hands[seat][RELIC] -= d.size
+        self.discard.extend([RELIC] * d.size)
         self.turn_relics = True
-        gain = RELIC_PAY[d.count]
+        gain = RELIC_PAY[d.size]
         self.doubloons[seat] += gain
-        self._log("relics", seat=seat, count=d.count, gain=gain)
+        self._log("relics", seat=seat, size=d.size, gain=gain)
 
     def _do_perfect(self, seat: int, d: MakePerfect) -> None:
         if self.turn_perfect:
@@ -911,7 +991,8 @@ class Game:
     def income_of(self, seat: int) -> dict[str, int]:
         """R6.7 and promo incomes: what ``seat`` would receive at the end of its turn now."""
         parts: dict[str, int] = {}
-        printed = sum(self.deck[c].income for c in self.devs[seat])
+        cards = self.deck.by_id
+        printed = sum(cards[c].income for c in self.devs[seat])
         if printed:
             parts["printed"] = printed
         if self.owner.get("buron") == seat:  # P02
@@ -1010,22 +1091,23 @@ class Game:
 
     def _compute_legal(self, seat: int) -> list[Decision]:
         phase = self.phase
-        if phase == OVER:
-            return []
-        if phase in SIMULTANEOUS:
-            if seat not in self.waiting_seats():
+        # The simultaneous steps test "is seat in waiting_seats()" without building the tuple.
+        if phase == OFFER:
+            if seat not in range(self.players) or seat in self.offers:
                 return []
-            if phase == OFFER:
-                least, most = self._offer_sizes(seat)
-                return combos.offers(tuple(self.hands[seat]), least, most)
+            least, most = self._offer_sizes(seat)
+            return combos.offers(tuple(self.hands[seat]), least, most)
+        if phase == PIRATES:
+            if seat not in self.pirates_due or seat in self.pirates_chosen:
+                return []
             return [PirateDiscard(c)
                     for c in submultisets(self.hands[seat], self.pirates_due[seat])]
-        if seat != self.active:
+        if seat != self.active or phase == OVER:
             return []
         return _LEGAL[phase](self, seat)
 
     def _legal_coronado(self, seat: int) -> list[Decision]:
-        return [ChooseEvent(None)] + [ChooseEvent(e) for e in EVENTS]
+        return [ChooseEvent(e) for e in (None, *EVENTS)]
 
     def _legal_split(self, seat: int) -> list[Decision]:
         own = self.caravels[seat]
@@ -1038,48 +1120,47 @@ class Game:
     def _legal_pick(self, seat: int) -> list[Decision]:
         fleet = self.pick_queue[0][1]
         want = min(len(fleet), len(self.display))
-        return [PickCards(c) for c in submultisets(to_counts(self.display), want)]
+        return combos.picks(to_counts(self.display), want)
 
     def _legal_sergio(self, seat: int) -> list[Decision]:
-        return [BuyMarket(None)] + [BuyMarket(v) for v in sorted(set(self.market))]
+        return [BuyMarket(v) for v in (None, *sorted(set(self.market)))]
 
     def _legal_announce(self, seat: int) -> list[Decision]:
-        return [Announce(2), Announce(3), Announce(4)]
+        return list(_ANNOUNCES)
 
     def _legal_tm_tie(self, seat: int) -> list[Decision]:
         return [ChooseTradeMaster(s) for s in self.tie]
 
     def _legal_take(self, seat: int) -> list[Decision]:
-        swaps = [None, *sorted(set(self.market))]
-        return [Take(s, v, m) for s in self.take_sources(seat) for v in VALUES
-                if self.faceup[s][v] for m in swaps]
+        return combos.takes(self.take_sources(seat), self.faceup, tuple(self.market))
 
     def _legal_gift(self, seat: int) -> list[Decision]:
         hand = self.hands[seat]
-        return [Gift(v) for v in VALUES if hand[v]]
+        return [_GIFTS[v] for v in VALUES if hand[v]]
 
     def _legal_first(self, seat: int) -> list[Decision]:
-        return [ChooseFirst(s) for s in range(self.players)]
+        return list(_FIRSTS[:self.players])
 
     def _legal_turn(self, seat: int) -> list[Decision]:
-        ka = self.event == "KA" and self.affected(seat)
-        storm = self.event == "ST" and self.affected(seat)
+        event = self.event if self.affected(seat) else None
+        # Positional, in TurnKey's field order: a named tuple built from keywords costs
+        # twice as much, and this runs for every decision of every progression turn.
         key = combos.TurnKey(
-            hand=tuple(self.hands[seat]),
-            natural=tuple(self.natural_counts(seat)) if self.converted else None,
-            merchants=tuple(self.free_merchants(seat)),
-            sets=not self.turn_sets or ka,
-            series=not self.turn_series,
-            relics=not self.turn_relics,
-            perfect=not self.turn_perfect,
-            queue=min(len(self.queue), 1) if storm else len(self.queue),
-            draw=self.owner.get("almagro") == seat and bool(self.devpile),
-            cash=self.owner.get("vicente") == seat,
+            tuple(self.hands[seat]),  # hand
+            tuple(self.natural_counts(seat)) if self.converted else None,  # natural
+            tuple(self.free_merchants(seat)) if self.merchants[seat] else combos.NO_MERCHANTS,
+            not self.turn_sets or event == "KA",  # sets
+            not self.turn_series,  # series
+            not self.turn_relics,  # relics
+            not self.turn_perfect,  # perfect
+            min(len(self.queue), 1) if event == "ST" else len(self.queue),  # queue
+            self.owner.get("almagro") == seat and bool(self.devpile),  # draw
+            self.owner.get("vicente") == seat,  # cash
         )
         return combos.turn_options(key)
 
     def _legal_store(self, seat: int) -> list[Decision]:
-        return [Store(c) for c in iter_multisets_upto(self.hands[seat], self.capacity[seat])]
+        return combos.stores(tuple(self.hands[seat]), self.capacity[seat])
 
 
 def _orellana_market(market: Sequence[int]) -> bool:
@@ -1124,5 +1205,10 @@ _LEGAL: dict[str, Callable[[Game, int], list[Decision]]] = {
     TURN: Game._legal_turn,
     STORE: Game._legal_store,
 }
-# Decisions other seats may not see when they are made (R5.3, R5.9, R6.9, R4.7).
-_SECRET_DECISIONS = (Offer, Gift, Store, PirateDiscard)
+# The few decisions of these kinds there can be, made once: listing them is then a lookup.
+_ANNOUNCES = (Announce(2), Announce(3), Announce(4))
+_FIRSTS = tuple(ChooseFirst(s) for s in range(6))  # by seat
+_GIFTS = (Gift(0), *(Gift(v) for v in VALUES))  # by card (Gift(0) is never listed)
+# Decisions other seats may not see when they are made (R5.3, R5.9, R6.9, R4.7). A set: its
+# test is a hash lookup, where a tuple compares the decision's type with each in turn.
+_SECRET_DECISIONS = frozenset((Offer, Gift, Store, PirateDiscard))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .bots.base import Bot
-from .game import Game
+from .game import OVER, SIMULTANEOUS, Game
 from .view import PlayerView
 
 
@@ -18,8 +18,11 @@ def play_game(game: Game, bots: Sequence[Bot]) -> Game:
     if len(bots) != game.players:
         raise ValueError(f"{game.players} seats need {game.players} bots, not {len(bots)}")
     views = [PlayerView(game, seat) for seat in range(game.players)]
-    while not game.is_over:
-        for seat in game.waiting_seats():
-            game.apply(seat, bots[seat].decide(views[seat], game.legal(seat)))
-            break
+    deciders = [bot.decide for bot in bots]
+    legal, apply = game.legal, game.apply  # bound once: this loop is the benchmark's hot path
+    while game.phase != OVER:
+        # The seat to ask: the active one, or in a simultaneous step the first still to decide
+        # (waiting_seats() builds a tuple: too dear to call for every decision).
+        seat = game.waiting_seats()[0] if game.phase in SIMULTANEOUS else game.active
+        apply(seat, deciders[seat](views[seat], legal(seat)))
     return game

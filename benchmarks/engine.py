@@ -1,0 +1,212 @@
+"""Engine benchmark: 4-player games of random bots and of greedy bots on one core.
+
+Each game (``Game.new`` and :func:`mundus_net.runner.play_game`) is played exactly as a real
+game in one process is. A *decision* is one choice a bot made and the engine applied through
+``Game.apply`` (listing the legal choices and validating the one made included); the
+decisions the engine applies by itself because there was a single choice are not counted.
+They are counted after each game from its log (``decision`` events that are not ``auto``), so
+counting costs nothing inside the timed part.
+
+Rates are per second of this process's CPU time (``time.process_time``), so that other work on
+a shared machine does not count against the engine; wall-clock rates are printed and reported
+too (``*_wall``). On an idle machine the two agree.
+
+The reference is catanatron, a pure-Python Catan engine: about 37,000 actions/s with 4 random
+players on this kind of machine. The target is twice that for random bots, and a game of
+greedy bots taking at most 10 times as long as a game of random bots.
+
+    python benchmarks/engine.py                      # 1000 games of each kind, or 30 s each
+    python benchmarks/engine.py --games 300 --seconds 10 --seed 7
+    python benchmarks/engine.py --profile 300        # where the time goes, with cProfile
+
+Progress goes to stderr; the last line of stdout is one JSON object with the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import importlib
+import json
+import pstats
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from mundus_net.bots.base import Bot
+from mundus_net.bots.random_bot import RandomBot
+from mundus_net.game import Game
+from mundus_net.runner import play_game
+
+PLAYERS = 4
+CATANATRON_ACTIONS_PER_S = 37_000  # catanatron, 4 random players, this kind of machine
+TARGET_FACTOR = 2.0  # random bots: at least twice catanatron's rate
+GREEDY_MAX_RATIO = 10.0  # a greedy game takes at most this many times a random game
+PROGRESS_EVERY_S = 5.0
+
+BotFactory = Callable[[int], Bot]
+
+
+@dataclass
+class Run:
+    """What one kind of bot did: games played, bot decisions, and CPU and wall-clock seconds
+    spent playing."""
+
+    name: str
+    games: int = 0
+    decisions: int = 0
+    seconds: float = 0.0
+    wall: float = 0.0
+
+    @property
+    def decisions_per_s_wall(self) -> float:
+        return self.decisions / self.wall if self.wall else 0.0
+
+    @property
+    def decisions_per_s(self) -> float:
+        return self.decisions / self.seconds if self.seconds else 0.0
+
+    @property
+    def games_per_s(self) -> float:
+        return self.games / self.seconds if self.seconds else 0.0
+
+    @property
+    def decisions_per_game(self) -> float:
+        return self.decisions / self.games if self.games else 0.0
+
+    @property
+    def seconds_per_game(self) -> float:
+        return self.seconds / self.games if self.games else 0.0
+
+
+def bot_decisions(game: Game) -> int:
+    """The decisions of a finished game that a bot made (not applied automatically)."""
+    return sum(1 for event in game.log
+               if event.kind == "decision" and not event.public["auto"])
+
+
+def run(name: str, factory: BotFactory, games: int, budget: float | None, seed: int) -> Run:
+    """Play up to ``games`` games (and at most about ``budget`` seconds) with ``factory``'s
+    bots; game ``i`` uses table seed ``seed + i`` and bot seeds derived from it."""
+    result = Run(name)
+    cpu, wall = time.process_time, time.perf_counter
+    next_report = PROGRESS_EVERY_S
+    for i in range(games):
+        game_seed = seed + i
+        bots = [factory(game_seed * 10 + seat) for seat in range(PLAYERS)]
+        start, start_wall = cpu(), wall()
+        game = Game.new(PLAYERS, game_seed)
+        play_game(game, bots)
+        result.seconds += cpu() - start
+        result.wall += wall() - start_wall
+        result.games += 1
+        result.decisions += bot_decisions(game)
+        if result.seconds >= next_report:
+            next_report += PROGRESS_EVERY_S
+            print(f"  {name}: {result.games} games, {result.decisions_per_s:,.0f} decisions/s",
+                  file=sys.stderr, flush=True)
+        if budget is not None and result.seconds >= budget:
+            break
+    return result
+
+
+def load_greedy() -> BotFactory | None:
+    """The greedy bot class, or None (with a message) if it cannot be imported yet."""
+    try:
+        module = importlib.import_module("mundus_net.bots.greedy")
+        factory: BotFactory = module.GreedyBot
+    except (ImportError, AttributeError) as exc:
+        print(f"greedy bot not available, skipped: {exc}", file=sys.stderr)
+        return None
+    return factory
+
+
+def report(r: Run) -> None:
+    print(f"{r.name:>6}: {r.games} games in {r.seconds:.2f} s CPU ({r.wall:.2f} s wall): "
+          f"{r.decisions_per_s:,.0f} decisions/s ({r.decisions_per_s_wall:,.0f} wall), "
+          f"{r.games_per_s:.2f} games/s, {r.decisions_per_game:.1f} decisions/game, "
+          f"{1000 * r.seconds_per_game:.2f} ms/game")
+
+
+def profile(games: int, seed: int, top: int = 25) -> None:
+    """Print a cProfile of ``games`` random-bot games: own time and time with callees."""
+    profiler = cProfile.Profile()
+    profiler.runcall(run, "random", RandomBot, games, None, seed)
+    stats = pstats.Stats(profiler)
+    total = stats.total_tt  # type: ignore[attr-defined]
+    rows = []
+    for (path, _, name), (_, calls, own, cumulative, _) in stats.stats.items():  # type: ignore[attr-defined]
+        where = "" if path.startswith("~") else path.rsplit("/", 1)[-1] + ":"
+        rows.append((own, cumulative, calls, where + name))
+    rows.sort(reverse=True)
+    print(f"{games} games of random bots, {total:.2f} s profiled")
+    print(f"{'own %':>6} {'incl %':>7} {'calls':>10}  function")
+    for own, cumulative, calls, name in rows[:top]:
+        print(f"{100 * own / total:6.1f} {100 * cumulative / total:7.1f} {calls:10,}  {name}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--games", type=int, default=1000,
+                        help="games of each kind of bot (default 1000)")
+    parser.add_argument("--seconds", type=float, default=30.0,
+                        help="CPU-time budget per kind of bot: stop early once it is spent "
+                             "(default 30)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the first game")
+    parser.add_argument("--profile", type=int, metavar="N", default=0,
+                        help="instead, profile N games of random bots with cProfile and print "
+                             "the functions that take the most time")
+    args = parser.parse_args(argv)
+    if args.profile:
+        profile(args.profile, args.seed)
+        return 0
+
+    target = TARGET_FACTOR * CATANATRON_ACTIONS_PER_S
+    print(f"{PLAYERS}-player games, one core; target {target:,.0f} decisions/s "
+          f"(catanatron {CATANATRON_ACTIONS_PER_S:,} actions/s x {TARGET_FACTOR:g})")
+    print("random bots...", file=sys.stderr, flush=True)
+    random_run = run("random", RandomBot, args.games, args.seconds, args.seed)
+    report(random_run)
+    figures: dict[str, object] = {
+        "players": PLAYERS,
+        "random_games": random_run.games,
+        "random_decisions_per_s": round(random_run.decisions_per_s),
+        "random_decisions_per_s_wall": round(random_run.decisions_per_s_wall),
+        "random_games_per_s": round(random_run.games_per_s, 3),
+        "random_decisions_per_game": round(random_run.decisions_per_game, 1),
+        "random_ms_per_game": round(1000 * random_run.seconds_per_game, 3),
+    }
+    met = random_run.decisions_per_s >= target
+    greedy = load_greedy()
+    if greedy is not None:
+        print("greedy bots...", file=sys.stderr, flush=True)
+        greedy_run = run("greedy", greedy, args.games, args.seconds, args.seed)
+        report(greedy_run)
+        ratio = greedy_run.seconds_per_game / random_run.seconds_per_game
+        print(f"a greedy game takes {ratio:.2f}x as long as a random game "
+              f"(limit {GREEDY_MAX_RATIO:g}x)")
+        figures.update({
+            "greedy_games": greedy_run.games,
+            "greedy_decisions_per_s": round(greedy_run.decisions_per_s),
+            "greedy_decisions_per_s_wall": round(greedy_run.decisions_per_s_wall),
+            "greedy_games_per_s": round(greedy_run.games_per_s, 3),
+            "greedy_decisions_per_game": round(greedy_run.decisions_per_game, 1),
+            "greedy_ms_per_game": round(1000 * greedy_run.seconds_per_game, 3),
+            "greedy_to_random_game_time_ratio": round(ratio, 3),
+        })
+        met = met and ratio <= GREEDY_MAX_RATIO
+    else:
+        figures["greedy_skipped"] = True
+    figures.update({
+        "catanatron_reference_actions_per_s": CATANATRON_ACTIONS_PER_S,
+        "random_to_catanatron_ratio": round(random_run.decisions_per_s
+                                            / CATANATRON_ACTIONS_PER_S, 3),
+        "target_ratio_met": met,
+    })
+    print(json.dumps(figures))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
