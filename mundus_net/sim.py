@@ -17,12 +17,14 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
 from .bots.base import Bot, load_bot
 from .deck import Deck, DeckError, load_deck
 from .game import Game
+from .record import GameRecord
 from .runner import play_game
 
 REASONS = ("perfect", "doubloons", "queue", "round_limit")
@@ -63,14 +65,19 @@ def check_bots(players: int, bots: Sequence[str]) -> None:
         raise ValueError(f"{players} players need {players} bots, one per seat, "
                          f"but {len(bots)} were given ({','.join(bots) or 'none'})")
     for spec in bots:
-        if not spec:
-            raise ValueError("empty bot name in the bot list")
-        try:
-            load_bot(spec, 0)  # raises ValueError naming the bad spec
-        except ValueError:
-            raise
-        except Exception as exc:  # a factory that fails: report it like a bad spec
-            raise ValueError(f"cannot make bot {spec!r}: {type(exc).__name__}: {exc}") from None
+        check_spec(spec)
+
+
+def check_spec(spec: str) -> None:
+    """Raise ValueError with a clear message if ``spec`` does not make a bot."""
+    if not spec:
+        raise ValueError("empty bot name in the bot list")
+    try:
+        load_bot(spec, 0)  # raises ValueError naming the bad spec
+    except ValueError:
+        raise
+    except Exception as exc:  # a factory that fails: report it like a bad spec
+        raise ValueError(f"cannot make bot {spec!r}: {type(exc).__name__}: {exc}") from None
 
 
 def _r(x: float) -> float:
@@ -80,10 +87,13 @@ def _r(x: float) -> float:
 def run_sim(players: int, bots: Sequence[str], games: int, seed: int = 0, *,
             promo: bool = False, round_limit: int | None = None,
             deck: Deck | str | Path | None = None, rotate: bool = False,
-            progress: Progress | None = None) -> dict[str, Any]:
+            progress: Progress | None = None,
+            records: str | Path | None = None) -> dict[str, Any]:
     """Play ``games`` games and return the summary (a JSON-ready dict, deterministic: no
     timing in it). ``bots[j]`` is a strategy name or ``module:Class``; ``deck`` a Deck or a
-    deck file path. Raises ValueError for bad arguments (DeckError for a bad deck file)."""
+    deck file path; with ``records`` a directory, game ``i``'s GameRecord JSON is written to
+    ``records/game-00000i.json`` (docs/record.md). Raises ValueError for bad arguments
+    (DeckError for a bad deck file)."""
     bots = list(bots)
     check_bots(players, bots)
     if games < 1:
@@ -92,6 +102,8 @@ def run_sim(players: int, bots: Sequence[str], games: int, seed: int = 0, *,
         raise ValueError(f"the round limit must be at least 1, not {round_limit}")
     if isinstance(deck, (str, Path)):
         deck = load_deck(deck)
+    if records is not None:
+        Path(records).mkdir(parents=True, exist_ok=True)
 
     n = players
     bot_wins = [0.0] * n
@@ -112,6 +124,16 @@ def run_sim(players: int, bots: Sequence[str], games: int, seed: int = 0, *,
         play_game(game, [table[s] for s in range(n)])
         result = game.result
         assert result is not None
+        if records is not None:
+            bot_at = {s: j for j, s in enumerate(seat_of)}
+            record = GameRecord.from_game(game, f"sim-{seed}-{i}",
+                                          [f"{bots[bot_at[s]]} #{bot_at[s]}" for s in range(n)])
+            # In-process games: every decision is a bot's.
+            record.decisions = [replace(d, by="bot") for d in record.decisions]
+            record.meta = {"sim": {"game": i, "seating": [bot_at[s] for s in range(n)],
+                                   "bots": bots}}
+            (Path(records) / f"game-{i:06d}.json").write_text(record.to_json() + "\n",
+                                                             encoding="utf-8")
         share = 1.0 / len(result.winners)
         if len(result.winners) > 1:
             shared += 1
@@ -178,7 +200,7 @@ def run_sim(players: int, bots: Sequence[str], games: int, seed: int = 0, *,
 # -- the command --------------------------------------------------------------------------
 
 
-def _positive(text: str) -> int:
+def positive_int(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
@@ -188,14 +210,14 @@ def _positive(text: str) -> int:
     return value
 
 
-def _players(text: str) -> int:
-    value = _positive(text)
+def player_count(text: str) -> int:
+    value = positive_int(text)
     if not 2 <= value <= 6:
         raise argparse.ArgumentTypeError(f"a game has 2 to 6 players, not {value}")
     return value
 
 
-def _bot_list(text: str) -> list[str]:
+def bot_list(text: str) -> list[str]:
     return [part.strip() for part in text.split(",")]
 
 
@@ -204,24 +226,27 @@ def register(subparsers: Any) -> None:
         "sim", help="play many games between bots and summarise the results",
         description="Play many games between bots in-process and summarise wins, doubloons, "
                     "rounds and how the games ended. Same arguments, same output.")
-    parser.add_argument("--players", type=_players, default=4, metavar="N",
+    parser.add_argument("--players", type=player_count, default=4, metavar="N",
                         help="players per game, 2-6 (default 4)")
-    parser.add_argument("--bots", type=_bot_list, default=None, metavar="LIST",
+    parser.add_argument("--bots", type=bot_list, default=None, metavar="LIST",
                         help="comma-separated bots, one per seat: strategy names "
                              "(random, greedy) or module:Class (default: greedy then random)")
-    parser.add_argument("--games", type=_positive, default=100, metavar="N",
+    parser.add_argument("--games", type=positive_int, default=100, metavar="N",
                         help="number of games (default 100)")
     parser.add_argument("--seed", type=int, default=0,
                         help="master seed; game i's seeds derive from it and i (default 0)")
     parser.add_argument("--rotate", action="store_true",
                         help="move the bots one seat on after each game")
     parser.add_argument("--promo", action="store_true", help="play with the promo cards")
-    parser.add_argument("--round-limit", type=_positive, default=None, metavar="N",
+    parser.add_argument("--round-limit", type=positive_int, default=None, metavar="N",
                         help="end a game after N rounds (R8.5; default: no limit)")
     parser.add_argument("--deck", metavar="FILE", default=None,
                         help="development deck file (default: the built-in deck)")
     parser.add_argument("--json", action="store_true",
                         help="print the summary as one JSON object (no timing)")
+    parser.add_argument("--records", metavar="DIR", default=None,
+                        help="write each game's record to DIR/game-000042.json "
+                             "(docs/record.md; `mundus replay` shows it)")
     parser.set_defaults(func=_main, sim_parser=parser)
 
 
@@ -257,7 +282,7 @@ def _main(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     summary = run_sim(args.players, bots, args.games, args.seed, promo=args.promo,
                       round_limit=args.round_limit, deck=deck, rotate=args.rotate,
-                      progress=progress)
+                      progress=progress, records=args.records)
     elapsed = time.perf_counter() - start
     text = json.dumps(summary) if args.json else format_summary(summary, elapsed)
     try:
