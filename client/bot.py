@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any, cast
 
 from mundus_net.bots.base import Bot, load_bot
+from mundus_net.decisions import DECISION_TYPES, Offer
+from mundus_net.defaults import default_choice
 from mundus_net.game import Result
 from mundus_net.view import PlayerView
 
@@ -52,7 +54,14 @@ class NetworkBot:
         self.bot = bot
         self.log = log
         self.decisions = 0
+        self.faults: dict[str, int] = {}  # error / illegal -> count (docs/bots.md)
         self._refused: dict[int, int] = {}  # pending id -> refused answers
+
+    def fault(self, kind: str, message: str) -> None:
+        """The strategy failed (``error``) or chose an illegal decision (``illegal``): the
+        default decision is played instead (mundus_net.defaults.default_choice)."""
+        self.faults[kind] = self.faults.get(kind, 0) + 1
+        self.log(message)
 
     def play(self, poll_s: float = 1.0) -> Result | None:
         """Decide whenever asked; return the result (None if the connection closed first)."""
@@ -66,20 +75,34 @@ class NetworkBot:
             refused = self._refused.get(pending.id, 0)
             if refused >= 2:
                 continue  # neither the bot's choice nor the first legal one: wait for the host
+            default = default_choice(pending.phase, conn.seat or 0, pending.legal)
             if refused == 1:
-                decision = pending.legal[0]  # the bot's choice was refused: play it safe
+                decision = default  # the bot's choice was refused: play the default
             else:
                 # A StateView has PlayerView's reading API over the received state.
                 view = cast(PlayerView, conn.view())
                 try:
                     decision = self.bot.decide(view, pending.legal)
                 except Exception as exc:  # a broken strategy must not lose the seat
-                    self.log(f"the strategy failed ({exc!r}); playing the first legal choice")
-                    decision = pending.legal[0]
+                    self.fault("error", f"the strategy failed ({exc!r}); playing the default")
+                    decision = default
+                else:
+                    if not isinstance(decision, DECISION_TYPES):
+                        self.fault("illegal", f"not a decision: {decision!r}; playing the "
+                                              "default")
+                        decision = default
+                    elif isinstance(decision, Offer):  # checked here: a commitment is final
+                        decision = Offer(tuple(sorted(decision.cards)))
+                        if decision not in pending.legal:
+                            self.fault("illegal", f"illegal offer {decision!r}; playing the "
+                                                  "default")
+                            decision = default
             try:
                 conn.decide(decision)
-            except ClientError as exc:
-                self.log(f"cannot answer: {exc}")
+            except (ClientError, TypeError, ValueError, KeyError) as exc:  # malformed too
+                self.log(f"cannot answer: {exc!r}")
+                if refused == 0:
+                    self.faults["illegal"] = self.faults.get("illegal", 0) + 1
                 self._refused[pending.id] = refused + 1
                 continue
             self.decisions += 1
@@ -91,7 +114,10 @@ class NetworkBot:
             pending = self.conn.pending
             if notice.request in ("decide", "commit") and pending is not None and \
                     notice.code not in ("stale", "rate_limited"):
-                self._refused[pending.id] = self._refused.get(pending.id, 0) + 1
+                refused = self._refused.get(pending.id, 0)
+                if refused == 0:
+                    self.faults["illegal"] = self.faults.get("illegal", 0) + 1
+                self._refused[pending.id] = refused + 1
         elif isinstance(notice, Mismatch):
             self.log(f"COMMITMENT MISMATCH round {notice.round} seat {notice.seat}: "
                      f"{notice.reason}")
@@ -207,7 +233,8 @@ def run(args: argparse.Namespace) -> int:
         if path is not None:
             write_session(path, conn)
         _stderr(f"{name}: seat {welcome.seat} at {welcome.name!r} (game {welcome.game})")
-        result = NetworkBot(conn, bot).play()
+        player = NetworkBot(conn, bot)
+        result = player.play()
     except KeyboardInterrupt:
         conn.close(bye=True)
         _stderr("left the table (the seat stays, marked away)")
@@ -220,7 +247,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"seat": seat, "winners": list(result.winners),
                           "reason": result.reason, "doubloons": list(result.doubloons),
-                          "places": list(result.places), "rounds": result.rounds}))
+                          "places": list(result.places), "rounds": result.rounds,
+                          "faults": player.faults}))
     else:
         won = seat in result.winners
         print(f"game over after {result.rounds} rounds ({result.reason}): winners "

@@ -17,6 +17,9 @@ SUBCOMMANDS = {
     "watch": "client.watch",
     "rules": "mundus_net.rules_cli",
     "sim": "mundus_net.sim",
+    "tournament": "mundus_net.tournament",
+    "replay": "client.replay",
+    "report": "mundus_net.report",
     "host": "host.cli",
     "bot": "client.bot",
 }

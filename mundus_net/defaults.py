@@ -3,8 +3,20 @@ commit-reveal, or its bot fails. It is always legal and as passive as the rules 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .decisions import ChooseFirst, Decision
 from .game import FIRST, Game
+
+
+def default_choice(phase: str, seat: int, legal: Sequence[Decision]) -> Decision:
+    """The default decision from the phase and the seat's legal list alone (what a network
+    client knows): ``legal[0]``, except in the first-player step, where the TM plays first."""
+    if not legal:
+        raise ValueError(f"seat {seat} has nothing to decide")
+    if phase == FIRST:
+        return ChooseFirst(seat)
+    return legal[0]
 
 
 def default_decision(game: Game, seat: int) -> Decision:
@@ -14,9 +26,4 @@ def default_decision(game: Game, seat: int) -> Decision:
     ``legal()`` lists the passive choice first in every phase but one; raises ValueError if
     ``seat`` has nothing to decide.
     """
-    legal = game.legal(seat)
-    if not legal:
-        raise ValueError(f"seat {seat} has nothing to decide")
-    if game.phase == FIRST:
-        return ChooseFirst(seat)
-    return legal[0]
+    return default_choice(game.phase, seat, game.legal(seat))

@@ -332,7 +332,12 @@ class Game:
         elif seat != self.active:
             raise RuleError("R7", f"it is seat {self.active}'s decision, not seat {seat}'s")
         mark = len(self.log)
-        handler[1](self, seat, decision)
+        try:
+            handler[1](self, seat, decision)
+        except (TypeError, ValueError) as exc:
+            # A field of the wrong type (a bot's or a parser's bug). Handlers check before
+            # they change anything, so the state is still untouched.
+            raise RuleError("R7", f"malformed {type(decision).__name__}: {exc}") from None
         self._record(mark, seat, decision, auto=False)
         if phase in SIMULTANEOUS and self.phase == phase:
             # Until the last one is in, a simultaneous decision is only recorded (R4.7, R5.3):

@@ -130,6 +130,57 @@ class PlayerView:
         return tuple(sorted(self._game.merchants_used))
 
     @property
+    def promo(self) -> bool:
+        """Whether the promo cards are in play (a table option, RULES.md §10)."""
+        return self._game.options.promo
+
+    @property
+    def round_limit(self) -> int | None:
+        """The table's round limit (R8.5), or None."""
+        return self._game.options.round_limit
+
+    @property
+    def pick_queue(self) -> tuple[tuple[int, tuple[str, ...]], ...]:
+        """The fleets still to pick from the display this round, in picking order (R4.6)."""
+        return tuple(self._game.pick_queue) if self._game.phase == "pick" else ()
+
+    @property
+    def pirates_due(self) -> tuple[int, ...]:
+        """Per seat, how many cards it discards to the pirates this round (R4.7)."""
+        g = self._game
+        if g.phase != "pirates":
+            return ()
+        return tuple(g.pirates_due.get(s, 0) for s in range(g.players))
+
+    @property
+    def pirates_done(self) -> tuple[int, ...]:
+        """Seats whose pirate discard is fixed (still secret) in the pirates step."""
+        g = self._game
+        return tuple(sorted(g.pirates_chosen)) if g.phase == "pirates" else ()
+
+    @property
+    def turn_order(self) -> tuple[int, ...]:
+        """The order of this round's progression turns once the TM has chosen (R6.1)."""
+        g = self._game
+        return tuple(g.turn_order) if g.phase in ("turn", "store") else ()
+
+    @property
+    def turn_index(self) -> int:
+        """The index in :attr:`turn_order` of the progression turn being played."""
+        g = self._game
+        return g.turn_index if g.phase in ("turn", "store") else 0
+
+    @property
+    def perfect_shown(self) -> tuple[int, ...]:
+        """Seats that showed the perfect combination this round (R8.1)."""
+        return tuple(self._game.perfect_shown)
+
+    @property
+    def queue_short(self) -> bool:
+        """The queue could not be refilled this round: the game ends with it (R8.3)."""
+        return self._game.queue_short
+
+    @property
     def result(self) -> Result | None:
         return self._game.result
 
@@ -186,6 +237,15 @@ class PlayerView:
             "takes": self.takes,
             "converted": self.converted,
             "merchants_used": self.merchants_used,
+            "promo": self.promo,
+            "round_limit": self.round_limit,
+            "pick_queue": self.pick_queue,
+            "pirates_due": self.pirates_due,
+            "pirates_done": self.pirates_done,
+            "turn_order": self.turn_order,
+            "turn_index": self.turn_index,
+            "perfect_shown": self.perfect_shown,
+            "queue_short": self.queue_short,
             "pending": None if pend is None else {
                 "kind": pend.kind, "seats": pend.seats, "detail": pend.detail},
             "result": None if g.result is None else {
@@ -257,7 +317,8 @@ _VIEW_FIELDS = frozenset({
     "players", "round", "event", "phase", "trade_master", "announced", "market", "display",
     "queue", "draw_size", "devpile_size", "discard", "doubloons", "developments",
     "hand_sizes", "stored_sizes", "fleets", "offered", "faceup", "takes", "converted",
-    "merchants_used", "hand", "stored", "my_offer",
+    "merchants_used", "hand", "stored", "my_offer", "promo", "round_limit", "pick_queue",
+    "pirates_due", "pirates_done", "turn_order", "turn_index", "perfect_shown", "queue_short",
 })
 
 

@@ -21,8 +21,8 @@ def _tool(name: str) -> str:
 
 
 def test_ruff_is_clean_on_packages_tests_and_benchmarks() -> None:
-    run = subprocess.run([_tool("ruff"), "check", *PACKAGES, "tests", "benchmarks"], cwd=ROOT,
-                         capture_output=True, text=True, timeout=300)
+    run = subprocess.run([_tool("ruff"), "check", *PACKAGES, "tests", "benchmarks", "examples"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr
 
 

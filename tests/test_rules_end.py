@@ -245,3 +245,21 @@ def test_R8_begin_round_after_a_round_without_end() -> None:
     put_queue_first(g, "D01")
     begin_round(g, 4)
     assert g.round == 4
+
+
+def test_R7_a_malformed_decision_is_refused_and_changes_nothing() -> None:
+    """R7: a decision whose fields have the wrong types is refused with a RuleError."""
+    import copy
+
+    from mundus_net.decisions import Announce, Offer
+    from mundus_net.game import Game
+
+    game = Game.new(3, 5)
+    game.apply(game.active, Announce(3))
+    before = copy.deepcopy({name: getattr(game, name) for name in ("hands", "offers", "phase")})
+    for bad in (Offer(5), Offer(("x", "y", "z")), Offer(None)):  # type: ignore[arg-type]
+        with pytest.raises(RuleError) as err:
+            game.apply(0, bad)
+        assert err.value.rule in ("R7", "R5.2")
+    after = {name: getattr(game, name) for name in ("hands", "offers", "phase")}
+    assert after == before

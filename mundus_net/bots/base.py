@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import importlib.util
+import os
+import sys
 from collections.abc import Callable, Sequence
+from types import ModuleType
 from typing import Protocol, runtime_checkable
 
 from ..decisions import Decision
@@ -38,18 +43,58 @@ def _load_builtins() -> None:
     importlib.import_module("mundus_net.bots.greedy")
 
 
+def _import_file(path: str) -> ModuleType:
+    """The module in the Python file ``path`` (relative to the current directory), imported
+    once under a name made from its absolute path."""
+    full = os.path.abspath(path)
+    name = "_mundus_bot_" + hashlib.sha256(full.encode()).hexdigest()[:16]
+    found = sys.modules.get(name)
+    if found is not None:
+        return found
+    spec = importlib.util.spec_from_file_location(name, full)
+    if spec is None or spec.loader is None or not os.path.isfile(full):
+        raise ImportError(f"no Python file {path!r}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
+
+
+def _import_module(module_name: str) -> ModuleType:
+    """``importlib.import_module``; a module not found on ``sys.path`` is looked for in the
+    current directory too (the ``mundus`` script does not put it on the path, ``python -m``
+    does), so ``examples.cautious_bot:CautiousBot`` works from the repository's root."""
+    try:
+        return importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        here = os.getcwd()
+        top = module_name.partition(".")[0]
+        if exc.name not in (top, module_name) or here in sys.path or "" in sys.path:
+            raise
+        sys.path.append(here)  # after everything installed: it shadows nothing
+        return importlib.import_module(module_name)
+
+
 def load_bot(spec: str, seed: int = 0) -> Bot:
-    """A bot from a strategy name (``random``, ``greedy``) or ``module:Class``; the class is
-    called with ``seed`` as its only argument."""
+    """A bot from a strategy name (``random``, ``greedy``), ``module:Class`` or
+    ``path/to/file.py:Class``; the class (or any factory) is called with ``seed`` as its only
+    argument."""
     _load_builtins()
     if spec in _REGISTRY:
         return _REGISTRY[spec](seed)
     if ":" not in spec:
         raise ValueError(f"unknown strategy {spec!r}: use one of "
-                         f"{', '.join(strategy_names())} or module:Class")
-    module_name, _, attr = spec.partition(":")
+                         f"{', '.join(strategy_names())}, module:Class or file.py:Class")
+    module_name, _, attr = spec.rpartition(":")
     try:
-        module = importlib.import_module(module_name)
+        if module_name.endswith(".py") or os.sep in module_name or "/" in module_name:
+            module = _import_file(module_name)
+        else:
+            module = _import_module(module_name)
     except ImportError as exc:
         raise ValueError(f"cannot import {module_name!r} for strategy {spec!r}: {exc}") from None
     factory = getattr(module, attr, None)

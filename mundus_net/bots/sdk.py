@@ -1,0 +1,83 @@
+"""Helpers for writing a bot (docs/bots.md).
+
+A bot is any object with ``decide(view, legal) -> decision`` whose class (or factory) takes
+the bot's seed as its only argument. :class:`PhaseBot` is a convenient base: it keeps a seeded
+generator and sends each decision to a method named after the phase (``on_offer``,
+``on_take``, ...); phases without a method get the default decision, which is always legal.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
+
+from ..decisions import Decision
+from ..defaults import default_choice
+from ..game import PHASES
+from ..notation import format_decision
+from ..view import PlayerView
+
+__all__ = ["PHASES", "PhaseBot", "best", "by_kind", "describe", "of_kind"]
+
+D = TypeVar("D")
+
+
+def of_kind(legal: Iterable[Decision], kind: type[D]) -> list[D]:
+    """The decisions of one kind (``Take``, ``MakeSet``, ...) among ``legal``, in order."""
+    return [d for d in legal if isinstance(d, kind)]
+
+
+def by_kind(legal: Iterable[Decision]) -> dict[str, list[Decision]]:
+    """``legal`` grouped by kind name (``"MakeSet"``, ``"EndTurn"``, ...), in order."""
+    groups: dict[str, list[Decision]] = {}
+    for d in legal:
+        groups.setdefault(type(d).__name__, []).append(d)
+    return groups
+
+
+def describe(decision: Decision, seat: int | None = None) -> str:
+    """A decision in the text notation of docs/notation.md (``take:5@2``, ``offer:135``)."""
+    return format_decision(decision, seat)
+
+
+def best(options: Sequence[D], score: Callable[[D], float], rng: random.Random | None = None
+         ) -> D:
+    """The option with the highest score; ties go to the first one, or to a draw from
+    ``rng`` (a seeded generator keeps the bot deterministic). ``options`` must not be
+    empty."""
+    if not options:
+        raise ValueError("no options to choose from")
+    scored = [(score(o), o) for o in options]
+    top = max(s for s, _ in scored)
+    tied = [o for s, o in scored if s == top]
+    return tied[0] if rng is None or len(tied) == 1 else tied[rng.randrange(len(tied))]
+
+
+class PhaseBot:
+    """A bot base class: ``decide`` calls ``on_<phase>(view, legal)`` if the subclass has it
+    (phases: ``mundus_net.game.PHASES``), else :meth:`fallback`, the default decision.
+
+    ``self.rng`` is a ``random.Random(seed)``: draw every random choice from it so the same
+    seed plays the same game. A single legal choice is never asked: the engine plays it.
+    """
+
+    def __init__(self, seed: int = 0) -> None:
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self._handlers: dict[str, Callable[[PlayerView, Sequence[Decision]], Decision]] = {}
+        for phase in PHASES:
+            handler: Any = getattr(self, f"on_{phase}", None)
+            if callable(handler):
+                self._handlers[phase] = handler
+
+    def decide(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+        handler = self._handlers.get(view.phase)
+        if handler is None:
+            return self.fallback(view, legal)
+        return handler(view, legal)
+
+    def fallback(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+        """The default decision (what a failed bot is charged): pass, the lowest cards, the
+        first card offered, end the turn, store nothing; as TM, play first."""
+        return default_choice(view.phase, view.seat or 0, legal)

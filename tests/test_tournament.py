@@ -1,0 +1,190 @@
+"""``mundus tournament``: determinism whatever --jobs, rotation, the summary (Wilson intervals,
+openskill ratings), the output files, records, --network through real processes and
+--scheduler on a local Dask cluster."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from mundus_net.cli import main
+from mundus_net.record import GameRecord
+from mundus_net.sim import run_sim
+from mundus_net.tournament import (
+    ProgressBar,
+    Settings,
+    chunks,
+    format_table,
+    run_tournament,
+    seating,
+    summarise,
+)
+
+BOTS = ("greedy", "random", "random")
+FAULTY = Path(__file__).resolve().with_name("test_bot_sdk.py")  # bots that fail now and then
+
+
+def _without_speed(text: str) -> str:
+    return "\n".join(line for line in text.splitlines() if not line.startswith("speed:"))
+
+
+def test_seating_puts_every_bot_in_every_seat_equally_often() -> None:
+    for bots, players in ((4, 4), (3, 3), (6, 4), (5, 2)):
+        seen = Counter((seat, bot) for i in range(3 * bots)
+                       for seat, bot in enumerate(seating(i, bots, players)))
+        assert set(seen.values()) == {3}, (bots, players)
+        assert len(seen) == bots * players
+        for i in range(bots):
+            assert len(set(seating(i, bots, players))) == players  # no bot twice at a table
+    # As many bots as players: bot j at seat (j + i) % n, as in `mundus sim --rotate`.
+    assert seating(1, 4, 4) == (3, 0, 1, 2)
+
+
+def test_chunks_cover_the_games_in_order() -> None:
+    for games, jobs in ((1, 1), (7, 2), (1000, 2), (10_000, 4)):
+        parts = chunks(games, jobs)
+        assert [i for a, b in parts for i in range(a, b)] == list(range(games))
+
+
+def test_same_results_whatever_jobs_and_as_the_rotated_sim() -> None:
+    settings = Settings(BOTS, 3, seed=4)
+    one, rows1 = run_tournament(settings, 9, jobs=1)
+    two, rows2 = run_tournament(settings, 9, jobs=2)
+    assert rows1 == rows2
+    assert json.dumps(one) == json.dumps(two)
+    sim = run_sim(3, list(BOTS), 9, seed=4, rotate=True)
+    for ours, theirs in zip(one["per_bot"], sim["per_bot"], strict=True):
+        assert ours["wins"] == theirs["wins"]
+        assert ours["mean_doubloons"] == theirs["mean_doubloons"]
+    assert one["end_reasons"] == sim["end_reasons"]
+
+
+def test_summary_has_intervals_spreads_and_ratings() -> None:
+    summary, rows = run_tournament(Settings(BOTS, 3, seed=2), 6)
+    assert summary["games"] == 6 and len(rows) == 6
+    assert sum(b["wins"] for b in summary["per_bot"]) == pytest.approx(6)
+    for b in summary["per_bot"]:
+        assert b["games"] == 6
+        lo, hi = b["win_rate_ci95"]
+        assert 0 <= lo <= b["win_rate"] <= hi <= 1
+        assert b["sd_doubloons"] >= 0
+        r = b["rating"]
+        assert r["ordinal"] == pytest.approx(r["mu"] - 3 * r["sigma"], abs=1e-5)
+        assert r["sigma"] < 25 / 3  # every game made the rating surer
+    greedy, random_ = summary["per_bot"][0], summary["per_bot"][1]
+    assert greedy["rating"]["mu"] > random_["rating"]["mu"]
+    assert summary["by_name"]["random"]["entries"] == 2
+    assert sum(summary["end_reasons"].values()) == 6
+    text = format_table(summary, 1.5)
+    for word in ("win rate (95% CI)", "doubloons (sd)", "mu", "sigma", "ordinal",
+                 "games ended by", "rounds: mean", "speed:"):
+        assert word in text
+
+
+def test_fewer_players_than_bots_and_bad_settings() -> None:
+    summary, _ = run_tournament(Settings(("random",) * 4, 2, seed=1, round_limit=3), 8)
+    assert [b["games"] for b in summary["per_bot"]] == [4, 4, 4, 4]
+    assert [s["seat"] for s in summary["per_seat"]] == [0, 1]
+    with pytest.raises(ValueError, match="at least 3 bots"):
+        run_tournament(Settings(("random", "random"), 3), 1)
+    with pytest.raises(ValueError, match="unknown strategy"):
+        run_tournament(Settings(("random", "nosuch"), 2), 1)
+    with pytest.raises(ValueError, match="cannot be combined"):
+        run_tournament(Settings(("random", "random"), 2), 1, network=True, scheduler="x")
+
+
+def test_cli_outputs_are_the_same_for_one_and_two_jobs(tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]
+                                                       ) -> None:
+    outputs = []
+    for jobs in (1, 2):
+        out = tmp_path / str(jobs)
+        out.mkdir()
+        assert main(["tournament", "--bots", ",".join(BOTS), "--games", "6", "--seed", "3",
+                     "--jobs", str(jobs), "--json", str(out / "t.json"), "--csv",
+                     str(out / "t.csv"), "--records", str(out / "records")]) == 0
+        captured = capsys.readouterr()
+        assert "tournament: 6/6 games (100%)" in captured.err  # plain progress lines
+        outputs.append((_without_speed(captured.out), (out / "t.json").read_bytes(),
+                        (out / "t.csv").read_bytes(),
+                        sorted(p.name for p in (out / "records").iterdir())))
+    assert outputs[0] == outputs[1]
+    text, raw_json, raw_csv, records = outputs[0]
+    data = json.loads(raw_json)
+    assert data["summary"]["games"] == 6 and len(data["games"]) == 6
+    row = data["games"][1]
+    assert set(row) == {"game", "seed", "seating", "winners", "places", "doubloons", "rounds",
+                        "reason", "faults"}
+    assert row["seating"] == [2, 0, 1]
+    lines = list(csv.DictReader(io.StringIO(raw_csv.decode())))
+    assert len(lines) == 6 and lines[1]["seat1_bot"] == "greedy"
+    assert int(lines[1]["seat1_doubloons"]) == row["doubloons"][1]
+    assert records == [f"game-{i:06d}.json" for i in range(6)]
+    record = GameRecord.from_json((tmp_path / "1" / "records" / records[1]).read_text())
+    assert record.replay().result == record.result
+    assert list(record.result.places) == row["places"]  # type: ignore[union-attr]
+    assert "greedy" in text
+
+
+def test_cli_rejects_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None:
+    for argv, message in ((["--bots", "random,random", "--players", "3"], "at least 3 bots"),
+                          (["--bots", "random,bogus"], "unknown strategy 'bogus'"),
+                          (["--bots", "random,random", "--time-limit", "-1"], "positive"),
+                          (["--bots", ",".join(["random"] * 7)], "give --players")):
+        with pytest.raises(SystemExit) as info:
+            main(["tournament", *argv])
+        assert info.value.code == 2
+        assert message in capsys.readouterr().err
+
+
+def test_progress_bar_on_a_terminal_and_in_a_log() -> None:
+    tty = io.StringIO()
+    clock = iter([0.0, 1.0, 2.0, 3.0]).__next__
+    bar = ProgressBar(tty, tty=True, clock=clock)
+    bar(1, 4)
+    bar(4, 4)
+    assert "\r[######------------------] 1/4" in tty.getvalue()
+    assert "ETA 3s" in tty.getvalue() and tty.getvalue().endswith("\n")
+    log = io.StringIO()
+    times = iter(float(t) for t in range(200)).__next__
+    bar = ProgressBar(log, tty=False, clock=times)
+    for done in range(1, 101):
+        bar(done, 100)
+    lines = log.getvalue().splitlines()
+    assert 10 <= len(lines) <= 12 and "\r" not in log.getvalue()
+    assert lines[-1].startswith("tournament: 100/100 games (100%)")
+
+
+@pytest.mark.network
+def test_network_games_give_the_in_process_results(tmp_path: Path) -> None:
+    """Two games through `mundus host` and three `mundus bot` processes each (two tables at
+    once): the same rows as in-process, faults included (the failing bots of
+    test_bot_sdk.py, loaded by file path in the bot processes)."""
+    bots = ("greedy", f"{FAULTY}:RaisingBot", f"{FAULTY}:IllegalBot")
+    settings = Settings(bots, 3, seed=8, round_limit=6, records=str(tmp_path))
+    network, rows = run_tournament(settings, 2, jobs=2, network=True)
+    local, local_rows = run_tournament(Settings(bots, 3, seed=8, round_limit=6), 2)
+    assert rows == local_rows
+    assert json.dumps(network) == json.dumps(local)
+    assert network["faults"]["error"] > 0 and network["faults"]["illegal"] > 0
+    record = GameRecord.from_json((tmp_path / "game-000001.json").read_text())
+    assert record.names == ["IllegalBot #2", "greedy #0", "RaisingBot #1"]
+    assert record.result is not None and list(record.result.places) == rows[1]["places"]
+
+
+def test_scheduler_runs_on_a_local_dask_cluster() -> None:
+    distributed = pytest.importorskip("distributed")
+    settings = Settings(BOTS, 3, seed=6)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  protocol="tcp", host="127.0.0.1",
+                                  dashboard_address=None) as cluster:
+        summary, rows = run_tournament(settings, 5, scheduler=cluster.scheduler_address)
+    local, local_rows = run_tournament(settings, 5)
+    assert rows == local_rows
+    assert json.dumps(summary) == json.dumps(local)
+    assert summarise(settings, rows) == summary
