@@ -1,19 +1,26 @@
 """Network benchmark: what the host and the client library add to a game, on loopback.
 
 1. **Decision round trip.** A client (``client.Connection``) plays seat 3 of 4-seat tables
-   whose other seats are host bots (random); each ``decide``/``commit``/``reveal`` is timed
-   from the send to the host's reply (``ok``). Next to it, in the same run: a bare pyzmq
-   DEALER/ROUTER round trip with frames of about the same sizes (no msgpack, no host), and
-   the client's ``ping`` to the host (the protocol without the engine). Both servers run in
-   a child process. Target: the decision round trip within 3x the bare one.
+   whose other seats are host bots (random); each ``decide``/``commit`` is timed from the
+   send to the host's reply (``ok``). Interleaved with them, in the same run: one bare pyzmq
+   DEALER/ROUTER round trip right before each decision, with frames of about the same sizes
+   (no msgpack, no host) and the same security as the host (CURVE, or none with
+   ``--insecure``), so that both see the same machine at the same moment; and the client's
+   ``ping`` to the host after every 4th decision (the protocol without the engine, sent while
+   the host bots play). Both servers run in child processes. Target: the decision round trip
+   within 3x the bare one (medians).
 2. **A 4-bot game.** The same game (table seed, greedy bots with seeds 0-3 at seats 0-3)
    played in-process with ``mundus_net.runner.play_game``, and over loopback: a host in a
-   thread of this process and four ``mundus bot`` processes, timed by the host from the
+   thread of this process and four ``mundus bot`` processes, one per seat, as they would be
+   deployed (here they share this machine's cores with the host), timed by the host from the
    update that starts the game to the one that ends it. Both must end with the same result.
-   Target: the networked game within 3x the in-process one.
+   Each game is played ``--repeat`` times each way and the fastest plays are compared (one
+   game is short and noisy); the ratio is of the medians over the seeds. Target: the
+   networked game within 3x the in-process one.
 
-    python benchmarks/network.py                 # 2000 round trips, 3 games
-    python benchmarks/network.py --round-trips 5000 --games 5 --seed 7
+    python benchmarks/network.py                 # 2000 round trips, 3 games, 3 plays each
+    python benchmarks/network.py --round-trips 5000 --games 5 --repeat 5 --seed 7
+    python benchmarks/network.py --insecure      # host, clients and bare sockets without CURVE
 
 Progress goes to stderr; the last line of stdout is one JSON object with the figures.
 """
@@ -25,6 +32,7 @@ import itertools
 import json
 import multiprocessing
 import multiprocessing.connection
+import os
 import statistics
 import subprocess
 import sys
@@ -41,6 +49,7 @@ from host.table import Table
 from mundus_net.bots.base import load_bot
 from mundus_net.game import Game, Result
 from mundus_net.runner import play_game
+from protocol.security import make_client, make_server, new_client_keypair
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAYERS = 4
@@ -62,16 +71,35 @@ def percentile(samples: Sequence[float], p: float) -> float:
     return ordered[index]
 
 
+def machine_counters() -> tuple[float, int] | None:
+    """(CPU seconds used by every process, context switches) so far, from /proc/stat (Linux
+    only; None elsewhere)."""
+    try:
+        with open("/proc/stat", encoding="ascii") as stat:
+            lines = stat.read().splitlines()
+    except OSError:
+        return None
+    ticks = [int(v) for v in lines[0].split()[1:9]]
+    busy = sum(ticks) - ticks[3] - ticks[4]  # everything but idle and iowait
+    switches = next(int(line.split()[1]) for line in lines if line.startswith("ctxt "))
+    return busy / os.sysconf("SC_CLK_TCK"), switches
+
+
 # -- servers in processes of their own ---------------------------------------------------------
 #
 # Both servers of the round-trip comparison run in a child process, as a real host does, so
 # that neither shares this process's interpreter lock with the measuring client.
 
 
-def _echo_server(pipe: Connection_) -> None:
+def _echo_server(pipe: Connection_, secure: bool) -> None:
     ctx = zmq.Context()
     router = ctx.socket(zmq.ROUTER)
-    pipe.send(router.bind_to_random_port("tcp://127.0.0.1"))
+    public = None
+    if secure:
+        public, secret = new_client_keypair()
+        make_server(router, public, secret)
+    port = router.bind_to_random_port("tcp://127.0.0.1")
+    pipe.send((port, None if public is None else public.decode("ascii")))
     poller = zmq.Poller()
     poller.register(router, zmq.POLLIN)
     reply = b"r" * REPLY_BYTES
@@ -81,16 +109,17 @@ def _echo_server(pipe: Connection_) -> None:
             router.send_multipart([identity, reply])
 
 
-def _table_server(pipe: Connection_, seed: int) -> None:
-    """One table after another, each with three random host bots; the address goes back
-    through ``pipe``."""
+def _table_server(pipe: Connection_, seed: int, secure: bool) -> None:
+    """One table after another, each with three random host bots; the address and the
+    host's public key go back through ``pipe``."""
     for game in itertools.count():
-        table = Table(PLAYERS, seed=seed + game,
+        table = Table(PLAYERS, seed=seed + game, fixed_seed=True,
                       bots=[load_bot("random", i) for i in range(PLAYERS - 1)])
         # Rate limits are the host's defence against floods; a benchmark client is one.
-        host = Host(table, port=0, rate=1e9, burst=1e9, linger_after_end=5.0, log=_stderr)
+        host = Host(table, port=0, rate=1e9, burst=1e9, linger_after_end=5.0, log=_stderr,
+                    insecure=not secure)
         host.start()
-        pipe.send(host.address)
+        pipe.send((host.address, host.public_key))
         host.wait()
 
 
@@ -104,50 +133,59 @@ def _child(target: Any, *args: Any) -> tuple[multiprocessing.process.BaseProcess
     return proc, parent
 
 
-def bare_round_trips(count: int) -> list[float]:
-    """DEALER -> ROUTER -> DEALER with fixed frames of about a decision's and an ok's size."""
-    proc, pipe = _child(_echo_server)
-    port = pipe.recv()
-    ctx = zmq.Context()
-    dealer = ctx.socket(zmq.DEALER)
-    dealer.connect(f"tcp://127.0.0.1:{port}")
-    request = b"q" * REQUEST_BYTES
-    poller = zmq.Poller()
-    poller.register(dealer, zmq.POLLIN)
-    samples: list[float] = []
-    clock = time.perf_counter
-    try:
-        for i in range(count + 100):
-            start = clock()
-            dealer.send(request)
-            if not poller.poll(WAIT * 1000):
-                raise TimeoutError("no echo")
-            dealer.recv()
-            if i >= 100:  # warm-up
-                samples.append(clock() - start)
-    finally:
-        dealer.close(linger=0)
-        ctx.term()
-        proc.terminate()
-    return samples
+class BareEcho:
+    """DEALER -> ROUTER -> DEALER with fixed frames of about a decision's and an ok's size,
+    to an echo server in a child process."""
+
+    def __init__(self, secure: bool) -> None:
+        self.proc, pipe = _child(_echo_server, secure)
+        port, key = pipe.recv()
+        self.ctx: zmq.Context[Any] = zmq.Context()
+        self.dealer = self.ctx.socket(zmq.DEALER)
+        if key is not None:
+            make_client(self.dealer, key)
+        self.dealer.connect(f"tcp://127.0.0.1:{port}")
+        self.poller = zmq.Poller()
+        self.poller.register(self.dealer, zmq.POLLIN)
+        self.request = b"q" * REQUEST_BYTES
+        for _ in range(100):  # warm-up (and the CURVE handshake)
+            self.round_trip()
+
+    def round_trip(self) -> float:
+        start = time.perf_counter()
+        self.dealer.send(self.request)
+        if not self.poller.poll(int(WAIT * 1000)):
+            raise TimeoutError("no echo")
+        self.dealer.recv()
+        return time.perf_counter() - start
+
+    def close(self) -> None:
+        self.dealer.close(linger=0)
+        self.ctx.term()
+        self.proc.terminate()
 
 
 # -- round trips through the host ---------------------------------------------------------------
 
 
-def host_round_trips(count: int, seed: int) -> tuple[list[float], list[float]]:
-    """(decision round trips, ping round trips) of a client at tables of host bots."""
+def round_trips(count: int, seed: int, secure: bool
+                ) -> tuple[list[float], list[float], list[float]]:
+    """(bare round trips, decision round trips, ping round trips): a client at tables of host
+    bots, with a bare round trip right before each decision."""
+    bare: list[float] = []
     decisions: list[float] = []
     pings: list[float] = []
     clock = time.perf_counter
-    proc, pipe = _child(_table_server, seed)
+    echo = BareEcho(secure)
+    proc, pipe = _child(_table_server, seed, secure)
     try:
         for game in itertools.count():
             if len(decisions) >= count:
                 break
             if not pipe.poll(WAIT):
                 raise TimeoutError("no table")
-            conn = Connection(pipe.recv(), "bench", bot=True)
+            address, key = pipe.recv()
+            conn = Connection(address, "bench", bot=True, server_key=key, insecure=not secure)
             conn.connect(WAIT)
             bot = load_bot("random", seed + game)
             try:
@@ -157,12 +195,14 @@ def host_round_trips(count: int, seed: int) -> tuple[list[float], list[float]]:
                         conn.poll(1.0)
                         continue
                     decision = bot.decide(conn.view(), pending.legal)  # type: ignore[arg-type]
+                    sample = echo.round_trip()
                     start = clock()
                     request = conn.decide(decision)
                     while True:
                         notices = conn.poll(5.0)
                         if any(isinstance(n, Accepted) and n.id == request for n in notices):
                             decisions.append(clock() - start)
+                            bare.append(sample)
                             break
                         if conn.ready is not None or conn.result is not None:
                             break  # refused (counted nowhere) or over
@@ -172,7 +212,8 @@ def host_round_trips(count: int, seed: int) -> tuple[list[float], list[float]]:
                 conn.close()
     finally:
         proc.terminate()
-    return decisions, pings
+        echo.close()
+    return bare, decisions, pings
 
 
 def _ping(conn: Connection) -> float:
@@ -189,7 +230,7 @@ def _ping(conn: Connection) -> float:
 # -- a 4-bot game -------------------------------------------------------------------------------
 
 
-def in_process_game(seed: int, strategy: str, repeat: int = 5) -> tuple[float, Result, int]:
+def in_process_game(seed: int, strategy: str, repeat: int = 3) -> tuple[float, Result, int]:
     """The fastest of ``repeat`` plays of the same game (one game is short and noisy)."""
     best = float("inf")
     for _ in range(repeat):
@@ -220,28 +261,45 @@ class TimedHost(Host):
         self.flushing += time.perf_counter() - start
 
 
-def network_game(seed: int, strategy: str) -> tuple[float, Result, TimedHost]:
+class NetworkGame:
+    """One game over loopback: its time, result, the host's own time, and what the whole
+    machine spent meanwhile (CPU seconds and context switches, None if unknown)."""
+
+    def __init__(self, seconds: float, result: Result, host: TimedHost,
+                 machine: tuple[float, int] | None) -> None:
+        self.seconds = seconds
+        self.result = result
+        self.host = host
+        self.machine = machine
+
+
+def network_game(seed: int, strategy: str, secure: bool = True) -> NetworkGame:
     """Host in a thread here, four bot processes joined in seat order."""
     marks: dict[str, float] = {}
+    counters: dict[str, tuple[float, int] | None] = {}
 
     def on_update(update: dict[str, Any]) -> None:
         kinds = {e["kind"] for e in update["events"]}
         if "started" in kinds:
             marks["start"] = time.perf_counter()
+            counters["start"] = machine_counters()
         if "game_over" in kinds:
             marks["end"] = time.perf_counter()
+            counters["end"] = machine_counters()
 
-    table = Table(PLAYERS, seed=seed, heartbeat_ms=1000)
-    host = TimedHost(table, port=0, on_update=on_update, log=_stderr)
+    # fixed_seed: the game of this seed, to compare with the in-process one.
+    table = Table(PLAYERS, seed=seed, heartbeat_ms=1000, fixed_seed=True)
+    host = TimedHost(table, port=0, on_update=on_update, log=_stderr, insecure=not secure)
     host.start()
+    security = ["--host-key", str(host.public_key)] if secure else ["--insecure"]
     procs: list[subprocess.Popen[str]] = []
     try:
         for seat in range(PLAYERS):
             procs.append(subprocess.Popen(
                 [sys.executable, "-m", "mundus_net.cli", "bot", "--connect", host.address,
                  "--strategy", strategy, "--seed", str(seat), "--name", f"bench{seat}",
-                 "--json"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                text=True))
+                 "--json", *security], cwd=ROOT, stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL, text=True))
             deadline = time.monotonic() + WAIT
             while host.call(lambda t: t.free_seats()) > PLAYERS - seat - 1:
                 if time.monotonic() > deadline:
@@ -259,7 +317,11 @@ def network_game(seed: int, strategy: str) -> tuple[float, Result, TimedHost]:
         host.stop()
     result = table.game.result
     assert result is not None
-    return marks["end"] - marks["start"], result, host
+    start, end = counters.get("start"), counters.get("end")
+    machine = None
+    if start is not None and end is not None:
+        machine = (end[0] - start[0], end[1] - start[1])
+    return NetworkGame(marks["end"] - marks["start"], result, host, machine)
 
 
 # -- main ---------------------------------------------------------------------------------------
@@ -270,22 +332,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--round-trips", type=int, default=2000,
                         help="decision round trips to time (default 2000)")
     parser.add_argument("--games", type=int, default=3, help="4-bot games (default 3)")
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="plays of each game, each way; the fastest counts (default 3)")
     parser.add_argument("--strategy", default="greedy", help="the 4 bots' strategy")
     parser.add_argument("--seed", type=int, default=1, help="seed of the first table")
+    parser.add_argument("--insecure", action="store_true",
+                        help="no CURVE encryption (host, clients and the bare sockets)")
     args = parser.parse_args(argv)
     us = 1e6
+    secure = not args.insecure
 
-    _stderr("bare pyzmq round trips...")
-    bare = bare_round_trips(args.round_trips)
-    _stderr("round trips through the host...")
-    decisions, pings = host_round_trips(args.round_trips, args.seed)
+    _stderr("round trips: bare pyzmq and through the host, interleaved...")
+    bare, decisions, pings = round_trips(args.round_trips, args.seed, secure)
     bare50, bare99 = percentile(bare, 50), percentile(bare, 99)
     dec50, dec99 = percentile(decisions, 50), percentile(decisions, 99)
     ping50 = percentile(pings, 50)
     rtt_ratio = dec50 / bare50
-    print(f"round trip, bare pyzmq DEALER/ROUTER: p50 {bare50 * us:.0f} us, "
+    mode = "CURVE" if secure else "plain"
+    print(f"round trip, bare pyzmq DEALER/ROUTER ({mode}): p50 {bare50 * us:.0f} us, "
           f"p99 {bare99 * us:.0f} us ({len(bare)} samples)")
-    print(f"round trip, decision through the host: p50 {dec50 * us:.0f} us, "
+    print(f"round trip, decision through the host ({mode}): p50 {dec50 * us:.0f} us, "
           f"p99 {dec99 * us:.0f} us ({len(decisions)} samples); ping p50 {ping50 * us:.0f} us")
     print(f"decision / bare: {rtt_ratio:.2f}x at p50 (target {TARGET_RTT_FACTOR:g}x)")
 
@@ -295,20 +361,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     decisions_per_game: list[int] = []
     host_busy: list[float] = []  # seconds per decision the host spent handling + publishing
     host_flush: list[float] = []
+    cpu: list[float] = []  # CPU seconds of the whole machine per decision, over loopback
+    switches: list[float] = []  # context switches per decision
     for i in range(args.games):
         seed = args.seed + i
-        _stderr(f"game {i + 1}/{args.games} (seed {seed})...")
-        local_s, local_result, count = in_process_game(seed, args.strategy)
-        remote_s, remote_result, host = network_game(seed, args.strategy)
+        _stderr(f"game {i + 1}/{args.games} (seed {seed}), {args.repeat} plays each way...")
+        local_s, local_result, count = in_process_game(seed, args.strategy, args.repeat)
+        plays = [network_game(seed, args.strategy, secure) for _ in range(args.repeat)]
+        best = min(plays, key=lambda play: play.seconds)
+        host = best.host
         host_busy.append((host.handling + host.flushing) / count)
         host_flush.append(host.flushing / count)
-        same = same and local_result == remote_result
+        if best.machine is not None:
+            cpu.append(best.machine[0] / count)
+            switches.append(best.machine[1] / count)
+        agree = all(play.result == local_result for play in plays)
+        same = same and agree
         local.append(local_s)
-        remote.append(remote_s)
+        remote.append(best.seconds)
         decisions_per_game.append(count)
         print(f"game seed {seed}: in-process {local_s * 1000:.1f} ms, over loopback "
-              f"{remote_s * 1000:.1f} ms ({count} decisions; same result: "
-              f"{local_result == remote_result})")
+              f"{best.seconds * 1000:.1f} ms (fastest of {args.repeat} each; {count} "
+              f"decisions; same result: {agree})")
     local_ms = statistics.median(local) * 1000
     remote_ms = statistics.median(remote) * 1000
     game_ratio = remote_ms / local_ms
@@ -320,18 +394,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"per decision over loopback: {per_decision:.0f} us, of which the host's own work "
           f"{busy_us:.0f} us (handling {busy_us - flush_us:.0f}, publishing {flush_us:.0f}); "
           f"in-process {local_ms * 1000 / statistics.mean(decisions_per_game):.0f} us")
+    cpu_us = round(statistics.median(cpu) * us, 1) if cpu else None
+    switches_n = round(statistics.median(switches), 1) if switches else None
+    if cpu_us is not None:
+        print(f"the whole machine per decision over loopback: {cpu_us:.0f} us of CPU, "
+              f"{switches_n} context switches ({os.cpu_count()} cores; host thread and "
+              f"{PLAYERS} bot processes)")
     figures = {
+        "security": mode,
         "bare_rtt_p50_us": round(bare50 * us, 1), "bare_rtt_p99_us": round(bare99 * us, 1),
         "decision_rtt_p50_us": round(dec50 * us, 1),
         "decision_rtt_p99_us": round(dec99 * us, 1),
         "ping_rtt_p50_us": round(ping50 * us, 1),
         "rtt_ratio_p50": round(rtt_ratio, 2), "rtt_target_met": rtt_ratio <= TARGET_RTT_FACTOR,
-        "games": args.games, "strategy": args.strategy,
+        "games": args.games, "repeat": args.repeat, "strategy": args.strategy,
+        "bots": "processes", "cores": os.cpu_count(),
         "decisions_per_game": round(statistics.mean(decisions_per_game), 1),
         "in_process_game_ms": round(local_ms, 1), "network_game_ms": round(remote_ms, 1),
         "network_us_per_decision": round(per_decision, 1),
         "host_busy_us_per_decision": round(busy_us, 1),
         "host_publish_us_per_decision": round(flush_us, 1),
+        "machine_cpu_us_per_decision": cpu_us,
+        "context_switches_per_decision": switches_n,
         "game_ratio": round(game_ratio, 2), "game_target_met": game_ratio <= TARGET_GAME_FACTOR,
         "same_results": same,
     }

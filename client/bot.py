@@ -23,6 +23,7 @@ from mundus_net.decisions import DECISION_TYPES, Offer
 from mundus_net.defaults import default_choice
 from mundus_net.game import Result
 from mundus_net.view import PlayerView
+from protocol.security import fetch_key
 
 from .connection import (
     ClientError,
@@ -38,6 +39,7 @@ from .connection import (
     Problem,
     Refused,
 )
+from .known_hosts import KnownHosts, UntrustedHost, add_security_arguments, trust_host
 
 Log = Callable[[str], None]
 
@@ -193,6 +195,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--token", help=argparse.SUPPRESS)  # resume a seat (tests)
     p.add_argument("--timeout", type=float, default=10.0,
                    help="seconds to wait for the host when joining (default 10)")
+    add_security_arguments(p)
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     # Every message received, one JSON line each (bytes as hex): for tests and debugging.
     p.add_argument("--trace", type=Path, help=argparse.SUPPRESS)
@@ -217,7 +220,18 @@ def run(args: argparse.Namespace) -> int:
             except (KeyError, TypeError, ValueError):
                 secret = None
     name = (args.name or f"{args.strategy.rsplit(':', 1)[-1]}-bot")[:32]
-    conn = Connection(args.connect, name, "player", token=token, bot=True, secret=secret)
+    # A pinned key needs no memory; otherwise the known-hosts file (trust on first use).
+    try:
+        trust = trust_host(args.connect, pinned=args.host_key, insecure=args.insecure,
+                           store=None if args.host_key else KnownHosts(),
+                           fetch=lambda: fetch_key(args.connect, min(args.timeout, 5.0)))
+    except UntrustedHost as exc:
+        _stderr(f"mundus bot: {exc}")
+        return 1
+    for line in trust.lines:
+        _stderr(line)
+    conn = Connection(args.connect, name, "player", token=token, bot=True, secret=secret,
+                      server_key=trust.key, insecure=trust.key is None)
     if args.trace is not None:
         conn.tap = _tracer(args.trace)
     if path is not None:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import math
+import os
 import threading
 import time
 from collections import deque
@@ -39,10 +40,11 @@ from mundus_net.decisions import Decision, Offer
 from mundus_net.deck import CardDef, Deck, default_deck
 from mundus_net.game import Pending, Result
 from mundus_net.view import StateView
-from protocol import commitment
+from protocol import commitment, fairdeal
 from protocol.codec import DECISION_KINDS, decision_from_wire, decision_to_wire
 from protocol.errors import ProtocolError
 from protocol.messages import MAX_HOST_FRAME, decode_host, encode
+from protocol.security import fetch_key, make_client, parse_key, require_curve
 
 DEFAULT_HEARTBEAT_MS = 1000  # until the welcome says otherwise
 LOST_AFTER = 5  # heartbeats of host silence before the host counts as gone (§11)
@@ -93,6 +95,9 @@ class Welcome:
     deck: Deck
     pub_port: int
     heartbeat_ms: int
+    host_key: str | None = None  # the CURVE key the host proved it holds (None: insecure)
+    sign_key: str | None = None  # the Ed25519 key that signs the host's records (hex)
+    seed_commitment: bytes | None = None  # the host's commitment to its seed (§15)
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,7 +197,8 @@ class Pong(Notice):
 @dataclass(frozen=True, slots=True)
 class Mismatch(Notice):
     """A seat's reveal does not open its commitment, or differs from the offer the host
-    revealed: the host (or that seat) cheated."""
+    revealed: the host (or that seat) cheated. ``seat`` -1 is the host's own seed
+    commitment or the deal (§15)."""
 
     round: int
     seat: int
@@ -294,9 +300,19 @@ class Connection:
                  context: zmq.Context[Any] | None = None,
                  on_mismatch: Callable[[Mismatch], None] | None = None,
                  on_secret: Callable[[OfferSecret | None], None] | None = None,
-                 tap: Callable[[str, dict[str, Any]], None] | None = None) -> None:
+                 tap: Callable[[str, dict[str, Any]], None] | None = None,
+                 server_key: str | None = None, insecure: bool = False,
+                 contribute: bool = True) -> None:
         if role not in ("player", "spectator"):
             raise ValueError("role is player or spectator")
+        # Encryption (docs/security.md): CURVE with the host key ``server_key`` (Z85); without
+        # one, connect() asks the host's key port and trusts the answer for this connection
+        # (trust on first use, without memory: the commands keep known hosts). ``insecure``:
+        # plain sockets, for a host run with --insecure.
+        self.insecure = insecure
+        self.server_key = None if server_key is None else parse_key(server_key)
+        self.contribute = contribute and role == "player"  # a share of the seed (§15)
+        self.contribution: bytes | None = None
         self.address = address
         self.name = name
         self.role = role
@@ -341,14 +357,18 @@ class Connection:
         self._answered: int | None = None  # the pending id answered last
         self._answer_request: tuple[int, float] | None = None  # (request id, sent at)
         self._hold_until = 0.0  # rate-limited: send nothing before this
+        self._rejoined_at = -1e18  # the last hello after a not_joined (at most one a heartbeat)
         self._warned_secret: int | None = None
         self._ping_sent: dict[int, float] = {}
         self.latency: float | None = None  # seconds of the last ping -> pong
-        self._legal_cache: tuple[int, tuple[Decision, ...]] | None = None
+        # The last legal list: (pending id, the list as received, decoded). An equal list
+        # under a new id (commit, then reveal) is not decoded again.
+        self._legal_cache: tuple[int, Sequence[Any], tuple[Decision, ...]] | None = None
         self._offer_steps: dict[int, _Commitments] = {}  # the latest offer step only
         self._last_heard = 0.0
         self._last_sent = 0.0
         self._over_reported = False
+        self._fair: dict[str, Any] | None = None  # the fair_deal event (§15)
 
     # -- joining ------------------------------------------------------------------------------
 
@@ -358,8 +378,17 @@ class Connection:
         meanwhile are returned by the next :meth:`poll`."""
         if self.closed:
             raise ClientError("the connection is closed")
-        self._open()
         deadline = time.monotonic() + timeout
+        if not self.insecure and self.server_key is None:
+            announced = fetch_key(self.address, min(timeout, 5.0), self._ctx)
+            if announced is None:
+                raise ConnectTimeout(f"no answer from the key port of {self.address} "
+                                     "(PORT+2): pass the host's key, or check the address")
+            if announced.insecure or announced.key is None:
+                raise ClientError(f"{self.address} runs without encryption (--insecure): "
+                                  "connect with insecure=True to accept that")
+            self.server_key = announced.key
+        self._open()
         queued: list[Notice] = []
         while not (self.connected and self.synced):
             left = deadline - time.monotonic()
@@ -380,6 +409,7 @@ class Connection:
         dealer = self._ctx.socket(zmq.DEALER)
         dealer.setsockopt(zmq.LINGER, 0)
         dealer.setsockopt(zmq.MAXMSGSIZE, MAX_HOST_FRAME)
+        self._secure(dealer)
         dealer.connect(self.address)
         self._dealer = dealer
         if self._wake_rx is None:
@@ -403,9 +433,20 @@ class Connection:
             hello["token"] = self.token
         if self.bot:
             hello["bot"] = True
+        if self.contribute:
+            hello["contribute"] = True
         now = time.monotonic()
         self._send(hello, now)
         self._last_heard = now
+
+    def _secure(self, sock: zmq.Socket[Any]) -> None:
+        """CURVE for ``sock`` before it connects (nothing when insecure)."""
+        if self.insecure:
+            return
+        if self.server_key is None:
+            raise ClientError("no host key: connect() learns it, or pass server_key")
+        require_curve()
+        make_client(sock, self.server_key)
 
     def _close_sockets(self) -> None:
         for sock in (self._dealer, self._sub):
@@ -547,6 +588,15 @@ class Connection:
                 self._answered = None
             elif pending_id is not None and pending_id == self._answered and code != "stale":
                 self._answered = None  # the answer did not count: the decision is open again
+            now = time.monotonic()
+            if code == "not_joined" and request is not None and kind not in ("hello", "bye") \
+                    and now - self._rejoined_at >= self.heartbeat_s:
+                # The host does not know these sockets: it restarted (and resumed its game
+                # from its log) or forgot them. Say hello again, with the token (§11).
+                self._rejoined_at = now
+                self._out.append(Lost("the host does not know this connection (restarted?)"))
+                self._open()
+                return
             self._out.append(Refused(str(m.get("code")), str(m.get("message", "")),
                                      m.get("rule"), kind, m.get("id")))
             if kind == "hello":  # no seat (table full, bad token...): nothing more to do
@@ -570,7 +620,11 @@ class Connection:
             seat=m.get("seat"), token=m.get("token"), game=str(m["game"]), name=str(m["name"]),
             players=int(m["players"]), names=tuple(m.get("names") or ()),
             options=dict(m.get("options") or {}), deck=deck, pub_port=int(m["pub_port"]),
-            heartbeat_ms=int(m.get("heartbeat_ms") or DEFAULT_HEARTBEAT_MS))
+            heartbeat_ms=int(m.get("heartbeat_ms") or DEFAULT_HEARTBEAT_MS),
+            host_key=m.get("host_key") if isinstance(m.get("host_key"), str) else None,
+            sign_key=m.get("sign_key") if isinstance(m.get("sign_key"), str) else None,
+            seed_commitment=bytes(m["seed_commitment"])
+            if isinstance(m.get("seed_commitment"), bytes) else None)
         if resumed and self.game_id is not None and welcome.game != self.game_id:
             # A new game behind the same address: start from nothing.
             self.seq, self.state, self.events, self._buffer = 0, {}, [], {}
@@ -590,10 +644,16 @@ class Connection:
         sub.setsockopt(zmq.LINGER, 0)
         sub.setsockopt(zmq.MAXMSGSIZE, MAX_HOST_FRAME)
         sub.setsockopt(zmq.SUBSCRIBE, b"")
+        self._secure(sub)
         sub.connect(_pub_address(self.address, welcome.pub_port))
         self._sub = sub
         self._poller.register(sub, zmq.POLLIN)
         self._out.append(Joined(welcome, resumed))
+        if m.get("contribute") and self.contribute and self.token is not None:
+            # §15: the host committed to its seed (the welcome says to what) before this
+            # random share of the seed is sent.
+            self.contribution = os.urandom(fairdeal.CONTRIBUTION_BYTES)
+            self._send({"t": "contribute", "token": self.token, "value": self.contribution})
         # A late join (or a rejoin) starts from a snapshot; updates that arrive before it
         # are buffered (§5).
         self._ask_snapshot(time.monotonic())
@@ -645,8 +705,10 @@ class Connection:
         if self.synced and seq <= self.seq:
             return  # an older or repeated snapshot (a retried request): nothing new in it
         events = list(m.get("events") or ())
-        if len(events) < len(self.events):
-            # The host's history is shorter than ours (a restarted host): start over.
+        known = len(self.events)
+        if known > len(events) or (known and events[known - 1] != self.events[-1]):
+            # The host's history is shorter than ours, or another one (a restarted host, which
+            # does not tell chats, comings and goings from before its restart): start over.
             self.events = []
         new = events[len(self.events):]
         self.events = events
@@ -729,10 +791,12 @@ class Connection:
         return request
 
     def _decode_legal(self, pending_id: int, raw: Sequence[Any]) -> tuple[Decision, ...]:
-        if self._legal_cache is not None and self._legal_cache[0] == pending_id:
-            return self._legal_cache[1]
+        cached = self._legal_cache
+        if cached is not None and (cached[0] == pending_id or cached[1] == raw):
+            self._legal_cache = (pending_id, cached[1], cached[2])
+            return cached[2]
         legal = tuple(_decision(d) for d in raw)
-        self._legal_cache = (pending_id, legal)
+        self._legal_cache = (pending_id, raw, legal)
         return legal
 
     def _check_behind(self) -> None:
@@ -746,6 +810,9 @@ class Connection:
 
     def _watch_offers(self, event: dict[str, Any]) -> None:
         kind = event.get("kind")
+        if kind in ("fair_deal", "seed_reveal"):
+            self._watch_deal(event)
+            return
         if kind == "commitments":
             rnd = int(event["round"])
             self._offer_steps = {rnd: _Commitments(hashes={
@@ -766,6 +833,40 @@ class Connection:
                 self._verify(rnd, step, _seat_map(event.get("reveals")))
             if self.secret is not None and self.secret.round <= rnd:
                 self._set_secret(None)
+
+    def _watch_deal(self, event: dict[str, Any]) -> None:
+        """§15: the seed commitment is the one this client saw before it contributed, its
+        contribution is in the deal, and at the end the revealed seed opens the commitment
+        and gives the engine seed."""
+        promised = self.welcome.seed_commitment if self.welcome is not None else None
+        if event["kind"] == "fair_deal":
+            self._fair = event
+            if promised is not None and bytes(event["commitment"]) != promised:
+                self._mismatch(0, -1, "the host's seed commitment is not the one it told "
+                                      "when this client joined")
+            mine = _seat_map(event.get("contributions")).get(self.seat or 0)
+            if self.contribution is not None and (mine is None or bytes(mine)
+                                                  != self.contribution):
+                self._mismatch(0, -1, "this client's contribution to the seed is not in the "
+                                      "deal")
+            return
+        fair = self._fair
+        if fair is None or self.game_id is None:
+            return  # joined without seeing the deal: nothing to check against
+        host_seed = bytes(event["host_seed"])
+        if not fairdeal.check_commitment(bytes(fair["commitment"]), self.game_id, host_seed):
+            self._mismatch(0, -1, "the revealed host seed does not open its commitment")
+            return
+        values = _seat_map(fair.get("contributions"))
+        try:
+            seed = fairdeal.engine_seed(self.game_id, host_seed,
+                                        [bytes(values[s]) for s in range(len(values))],
+                                        bool(fair.get("mixed", True)))
+        except (KeyError, ValueError):
+            seed = None
+        if seed != event.get("seed"):
+            self._mismatch(0, -1, "the game's seed is not the one the host seed and the "
+                                  "contributions give")
 
     def _verify(self, rnd: int, step: _Commitments, reveals: dict[int, Any]) -> None:
         """Every published reveal must open its seat's commitment (§7, step 5)."""

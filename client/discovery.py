@@ -49,6 +49,8 @@ class Table:
         text = f'"{a.name}" at {self.address}: {seats}, {state}'
         if not self.compatible:
             text += f" (protocol version {a.version}: this client speaks {PROTOCOL_VERSION})"
+        if a.key is None:
+            text += " (INSECURE: not encrypted)"
         return text
 
 

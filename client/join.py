@@ -14,6 +14,7 @@ from typing import Any
 from protocol.beacon import BEACON_PORT
 
 from .discovery import LISTEN_SECONDS, Table, discover, listen_address
+from .known_hosts import KnownHosts, add_security_arguments
 from .session import Seating, default_name, needs_terminal, sit
 from .tokens import TokenStore
 
@@ -54,6 +55,7 @@ def add_discovery_arguments(p: argparse.ArgumentParser) -> None:
                         "every interface)")
     p.add_argument("--seconds", type=_seconds, default=LISTEN_SECONDS,
                    help=f"how long to listen for beacons (default {LISTEN_SECONDS:g})")
+    add_security_arguments(p)
 
 
 def register(subparsers: Any) -> None:
@@ -67,9 +69,10 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=run)
 
 
-def pick_table(args: argparse.Namespace, store: TokenStore | None, watching: bool = False
-               ) -> str | None:
-    """Listen for beacons and let the player pick a table; its address, or None."""
+def pick(args: argparse.Namespace, store: TokenStore | None, watching: bool = False
+         ) -> Table | None:
+    """Listen for beacons and let the player pick a table (with the key its beacon offers),
+    or None."""
     host, port = args.listen
     where = f"{host or 'every interface'}, port {port}"
     print(f"Listening for tables on the LAN ({where}) for {args.seconds:g} s …", flush=True)
@@ -100,7 +103,7 @@ def pick_table(args: argparse.Namespace, store: TokenStore | None, watching: boo
         print(f'mundus: every seat at "{chosen.announcement.name}" is taken. Watch it: '
               f"mundus watch {chosen.address}", file=sys.stderr)
         return None
-    return chosen.address
+    return chosen
 
 
 def _ask(tables: list[Table]) -> Table | None:
@@ -118,8 +121,12 @@ def run(args: argparse.Namespace) -> int:
     if needs_terminal("join"):
         return 2
     store = TokenStore()
-    address = args.address or pick_table(args, store)
+    address, offered = args.address, None
     if address is None:
-        return 1
+        chosen = pick(args, store)
+        if chosen is None:
+            return 1
+        address, offered = chosen.address, chosen.announcement.key
     name = (args.name or default_name()).strip()[:32] or "Player"
-    return sit(Seating(address, name, store=store))
+    return sit(Seating(address, name, store=store, host_key=args.host_key, offered_key=offered,
+                       insecure=args.insecure, known_hosts=KnownHosts()))

@@ -17,6 +17,7 @@ from typing import Any
 
 from mundus_net.bots.base import load_bot, strategy_names
 
+from .known_hosts import KnownHosts
 from .local_host import READY
 from .session import Seating, default_name, needs_terminal, sit
 from .tokens import TokenStore, state_dir
@@ -82,11 +83,15 @@ def register(subparsers: Any) -> None:
                    help="write the game record (JSON, docs/record.md) to FILE at the end")
     p.add_argument("--keep-minutes", type=_minutes, default=30.0, metavar="M",
                    help="how long the table waits for you after you leave (default 30)")
+    p.add_argument("--insecure", action="store_true",
+                   help="no encryption (for debugging the protocol)")
     p.set_defaults(func=run)
 
 
-def start_table(args: argparse.Namespace, name: str) -> tuple[subprocess.Popen[str], str]:
-    """Start the background table; returns the process and the address to join."""
+def start_table(args: argparse.Namespace, name: str
+                ) -> tuple[subprocess.Popen[str], str, str | None]:
+    """Start the background table; returns the process, the address to join and the host
+    key (None when insecure)."""
     command = [sys.executable, "-m", "client.local_host", "--bots", str(args.bots),
                "--strategy", args.strategy, "--name", f"{name}'s table",
                "--idle-minutes", str(args.keep_minutes),
@@ -97,6 +102,8 @@ def start_table(args: argparse.Namespace, name: str) -> tuple[subprocess.Popen[s
         command += ["--round-limit", str(args.round_limit)]
     if args.record is not None:
         command += ["--record", os.path.abspath(args.record)]
+    if args.insecure:
+        command.append("--insecure")
     proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
     out = proc.stdout
@@ -106,14 +113,14 @@ def start_table(args: argparse.Namespace, name: str) -> tuple[subprocess.Popen[s
     reader.start()
     reader.join(START_TIMEOUT_S)
     words = line[0].split() if line else []
-    if len(words) != 4 or words[0] != READY:
+    if len(words) != 5 or words[0] != READY:
         proc.kill()
         _, err = proc.communicate(timeout=5)
         raise RuntimeError(f"the table did not start: {err.strip() or 'no answer'}")
     out.close()
     if proc.stderr is not None:
         proc.stderr.close()
-    return proc, f"tcp://127.0.0.1:{int(words[1])}"
+    return proc, f"tcp://127.0.0.1:{int(words[1])}", None if words[4] == "-" else words[4]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -122,12 +129,15 @@ def run(args: argparse.Namespace) -> int:
     name = (args.name or default_name()).strip()[:32] or "Player"
     print(f"Starting a table for you and {args.bots} {args.strategy} bot(s) …", flush=True)
     try:
-        proc, address = start_table(args, name)
+        proc, address, key = start_table(args, name)
     except (OSError, RuntimeError, subprocess.SubprocessError) as exc:
         print(f"mundus play: {exc}", file=sys.stderr)
         return 1
     minutes = f"{args.keep_minutes:g} minute{'s' if args.keep_minutes != 1 else ''}"
+    # The table's key comes from the process this client started: pinned, and saved for
+    # `mundus join ADDRESS` later.
     seating = Seating(address, name, store=TokenStore(), note={"pid": proc.pid},
+                      host_key=key, insecure=key is None, known_hosts=KnownHosts(),
                       left_note=[f"The table runs on in the background (process {proc.pid}) "
                                  f"and waits {minutes} for you."])
     return sit(seating)

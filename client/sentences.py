@@ -552,6 +552,17 @@ def _started(e: _Event, who: _Who, deck: Deck | None, rnd: int | None) -> str:
     return "Every seat is taken: the game begins"
 
 
+def _fair_deal(e: _Event, who: _Who, deck: Deck | None, rnd: int | None) -> str:
+    if e.get("mixed") is False:
+        return "The host fixed the seed (a test table): the host chose the deal"
+    return ("The cards are shuffled with a seed the host sealed before every seat's random "
+            "share was mixed in")
+
+
+def _seed_reveal(e: _Event, who: _Who, deck: Deck | None, rnd: int | None) -> str:
+    return "The host revealed its sealed seed: the deal can be checked (mundus verify)"
+
+
 _HANDLERS: dict[str, _Handler] = {
     "setup": _setup,
     "round": _round,
@@ -595,6 +606,8 @@ _HANDLERS: dict[str, _Handler] = {
     "violation": _violation,
     "timeout": _timeout,
     "started": _started,
+    "fair_deal": _fair_deal,
+    "seed_reveal": _seed_reveal,
 }
 
 ENGINE_KINDS = frozenset({
@@ -605,6 +618,6 @@ ENGINE_KINDS = frozenset({
 })
 HOST_KINDS = frozenset({
     "joined", "away", "back", "spectator", "chat", "committed", "commitments", "reveals",
-    "violation", "timeout", "started",
+    "violation", "timeout", "started", "fair_deal", "seed_reveal",
 })
 KNOWN_KINDS = frozenset(_HANDLERS)

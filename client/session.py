@@ -10,6 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from protocol.security import fetch_key
+
 from .connection import (
     Connection,
     ConnectTimeout,
@@ -19,6 +21,7 @@ from .connection import (
     Notice,
     OfferSecret,
 )
+from .known_hosts import KnownHosts, Trust, UntrustedHost, trust_host
 from .sentences import REASONS, plural, seat_name
 from .tokens import SavedSeat, TokenStore
 
@@ -57,6 +60,13 @@ class Seating:
     left_note: list[str] = field(default_factory=list)
     note: dict[str, Any] = field(default_factory=dict)  # kept with the token
     timeout: float = CONNECT_TIMEOUT_S
+    # Encryption (docs/security.md): a pinned key, the key a LAN beacon offered, the
+    # known-hosts file (trust on first use), or none at all with ``insecure``.
+    host_key: str | None = None
+    offered_key: str | None = None
+    insecure: bool = False
+    known_hosts: KnownHosts | None = None
+    trust: Trust | None = None  # decided by sit()
 
 
 def _remember(s: Seating, conn: Connection, secret: OfferSecret | None) -> None:
@@ -76,9 +86,11 @@ def _saver(s: Seating) -> Callable[[Notice, Connection], None]:
 
 
 def _connection(s: Seating, saved: SavedSeat | None) -> Connection:
+    key = s.trust.key if s.trust is not None else None
     conn = Connection(s.address, s.name, "spectator" if s.spectator else "player",
                       token=saved.token if saved is not None else None,
-                      secret=saved.secret if saved is not None else None)
+                      secret=saved.secret if saved is not None else None,
+                      server_key=key, insecure=key is None)
     # Saved before the commitment is sent: a restarted client can still reveal.
     conn.on_secret = lambda secret: _remember(s, conn, secret)
     return conn
@@ -88,6 +100,15 @@ def sit(s: Seating) -> int:
     """Join (or resume, or watch) and run the screen until the player leaves."""
     from .tui import LEFT  # prompt_toolkit is loaded only when a screen is wanted
 
+    try:
+        s.trust = trust_host(s.address, pinned=s.host_key, offered=s.offered_key,
+                             insecure=s.insecure, store=s.known_hosts,
+                             fetch=lambda: fetch_key(s.address, min(s.timeout, 5.0)))
+    except UntrustedHost as exc:
+        print(f"mundus: {exc}", file=sys.stderr)
+        return 1
+    for line in s.trust.lines:
+        print(line, flush=True)
     saved = s.store.get(s.address) if s.store is not None and not s.spectator else None
     what = "Watching" if s.spectator else ("Coming back to" if saved else "Joining")
     print(f"{what} {s.address} …", flush=True)

@@ -366,6 +366,7 @@ class TableModel:
 
     address: str = ""
     spectator: bool = False
+    insecure: bool = False  # no encryption: every screen says so
     snap: Snapshot = field(default_factory=lambda: Snapshot(None, None))
     sentences: list[str] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)
@@ -683,6 +684,11 @@ class TableModel:
             text = f"{left} s left · {text}"
         if self.log_back:
             text = f"[log: {self.log_back} back, PageDown returns] {text}"
+        if self.insecure:  # on every screen: nothing on this table is secret
+            if width < 28:
+                return [("class:warning", render.cut("INSECURE", width))]
+            return [("class:warning", "INSECURE"), ("class:dim", " (not encrypted) · "),
+                    (style, render.cut(text, width - 27))]
         return [(style, render.cut(text, width))]
 
     def _help_screen(self, width: int, height: int) -> StyleAndTextTuples:
@@ -765,7 +771,8 @@ class TableApp:
                  on_notice: Callable[[Notice, Connection], None] | None = None) -> None:
         self.conn = conn
         self.color = render.use_color() if color is None else color
-        self.model = TableModel(address=conn.address, spectator=conn.role == "spectator")
+        self.model = TableModel(address=conn.address, spectator=conn.role == "spectator",
+                                insecure=conn.insecure)
         self.extra_notice = on_notice  # called in the connection's thread (token saving)
         self._inbox: queue.Queue[tuple[Notice, Snapshot]] = queue.Queue()
         self._loop: asyncio.AbstractEventLoop | None = None

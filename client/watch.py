@@ -6,7 +6,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .join import add_discovery_arguments, pick_table
+from .join import add_discovery_arguments, pick
+from .known_hosts import KnownHosts
 from .session import Seating, needs_terminal, sit
 
 
@@ -23,7 +24,12 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     if needs_terminal("watch"):
         return 2
-    address = args.address or pick_table(args, None, watching=True)
+    address, offered = args.address, None
     if address is None:
-        return 1
-    return sit(Seating(address, (args.name.strip() or "spectator")[:32], spectator=True))
+        chosen = pick(args, None, watching=True)
+        if chosen is None:
+            return 1
+        address, offered = chosen.address, chosen.announcement.key
+    return sit(Seating(address, (args.name.strip() or "spectator")[:32], spectator=True,
+                       host_key=args.host_key, offered_key=offered, insecure=args.insecure,
+                       known_hosts=KnownHosts()))

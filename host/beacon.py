@@ -99,7 +99,7 @@ def table_announcement(table: Table, address: str, port: int, pub_port: int) -> 
     """What the beacon says about ``table`` (call it in the host's thread)."""
     return Announcement(name=table.name, game=table.game_id, port=port, pub_port=pub_port,
                         players=table.players, free=table.free_seats(),
-                        started=table.started, address=address)
+                        started=table.started, address=address, key=table.host_key)
 
 
 def table_beacon(host: Host, address: str,

@@ -2,12 +2,15 @@
 
 It prints the address to join and the command that joins it, reports who joins and leaves,
 and when the game ends prints the result (and writes the game record with ``--record``).
+Every input of the game goes to its game log first (host/gamelog.py): ``--resume GAME``
+restores the table after a crash and serves it again; ``--list`` shows the games there are.
 """
 
 from __future__ import annotations
 
 import argparse
 import secrets
+import shlex
 import socket
 import sys
 from pathlib import Path
@@ -16,8 +19,21 @@ from typing import Any
 from mundus_net.bots.base import Bot, load_bot, strategy_names
 from mundus_net.deck import Deck, DeckError, load_deck
 from mundus_net.sim import derive_seed
+from mundus_net.verify import sign_record
+from protocol.security import SecurityError, require_curve
 
 from . import beacon
+from .gamelog import (
+    BotSpec,
+    GameLog,
+    GameLogError,
+    default_state_dir,
+    find_game,
+    format_listing,
+    list_games,
+    restore,
+)
+from .keys import HostKeys
 from .server import Host
 from .table import DEFAULT_BOT_SECONDS, Message, Table
 
@@ -96,14 +112,27 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--bot-strategy", type=_check_strategy, default="greedy",
                         metavar="NAME", help="strategy of --bots N (default greedy)")
     parser.add_argument("--name", default="Mundus table", help="the table's name")
-    parser.add_argument("--port", type=_int_range(0, 65534, "the port"), default=DEFAULT_PORT,
-                        help=f"ROUTER port; the PUB socket uses PORT+1 (default {DEFAULT_PORT};"
-                             " 0 picks free ports)")
-    parser.add_argument("--bind", default="0.0.0.0", metavar="ADDRESS",
-                        help="interface to listen on (default 0.0.0.0, the whole LAN; "
-                             "127.0.0.1 for this computer only)")
-    parser.add_argument("--seed", type=int, default=None,
-                        help="game seed (default: random; it is kept secret until the end)")
+    parser.add_argument("--port", type=_int_range(0, 65533, "the port"), default=None,
+                        help=f"ROUTER port; the PUB socket uses PORT+1 and the key port PORT+2 "
+                             f"(default {DEFAULT_PORT}, or the resumed game's; 0 picks free "
+                             "ports)")
+    parser.add_argument("--bind", default=None, metavar="ADDRESS",
+                        help="interface to listen on (default 0.0.0.0, the whole LAN, or the "
+                             "resumed game's; 127.0.0.1 for this computer only)")
+    parser.add_argument("--seed", type=_int_range(-2**63, 2**64 - 1, "the seed"), default=None,
+                        help="the host's seed (default: random); it is kept secret until the "
+                             "end, and the players' contributions are mixed into it (a fair "
+                             "deal, docs/security.md)")
+    parser.add_argument("--fixed-seed", action="store_true",
+                        help="with --seed: play with exactly that seed, not mixing in the "
+                             "players' contributions (for tests and replays: the host chooses "
+                             "the deal, and the record says so)")
+    parser.add_argument("--insecure", action="store_true",
+                        help="no encryption (for debugging): anyone on the network can read "
+                             "the game, hands included, and nothing proves who the host is")
+    parser.add_argument("--key-dir", metavar="DIR", default=None,
+                        help="where the host's keys live; made on first use "
+                             "(default: $XDG_STATE_HOME/mundus-net)")
     parser.add_argument("--promo", action="store_true", help="play with the promo cards")
     parser.add_argument("--deck", metavar="FILE", default=None,
                         help="development deck file (default: the built-in deck)")
@@ -121,6 +150,23 @@ def register(subparsers: Any) -> None:
                         default=None, metavar="N", help="end after N rounds (R8.5)")
     parser.add_argument("--record", metavar="FILE", default=None,
                         help="write the game record (JSON) to FILE at the end")
+    parser.add_argument("--resume", metavar="GAME", default=None,
+                        help="restore game GAME (an id or the start of one, as --list shows, "
+                             "or its log file) exactly as it was, after a crash, and serve it "
+                             "again: its players come back with their seat tokens. The "
+                             "table's options come from its log")
+    parser.add_argument("--list", action="store_true",
+                        help="list the games in the state directory (id, name, started, "
+                             "round, seats, status) and exit")
+    parser.add_argument("--state-dir", metavar="DIR", default=None,
+                        help="where game logs are kept, private to you "
+                             "(default: $XDG_STATE_HOME/mundus-net/games)")
+    parser.add_argument("--durable", action="store_true",
+                        help="sync the game log to the disk at every answer, so that not even "
+                             "a power cut loses an answered decision (slower); without it, a "
+                             "crash of the host loses nothing it answered")
+    parser.add_argument("--no-log", action="store_true",
+                        help="keep no game log (the game cannot be resumed after a crash)")
     beacon.add_arguments(parser)
     parser.set_defaults(func=_main, host_parser=parser)
 
@@ -167,6 +213,15 @@ def _describe(event: Message, names: list[str]) -> str | None:
 
 def _main(args: argparse.Namespace) -> int:
     parser: argparse.ArgumentParser = args.host_parser
+    state_dir = Path(args.state_dir) if args.state_dir else default_state_dir()
+    if args.list:
+        games = list_games(state_dir)
+        print(format_listing(games) if games else f"no games in {state_dir}")
+        return 0
+    if args.resume is not None:
+        return _resume(args, state_dir)
+    args.port = DEFAULT_PORT if args.port is None else args.port
+    args.bind = "0.0.0.0" if args.bind is None else args.bind
     deck: Deck | None = None
     if args.deck is not None:
         try:
@@ -180,14 +235,79 @@ def _main(args: argparse.Namespace) -> int:
         parser.error(f"--first-tm: seat {args.first_tm} is not at a {args.seats}-seat table")
     if args.bot_pace < 0:
         parser.error("--bot-pace: seconds cannot be negative")
+    if args.fixed_seed and args.seed is None:
+        parser.error("--fixed-seed needs --seed N")
+    keys: HostKeys | None = None
+    if not args.insecure:
+        try:
+            require_curve()
+            keys = HostKeys.load_or_create(Path(args.key_dir) if args.key_dir else None,
+                                           warn=lambda text: print(text, file=sys.stderr))
+        except (SecurityError, OSError) as exc:
+            print(f"mundus host: {exc}", file=sys.stderr)
+            return 1
     seed = args.seed if args.seed is not None else secrets.randbits(32)
     bots: list[Bot] = [load_bot(spec, derive_seed(seed, "host-bot", i))
                        for i, spec in enumerate(specs)]
     names = [f"{spec.rpartition(':')[2]} bot {i}"[:32] for i, spec in enumerate(specs)]
-    table = Table(args.seats, seed=seed, promo=args.promo, deck=deck, first_tm=args.first_tm,
-                  round_limit=args.round_limit, name=args.name, bots=bots, bot_names=names,
-                  decision_seconds=args.decision_seconds, bot_seconds=args.bot_seconds,
-                  bot_pace=args.bot_pace)
+    table = Table(args.seats, seed=args.seed, promo=args.promo, deck=deck,
+                  first_tm=args.first_tm, round_limit=args.round_limit, name=args.name,
+                  bots=bots, bot_names=names, decision_seconds=args.decision_seconds,
+                  bot_seconds=args.bot_seconds, bot_pace=args.bot_pace,
+                  fixed_seed=args.fixed_seed)
+    specs_seeded = [BotSpec(spec, derive_seed(seed, "host-bot", i))
+                    for i, spec in enumerate(specs)]
+    return _serve(args, table, keys, state_dir, specs_seeded)
+
+
+def _resume(args: argparse.Namespace, state_dir: Path) -> int:
+    """``--resume GAME``: the table from its log, served as it was served."""
+    try:
+        path = find_game(state_dir, args.resume)
+        log = GameLog.open(path, durable=args.durable)
+    except GameLogError as exc:
+        print(f"mundus host: cannot resume {args.resume}: {exc}", file=sys.stderr)
+        return 1
+    try:
+        restored = restore(log)
+    except GameLogError as exc:
+        log.close()
+        print(f"mundus host: cannot resume {args.resume}: {exc}", file=sys.stderr)
+        return 1
+    table = restored.table
+    for warning in restored.warnings:
+        print(f"mundus host: warning: {warning}", file=sys.stderr)
+    if table.over:
+        log.close()
+        print(f"mundus host: game {table.game_id} is over (after {table.game.round} rounds): "
+              "there is nothing to resume", file=sys.stderr)
+        return 1
+    served = log.params.get("host", {})
+    args.port = served.get("port", DEFAULT_PORT) if args.port is None else args.port
+    args.bind = served.get("bind", "0.0.0.0") if args.bind is None else args.bind
+    args.record = served.get("record") if args.record is None else args.record
+    args.insecure = args.insecure or bool(served.get("insecure"))
+    args.key_dir = args.key_dir or served.get("key_dir")
+    keys: HostKeys | None = None
+    if not args.insecure:  # the same keys as before: the players pinned them
+        try:
+            require_curve()
+            keys = HostKeys.load_or_create(Path(args.key_dir) if args.key_dir else None,
+                                           warn=lambda text: print(text, file=sys.stderr))
+        except (SecurityError, OSError) as exc:
+            log.close()
+            print(f"mundus host: {exc}", file=sys.stderr)
+            return 1
+    print(f"resuming game {table.game_id} from {path}: round {table.game.round}, "
+          f"{restored.rows} log rows; the players come back with their seat tokens",
+          flush=True)
+    return _serve(args, table, keys, state_dir, log=log)
+
+
+def _serve(args: argparse.Namespace, table: Table, keys: HostKeys | None, state_dir: Path,
+           bots: list[BotSpec] | None = None, log: GameLog | None = None) -> int:
+    """Serve ``table`` until its game is over (with its game log: a new one unless given)."""
+    specs = bots if bots is not None else [s for s in table.seats if s.host_bot is not None]
 
     def on_update(update: Message) -> None:
         for event in update["events"]:
@@ -195,17 +315,47 @@ def _main(args: argparse.Namespace) -> int:
             if line:
                 print(line, flush=True)
 
-    host = Host(table, bind=args.bind, port=args.port, on_update=on_update)
+    host = Host(table, bind=args.bind, port=args.port, on_update=on_update, keys=keys,
+                insecure=args.insecure)
     try:
         host.open()
     except Exception as exc:  # zmq.ZMQError: address in use, bad interface...
         print(f"mundus host: cannot listen on {args.bind}:{args.port}: {exc}", file=sys.stderr)
+        if log is not None:
+            log.close()
         return 1
+    if log is None and not args.no_log:
+        try:  # before anyone can join: every input goes to the log first
+            log = GameLog.create(state_dir, table, bots=bots or [], durable=args.durable, host={
+                "bind": args.bind, "port": host.port, "insecure": keys is None,
+                "record": None if args.record is None else str(Path(args.record).resolve()),
+                "key_dir": None if args.key_dir is None else str(Path(args.key_dir).resolve())})
+        except (GameLogError, OSError) as exc:
+            host.stop()
+            print(f"mundus host: cannot keep the game log: {exc} (--no-log plays without one)",
+                  file=sys.stderr)
+            return 1
+    try:
+        return _run(args, table, host, keys, len(specs), log)
+    finally:
+        if log is not None:
+            log.close()
+
+
+def _run(args: argparse.Namespace, table: Table, host: Host, keys: HostKeys | None,
+         host_bots: int, log: GameLog | None) -> int:
     address = join_address(args.bind, host.port)
-    print(f"{args.name!r}: {args.seats} seats, {len(specs)} host bot(s), game {table.game_id}")
-    print(f"join at {address} (public updates on port {host.pub_port})")
+    print(f"{table.name!r}: {table.players} seats, {host_bots} host bot(s), game "
+          f"{table.game_id}")
+    if log is not None:
+        print(f"game log: {log.path} (after a crash: mundus host --resume {table.game_id})")
+    print(f"join at {address} (public updates on port {host.pub_port}, key port "
+          f"{host.key_port})")
+    print_identity(keys)
+    # Z85 has shell characters (<, &, $...): quoted, the line can be pasted into a shell.
+    pin = "--insecure" if keys is None else f"--host-key {shlex.quote(keys.public_key)}"
     if table.free_seats():
-        print(f"  a bot joins with:  mundus bot --connect {address}")
+        print(f"  a bot joins with:  mundus bot --connect {address} {pin}")
         print(f"waiting for {table.free_seats()} player(s)...", flush=True)
     host.start()
     announcer = beacon.from_args(args, host, address)
@@ -219,11 +369,16 @@ def _main(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("\nstopping the table", file=sys.stderr)
         host.stop()
-        _write_record(args.record, table)
+        _write_record(args.record, table, keys)
+        if log is not None and not table.over:
+            print(f"resume it with: mundus host --resume {table.game_id}", file=sys.stderr)
         return 130
-    _write_record(args.record, table)
+    _write_record(args.record, table, keys)
     if host.error is not None:
         print(f"mundus host: stopped by an internal error: {host.error!r}", file=sys.stderr)
+        if log is not None and not table.over:
+            print(f"nothing it answered is lost: once the problem is fixed, resume it with: "
+                  f"mundus host --resume {table.game_id}", file=sys.stderr)
         return 1
     result = table.game.result
     if result is None:
@@ -232,17 +387,40 @@ def _main(args: argparse.Namespace) -> int:
     names_now = table.names
     winners = ", ".join(f"{names_now[s]} (seat {s})" for s in result.winners)
     print(f"game over after {result.rounds} round(s) ({result.reason}): won by {winners}")
+    if keys is None:
+        print("INSECURE: this game was played without encryption")
     for seat in range(table.players):
         print(f"  place {result.places[seat]}: seat {seat} {names_now[seat]}, "
               f"{result.doubloons[seat]} doubloons")
     return 0
 
 
-def _write_record(path: str | None, table: Table) -> None:
+def print_identity(keys: HostKeys | None) -> None:
+    """The host's keys, for people to compare and for clients to pin."""
+    if keys is None:
+        print("INSECURE: encryption is off (--insecure): anyone on the network can read this "
+              "game, hands and offers included, and clients cannot tell this host from an "
+              "impostor", flush=True)
+        return
+    where = keys.path if keys.path is not None else "memory only"
+    print(f"host key: {keys.public_key}  fingerprint {keys.fingerprint}  ({where})")
+    print(f"record signing key: {keys.sign_key}  fingerprint {keys.sign_fingerprint}",
+          flush=True)
+
+
+def record_text(table: Table, keys: HostKeys | None) -> str:
+    """The game record, signed with the host's key (unsigned when insecure)."""
+    text = table.record.to_json() + "\n"
+    if keys is None:
+        return text
+    return sign_record(text, keys.sign, keys.sign_public)
+
+
+def _write_record(path: str | None, table: Table, keys: HostKeys | None = None) -> None:
     if path is None:
         return
     try:
-        Path(path).write_text(table.record.to_json() + "\n", encoding="utf-8")
+        Path(path).write_text(record_text(table, keys), encoding="utf-8")
     except OSError as exc:
         print(f"mundus host: cannot write the record to {path}: {exc}", file=sys.stderr)
         return

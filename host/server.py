@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import os
 import sys
 import threading
 import time
@@ -25,7 +26,9 @@ import zmq
 
 from protocol.errors import ProtocolError
 from protocol.messages import MAX_CLIENT_FRAME, decode_client, encode
+from protocol.security import KEY_PORT_OFFSET, KeyAnnouncement, make_server, require_curve
 
+from .keys import HostKeys, KeyPort, key_port_socket
 from .table import Message, Table, error_message
 
 T = TypeVar("T")
@@ -35,6 +38,16 @@ BURST = 200.0  # messages a connection may send at once
 BOT_BUDGET = 40  # host-bot decisions per loop turn: the sockets are served in between
 READ_BUDGET = 2000  # client messages per loop turn
 IDLE_POLL_S = 0.05
+# Plain ints: pyzmq's enum flags make every `|` and `&` a slow Python-level call.
+_NOBLOCK = int(zmq.NOBLOCK)
+_SNDMORE_NOBLOCK = int(zmq.SNDMORE) | _NOBLOCK
+_POLLIN = int(zmq.POLLIN)
+_EVENTS = int(zmq.EVENTS)
+# After sending a reply whose change is still to be made (Table.answer), give up the CPU for a
+# moment: ZeroMQ's I/O thread writes the reply out, and on a busy machine it would otherwise
+# wait (up to a scheduler time slice) until this thread blocks, after the engine, the host
+# bots and the flush. None where the OS has no sched_yield.
+_YIELD: Callable[[], None] | None = getattr(os, "sched_yield", None)
 
 
 class RateLimiter:
@@ -98,8 +111,15 @@ class Host:
                  linger_after_end: float = 2.0, bot_budget: int = BOT_BUDGET,
                  rate: float = RATE, burst: float = BURST,
                  log: Callable[[str], None] | None = None,
-                 on_update: Callable[[Message], None] | None = None) -> None:
+                 on_update: Callable[[Message], None] | None = None,
+                 keys: HostKeys | None = None, insecure: bool = False) -> None:
         self.table = table
+        # Encryption (docs/security.md): both sockets are CURVE servers with ``keys`` (fresh
+        # keys kept in memory if None); ``insecure`` turns it off. The key port, PORT+2,
+        # tells anyone the public keys.
+        self.insecure = insecure
+        self.keys = keys if keys is not None or insecure else HostKeys.generate()
+        self._key_port: KeyPort | None = None
         self.bind = bind
         self.port = port
         self.pub_port = 0
@@ -124,21 +144,40 @@ class Host:
     def address(self) -> str:
         return f"tcp://{self.bind}:{self.port}"
 
+    @property
+    def public_key(self) -> str | None:
+        """The CURVE public key clients connect with (Z85), None when insecure."""
+        return None if self.keys is None or self.insecure else self.keys.public_key
+
+    @property
+    def key_port(self) -> int:
+        return self.port + KEY_PORT_OFFSET
+
     def open(self) -> None:
         """Bind the sockets (raises zmq.ZMQError if the port is taken)."""
         if self._router is not None:
             return
+        if not self.insecure:
+            require_curve()  # SecurityError with what to do
         ctx: zmq.Context[Any] = zmq.Context()
         try:
-            router, pub = self._bind(ctx)
+            router, pub, key_sock = self._bind(ctx)
         except BaseException:
             ctx.destroy(linger=0)
             raise
         self._ctx, self._router, self._pub = ctx, router, pub
         self.table.pub_port = self.pub_port
+        if self.keys is not None and not self.insecure:
+            self.table.host_key, self.table.sign_key = self.keys.public_key, self.keys.sign_key
+            announcement = self.keys.announcement()
+        else:
+            announcement = KeyAnnouncement(None, None, insecure=True)
+        self._key_port = KeyPort(key_sock, announcement)
+        self._key_port.start()
 
-    def _bind(self, ctx: zmq.Context[Any]) -> tuple[zmq.Socket[Any], zmq.Socket[Any]]:
-        for _ in range(100):  # with port 0, retry until port + 1 is free too
+    def _bind(self, ctx: zmq.Context[Any]
+              ) -> tuple[zmq.Socket[Any], zmq.Socket[Any], zmq.Socket[Any]]:
+        for _ in range(100):  # with port 0, retry until ports + 1 and + 2 are free too
             router = ctx.socket(zmq.ROUTER)
             router.setsockopt(zmq.LINGER, 200)
             router.setsockopt(zmq.MAXMSGSIZE, MAX_CLIENT_FRAME)  # zmq drops larger frames
@@ -146,6 +185,10 @@ class Host:
             pub = ctx.socket(zmq.PUB)
             pub.setsockopt(zmq.LINGER, 200)
             pub.setsockopt(zmq.SNDHWM, 10000)
+            if self.keys is not None and not self.insecure:
+                for sock in (router, pub):
+                    make_server(sock, self.keys.curve_public, self.keys.curve_secret)
+            key_sock = key_port_socket(ctx)  # plain: it only tells the public keys
             try:
                 if self.port == 0:
                     port = router.bind_to_random_port(f"tcp://{self.bind}", min_port=20000,
@@ -154,15 +197,16 @@ class Host:
                     port = self.port
                     router.bind(f"tcp://{self.bind}:{port}")
                 pub.bind(f"tcp://{self.bind}:{port + 1}")
+                key_sock.bind(f"tcp://{self.bind}:{port + KEY_PORT_OFFSET}")
             except zmq.ZMQError:
-                router.close(linger=0)
-                pub.close(linger=0)
+                for sock in (router, pub, key_sock):
+                    sock.close(linger=0)
                 if self.port != 0:
                     raise
                 continue
             self.port, self.pub_port = port, port + 1
-            return router, pub
-        raise zmq.ZMQError(msg="no free pair of ports found")
+            return router, pub, key_sock
+        raise zmq.ZMQError(msg="no free ports found")
 
     def start(self) -> None:
         """Bind, then serve in a background thread."""
@@ -240,9 +284,13 @@ class Host:
             return fallback
 
     def _read(self, router: zmq.Socket[Any]) -> None:
+        # Everything that is ready, without blocking; EVENTS is cheaper than a recv raising
+        # Again at the end of every turn.
         for _ in range(READ_BUDGET):
             try:
-                frames = router.recv_multipart(zmq.NOBLOCK, copy=True)
+                if not int(router.getsockopt(_EVENTS)) & _POLLIN:
+                    return
+                frames = router.recv_multipart(_NOBLOCK, copy=True)
             except zmq.Again:
                 return
             except zmq.ZMQError as exc:
@@ -279,8 +327,9 @@ class Host:
                 reply["id"] = rid
             self._reply(identity, reply)
             return
+        later = None
         try:
-            reply = self.table.handle(identity, message)
+            reply, later = self.table.answer(identity, message)
         except Exception:
             self.log(f"host: internal error on a {message['t']!r} message:\n"
                      + traceback.format_exc())
@@ -288,41 +337,62 @@ class Host:
                      "message": "the host failed to handle this message"}
             if "id" in message:
                 reply["id"] = message["id"]
+        # The reply first: when the table could answer before changing anything (an answer
+        # from the legal list), the change is made now, before anything else happens.
         self._reply(identity, reply)
+        if later is not None:
+            if _YIELD is not None:
+                _YIELD()
+            try:
+                later()
+            except Exception:  # already answered ok: log it; the host goes on
+                self.log(f"host: internal error applying a {message['t']!r} message:\n"
+                         + traceback.format_exc())
 
     def _reply(self, identity: bytes, message: Message) -> None:
+        self._send_to(identity, encode(message))
+
+    def _send_to(self, identity: bytes, payload: bytes) -> None:
         router = self._router
         assert router is not None
         # A peer that is gone or not reading loses the reply: replies are not retried.
-        with contextlib.suppress(zmq.ZMQError):
-            router.send_multipart([identity, encode(message)], zmq.NOBLOCK)
+        try:
+            router.send(identity, _SNDMORE_NOBLOCK)
+            router.send(payload, _NOBLOCK)
+        except zmq.ZMQError:
+            pass
 
     def _flush(self) -> None:
         pub = self._pub
         assert pub is not None
         updates, privates = self.table.drain()
-        for update in updates:
+        if not updates and not privates:
+            return
+        # Encode everything, then send it in one burst.
+        packed = [encode(update) for update in updates]
+        personal = [(conn, encode(message)) for conn, message in privates]
+        for payload in packed:
             # A subscriber that lags behind catches up with a snapshot (§5).
             with contextlib.suppress(zmq.ZMQError):
-                pub.send(encode(update), zmq.NOBLOCK)
-            if self.on_update is not None:
+                pub.send(payload, _NOBLOCK)
+        for conn, payload in personal:
+            self._send_to(conn, payload)
+        if self.on_update is not None:
+            for update in updates:
                 self.on_update(update)
-        for conn, message in privates:
-            self._reply(conn, message)
 
     def _heartbeat(self) -> None:
         pub = self._pub
         assert pub is not None
         with contextlib.suppress(zmq.ZMQError):
-            pub.send(encode({"t": "heartbeat", "seq": self.table.seq}), zmq.NOBLOCK)
+            pub.send(encode({"t": "heartbeat", "seq": self.table.seq}), _NOBLOCK)
         ping = encode({"t": "ping"})
-        router = self._router
-        assert router is not None
         for conn in self.table.connections():
-            with contextlib.suppress(zmq.ZMQError):
-                router.send_multipart([conn, ping], zmq.NOBLOCK)
+            self._send_to(conn, ping)
 
     def _run_calls(self) -> None:
+        if not self._calls:  # read without the lock: a call queued now runs next turn
+            return
         with self._calls_lock:
             calls, self._calls = self._calls, []
         for fn, future in calls:
@@ -330,6 +400,8 @@ class Host:
                 future.set_result(fn(self.table))
             except Exception as exc:
                 future.set_exception(exc)
+        if calls:
+            self.table.touch()  # the call may have changed the table: the next flush looks
 
     def _close(self) -> None:
         with self._calls_lock:
@@ -337,6 +409,8 @@ class Host:
             self.finished.set()  # under the lock: no call can be queued after this
         for _, future in calls:
             future.set_exception(RuntimeError("the host has stopped"))
+        if self._key_port is not None:
+            self._key_port.stop()  # it closes its socket in its own thread
         for sock in (self._router, self._pub):
             if sock is not None:
                 sock.close(linger=200)

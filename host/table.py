@@ -17,22 +17,28 @@ import secrets
 import time
 import traceback
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import asdict, dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 from mundus_net.bots.base import Bot
 from mundus_net.decisions import Decision, Offer, RuleError
 from mundus_net.deck import Deck, default_deck
 from mundus_net.defaults import default_decision
-from mundus_net.game import OFFER, Game, Options
+from mundus_net.game import OFFER, Game, Options, Pending
 from mundus_net.record import GameRecord, RecordedDecision, RecordedOffer
+from mundus_net.verify import deal_digest, fairness_fields
 from mundus_net.view import PlayerView
+from protocol import fairdeal
 from protocol.codec import decision_from_wire, decision_to_wire, to_wire
 from protocol.commitment import commit, new_nonce, verify
 from protocol.errors import ProtocolError
 
+if TYPE_CHECKING:
+    from .gamelog import Journal
+
 Clock = Callable[[], float]
 Message = dict[str, Any]
+Later = Callable[[], None]  # the change a message makes, once its reply is sent
 Cards = tuple[int, ...]
 
 COMMIT = "commit"
@@ -40,6 +46,8 @@ REVEAL = "reveal"
 MISSED_HEARTBEATS = 5  # §11: silence for this many heartbeats marks a seat away
 DEFAULT_BOT_SECONDS = 10.0
 DEFAULT_HEARTBEAT_MS = 1000
+MAX_SPECTATORS = 200  # connections watching at once
+MAX_SPECTATOR_NAMES = 200  # spectator names told in the history (the first time each watches)
 
 
 def error_message(err: ProtocolError) -> Message:
@@ -57,6 +65,8 @@ class Seat:
     conn: bytes | None = None
     connected: bool = False
     last_seen: float = 0.0
+    contribute: bool = False  # its client said it sends a contribution to the seed (§15)
+    contribution: bytes | None = None
 
 
 @dataclass
@@ -74,8 +84,38 @@ class SeatPending:
     id: int
     kind: str
     detail: Any
-    legal: list[Any]
+    legal: list[Any]  # wire decisions, as sent
     deadline: float | None  # on the table's clock
+    decisions: list[Decision] = field(default_factory=list, compare=False, repr=False)
+
+    def lookup(self, wire: Any) -> Decision | None:
+        """The decision of ``legal`` that ``wire`` is, exactly as it was sent, or None (the
+        answer may still be legal: the engine judges it)."""
+        if not _plain(wire):
+            return None
+        try:
+            return self.decisions[self.legal.index(wire)]
+        except ValueError:
+            return None
+
+
+def _plain(wire: Any) -> bool:
+    """Whether ``wire`` is a map of text to ints, text, nil or arrays of ints and text (as
+    every wire decision is). Types are exact, so that when such a map equals a legal
+    decision, ``true`` or ``3.0`` did not stand in for ``1`` or ``3``."""
+    if type(wire) is not dict:
+        return False
+    for name, value in wire.items():
+        if type(name) is not str:
+            return False
+        kind = type(value)
+        if kind is list:
+            for item in value:
+                if type(item) is not int and type(item) is not str:
+                    return False
+        elif kind is not int and kind is not str and value is not None:
+            return False
+    return True
 
 
 @dataclass
@@ -104,7 +144,8 @@ class Table:
                  decision_seconds: float | None = None,
                  bot_seconds: float = DEFAULT_BOT_SECONDS,
                  heartbeat_ms: int = DEFAULT_HEARTBEAT_MS, clock: Clock = time.monotonic,
-                 autostart: bool = True, bot_pace: float = 0.0, pub_port: int = 0) -> None:
+                 autostart: bool = True, bot_pace: float = 0.0, pub_port: int = 0,
+                 fixed_seed: bool = False, host_seed: bytes | None = None) -> None:
         if len(bots) > players:
             raise ValueError(f"{len(bots)} host bots do not fit at {players} seats")
         if decision_seconds is not None and decision_seconds <= 0:
@@ -112,11 +153,30 @@ class Table:
         if bot_seconds <= 0:
             raise ValueError("bot_seconds must be positive")
         self.deck = deck or default_deck()
-        options = Options(players, secrets.randbits(32) if seed is None else seed, promo,
-                          first_tm, round_limit)
-        self.game = Game(options, self.deck)  # RuleError for impossible options
         self.name = name
         self.game_id = game_id or secrets.token_hex(8)
+        # Fair deals (§15): the engine seed is derived at the start from this secret host
+        # seed and every seat's contribution; the commitment is fixed (and told in every
+        # welcome) before any contribution can arrive. ``seed`` fixes the host seed (tests,
+        # replays); ``fixed_seed`` makes it the engine seed itself, contributions unmixed.
+        # ``host_seed`` gives the 32 bytes themselves (a table restored from its log).
+        if fixed_seed and seed is None:
+            raise ValueError("fixed_seed needs a seed")
+        if host_seed is not None:
+            self.host_seed = bytes(host_seed)
+        else:
+            self.host_seed = fairdeal.new_host_seed() if seed is None \
+                else fairdeal.host_seed_from_int(seed)
+        self.fixed_seed = fixed_seed
+        self.seed_commitment = fairdeal.seed_commitment(self.game_id, self.host_seed)
+        # The identity the server's sockets prove (told in the welcome; None: insecure).
+        self.host_key: str | None = None
+        self.sign_key: str | None = None
+        # Until the game starts, a game with the same options stands in (its seed is not
+        # the game's: that is known only when every contribution is in).
+        options = Options(players, seed if fixed_seed and seed is not None else 0, promo,
+                          first_tm, round_limit)
+        self.game = Game(options, self.deck)  # RuleError for impossible options
         self.decision_seconds = decision_seconds
         self.bot_seconds = bot_seconds
         self.heartbeat_ms = heartbeat_ms
@@ -124,6 +184,10 @@ class Table:
         self.autostart = autostart
         self.bot_pace = bot_pace
         self._clock = clock
+        # The game log (host/gamelog.py): every input is written to it before it acts, and
+        # committed before anything that depends on it leaves the table. None: no log.
+        self.journal: Journal | None = None
+        self.nonce_source: Callable[[], bytes] = new_nonce  # the host bots' offer nonces
         self.started = False
         self.record = GameRecord(game_id=self.game_id, options=options, deck=self.deck.name,
                                  deck_digest=self.deck.digest, meta={"table": name})
@@ -132,6 +196,7 @@ class Table:
         self.seats = [Seat(i) for i in range(players)]
         self._views = [PlayerView(self.game, s) for s in range(players)]
         self._conns: dict[bytes, Conn] = {}
+        self._spectator_names: set[str] = set()
         self._pending: dict[int, SeatPending] = {}
         self._next_id = 1
         self._step: OfferStep | None = None
@@ -150,11 +215,22 @@ class Table:
         self._last_private: list[Any] = [None] * players
         self._updates: list[Message] = []
         self._privates: list[tuple[bytes, Message]] = []
+        # Something may have changed since the last flush (the server flushes every turn of
+        # its loop: an idle turn must not rebuild the public state).
+        self._dirty = True
+        # The last public state's hashable values and their wire forms (public_state).
+        self._state_parts: dict[str, tuple[Any, Any]] = {}
+        # Wire forms of decisions (immutable, hashable) and of each seat's last legal list.
+        self._wire_memo: dict[Decision, Message] = {}
+        self._legal_wire: dict[int, tuple[list[Decision], list[Message]]] = {}
 
         self._handlers: dict[str, Callable[[bytes, Message], Message]] = {
-            "hello": self._hello, "snapshot": self._snapshot, "decide": self._decide,
-            "commit": self._commit, "reveal": self._reveal, "chat": self._chat,
-            "ping": self._ping, "bye": self._bye,
+            "hello": self._hello, "snapshot": self._snapshot, "chat": self._chat,
+            "ping": self._ping, "bye": self._bye, "contribute": self._contribute,
+        }
+        # Answers to pending decisions: the reply, and the change when it can wait for it.
+        self._answers: dict[str, Callable[[bytes, Message], tuple[Message, Later | None]]] = {
+            "decide": self._decide, "commit": self._commit, "reveal": self._reveal,
         }
         names = list(bot_names or ())
         for index, bot in enumerate(bots):
@@ -195,7 +271,23 @@ class Table:
         del data["seat"]
         if not self.started:
             data["pending"] = None  # nobody is asked anything before the game begins
-        state: Message = to_wire(data)
+        # Only the values that changed are converted: a hashable value (immutable all the way
+        # down) equal to the last one has the same wire form, shared with the last state.
+        parts = self._state_parts
+        state: Message = {}
+        for key, value in data.items():
+            part = parts.get(key)
+            if part is not None and part[0] == value:
+                state[key] = part[1]
+                continue
+            wire = to_wire(value)
+            try:
+                hash(value)
+            except TypeError:  # mutable parts (maps): converted every time
+                parts.pop(key, None)
+            else:
+                parts[key] = (value, wire)
+            state[key] = wire
         step = self._step
         state["table"] = {
             "names": self.names,
@@ -234,21 +326,48 @@ class Table:
                         "first_tm": self.game.options.first_tm},
             "deck": [_card_wire(asdict(c)) for c in self.deck.cards],
             "pub_port": self.pub_port, "heartbeat_ms": self.heartbeat_ms,
+            "host_key": self.host_key, "sign_key": self.sign_key,
+            "seed_commitment": self.seed_commitment,
+            "contribute": seat is not None and not self.started
+            and self.seats[seat].contribute and self.seats[seat].contribution is None,
         }
 
     # -- messages -----------------------------------------------------------------------------
 
     def handle(self, conn: bytes, message: Message) -> Message:
-        """Answer one client message, already checked by ``protocol.decode_client``."""
+        """Answer one client message, already checked by ``protocol.decode_client``, and make
+        the change it asks for."""
+        reply, later = self.answer(conn, message)
+        if later is not None:
+            later()
+        return reply
+
+    def answer(self, conn: bytes, message: Message) -> tuple[Message, Later | None]:
+        """The reply to one client message, and the change it makes if that is not made yet.
+
+        Every check is made before the reply is known. An answer that names its seat's
+        current pending id and is exactly one of the legal decisions sent with it cannot be
+        refused, so its ``ok`` does not wait for the engine: the change is returned, and the
+        caller sends the reply, then calls it before the table does anything else (before
+        the next message, a flush or a clock step). Everything else is done at once and
+        returns None."""
         request_id = message.get("id")
+        later: Later | None = None
         try:
             self._touch_conn(conn)
-            reply = self._handlers[message["t"]](conn, message)
+            kind = message["t"]
+            answers = self._answers.get(kind)
+            if answers is not None:
+                reply, later = answers(conn, message)
+            else:
+                reply = self._handlers[kind](conn, message)
         except ProtocolError as err:
             reply = error_message(err)
         if request_id is not None:
             reply["id"] = request_id
-        return reply
+        if self.journal is not None:
+            self.journal.commit(self)  # what the reply tells is in the log before it leaves
+        return reply, later
 
     def _hello(self, conn: bytes, m: Message) -> Message:
         name, token = m["name"], m.get("token")
@@ -258,18 +377,30 @@ class Table:
                 raise ProtocolError("bad_field", "field 'token': a spectator has no token")
             if current is not None and current.role == "spectator":
                 return self.welcome(None)  # a retried hello
+            # Bounded, whoever floods the table with hellos from new connections: the
+            # spectators at once, and the names the history tells (docs/security.md).
+            if sum(1 for c in self._conns.values() if c.role == "spectator") >= MAX_SPECTATORS:
+                raise ProtocolError("table_full", f"{MAX_SPECTATORS} spectators watch already")
             self._release_conn(conn)
             self._conns[conn] = Conn("spectator", None, name, self._clock())
-            self._emit({"kind": "spectator", "name": name})
+            if name not in self._spectator_names and \
+                    len(self._spectator_names) < MAX_SPECTATOR_NAMES:
+                self._spectator_names.add(name)
+                self._emit({"kind": "spectator", "name": name})
             return self.welcome(None)
         if token is not None:
             index = self._seat_of_token(token)
             if index is None:
                 raise ProtocolError("bad_token", "no seat has this token")
             seat = self.seats[index]
+            self._log_flags(seat, m)
             if m.get("bot") is not None:
                 seat.program = bool(m["bot"])
+                self._dirty = True
+            if m.get("contribute") is not None and not self.started:
+                seat.contribute = bool(m["contribute"])
             self._attach(conn, index)
+            self._maybe_start()
             return self.welcome(index)
         if current is not None and current.seat is not None:
             return self.welcome(current.seat)  # a retried hello keeps its seat
@@ -278,14 +409,32 @@ class Table:
         free = next((s for s in self.seats if not s.taken), None)
         if free is None:
             raise ProtocolError("table_full", f"all {self.players} seats are taken")
-        free.taken = True
-        free.name = name
-        free.token = secrets.token_hex(16)
-        free.program = bool(m.get("bot", False))
-        self._emit({"kind": "joined", "seat": free.index, "name": name, "bot": free.program})
+        self._take_seat(free.index, name, secrets.token_hex(16), bool(m.get("bot", False)),
+                        bool(m.get("contribute", False)))
         self._attach(conn, free.index, first=True)
         self._maybe_start()
         return self.welcome(free.index)
+
+    def _take_seat(self, index: int, name: str, token: str, program: bool,
+                   contribute: bool) -> None:
+        """A free seat is taken (logged first: a restored table gives it to the same token)."""
+        self._write("seat", seat=index, name=name, token=token, bot=program,
+                    contribute=contribute)
+        seat = self.seats[index]
+        seat.taken = True
+        seat.name = name
+        seat.token = token
+        seat.program = program
+        seat.contribute = contribute
+        self._emit({"kind": "joined", "seat": index, "name": name, "bot": program})
+
+    def _log_flags(self, seat: Seat, m: Message) -> None:
+        """Log what a hello with a token changes of its seat (the hello changes it next)."""
+        program = seat.program if m.get("bot") is None else bool(m["bot"])
+        contribute = seat.contribute if m.get("contribute") is None or self.started \
+            else bool(m["contribute"])
+        if (program, contribute) != (seat.program, seat.contribute):
+            self._write("flags", seat=seat.index, bot=program, contribute=contribute)
 
     def _snapshot(self, conn: bytes, m: Message) -> Message:
         self._joined(conn)
@@ -302,22 +451,47 @@ class Table:
         return {"t": "snapshot", "seq": self.seq, "state": self._last_state,
                 "events": list(self._published), "private": private}
 
-    def _decide(self, conn: bytes, m: Message) -> Message:
+    def _decide(self, conn: bytes, m: Message) -> tuple[Message, Later | None]:
         seat = self._acting_seat(conn, m["token"])
+        current = self._pending.get(seat)
+        if current is not None and current.id == m["pending"] \
+                and current.kind not in (COMMIT, REVEAL):
+            listed = current.lookup(m["decision"])
+            if listed is not None:
+                # In the log (committed before the ok leaves) before the engine sees it.
+                self._write("decide", seat=seat, pending=current.id, round=self.game.round,
+                            decision=m["decision"], by=self._by(seat))
+                return {"t": "ok"}, lambda: self._apply_listed(seat, listed)
         decision = decision_from_wire(m["decision"])
         pending = self._current(seat, m["pending"])
         if pending.kind in (COMMIT, REVEAL) or isinstance(decision, Offer):
             raise ProtocolError("not_pending", f"the seat is asked to {pending.kind}; offers go "
                                                "through commit and reveal (§7)")
+        mark = self._mark()
+        self._write("decide", seat=seat, pending=pending.id, round=self.game.round,
+                    decision=decision_to_wire(decision), by=self._by(seat))
         try:
             self.game.apply(seat, decision)
         except RuleError as err:
+            self._undo(mark)  # refused: the row never reaches the log
             raise ProtocolError("illegal", str(err), rule=err.rule) from None
         self._recorded(seat, decision, self._by(seat))
         self._after_change((seat,))
-        return {"t": "ok"}
+        return {"t": "ok"}, None
 
-    def _commit(self, conn: bytes, m: Message) -> Message:
+    def _apply_listed(self, seat: int, decision: Decision) -> None:
+        """Apply an answer found in the seat's legal list (its ``ok`` may be sent already)."""
+        try:
+            self.game.apply(seat, decision)
+        except RuleError as err:  # the engine refused a decision it listed: a bug
+            self._write("void", seat=seat)  # the logged decision did not happen
+            self._after_change((seat,))  # a fresh pending id: the seat may answer again
+            raise RuntimeError(f"the engine refused {decision!r}, one of its legal decisions "
+                               f"for seat {seat}: {err}") from err
+        self._recorded(seat, decision, self._by(seat))
+        self._after_change((seat,))
+
+    def _commit(self, conn: bytes, m: Message) -> tuple[Message, Later | None]:
         seat = self._acting_seat(conn, m["token"])
         pending = self._current(seat, m["pending"])
         if pending.kind != COMMIT:
@@ -325,13 +499,18 @@ class Table:
                                                 "commit")
         step = self._step
         assert step is not None
-        step.commitments[seat] = m["commitment"]
-        self._emit({"kind": "committed", "seat": seat})
-        self._maybe_open_reveals()
-        self._after_change((seat,))
-        return {"t": "ok"}
+        commitment: bytes = m["commitment"]
+        self._write("commit", seat=seat, pending=pending.id, round=step.round,
+                    commitment=commitment.hex())
 
-    def _reveal(self, conn: bytes, m: Message) -> Message:
+        def later() -> None:  # nothing can refuse a commitment now
+            step.commitments[seat] = commitment
+            self._emit({"kind": "committed", "seat": seat})
+            self._maybe_open_reveals()
+            self._after_change((seat,))
+        return {"t": "ok"}, later
+
+    def _reveal(self, conn: bytes, m: Message) -> tuple[Message, Later | None]:
         seat = self._acting_seat(conn, m["token"])
         pending = self._current(seat, m["pending"])
         if pending.kind != REVEAL:
@@ -340,11 +519,19 @@ class Table:
         step = self._step
         assert step is not None
         offer, nonce = tuple(m["offer"]), m["nonce"]
+        # Logged whatever comes of it: a broken reveal changes the game too (§7).
+        self._write("reveal", seat=seat, pending=pending.id, round=step.round,
+                    offer=list(offer), nonce=nonce.hex(), by=self._by(seat))
         if not verify(step.commitments[seat], self.game_id, step.round, seat, offer, nonce):
             # §7: a broken reveal costs the seat its offer (the default is played), not the game
             self._break(seat, "commit_mismatch")
             raise ProtocolError("commit_mismatch", "the reveal does not open the commitment; "
                                                    "the default offer was played")
+        listed = pending.lookup({"kind": "offer", "cards": list(offer)})
+        if isinstance(listed, Offer):
+            def later() -> None:
+                self._apply_listed_offer(step, seat, listed, nonce)
+            return {"t": "ok"}, later
         try:
             self.game.apply(seat, Offer(offer))
         except RuleError as err:
@@ -353,6 +540,32 @@ class Table:
                                 rule=err.rule) from None
         self._opened(step, seat, offer, nonce, self._by(seat))
         self._after_change((seat,))
+        return {"t": "ok"}, None
+
+    def _apply_listed_offer(self, step: OfferStep, seat: int, offer: Offer,
+                            nonce: bytes) -> None:
+        """A reveal that opens its commitment with one of the seat's legal offers."""
+        try:
+            self.game.apply(seat, offer)
+        except RuleError as err:  # the engine refused an offer it listed: a bug
+            self._break(seat, f"illegal offer ({err})")
+            raise RuntimeError(f"the engine refused {offer!r}, one of its legal offers for "
+                               f"seat {seat}: {err}") from err
+        self._opened(step, seat, offer.cards, nonce, self._by(seat))
+        self._after_change((seat,))
+
+    def _contribute(self, conn: bytes, m: Message) -> Message:
+        """§15: a seat's random contribution to the engine seed, before the game starts.
+        The first one counts; a repeat (a retried message) changes nothing."""
+        seat = self.seats[self._acting_seat(conn, m["token"], decides=False)]
+        if seat.contribution is not None:
+            return {"t": "ok"}
+        if self.started:
+            raise ProtocolError("commit_phase", "the game has begun: the seed is fixed")
+        self._write("contribute", seat=seat.index, value=bytes(m["value"]).hex())
+        seat.contribution = bytes(m["value"])
+        seat.contribute = True
+        self._maybe_start()
         return {"t": "ok"}
 
     def _chat(self, conn: bytes, m: Message) -> Message:
@@ -364,6 +577,11 @@ class Table:
     def _ping(self, conn: bytes, m: Message) -> Message:
         if m.get("token") is not None and self._seat_of_token(m["token"]) is None:
             raise ProtocolError("bad_token", "no seat has this token")
+        if m.get("token") is not None and conn not in self._conns:
+            # A seat's client this host does not know: the host restarted (it resumed its
+            # game from the log) or forgot the connection. §11: it says hello again.
+            raise ProtocolError("not_joined", "this connection has not said hello (the host "
+                                              "may have restarted): say hello with the token")
         return {"t": "pong"}
 
     def _bye(self, conn: bytes, m: Message) -> Message:
@@ -439,6 +657,7 @@ class Table:
         seat.conn = conn
         seat.last_seen = self._clock()
         self._last_private[index] = None  # send the whole private state to the new connection
+        self._dirty = True
         if not seat.connected:
             seat.connected = True
             if not first:
@@ -470,8 +689,35 @@ class Table:
     # -- the game -----------------------------------------------------------------------------
 
     def _maybe_start(self) -> None:
-        if self.autostart and not self.started and self.free_seats() == 0:
+        if self.autostart and not self.started and self.free_seats() == 0 and not any(
+                s.contribute and s.contribution is None for s in self.seats):
             self.begin()
+
+    def _deal(self) -> None:
+        """§15: the engine seed from the host seed and every seat's contribution (the host
+        makes one for host bots and for clients that sent none), and the real game."""
+        values: list[tuple[bytes, str]] = []
+        for seat in self.seats:
+            if seat.contribution is not None:
+                values.append((seat.contribution, "player"))
+                continue
+            # Derived from the secret host seed: as unpredictable to the players as random
+            # bytes, and a table restored from its log makes the same ones again.
+            made = fairdeal.host_contribution(self.host_seed, seat.index)
+            values.append((made, "bot" if seat.host_bot is not None else "host"))
+        mixed = not self.fixed_seed
+        seed = fairdeal.engine_seed(self.game_id, self.host_seed, [v for v, _ in values], mixed)
+        options = replace(self.game.options, seed=seed)
+        self.game = Game(options, self.deck)
+        self._views = [PlayerView(self.game, s) for s in range(self.players)]
+        self._log_pos = 0
+        self.record.options = options
+        self.record.fairness = fairness_fields(
+            mixed=mixed, commitment_=self.seed_commitment, host_seed=self.host_seed,
+            contributions=values, digest=deal_digest(self.game))
+        self._batch.append({"kind": "fair_deal", "commitment": self.seed_commitment,
+                            "mixed": mixed, "contributions": {
+                                str(s): v for s, (v, _) in enumerate(values)}})
 
     def begin(self) -> None:
         """Start the game (every seat must be taken): ``started`` and the engine's events so
@@ -480,7 +726,8 @@ class Table:
             return
         if self.free_seats():
             raise ValueError(f"{self.free_seats()} seat(s) are still free")
-        self._pull_engine_events()
+        self._deal()
+        self._write("begin", options=asdict(self.game.options))  # the dealt seed
         self._batch.append({"kind": "started"})  # before the engine's first events
         self.started = True
         self.record.names = self.names
@@ -495,6 +742,7 @@ class Table:
 
     def _after_change(self, answered: Iterable[int]) -> None:
         """After any change: notice a new offer step, renew pending decisions, note the end."""
+        self._dirty = True
         game = self.game
         if self.started and game.phase == OFFER and (
                 self._step is None or self._step.round != game.round):
@@ -502,9 +750,15 @@ class Table:
         self._refresh_pending(set(answered))
         if game.is_over and self.record.result is None:
             self.record.result = game.result
+            # §15: the host seed, now that it can tell nothing to come: anyone can check the
+            # commitment and the seed (mundus verify does, from the record).
+            self._emit({"kind": "seed_reveal", "host_seed": self.host_seed,
+                        "seed": game.options.seed})
 
-    def _ask(self, seat: int) -> tuple[str, Any, list[Any]] | None:
-        """What ``seat`` is asked now: (kind, detail, legal), or None."""
+    def _ask(self, seat: int, pending: Pending | None,
+             waiting: tuple[int, ...]) -> tuple[str, Any, list[Any]] | None:
+        """What ``seat`` is asked now: (kind, detail, legal), or None. ``pending`` and
+        ``waiting`` are the engine's, read once for all seats."""
         game = self.game
         if game.phase == OFFER:
             step = self._step
@@ -518,38 +772,57 @@ class Table:
                 kind = REVEAL
             else:
                 return None
-            pending = game.pending
             assert pending is not None
             least, most = pending.detail["sizes"][seat]
             detail = {"n": game.announced, "least": least, "most": most, "round": step.round}
-            return kind, detail, [decision_to_wire(d) for d in game.legal(seat)]
-        if seat not in game.waiting_seats():
+            return kind, detail, self._legal_of(seat)
+        if seat not in waiting:
             return None
-        pending = game.pending
         assert pending is not None
-        return (pending.kind, to_wire(pending.detail),
-                [decision_to_wire(d) for d in game.legal(seat)])
+        return pending.kind, to_wire(pending.detail), self._legal_of(seat)
+
+    def _legal_of(self, seat: int) -> list[Message]:
+        """The wire form of ``seat``'s legal decisions: the previous list object while the
+        engine's list is unchanged, so that an unchanged question costs no conversion."""
+        legal = self.game.legal(seat)
+        cached = self._legal_wire.get(seat)
+        if cached is not None and cached[0] == legal:  # element identity: fast
+            return cached[1]
+        memo = self._wire_memo
+        if len(memo) > 50_000:
+            memo.clear()
+        wire = []
+        for decision in legal:
+            value = memo.get(decision)
+            if value is None:
+                value = memo[decision] = decision_to_wire(decision)
+            wire.append(value)
+        self._legal_wire[seat] = (list(legal), wire)
+        return wire
 
     def _refresh_pending(self, answered: set[int]) -> None:
         """A seat keeps its pending id while its question stays the same; a new question (or
         the same one again after it answered) gets a new id and a new deadline."""
         fresh: dict[int, SeatPending] = {}
         if self.started and not self.over:
+            pending = self.game.pending
+            waiting = self.game.waiting_seats()
             for seat in self.seats:
                 if seat.host_bot is not None:
                     continue
-                ask = self._ask(seat.index)
+                ask = self._ask(seat.index, pending, waiting)
                 if ask is None:
                     continue
                 kind, detail, legal = ask
                 old = self._pending.get(seat.index)
                 if old is not None and seat.index not in answered and old.kind == kind \
-                        and old.detail == detail and old.legal == legal:
+                        and old.detail == detail and (old.legal is legal or old.legal == legal):
                     fresh[seat.index] = old
                     continue
                 seconds = self.bot_seconds if seat.program else self.decision_seconds
                 deadline = None if seconds is None else self._clock() + seconds
-                fresh[seat.index] = SeatPending(self._next_id, kind, detail, legal, deadline)
+                fresh[seat.index] = SeatPending(self._next_id, kind, detail, legal, deadline,
+                                                self._legal_wire[seat.index][0])
                 self._next_id += 1
         self._pending = fresh
 
@@ -654,6 +927,7 @@ class Table:
 
     def _timeout(self, seat: int, pending: SeatPending) -> None:
         """§8: the default decision for a seat that did not answer in time."""
+        self._write("timeout", seat=seat, pending=pending.id, phase=pending.kind)
         step = self._step
         if pending.kind == COMMIT:
             assert step is not None
@@ -691,17 +965,25 @@ class Table:
         bot = self.seats[seat].host_bot
         assert bot is not None
         legal = self.game.legal(seat)
+        raised = None
         try:
             choice = bot.decide(self._views[seat], legal)
         except Exception as exc:  # a broken strategy must not stop the table
             traceback.print_exc()
             choice = None
-            reason = f"bot failed ({type(exc).__name__})"
+            raised = type(exc).__name__
+            reason = f"bot failed ({raised})"
         else:
             reason = f"bot chose an illegal decision ({choice!r})"
-        if self.game.phase == OFFER:
+        offering = self.game.phase == OFFER
+        nonce = self.nonce_source() if offering else None
+        # Logged before it acts, with its offer's nonce: the log is private to the host, like
+        # the tokens, and a restored table must open the same commitment.
+        if self.journal is not None:
+            self._write("bot", **_bot_row(seat, self.game.round, choice, raised, nonce))
+        if offering:
             step = self._step
-            assert step is not None
+            assert step is not None and nonce is not None
             offer = Offer(tuple(sorted(choice.cards))) if isinstance(choice, Offer) else None
             by = "bot"
             if offer is None or offer not in legal:
@@ -711,7 +993,6 @@ class Table:
                 assert isinstance(fallback, Offer)
                 offer = fallback
             # Host bots commit like everyone else; the host keeps their secret (§7).
-            nonce = new_nonce()
             step.secrets[seat] = (offer.cards, nonce, by)
             step.commitments[seat] = commit(self.game_id, step.round, seat, offer.cards, nonce)
             self._emit({"kind": "committed", "seat": seat})
@@ -733,8 +1014,33 @@ class Table:
 
     # -- outputs ------------------------------------------------------------------------------
 
+    # -- the game log -----------------------------------------------------------------------
+
+    def _write(self, kind: str, **data: Any) -> None:
+        """A row of the game log (host/gamelog.py), written before the change it makes."""
+        if self.journal is not None:
+            self.journal.write(kind, data)
+
+    def _mark(self) -> int:
+        return 0 if self.journal is None else self.journal.mark()
+
+    def _undo(self, mark: int) -> None:
+        if self.journal is not None:
+            self.journal.undo(mark)
+
+    def commit_log(self) -> None:
+        """Make every row written so far durable (the server's answers and drains do)."""
+        if self.journal is not None:
+            self.journal.commit(self)
+
+    def touch(self) -> None:
+        """Something outside the table's own handlers may have changed it (the server calls
+        this after running code in the table's thread): the next flush looks."""
+        self._dirty = True
+
     def _emit(self, event: Message) -> None:
         """A host event (§9), after the engine events that came before it."""
+        self._dirty = True
         self._pull_engine_events()
         self._batch.append(event)
 
@@ -758,6 +1064,9 @@ class Table:
     def flush(self) -> None:
         """Turn what changed into the next public update and the private messages."""
         self._pull_engine_events()
+        if not self._dirty and not self._batch:
+            return  # nothing happened since the last flush
+        self._dirty = False
         state = self.public_state()
         if self._batch or state != self._last_state:
             self.seq += 1
@@ -770,7 +1079,8 @@ class Table:
             if seat.host_bot is not None:
                 continue
             new = self._private_new[seat.index]
-            self._private_new[seat.index] = []
+            if new:
+                self._private_new[seat.index] = []
             if seat.conn is None:
                 continue  # a snapshot gives it everything when it comes back
             private = self.private_state(seat.index)
@@ -786,6 +1096,8 @@ class Table:
     def drain(self) -> tuple[list[Message], list[tuple[bytes, Message]]]:
         """The public updates and the (connection, private message) pairs to send now."""
         self.flush()
+        if self.journal is not None:
+            self.journal.commit(self)  # what they tell is in the log before they leave
         updates, privates = self._updates, self._privates
         self._updates, self._privates = [], []
         return updates, privates
@@ -800,6 +1112,14 @@ def _event_wire(kind: str, public: dict[str, Any]) -> Message:
     if kind == "setup":
         body.pop("seed", None)  # the seed tells the order of every pile: never published
     return {"kind": kind, **body}
+
+
+def _bot_row(seat: int, round_: int, choice: object, raised: str | None,
+             nonce: bytes | None) -> Message:
+    """A host bot's turn as its log row holds it (host/gamelog.py)."""
+    from .gamelog import bot_row  # the log's own encoding
+
+    return bot_row(seat, round_, choice, raised, nonce)
 
 
 def _card_wire(card: dict[str, Any]) -> Message:

@@ -20,6 +20,7 @@ SUBCOMMANDS = {
     "tournament": "mundus_net.tournament",
     "replay": "client.replay",
     "report": "mundus_net.report",
+    "verify": "mundus_net.verify",
     "host": "host.cli",
     "bot": "client.bot",
 }

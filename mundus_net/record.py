@@ -54,6 +54,8 @@ class GameRecord:
     violations: list[dict[str, Any]] = field(default_factory=list)
     result: Result | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+    # The fair deal (docs/record.md): seed commitment, host seed, contributions, deal digest.
+    fairness: dict[str, Any] | None = None
 
     @classmethod
     def from_game(cls, game: Game, game_id: str, names: list[str] | None = None) -> GameRecord:
@@ -88,6 +90,8 @@ class GameRecord:
             "result": None if self.result is None else asdict(self.result),
             "meta": self.meta,
         }
+        if self.fairness is not None:
+            data["fairness"] = self.fairness
         return json.dumps(data, indent=1, sort_keys=True)
 
     @classmethod
@@ -120,7 +124,8 @@ class GameRecord:
                        deck_digest=str(data.get("deck_digest", "")), names=list(data["names"]),
                        decisions=decisions, offers=offers,
                        violations=list(data.get("violations", [])), result=result,
-                       meta=dict(data.get("meta", {})))
+                       meta=dict(data.get("meta", {})),
+                       fairness=dict(data["fairness"]) if data.get("fairness") else None)
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, RecordError):
                 raise

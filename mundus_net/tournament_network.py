@@ -39,6 +39,7 @@ GAME_TIMEOUT = 300.0  # seconds a networked game may take, start to end
 STEP_TIMEOUT = 30.0  # seconds for the host to listen, or to seat one bot
 START_TRIES = 3
 _JOIN = re.compile(r"^join at (tcp://\S+)")
+_KEY = re.compile(r"^host key: (\S{40})\s")  # the host's CURVE key: the bots pin it
 _SEATED = re.compile(r"took seat (\d+)")
 
 
@@ -150,8 +151,12 @@ def _run_table(settings: Settings, index: int, seats: tuple[int, ...], seed: int
                work: Path, timeout: float) -> list[dict[str, Any]]:
     """Run the host and the bots of one game; return each seat's bot output (``--json``)."""
     mundus = mundus_command()
+    # --fixed-seed: game i is dealt exactly as the in-process game i (docs/tournament.md);
+    # keys made for this game only, in its work folder; the bots pin the printed key.
     host_cmd = [*mundus, "host", "--bind", "127.0.0.1", "--port", "0", "--no-beacon",
                 "--seats", str(settings.players), "--bots", "0", "--seed", str(seed),
+                "--fixed-seed", "--key-dir", str(work / "keys"),
+                "--state-dir", str(work / "games"),  # its game log, never the user's
                 "--record", str(record_file), "--name", f"tournament game {index}"]
     if settings.round_limit is not None:
         host_cmd += ["--round-limit", str(settings.round_limit)]
@@ -174,13 +179,17 @@ def _run_table(settings: Settings, index: int, seats: tuple[int, ...], seed: int
             _stop(procs)
             raise _Retry(f"{' '.join(out.seen[-3:])} {_tail(work / 'host.err', 5)}".strip())
         address = joined.group(1)
+        keyed = out.wait_for(_KEY, STEP_TIMEOUT)
+        if keyed is None:
+            raise TournamentError(f"game {index}: the host printed no key:\n"
+                                  f"{_tail(work / 'host.err')}")
         names = seat_names(settings, seats)
         bot_files = []
         for s, j in enumerate(seats):
             spec = settings.bots[j]
             cmd = [*mundus, "bot", "--connect", address, "--strategy", spec,
                    "--seed", str(bot_seed(settings.seed, index, j)), "--name", names[s],
-                   "--json", "--timeout", str(STEP_TIMEOUT)]
+                   "--json", "--timeout", str(STEP_TIMEOUT), "--host-key", keyed.group(1)]
             out_path, err_path = work / f"bot{s}.out", work / f"bot{s}.err"
             with out_path.open("w", encoding="utf-8") as bot_out, \
                     err_path.open("w", encoding="utf-8") as bot_err:

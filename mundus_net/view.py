@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .cards import Cards, from_counts
+from .cards import RELIC, Cards, from_counts
 from .decisions import Decision
 from .deck import Deck
 from .game import Game, Pending, Result
@@ -181,6 +181,13 @@ class PlayerView:
         return self._game.queue_short
 
     @property
+    def known_hands(self) -> tuple[Cards, ...]:
+        """Per seat, cards every seat has seen go into that seat's hand this round and not
+        seen leave it (public: caravel picks, market buys, takes, offers returned after the
+        trade). A lower bound: the hand may hold more of each."""
+        return known_hands(self._game)
+
+    @property
     def result(self) -> Result | None:
         return self._game.result
 
@@ -246,6 +253,7 @@ class PlayerView:
             "turn_index": self.turn_index,
             "perfect_shown": self.perfect_shown,
             "queue_short": self.queue_short,
+            "known_hands": self.known_hands,
             "pending": None if pend is None else {
                 "kind": pend.kind, "seats": pend.seats, "detail": pend.detail},
             "result": None if g.result is None else {
@@ -258,6 +266,53 @@ class PlayerView:
             data["stored"] = self.stored
             data["my_offer"] = self.my_offer
         return data
+
+
+def known_hands(game: Game) -> tuple[Cards, ...]:
+    """See :attr:`PlayerView.known_hands`: read from the public parts of this round's log."""
+    log = game.log
+    start = len(log)
+    while start > 0 and log[start - 1].kind != "round":
+        start -= 1
+    known = [[0] * 11 for _ in range(game.players)]
+
+    def lose(seat: int, cards: Any) -> None:
+        hand = known[seat]
+        for c in cards:
+            if hand[c]:
+                hand[c] -= 1
+
+    for event in log[start:]:
+        kind, pub = event.kind, event.public
+        if kind == "pick":
+            for c in pub["cards"]:
+                known[pub["seat"]][c] += 1
+        elif kind == "buy":
+            known[pub["seat"]][pub["card"]] += 1
+        elif kind == "take":
+            swap = pub["swap"]
+            known[pub["seat"]][pub["card"] if swap is None else swap] += 1
+        elif kind == "trade_end":
+            for seat, cards in pub["returned"].items():
+                for c in cards:
+                    known[seat][c] += 1
+        elif kind == "reveal":
+            for seat, cards in pub["offers"].items():
+                lose(seat, cards)
+        elif kind == "pirates":
+            for seat, cards in pub["discards"].items():
+                lose(seat, cards)
+        elif kind == "convert":
+            lose(pub["seat"], (pub["source"],))
+        elif kind in ("set", "series", "perfect"):
+            lose(pub["seat"], pub["spent"])
+        elif kind == "relics":
+            lose(pub["seat"], (RELIC,) * pub["size"])
+        elif kind == "gift":  # a secret card left the giver's hand: any known one may be it
+            known[pub["seat"]] = [max(0, k - 1) for k in known[pub["seat"]]]
+        elif kind == "discard":
+            known[pub["seat"]] = [0] * 11
+    return tuple(from_counts(h) for h in known)
 
 
 def public_log(game: Game, seat: int | None = None, start: int = 0) -> list[dict[str, Any]]:
@@ -319,6 +374,7 @@ _VIEW_FIELDS = frozenset({
     "hand_sizes", "stored_sizes", "fleets", "offered", "faceup", "takes", "converted",
     "merchants_used", "hand", "stored", "my_offer", "promo", "round_limit", "pick_queue",
     "pirates_due", "pirates_done", "turn_order", "turn_index", "perfect_shown", "queue_short",
+    "known_hands",
 })
 
 

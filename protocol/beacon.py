@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .messages import PROTOCOL_VERSION
+from .security import is_key
 
 BEACON_PORT = 7799
 BEACON_BROADCAST = "255.255.255.255"
@@ -37,12 +38,13 @@ class Announcement:
     started: bool
     address: str  # the address the host printed (for people; join the sender's address)
     version: int = PROTOCOL_VERSION  # the table's protocol version
+    key: str | None = None  # the host's CURVE public key (Z85); None: not encrypted
 
 
 def encode_beacon(a: Announcement) -> bytes:
     data = {"app": BEACON_TAG, "v": a.version, "name": a.name[:MAX_TABLE_NAME],
             "game": a.game, "port": a.port, "pub_port": a.pub_port, "players": a.players,
-            "free": a.free, "started": a.started, "address": a.address}
+            "free": a.free, "started": a.started, "address": a.address, "key": a.key}
     packed = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     if len(packed) > MAX_BEACON:
         raise BeaconError(f"a beacon is at most {MAX_BEACON} bytes, not {len(packed)}")
@@ -70,12 +72,15 @@ def decode_beacon(packet: bytes) -> Announcement:
         raise BeaconError("not JSON") from None
     if not isinstance(data, dict) or data.get("app") != BEACON_TAG:
         raise BeaconError(f"not a {BEACON_TAG} beacon")
+    key = data.get("key")  # optional: older hosts do not send it
+    if key is not None and not is_key(key):
+        raise BeaconError("field 'key': expected a host key (40 characters of Z85) or null")
     return Announcement(
         name=_field(data, "name", str)[:MAX_TABLE_NAME], game=_field(data, "game", str),
         port=_field(data, "port", int, 1), pub_port=_field(data, "pub_port", int, 1),
         players=_field(data, "players", int, 2, 6), free=_field(data, "free", int, 0, 6),
         started=_field(data, "started", bool), address=_field(data, "address", str),
-        version=_field(data, "v", int, 1, 2**31 - 1))
+        version=_field(data, "v", int, 1, 2**31 - 1), key=key)
 
 
 def parse_endpoint(text: str, default_host: str, default_port: int = BEACON_PORT

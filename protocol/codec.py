@@ -28,13 +28,28 @@ KIND_OF: dict[Any, str] = {cls: kind for kind, cls in DECISION_KINDS.items()}
 _FIELD_TYPES: dict[type, dict[str, Any]] = {
     cls: get_type_hints(cls) for cls in d.DECISION_TYPES
 }
+_FIELDS_OF: dict[Any, tuple[str, ...]] = {
+    cls: tuple(_FIELD_TYPES[cls]) for cls in d.DECISION_TYPES  # NamedTuple fields, in order
+}
 MAX_CARDS = 30  # no decision names more cards than a hand can hold
+
+
+_SCALARS = frozenset({int, str, bool, float, bytes, type(None)})
 
 
 def to_wire(value: Any) -> WireValue:
     """Engine value -> wire value."""
-    if isinstance(value, d.DECISION_TYPES):
-        return decision_to_wire(value)  # type: ignore[arg-type]
+    # Exact-type fast paths first: the host turns the whole public state into wire values
+    # for every update, and most of it is flat tuples of ints and strings.
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind is tuple or kind is list:
+        return [v if type(v) in _SCALARS else to_wire(v) for v in value]
+    if kind is dict:
+        return {str(k): v if type(v) in _SCALARS else to_wire(v) for k, v in value.items()}
+    if kind in KIND_OF:
+        return decision_to_wire(value)
     if isinstance(value, (list, tuple)):
         return [to_wire(v) for v in value]
     if isinstance(value, dict):
@@ -46,8 +61,8 @@ def to_wire(value: Any) -> WireValue:
 
 def decision_to_wire(decision: Decision) -> dict[str, WireValue]:
     out: dict[str, WireValue] = {"kind": KIND_OF[type(decision)]}
-    for name, value in zip(decision._fields, decision, strict=True):
-        out[name] = to_wire(value)
+    for name, value in zip(_FIELDS_OF[type(decision)], decision, strict=True):
+        out[name] = value if type(value) in _SCALARS else to_wire(value)
     return out
 
 

@@ -20,6 +20,7 @@ MAX_HOST_FRAME = 16 * 1024 * 1024  # what a host may send a client (snapshots ca
 TOKEN_HEX = 32  # seat tokens: 32 hex digits (128 bits)
 NONCE_BYTES = 32
 COMMITMENT_BYTES = 32
+CONTRIBUTION_BYTES = 32  # fair deals: a seat's share of the seed (protocol/fairdeal.py)
 MAX_NAME = 32
 MAX_CHAT = 200
 
@@ -48,9 +49,12 @@ def choice(*options: str) -> Validator:
     return check
 
 
+_HEX_DIGITS = frozenset("0123456789abcdef")
+
+
 def token(field: str, value: Any) -> str:
-    if not isinstance(value, str) or len(value) != TOKEN_HEX or any(
-            ch not in "0123456789abcdef" for ch in value):
+    if not isinstance(value, str) or len(value) != TOKEN_HEX or not _HEX_DIGITS.issuperset(
+            value):
         raise _fail(field, f"expected a seat token of {TOKEN_HEX} lowercase hex digits")
     return value
 
@@ -96,7 +100,9 @@ REQUEST_ID = whole(0, 2**31 - 1)
 # request "id" (echoed in the reply) are allowed on every message.
 CLIENT_MESSAGES: dict[str, dict[str, tuple[bool, Validator]]] = {
     "hello": {"name": (True, text(1, MAX_NAME)), "role": (True, choice("player", "spectator")),
-              "token": (False, token), "bot": (False, flag)},
+              "token": (False, token), "bot": (False, flag), "contribute": (False, flag)},
+    # Fair deals (§15): this seat's random contribution to the engine seed.
+    "contribute": {"token": (True, token), "value": (True, blob(CONTRIBUTION_BYTES))},
     "snapshot": {"token": (False, token)},
     "decide": {"token": (True, token), "pending": (True, whole(0, 2**31 - 1)),
                "decision": (True, anything_map)},

@@ -288,3 +288,15 @@ def decisions_of(g: Game) -> list[tuple[int, Decision]]:
             d = e.private[seat]["decision"]
         out.append((seat, d))
     return out
+
+
+# -- state kept by commands ---------------------------------------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def _private_state_home(tmp_path_factory: pytest.TempPathFactory,
+                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """What commands keep between runs (game logs, host keys, known hosts, seat tokens) goes
+    to a directory of the test's own, never to the user's ($XDG_STATE_HOME; subprocesses
+    inherit it)."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state-home")))

@@ -178,7 +178,7 @@ def ev(n: int) -> dict[str, Any]:
 
 def test_late_join_gap_and_lost_last_update_miss_and_repeat_nothing(host: FakeHost) -> None:
     host.do(lambda: [host.publish([ev(i)]) for i in (1, 2, 3)])
-    conn = Connection(host.address, "ana")
+    conn = Connection(host.address, "ana", insecure=True)
     notices: list[Notice] = []
     try:
         conn.connect(WAIT)  # a late join starts from a snapshot
@@ -216,7 +216,7 @@ def test_late_join_gap_and_lost_last_update_miss_and_repeat_nothing(host: FakeHo
 
 
 def test_updates_in_order_apply_without_snapshots(host: FakeHost) -> None:
-    conn = Connection(host.address, "ana")
+    conn = Connection(host.address, "ana", insecure=True)
     notices: list[Notice] = []
     try:
         conn.connect(WAIT)
@@ -288,7 +288,7 @@ def _offer_step(host: FakeHost, conn: Connection, forge: Callable[[dict[str, Any
 
 def test_commit_reveal_catches_forged_reveals(host: FakeHost) -> None:
     seen: list[Mismatch] = []
-    conn = Connection(host.address, "ana", on_mismatch=seen.append)
+    conn = Connection(host.address, "ana", insecure=True, on_mismatch=seen.append)
     try:
         conn.connect(WAIT)
 
@@ -310,7 +310,7 @@ def test_commit_reveal_catches_forged_reveals(host: FakeHost) -> None:
 
 
 def test_honest_reveals_give_no_mismatch(host: FakeHost) -> None:
-    conn = Connection(host.address, "ana")
+    conn = Connection(host.address, "ana", insecure=True)
     try:
         conn.connect(WAIT)
         _offer_step(host, conn, lambda published: None)
@@ -323,7 +323,7 @@ def test_honest_reveals_give_no_mismatch(host: FakeHost) -> None:
 def test_restarted_client_recommits_its_saved_secret(host: FakeHost) -> None:
     nonce = commitment.new_nonce()
     saved = OfferSecret(1, (1, 3), nonce, commitment.commit(GAME, 1, 0, (1, 3), nonce))
-    conn = Connection(host.address, "ana", token=TOKEN, secret=saved)
+    conn = Connection(host.address, "ana", insecure=True, token=TOKEN, secret=saved)
     got: list[dict[str, Any]] = []
     try:
         conn.connect(WAIT)
@@ -346,7 +346,7 @@ def test_restarted_client_recommits_its_saved_secret(host: FakeHost) -> None:
 
 
 def test_host_silence_reconnects_with_the_token(host: FakeHost) -> None:
-    conn = Connection(host.address, "ana")
+    conn = Connection(host.address, "ana", insecure=True)
     notices: list[Notice] = []
     try:
         conn.connect(WAIT)
@@ -371,7 +371,7 @@ def test_host_silence_reconnects_with_the_token(host: FakeHost) -> None:
 
 def test_refused_hello_raises(host: FakeHost) -> None:
     host.full = True
-    conn = Connection(host.address, "ana")
+    conn = Connection(host.address, "ana", insecure=True)
     with pytest.raises(HostError) as info:
         conn.connect(WAIT)
     assert info.value.code == "table_full"
@@ -379,7 +379,7 @@ def test_refused_hello_raises(host: FakeHost) -> None:
 
 
 def test_thread_and_asyncio_wrappers(host: FakeHost) -> None:
-    runner = ConnectionThread(Connection(host.address, "ana"))
+    runner = ConnectionThread(Connection(host.address, "ana", insecure=True))
     try:
         assert runner.start(WAIT).seat == 0
         host.do(lambda: host.publish([ev(1)]))
@@ -396,7 +396,7 @@ def test_thread_and_asyncio_wrappers(host: FakeHost) -> None:
         runner.stop()
 
     async def session() -> list[str]:
-        conn = AsyncConnection(Connection(host.address, "bea"))
+        conn = AsyncConnection(Connection(host.address, "bea", insecure=True))
         welcome = await conn.connect(WAIT)
         assert welcome.token == TOKEN
         host.do(lambda: host.publish([ev(2)]))
@@ -420,7 +420,8 @@ def test_messages_are_valid_protocol() -> None:
     ctx = zmq.Context.instance()
     router = ctx.socket(zmq.ROUTER)
     port = router.bind_to_random_port("tcp://127.0.0.1")
-    conn = Connection(f"tcp://127.0.0.1:{port}", "ana", token=TOKEN, bot=True)
+    conn = Connection(f"tcp://127.0.0.1:{port}", "ana", token=TOKEN, bot=True,
+                      insecure=True)
     try:
         with pytest.raises(Exception):  # noqa: B017 - nobody answers: a timeout
             conn.connect(0.2)
@@ -431,14 +432,14 @@ def test_messages_are_valid_protocol() -> None:
         router.close(linger=0)
     hello = decode_client(frames[0])
     assert hello == {"t": "hello", "name": "ana", "role": "player", "token": TOKEN, "bot": True,
-                     "id": hello["id"]}
+                     "contribute": True, "id": hello["id"]}
     assert msgpack.unpackb(frames[0])["v"] == 1
 
 
 def test_dropped_and_rate_limited_answers_are_sent_again(host: FakeHost,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("client.connection.RATE_HOLD_S", 0.2)
-    conn = Connection(host.address, "ana")
+    conn = Connection(host.address, "ana", insecure=True)
     decides: list[dict[str, Any]] = []
     try:
         conn.connect(WAIT)

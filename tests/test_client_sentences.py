@@ -166,6 +166,9 @@ def test_every_host_event_kind_reads() -> None:
         {"kind": "violation", "seat": 2, "reason": "commit_mismatch"},
         {"kind": "timeout", "seat": 3, "phase": "take"},
         {"kind": "started"},
+        {"kind": "fair_deal", "commitment": b"c" * 32, "mixed": True,
+         "contributions": {"0": b"x" * 32}},
+        {"kind": "seed_reveal", "host_seed": b"s" * 32, "seed": 7},
     ]
     assert {e["kind"] for e in events} == HOST_KINDS
     texts = {e["kind"]: sentence(e, NAMES) for e in events}

@@ -22,21 +22,26 @@ from host.table import Table
 from mundus_net.bots import load_bot
 from protocol.commitment import commit, new_nonce, verify
 from protocol.messages import decode_host, encode
+from protocol.security import make_client
 
 Message = dict[str, Any]
 WAIT = 5.0  # no wait in these tests is longer
 
 
 class RawClient:
-    """A test client: one DEALER and one SUB socket, and everything they received."""
+    """A test client: one DEALER and one SUB socket, and everything they received. Both are
+    CURVE clients of the host's key (the host's sockets are encrypted by default)."""
 
     def __init__(self, ctx: zmq.Context[Any], host: Host) -> None:
         self.dealer = ctx.socket(zmq.DEALER)
         self.dealer.setsockopt(zmq.LINGER, 0)
-        self.dealer.connect(f"tcp://127.0.0.1:{host.port}")
         self.sub = ctx.socket(zmq.SUB)
         self.sub.setsockopt(zmq.LINGER, 0)
         self.sub.setsockopt(zmq.SUBSCRIBE, b"")
+        if host.public_key is not None:
+            make_client(self.dealer, host.public_key)
+            make_client(self.sub, host.public_key)
+        self.dealer.connect(f"tcp://127.0.0.1:{host.port}")
         self.sub.connect(f"tcp://127.0.0.1:{host.pub_port}")
         self.ids = itertools.count(1)
         self.replies: list[Message] = []  # dealer messages not yet taken (pings dropped)
@@ -455,7 +460,8 @@ def test_a_game_of_host_bots_runs_to_the_end_with_a_spectator_watching(
                                    for e in m["events"] if m["seq"] > snap["seq"]]
         assert final["events"] == events
         assert final["state"]["result"]["winners"]
-        assert final["events"][-1]["kind"] == "game_over"
+        # the engine's end, then the host's seed, revealed now that it tells nothing (§15)
+        assert [e["kind"] for e in final["events"][-2:]] == ["game_over", "seed_reveal"]
         assert host.wait(WAIT) and host.error is None
         assert table.record.result == table.game.result
     finally:
@@ -499,17 +505,21 @@ def test_mundus_host_plays_a_bot_table_and_writes_the_record(
         tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
     from mundus_net.cli import main
     from mundus_net.record import GameRecord
+    from mundus_net.verify import verify_text
 
     record = tmp_path / "game.json"
     code = main(["host", "--seats", "3", "--bots", "greedy,random,greedy", "--port", "0",
                  "--bind", "127.0.0.1", "--seed", "3", "--round-limit", "3",
-                 "--record", str(record)])
+                 "--record", str(record), "--key-dir", str(tmp_path / "keys")])
     out = capsys.readouterr().out
     assert code == 0, out
     assert "join at tcp://127.0.0.1:" in out and "game over after 3 round(s)" in out
     assert out.count("place ") == 3
     saved = GameRecord.from_json(record.read_text())
-    assert saved.replay().result == saved.result and saved.options.seed == 3
+    assert saved.replay().result == saved.result
+    # --seed fixes the host seed; the engine seed still mixes every seat's contribution (§15)
+    assert saved.fairness is not None and saved.fairness["host_seed"] == f"{3:064x}"
+    assert verify_text(record.read_text()).ok
 
 
 @pytest.mark.parametrize("args, complaint", [

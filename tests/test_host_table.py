@@ -510,7 +510,11 @@ def test_private_information_never_reaches_the_public_updates() -> None:
             assert "cards" not in event and "card" not in event, event
         if event["kind"] == "decision" and event["type"] in SECRET_KINDS:
             assert "decision" not in event, event
-        assert "seed" not in event
+        if event["kind"] != "seed_reveal":  # §15: revealed once the game is over
+            assert "seed" not in event and "host_seed" not in event
+    events = public_events(table)
+    assert [e["kind"] for e in events].index("seed_reveal") > \
+        [e["kind"] for e in events].index("game_over")
     hands_seen = {seat for seat, m in privates if m["hand"]}
     assert hands_seen == {1, 2}
     dealt = {seat: [e.private[seat]["cards"] for e in table.game.log if e.kind == "deal"

@@ -69,7 +69,7 @@ def test_join_lists_the_announced_table_and_watch_follows_it(tmp_path: Path) -> 
     host = subprocess.Popen(
         [sys.executable, "-m", "mundus_net.cli", "host", "--seats", "2", "--bots", "1",
          "--bind", "127.0.0.1", "--port", "0", "--beacon", f"127.0.0.1:{port}",
-         "--name", "Loopback table", "--seed", "3"],
+         "--name", "Loopback table", "--seed", "3", "--key-dir", str(tmp_path / "keys")],
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
     env = environment(tmp_path)
     join = watch = None

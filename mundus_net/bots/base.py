@@ -37,10 +37,11 @@ def strategy_names() -> list[str]:
 
 
 def _load_builtins() -> None:
-    # Both, always: importing the bots package registers "random" alone, so an empty
+    # All, always: importing the bots package registers "random" alone, so an empty
     # registry is not the sign that the built-ins are missing (imports are cached).
     importlib.import_module("mundus_net.bots.random_bot")
     importlib.import_module("mundus_net.bots.greedy")
+    importlib.import_module("mundus_net.bots.search")
 
 
 def _import_file(path: str) -> ModuleType:

@@ -1,0 +1,218 @@
+"""The host's long-term keys (docs/security.md): a CURVE key pair that encrypts its sockets
+and proves its identity to clients, and an Ed25519 key that signs its game records.
+
+Both are created on the first run in the key directory, ``$XDG_STATE_HOME/mundus-net``
+(``~/.local/state/mundus-net``), or ``mundus host --key-dir DIR``:
+
+* ``host-key``: JSON ``{"format", "public", "secret"}``, the CURVE pair in Z85;
+* ``host-sign-key``: the Ed25519 private key, PKCS#8 PEM.
+
+Both files are readable by their owner only (0600) in a 0700 directory. Tests and
+``mundus play`` may use keys that live in memory only (:meth:`HostKeys.generate`).
+
+The key port (:class:`KeyPort`) answers any request with the public halves, nothing else.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import zmq
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from protocol.security import (
+    MAX_KEY_REQUEST,
+    KeyAnnouncement,
+    SecurityError,
+    encode_key_announcement,
+    fingerprint,
+    fingerprint_bytes,
+    is_key,
+    new_client_keypair,
+)
+
+CURVE_FILE = "host-key"
+SIGN_FILE = "host-sign-key"
+FORMAT = "mundus-net/host-key/1"
+
+
+def default_key_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """``$XDG_STATE_HOME/mundus-net``, or ``~/.local/state/mundus-net``."""
+    env = os.environ if environ is None else environ
+    base = env.get("XDG_STATE_HOME") or ""
+    if not os.path.isabs(base):  # the XDG spec: a relative path is to be ignored
+        base = str(Path(env.get("HOME") or Path.home()) / ".local" / "state")
+    return Path(base) / "mundus-net"
+
+
+@dataclass(frozen=True)
+class HostKeys:
+    """The host's CURVE pair (Z85 bytes) and Ed25519 signing key."""
+
+    curve_public: bytes
+    curve_secret: bytes
+    sign_private: Ed25519PrivateKey
+    path: Path | None = None  # the key directory, None for keys kept in memory
+
+    @classmethod
+    def generate(cls) -> HostKeys:
+        """Fresh keys in memory only (tests, throw-away tables)."""
+        public, secret = new_client_keypair()
+        return cls(public, secret, Ed25519PrivateKey.generate())
+
+    @classmethod
+    def load_or_create(cls, key_dir: Path | None = None,
+                       warn: Any = None) -> HostKeys:
+        """The keys in ``key_dir`` (the default directory if None), created on first use.
+        SecurityError when a file exists but cannot be read as a key."""
+        folder = key_dir or default_key_dir()
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        curve_path, sign_path = folder / CURVE_FILE, folder / SIGN_FILE
+        if not curve_path.exists():
+            public, secret = new_client_keypair()
+            data = {"format": FORMAT, "public": public.decode(), "secret": secret.decode()}
+            _create_secret(curve_path, (json.dumps(data, indent=1) + "\n").encode())
+        if not sign_path.exists():
+            pem = Ed25519PrivateKey.generate().private_bytes(
+                serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                serialization.NoEncryption())
+            _create_secret(sign_path, pem)
+        for path in (curve_path, sign_path):
+            _check_private(path, warn)
+        try:
+            data = json.loads(curve_path.read_text(encoding="utf-8"))
+            public_text, secret_text = data["public"], data["secret"]
+            if data.get("format") != FORMAT or not is_key(public_text) or not is_key(
+                    secret_text):
+                raise ValueError("not a mundus-net host key")
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise SecurityError(f"cannot read the host key {curve_path}: {exc}") from None
+        try:
+            sign = serialization.load_pem_private_key(sign_path.read_bytes(), password=None)
+        except (OSError, ValueError, TypeError) as exc:
+            raise SecurityError(f"cannot read the signing key {sign_path}: {exc}") from None
+        if not isinstance(sign, Ed25519PrivateKey):
+            raise SecurityError(f"{sign_path} is not an Ed25519 key")
+        return cls(public_text.encode(), secret_text.encode(), sign, folder)
+
+    # -- the public halves ------------------------------------------------------------------
+
+    @property
+    def public_key(self) -> str:
+        """The CURVE public key, Z85 text (what clients pin with --host-key)."""
+        return self.curve_public.decode("ascii")
+
+    @property
+    def fingerprint(self) -> str:
+        return fingerprint(self.public_key)
+
+    @property
+    def sign_public(self) -> bytes:
+        return self.sign_private.public_key().public_bytes(serialization.Encoding.Raw,
+                                                           serialization.PublicFormat.Raw)
+
+    @property
+    def sign_key(self) -> str:
+        """The Ed25519 public key, hex (what `mundus verify --host-key` pins)."""
+        return self.sign_public.hex()
+
+    @property
+    def sign_fingerprint(self) -> str:
+        return fingerprint_bytes(self.sign_public)
+
+    def sign(self, message: bytes) -> bytes:
+        return self.sign_private.sign(message)
+
+    def announcement(self) -> KeyAnnouncement:
+        return KeyAnnouncement(self.public_key, self.sign_key, insecure=False)
+
+
+def _create_secret(path: Path, content: bytes) -> None:
+    """Write a new secret file, 0600 from its creation; another process that created it
+    first wins (its key is kept)."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(content)
+            out.flush()
+            os.fsync(out.fileno())
+        try:
+            os.link(tmp, path)  # fails if the file appeared meanwhile: keep that one
+        except FileExistsError:
+            pass
+        except OSError:  # no hard links on this file system
+            if not path.exists():
+                os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _check_private(path: Path, warn: Any) -> None:
+    if sys.platform == "win32":
+        return
+    mode = path.stat().st_mode & 0o777
+    if mode & 0o077:
+        message = (f"warning: {path} is readable by others (mode {mode:o}); it holds a "
+                   "secret key: chmod 600 it")
+        (warn or (lambda text: print(text, file=sys.stderr)))(message)
+
+
+class KeyPort:
+    """Serves the key port (PORT+2): a plain ROUTER that answers every one-frame request
+    with the host's public keys. It runs in a daemon thread of its own, so the host's loop
+    is not involved; :meth:`stop` closes the socket."""
+
+    def __init__(self, sock: zmq.Socket[Any], announcement: KeyAnnouncement) -> None:
+        self.sock = sock
+        self.reply = encode_key_announcement(announcement)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="mundus-key-port", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self, timeout: float = 2.0) -> None:
+        self._stop.set()
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join(timeout)
+        elif not self._thread.is_alive() and not self.sock.closed:
+            self.sock.close(linger=0)
+
+    def _run(self) -> None:
+        sock = self.sock
+        try:
+            while not self._stop.is_set():
+                if not sock.poll(100):
+                    continue
+                while True:
+                    try:
+                        frames = sock.recv_multipart(zmq.NOBLOCK)
+                    except zmq.Again:
+                        break
+                    if len(frames) == 2:  # identity + one frame; anything else is noise
+                        with contextlib.suppress(zmq.ZMQError):
+                            sock.send_multipart([frames[0], self.reply], zmq.NOBLOCK)
+        except zmq.ZMQError:
+            pass  # the context is gone: the host stopped
+        finally:
+            if not sock.closed:
+                sock.close(linger=0)
+
+
+def key_port_socket(ctx: zmq.Context[Any]) -> zmq.Socket[Any]:
+    """The key port's socket, not yet bound."""
+    sock: zmq.Socket[Any] = ctx.socket(zmq.ROUTER)
+    sock.setsockopt(zmq.LINGER, 0)
+    sock.setsockopt(zmq.MAXMSGSIZE, MAX_KEY_REQUEST)
+    sock.setsockopt(zmq.ROUTER_MANDATORY, 0)
+    return sock

@@ -1,0 +1,20 @@
+"""A deterministic bot for tests where a question may be asked twice (a host that restarts
+asks again what it had not logged): the answer depends only on the bot's seed and the
+question, never on how often it was asked."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+
+from mundus_net.decisions import Decision
+from mundus_net.view import PlayerView
+
+
+class KeyedBot:
+    def __init__(self, seed: int = 0) -> None:
+        self.seed = seed
+
+    def decide(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+        key = f"{self.seed}/{view.round}/{[repr(d) for d in legal]}"
+        return legal[int(hashlib.sha256(key.encode()).hexdigest(), 16) % len(legal)]

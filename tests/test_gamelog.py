@@ -1,0 +1,599 @@
+"""The game log (host/gamelog.py; docs/security.md, "Nothing lost"): private files, chained
+checksums, write-ahead order, refusal of damaged logs, and restoring a table that stopped at
+any point to exactly the game it was, so that it finishes as if it had never stopped.
+
+Tables run in-process with a fake clock; the network players are driven here and answer
+deterministically (the same question gets the same answer), as a seeded bot would.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import stat
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from host.gamelog import (
+    GENESIS,
+    BotSpec,
+    GameLog,
+    GameLogError,
+    dumps,
+    find_game,
+    format_listing,
+    list_games,
+    restore,
+    row_hash,
+)
+from host.table import Table, error_message
+from mundus_net.bots import load_bot
+from mundus_net.notation import format_position
+from protocol.commitment import commit
+from protocol.errors import ProtocolError
+from protocol.fairdeal import host_seed_from_int
+from protocol.messages import decode_client, encode
+
+Message = dict[str, Any]
+SEED = 21
+BOTS = (BotSpec("greedy", 7), BotSpec("random", 8))
+STEPS = 5000  # a game takes a few hundred turns of the driver
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def send(table: Table, conn: bytes, **message: Any) -> Message:
+    try:
+        decoded = decode_client(encode(message))
+    except ProtocolError as err:
+        return error_message(err)
+    return table.handle(conn, decoded)
+
+
+class Player:
+    """A network seat: answers keyed by the question (a deterministic bot), and its token and
+    offer secret kept across a host crash, as client.connection keeps them."""
+
+    def __init__(self, name: str, contribute: bool = False) -> None:
+        self.name = name
+        self.contribute = contribute  # a share of the seed (docs/protocol.md §15)
+        self.conn = name.encode()
+        self.token: str | None = None
+        self.seat: int | None = None
+        self.secret: tuple[int, list[int], bytes] | None = None
+        self.reconnects = 0
+
+    def hello(self, table: Table) -> None:
+        message: Message = {"t": "hello", "name": self.name, "role": "player"}
+        if self.contribute:
+            message["contribute"] = True
+        if self.token is not None:
+            message["token"] = self.token
+            self.reconnects += 1
+            self.conn = f"{self.name}-{self.reconnects}".encode()  # fresh sockets
+        welcome = send(table, self.conn, **message)
+        assert welcome["t"] == "welcome", welcome
+        self.token, self.seat = welcome["token"], welcome["seat"]
+        if self.contribute and not table.started:
+            value = hashlib.sha256(self.name.encode()).digest()
+            assert send(table, self.conn, t="contribute", token=self.token,
+                        value=value)["t"] == "ok"
+
+    def choose(self, pending: Message) -> Any:
+        key = dumps([self.seat, pending["kind"], pending["detail"], pending["legal"]])
+        index = int(hashlib.sha256(key.encode()).hexdigest(), 16) % len(pending["legal"])
+        return pending["legal"][index]
+
+    def act(self, table: Table) -> bool:
+        assert self.seat is not None and self.token is not None
+        pending = table.private_state(self.seat)["pending"]
+        if pending is None:
+            return False
+        base = {"token": self.token, "pending": pending["id"]}
+        if pending["kind"] == "commit":
+            rnd = pending["detail"]["round"]
+            if self.secret is None or self.secret[0] != rnd:
+                nonce = hashlib.sha256(f"{self.name}/{rnd}".encode()).digest()
+                self.secret = (rnd, list(self.choose(pending)["cards"]), nonce)
+            _, offer, nonce = self.secret
+            reply = send(table, self.conn, t="commit", **base,
+                         commitment=commit(table.game_id, rnd, self.seat, offer, nonce))
+        elif pending["kind"] == "reveal":
+            assert self.secret is not None
+            _, offer, nonce = self.secret
+            reply = send(table, self.conn, t="reveal", **base, offer=offer, nonce=nonce)
+        else:
+            reply = send(table, self.conn, t="decide", **base, decision=self.choose(pending))
+        assert reply["t"] == "ok", reply
+        return True
+
+
+Stop = Callable[[Table, int, str], bool]  # (table, step, where) -> crash here
+
+
+def play(table: Table, players: list[Player], stop: Stop | None = None) -> bool:
+    """Run the table as the server does (bots and deadlines, then publish, then the clients
+    answer) until the game is over (True) or ``stop`` says the host dies (False)."""
+    for step in range(STEPS):
+        table.steps = step  # type: ignore[attr-defined]  # how far the driver got
+        if stop is not None and stop(table, step, "turn"):
+            return False
+        table.advance()
+        if stop is not None and stop(table, step, "advanced"):
+            return False  # the bots' rows since the last commit die with the host
+        table.drain()
+        if table.over:
+            return True
+        acted = []
+        for player in players:
+            acted.append(player.act(table))
+            if stop is not None and stop(table, step, "answered"):
+                return False  # between two players' answers
+        assert any(acted) or table._bot_to_play() is not None, "nobody can move"
+    raise AssertionError("the game did not end")
+
+
+def new_table(clock: Callable[[], float] | None = None) -> Table:
+    return Table(4, seed=SEED, game_id="a1b2c3d4e5f60718", name="Log table",
+                 bots=[load_bot(b.strategy, b.seed) for b in BOTS], bot_names=["hb0", "hb1"],
+                 clock=clock or Clock())
+
+
+def start(tmp_path: Path, contribute: bool = False) -> tuple[Table, GameLog, list[Player]]:
+    table = new_table()
+    log = GameLog.create(tmp_path, table, bots=BOTS, host={"port": 7700})
+    players = [Player("Ana", contribute), Player("Bo", contribute)]
+    for player in players:
+        player.hello(table)
+    return table, log, players
+
+
+def per_seat(table: Table) -> dict[int, list[tuple[str, str]]]:
+    """Each seat's decisions in order (the order between seats can differ between runs where
+    seats decide at once; each seat's own order cannot)."""
+    from mundus_net.notation import format_decision
+
+    out: dict[int, list[tuple[str, str]]] = {}
+    for d in table.record.decisions:
+        out.setdefault(d.seat, []).append((format_decision(d.decision), d.by))
+    return out
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> Table:
+    table, log, players = start(tmp_path_factory.mktemp("whole"))
+    assert play(table, players)
+    log.close()
+    return table
+
+
+def crash_and_resume(tmp_path: Path, stop: Stop) -> tuple[Table, Table, list[Player]]:
+    """Play until ``stop``, lose the host (uncommitted rows with it), restore from the log,
+    let the players come back with their tokens, and finish."""
+    table, log, players = start(tmp_path)
+    assert not play(table, players, stop), "the game ended before the crash"
+    log.close()  # what was not committed is lost, as when the process is killed
+    reopened = GameLog.open(log.path)
+    restored = restore(reopened, clock=Clock())
+    assert restored.warnings == []
+    resumed = restored.table
+    for player in players:
+        player.hello(resumed)
+    assert play(resumed, players)
+    reopened.close()
+    return table, resumed, players
+
+
+def same_game(resumed: Table, uninterrupted: Table) -> None:
+    assert resumed.game.result == uninterrupted.game.result
+    assert format_position(resumed.game) == format_position(uninterrupted.game)
+    assert per_seat(resumed) == per_seat(uninterrupted)
+    assert resumed.record.replay().result == uninterrupted.game.result
+
+
+# -- files and rows ----------------------------------------------------------------------------
+
+
+def test_the_log_is_private_and_holds_the_table_and_every_decision(tmp_path: Path,
+                                                                   uninterrupted: Table) -> None:
+    state = tmp_path / "state" / "games"
+    table, log, players = start(state)
+    assert stat.S_IMODE(state.stat().st_mode) == 0o700
+    assert not play(table, players, lambda t, step, where: step == 40)
+    for path in state.iterdir():  # the database and its WAL: tokens are secrets
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600, path
+    log.close()
+    db = sqlite3.connect(log.path)
+    rows = db.execute("SELECT seq, kind, data, hash FROM log ORDER BY seq").fetchall()
+    db.close()
+    assert [r[0] for r in rows] == list(range(1, len(rows) + 1))
+    previous = GENESIS
+    for seq, kind, text, digest in rows:
+        assert digest == row_hash(previous, seq, kind, text)
+        previous = digest
+    create = json.loads(rows[0][2])
+    assert create["game"] == table.game_id
+    assert create["host_seed"] == host_seed_from_int(SEED).hex()  # the deal's secret
+    assert [b["strategy"] for b in create["bots"]] == ["greedy", "random"]
+    kinds = {r[1] for r in rows}
+    assert {"create", "seat", "bot", "decide", "reserve"} <= kinds
+    seats = [json.loads(r[2]) for r in rows if r[1] == "seat"]
+    assert [s["token"] for s in seats] == [p.token for p in players]
+
+
+def test_an_answer_is_committed_before_its_reply_and_a_refused_one_never(
+        tmp_path: Path) -> None:
+    table, log, players = start(tmp_path)
+
+    def asked(p: Player) -> Message | None:
+        pending: Message | None = table.private_state(p.seat or 0)["pending"]
+        return pending if pending and pending["kind"] not in ("commit", "reveal") else None
+
+    assert not play(table, players, lambda t, step, where: where == "turn" and step > 0
+                    and any(asked(p) for p in players))
+    table.drain()
+    player = next(p for p in players if asked(p))
+    pending = asked(player)
+    assert pending is not None
+    committed = log._seq
+    illegal = {"kind": "announce", "n": 9} if pending["kind"] != "announce" else \
+        {"kind": "announce", "n": 1}
+    reply = send(table, player.conn, t="decide", token=player.token, pending=pending["id"],
+                 decision=illegal)
+    assert reply["t"] == "error"
+    assert log._seq == committed and not log._buffer  # the refused answer left no row
+    message = decode_client(encode({"t": "decide", "token": player.token,
+                                    "pending": pending["id"],
+                                    "decision": pending["legal"][0]}))
+    reply, later = table.answer(player.conn, message)
+    assert reply["t"] == "ok"
+    # The ok may leave before the engine applies the answer: the row is in the log already.
+    assert log._seq > committed and not log._buffer
+    if later is not None:
+        later()
+    log.close()
+
+
+# -- resuming ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("crash_at", [(0.02, "turn"), (0.3, "advanced"), (0.55, "turn"),
+                                      (0.97, "advanced")])
+def test_a_restored_table_finishes_the_same_game(tmp_path: Path, uninterrupted: Table,
+                                                 crash_at: tuple[float, str]) -> None:
+    """The host dies at some point of the game (between answers, or after its bots moved
+    and before it published), comes back from its log and finishes the same game."""
+    at = int(crash_at[0] * uninterrupted.steps)  # type: ignore[attr-defined]
+
+    def stop(table: Table, step: int, where: str) -> bool:
+        return (step, where) == (at, crash_at[1])
+
+    _, resumed, _ = crash_and_resume(tmp_path, stop)
+    same_game(resumed, uninterrupted)
+    assert resumed.record.meta["resumed"] == 1
+
+
+def test_a_crash_mid_offer_step_keeps_the_commitments_and_the_host_bots_secrets(
+        tmp_path: Path, uninterrupted: Table) -> None:
+    seen: dict[str, Any] = {}
+
+    def stop(table: Table, step: int, where: str) -> bool:
+        step_ = table._step
+        if where != "answered" or step_ is None or step_.stage != "commit" \
+                or step_.round < 2:
+            return False
+        committed = [s for s in step_.asked if s in step_.commitments]
+        if len(committed) < 3:  # two host bots and one player have committed
+            return False
+        seen.update(commitments=dict(step_.commitments), secrets=dict(step_.secrets),
+                    ids={s: p.id for s, p in table._pending.items()}, seq=table.seq,
+                    round=step_.round)
+        return True
+
+    table, log, players = start(tmp_path)
+    assert not play(table, players, stop)
+    log.close()
+    reopened = GameLog.open(log.path)
+    resumed = restore(reopened, clock=Clock()).table
+    step = resumed._step
+    assert step is not None and step.round == seen["round"] and step.stage == "commit"
+    assert step.commitments == seen["commitments"]
+    assert step.secrets == seen["secrets"]  # the host bots reveal what they committed to
+    # Ids and update numbers continue above everything handed out before the crash.
+    assert min(p.id for p in resumed._pending.values()) > max(seen["ids"].values())
+    assert resumed.seq > seen["seq"]
+    for player in players:
+        player.hello(resumed)
+    assert play(resumed, players)
+    reopened.close()
+    same_game(resumed, uninterrupted)
+
+
+def test_a_table_restored_twice_still_finishes_the_same_game(tmp_path: Path,
+                                                             uninterrupted: Table) -> None:
+    table, log, players = start(tmp_path)
+    assert not play(table, players, lambda t, step, where: step == 20)
+    log.close()
+    for crash in (15, 20):
+        reopened = GameLog.open(log.path)
+        resumed = restore(reopened, clock=Clock()).table
+        for player in players:
+            player.hello(resumed)
+        def stop(table: Table, step: int, where: str, at: int = crash) -> bool:
+            return step == at
+
+        assert not play(resumed, players, stop)
+        reopened.close()
+    reopened = GameLog.open(log.path)
+    resumed = restore(reopened, clock=Clock()).table
+    for player in players:
+        player.hello(resumed)
+    assert play(resumed, players)
+    reopened.close()
+    same_game(resumed, uninterrupted)
+    assert resumed.record.meta["resumed"] == 3
+
+
+def test_the_players_shares_of_the_seed_are_logged_and_the_same_deal_restored(
+        tmp_path: Path) -> None:
+    whole, log, players = start(tmp_path / "whole", contribute=True)
+    assert play(whole, players)
+    log.close()
+    assert whole.record.fairness is not None and whole.record.fairness["mixed"]
+    table, log, players = start(tmp_path / "crashed", contribute=True)
+    assert not play(table, players, lambda t, step, where: step == 20)
+    log.close()
+    reopened = GameLog.open(log.path)
+    resumed = restore(reopened, clock=Clock()).table
+    assert resumed.game.options.seed == whole.game.options.seed  # the dealt (mixed) seed
+    for player in players:
+        player.hello(resumed)
+    assert play(resumed, players)
+    reopened.close()
+    same_game(resumed, whole)
+    assert resumed.record.fairness == whole.record.fairness
+
+
+def test_a_finished_game_restores_as_finished(tmp_path: Path, uninterrupted: Table) -> None:
+    table, log, players = start(tmp_path)
+    assert play(table, players)
+    log.close()
+    reopened = GameLog.open(log.path)
+    resumed = restore(reopened, clock=Clock(), record_resume=False).table
+    reopened.close()
+    assert resumed.over and resumed.game.result == uninterrupted.game.result
+
+
+# -- damaged logs ---------------------------------------------------------------------------------
+
+
+def finished_log(tmp_path: Path) -> Path:
+    table, log, players = start(tmp_path)
+    assert not play(table, players, lambda t, step, where: step == 30)
+    log.close()
+    return log.path
+
+
+def test_a_changed_row_is_refused_naming_it(tmp_path: Path) -> None:
+    path = finished_log(tmp_path)
+    db = sqlite3.connect(path)
+    seq, text = db.execute("SELECT seq, data FROM log WHERE kind = 'decide' LIMIT 1").fetchone()
+    db.execute("UPDATE log SET data = ? WHERE seq = ?", (text.replace('"seat":2', '"seat":3'),
+                                                         seq))
+    db.commit()
+    db.close()
+    with pytest.raises(GameLogError, match=f"row {seq} checksum mismatch"):
+        GameLog.open(path)
+
+
+def test_a_rewritten_log_that_does_not_replay_is_refused(tmp_path: Path) -> None:
+    """Even with every checksum made again, a log that does not replay is not resumed."""
+    path = finished_log(tmp_path)
+    db = sqlite3.connect(path)
+    rows = db.execute("SELECT seq, kind, data FROM log ORDER BY seq").fetchall()
+    target = next(seq for seq, kind, text in rows
+                  if kind == "decide" and json.loads(text)["decision"]["kind"] == "take")
+    previous = GENESIS
+    for seq, kind, text in rows:
+        if seq == target:
+            data = json.loads(text)
+            data["pending"] += 1
+            text = dumps(data)
+        previous = row_hash(previous, seq, kind, text)
+        db.execute("UPDATE log SET data = ?, hash = ? WHERE seq = ?", (text, previous, seq))
+    db.execute("UPDATE head SET hash = ?", (previous,))
+    db.commit()
+    db.close()
+    log = GameLog.open(path)
+    with pytest.raises(GameLogError, match=f"row {target} \\(decide\\) does not replay: stale"):
+        restore(log)
+    log.close()
+
+
+def test_missing_last_rows_are_refused_as_truncated(tmp_path: Path) -> None:
+    path = finished_log(tmp_path)
+    db = sqlite3.connect(path)
+    (last,) = db.execute("SELECT max(seq) FROM log").fetchone()
+    db.execute("DELETE FROM log WHERE seq > ?", (last - 3,))
+    db.commit()
+    db.close()
+    with pytest.raises(GameLogError, match=f"truncated: the log ends at row {last - 3} but "
+                                           f"rows up to {last} were committed"):
+        GameLog.open(path)
+
+
+def test_a_cut_file_is_refused_as_truncated(tmp_path: Path) -> None:
+    path = finished_log(tmp_path)
+    size = path.stat().st_size
+    with path.open("r+b") as f:
+        f.truncate(size // 2)
+    with pytest.raises(GameLogError, match="truncated: the file has"):
+        GameLog.open(path)
+
+
+@pytest.mark.parametrize("content", [b"", b"not a database at all" * 10,
+                                     b"SQLite format 3\x00" + bytes(84)])
+def test_other_files_are_not_game_logs(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / "x.sqlite3"
+    path.write_bytes(content)
+    with pytest.raises(GameLogError, match="not a game log"):
+        GameLog.open(path)
+
+
+def test_another_sqlite_database_is_not_a_game_log(tmp_path: Path) -> None:
+    path = tmp_path / "other.sqlite3"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE log (x)")
+    db.commit()
+    db.close()
+    with pytest.raises(GameLogError, match="another program"):
+        GameLog.open(path)
+
+
+def test_one_host_at_a_time(tmp_path: Path) -> None:
+    _, log, _ = start(tmp_path)
+    with pytest.raises(GameLogError, match="in use"):
+        GameLog.open(log.path)
+    assert "in use" in list_games(tmp_path)[0].status
+    log.close()
+
+
+# -- listing and finding -------------------------------------------------------------------------
+
+
+def test_the_listing_shows_what_can_be_resumed(tmp_path: Path) -> None:
+    table, log, players = start(tmp_path)
+    assert not play(table, players, lambda t, step, where: step == 50)
+    log.close()
+    broken = tmp_path / f"{'f' * 16}.sqlite3"
+    broken.write_bytes(b"garbage")
+    games = {g.game: g for g in list_games(tmp_path)}
+    info = games[table.game_id]
+    assert (info.name, info.players, info.taken, info.bots) == ("Log table", 4, 4, 2)
+    assert info.status == "playing" and info.round == table.game.round
+    assert games["f" * 16].status.startswith("damaged: not a game log")
+    text = format_listing(list(games.values()))
+    assert table.game_id in text and "4/4 (2 bots)" in text and "playing" in text
+    assert find_game(tmp_path, table.game_id[:6]) == log.path
+    assert find_game(tmp_path, str(log.path)) == log.path
+    with pytest.raises(GameLogError, match="no game 'zz'"):
+        find_game(tmp_path, "zz")
+    assert not os.path.exists(str(log.path) + "-shm")
+
+
+# -- a log that cannot be written ------------------------------------------------------------------
+
+
+def test_a_log_that_cannot_be_written_stops_the_host_before_it_answers(tmp_path: Path) -> None:
+    from client.connection import Connection, ConnectTimeout
+    from host.gamelog import LogFailure
+    from host.server import Host
+
+    table = new_table(clock=time.monotonic)
+    log = GameLog.create(tmp_path, table, bots=BOTS)
+    host = Host(table, port=0, log=lambda text: None)
+    host.start()
+    try:
+        host.call(lambda t: log._db.close())  # the disk is gone, say
+        conn = Connection(host.address, "Ana", "player", server_key=host.public_key)
+        with pytest.raises(ConnectTimeout):  # no welcome: its seat could not be logged
+            conn.connect(2.0)
+        conn.close(bye=False)
+        assert host.wait(5.0)
+        assert isinstance(host.error, LogFailure)
+        assert table.free_seats() == 1  # the seat was taken in memory, never told to anyone
+    finally:
+        host.stop()
+
+
+def test_a_host_bot_is_replayed_with_exactly_what_it_chose(tmp_path: Path) -> None:
+    """A bot's odd choices (offers out of order, decisions the engine refuses, failures) are
+    played again exactly as they were, so the table judges them as it did."""
+
+    class Odd:
+        def __init__(self, seed: int) -> None:
+            self.calls = 0
+
+        def decide(self, view: Any, legal: Any) -> Any:
+            self.calls += 1
+            choice = legal[self.calls % len(legal)]
+            if self.calls % 7 == 0:
+                raise ValueError("a bug in the strategy")
+            if self.calls % 5 == 0:
+                return "not a decision"
+            if type(choice).__name__ == "Offer":
+                return type(choice)(tuple(reversed(choice.cards)))
+            return choice
+
+    import sys
+    import types
+
+    module = types.ModuleType("odd_bot_for_replay")
+    module.Odd = Odd  # type: ignore[attr-defined]
+    sys.modules["odd_bot_for_replay"] = module
+    try:
+        table = Table(3, seed=4, game_id="0dd0dd0dd0dd0dd0", bots=[Odd(0), Odd(1)],
+                      clock=Clock())
+        log = GameLog.create(tmp_path, table, bots=[BotSpec("odd_bot_for_replay:Odd", 0)] * 2)
+        players = [Player("Ana")]
+        players[0].hello(table)
+        assert not play(table, players, lambda t, step, where: step == 30)
+        log.close()
+        assert table.record.violations  # the failures were played as defaults
+        reopened = GameLog.open(log.path)
+        restored = restore(reopened, clock=Clock(), record_resume=False)
+        reopened.close()
+        assert restored.warnings == []
+        # Stopped between answers: everything was committed, and comes back exactly.
+        assert format_position(restored.table.game) == format_position(table.game)
+        assert restored.table.record.decisions == table.record.decisions
+        assert restored.table.record.violations == table.record.violations
+    finally:
+        del sys.modules["odd_bot_for_replay"]
+
+
+def test_a_restored_table_tells_its_old_clients_to_say_hello_again(tmp_path: Path) -> None:
+    table, log, players = start(tmp_path)
+    assert not play(table, players, lambda t, step, where: step == 10)
+    log.close()
+    reopened = GameLog.open(log.path)
+    resumed = restore(reopened, clock=Clock()).table
+    ana = players[0]
+    # Ana's sockets reconnected by themselves; the restored host does not know them.
+    reply = send(resumed, ana.conn, t="ping", token=ana.token)
+    assert reply["code"] == "not_joined"
+    assert send(resumed, ana.conn, t="ping")["t"] == "pong"  # without a token: just alive
+    ana.hello(resumed)
+    assert ana.seat == 2 and send(resumed, ana.conn, t="ping", token=ana.token)["t"] == "pong"
+    assert resumed.public_state()["table"]["connected"] == [True, True, True, False]
+    reopened.close()
+
+
+def test_a_table_restored_before_its_game_began_keeps_the_seats_given(
+        tmp_path: Path, uninterrupted: Table) -> None:
+    table = new_table()
+    log = GameLog.create(tmp_path, table, bots=BOTS)
+    ana, bo = Player("Ana"), Player("Bo")
+    ana.hello(table)  # seat 2 is Ana's; the host dies before Bo comes
+    log.close()
+    reopened = GameLog.open(log.path)
+    resumed = restore(reopened, clock=Clock()).table
+    assert not resumed.started and resumed.names == ["hb0", "hb1", "Ana", ""]
+    bo.hello(resumed)  # seat 3, and the game begins
+    ana.hello(resumed)  # back with her token
+    assert (ana.seat, bo.seat) == (2, 3) and resumed.started
+    assert play(resumed, [ana, bo])
+    reopened.close()
+    same_game(resumed, uninterrupted)
