@@ -1,0 +1,324 @@
+"""``search``: determinized Monte Carlo search with greedy rollouts.
+
+At the decisions where looking ahead pays (the announcement, offers, takes, the choice of the
+first player and of a tied Trade Master, and the combinations of a progression turn), the bot
+
+1. lists a few *candidates*: the greedy player's choice and the next best by greedy's own
+   scores (offers, takes), every choice when there are few (announce, first player, tied
+   TM), or each queue card an identical set can reach (progression turn);
+2. samples *determinizations*: complete games consistent with its view
+   (:func:`mundus_net.determinize.determinize`: the hidden hands, warehouses and piles drawn
+   at random around everything public);
+3. in each determinization plays every candidate and then the rest of the round with the
+   greedy player deciding for every seat (its own included), in a copy of the game that keeps
+   no log, and scores the end of the round: each seat's doubloons plus what its developments
+   and stored cards are worth for the rest of the game (the greedy player's estimates), turned
+   into a share of the win with a softmax (a finished game scores its real result);
+4. takes the candidate with the best total; the same determinizations and rollout seeds serve
+   every candidate (common random numbers), so the comparison is fair.
+
+Everywhere else (caravel picks, pirates, gifts, storage, Coronado, Ponce de León, Sergio) and
+when there is a single sensible choice it plays as the greedy player.
+
+Budget: ``SearchBot(seed, iterations=4)`` samples 4 determinizations per searched decision
+(about 1 s of CPU per 4-player game); ``seconds=0.05`` searches until that much time has gone
+by instead (at least one determinization; with both, whichever ends first). A time budget
+makes the bot depend on the machine's speed; an iteration budget alone is deterministic for a
+seed. See docs/bots.md for its measured strength.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from ..cards import RELIC
+from ..decisions import Decision, MakeSet
+from ..determinize import determinize
+from ..game import OVER, SIMULTANEOUS, Game
+from ..view import PlayerView
+from .base import register_bot
+from .greedy import (
+    CARD_WORTH,
+    DENIAL,
+    MERCHANT_MORE,
+    POWER_RATE,
+    SHIPYARD_RATE,
+    STORE_PAIR,
+    STORE_RELIC,
+    STORE_SINGLE,
+    WAREHOUSE_SLOT,
+    WIN_DOUBLOONS,
+    GreedyBot,
+    _Context,
+)
+
+SEARCH_PHASES = ("announce", "offer", "take", "first", "turn", "tm_tie")
+DEFAULT_ITERATIONS = 4
+CONTEXT_CACHE = 256  # evaluation contexts kept per rollout player
+
+
+class _SimGame(Game):
+    """A game for rollouts: it keeps no log, and it halts (phase over, no result) when the
+    round ``_stop_round`` ends instead of starting the next one."""
+
+    __slots__ = ("_stop_round",)
+    _stop_round: int
+
+    def _log(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    def _record(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    def _begin_round(self) -> None:
+        if self.round >= self._stop_round:
+            self.phase = OVER
+            self._legal = {}
+            return
+        Game._begin_round(self)
+
+    def clone(self) -> _SimGame:
+        """An independent copy (as :meth:`Game.copy`, keeping the class)."""
+        g = _SimGame.__new__(_SimGame)
+        for name in Game.__slots__:
+            value = getattr(self, name)
+            if isinstance(value, list):
+                value = [v[:] if isinstance(v, list) else v for v in value]
+            elif isinstance(value, (dict, set)):
+                value = value.copy()
+            setattr(g, name, value)
+        g._stop_round = self._stop_round
+        return g
+
+
+class _Ranker(GreedyBot):
+    """The greedy player, keeping the score of every choice it compared at its last
+    decision (empty for the phases it does not score)."""
+
+    def __init__(self, seed: int = 0) -> None:
+        super().__init__(seed)
+        self.scored: list[tuple[float, Decision]] = []
+
+    def decide(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+        self.scored = []
+        return super().decide(view, legal)
+
+    def _best(self, legal: Sequence[Decision], score: Any) -> Decision:
+        self.scored = [(score(d), d) for d in legal]
+        return super()._best(legal, score)
+
+
+class _PolicyBot(GreedyBot):
+    """The greedy player for rollouts: the same decisions, but it keeps many evaluation
+    contexts instead of the last one. The rollouts of one search start from the same public
+    state again and again, and a context (with its memos) depends only on public state."""
+
+    def __init__(self, seed: int = 0) -> None:
+        super().__init__(seed)
+        self._contexts: dict[tuple[Any, ...], _Context] = {}
+
+    def context(self, view: PlayerView) -> _Context:
+        turn = view.phase == "turn"
+        pend = view.pending
+        flags = tuple(sorted(pend.detail.items())) if turn and pend is not None else ()
+        key = (view.round, turn, flags, view.event, view.queue, view.developments,
+               view.doubloons, view.merchants_used if turn else (), view.devpile_size)
+        ctx = self._contexts.get(key)
+        if ctx is None:
+            if len(self._contexts) >= CONTEXT_CACHE:
+                self._contexts.clear()
+            ctx = self._contexts[key] = _Context(view, self._deck(view), turn)
+        return ctx
+
+
+class SearchBot:
+    """Determinized flat Monte Carlo search over a few candidate decisions, with greedy
+    rollouts to the end of the round (see the module docstring and docs/bots.md).
+
+    ``iterations``: determinizations sampled per searched decision (default 4 when no
+    ``seconds`` is given). ``seconds``: a time budget per searched decision instead (or as
+    well). ``candidates``: how many of greedy's best offers or takes are compared.
+    ``horizon``: rounds played in a rollout (1: to the end of the current round).
+    ``temperature``: doubloons per unit of the softmax that turns the seats' worths into a
+    share of the win. ``phases``: the decision kinds searched; greedy plays the others.
+    """
+
+    def __init__(self, seed: int = 0, iterations: int | None = None,
+                 seconds: float | None = None, *, candidates: int = 4, horizon: int = 1,
+                 temperature: float = 8.0, phases: Sequence[str] = SEARCH_PHASES,
+                 weights: dict[str, float] | None = None, margin: float | None = None) -> None:
+        if iterations is not None and iterations < 1:
+            raise ValueError("iterations must be at least 1")
+        if seconds is not None and seconds <= 0:
+            raise ValueError("seconds must be positive")
+        if horizon < 1:
+            raise ValueError("the horizon is at least 1 round")
+        self.rng = random.Random(seed)
+        self.iterations = (DEFAULT_ITERATIONS if iterations is None and seconds is None
+                           else iterations)
+        self.seconds = seconds
+        self.candidates = candidates
+        self.horizon = horizon
+        self.temperature = temperature
+        self.phases = frozenset(phases)
+        self.weights = dict(weights or {})
+        self.margin = margin
+        self.greedy = _Ranker(seed)
+        self.policy = [_PolicyBot(seed + 1 + s) for s in range(6)]
+        self.searches: dict[str, int] = {}  # searched decisions, by phase
+        self.rollouts = 0
+
+    # -- the decision -----------------------------------------------------------------------
+
+    def decide(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+        if len(legal) == 1:
+            return legal[0]
+        choice = self.greedy.decide(view, legal)
+        phase = view.phase
+        if phase not in self.phases or view.seat is None:
+            return choice
+        cands = self._candidates(phase, legal, choice)
+        if len(cands) <= 1:
+            return choice
+        self.searches[phase] = self.searches.get(phase, 0) + 1
+        return self._search(view, cands)
+
+    def _candidates(self, phase: str, legal: Sequence[Decision],
+                    choice: Decision) -> list[Decision]:
+        """The decisions worth comparing, greedy's choice first."""
+        if phase in ("announce", "first", "tm_tie", "coronado", "split"):
+            return [choice, *(d for d in legal if d != choice)]
+        if phase == "turn":
+            # Greedy's step, and the cheapest identical set reaching each other target.
+            sets: dict[int, MakeSet] = {}
+            for d in legal:
+                if isinstance(d, MakeSet):
+                    best = sets.get(d.target)
+                    if best is None or _set_cost(d) < _set_cost(best):
+                        sets[d.target] = d
+            out = [choice]
+            out.extend(d for d in sets.values() if d != choice)
+            return out
+        scored = sorted(self.greedy.scored, key=lambda sd: -sd[0])
+        out = [choice]
+        floor = scored[0][0] - self.margin if scored and self.margin is not None else -1e18
+        for score, d in scored:
+            if len(out) >= self.candidates or score < floor:
+                break
+            if d not in out:
+                out.append(d)
+        return out
+
+    def _search(self, view: PlayerView, cands: list[Decision]) -> Decision:
+        seat = view.seat
+        assert seat is not None
+        totals = [0.0] * len(cands)
+        stop = view.round + self.horizon - 1
+        weight = self.weights.get(view.phase, 1.0)
+        limit = None if self.iterations is None else max(1, round(self.iterations * weight))
+        deadline = (None if self.seconds is None
+                    else time.perf_counter() + self.seconds * weight)
+        done = 0
+        while True:
+            if limit is not None and done >= limit:
+                break
+            if deadline is not None and done and time.perf_counter() >= deadline:
+                break
+            base = determinize(view, self.rng, _SimGame)
+            assert isinstance(base, _SimGame)
+            base._stop_round = stop
+            seed = self.rng.getrandbits(32)
+            for i, d in enumerate(cands):
+                g = base.clone()
+                g.apply(seat, d)
+                totals[i] += self._rollout(g, seat, seed)
+            done += 1
+        self.rollouts += done * len(cands)
+        best = 0  # greedy's choice unless another does strictly better
+        for i in range(1, len(cands)):
+            if totals[i] > totals[best] + 1e-9:
+                best = i
+        return cands[best]
+
+    def _rollout(self, g: _SimGame, seat: int, seed: int) -> float:
+        """Play ``g`` on with greedy players to the halt (or the end); ``seat``'s score."""
+        bots = self.policy
+        for s in range(g.players):
+            bots[s].rng.seed(seed + s)
+        views = [PlayerView(g, s) for s in range(g.players)]
+        while g.phase != OVER:
+            s = g.waiting_seats()[0] if g.phase in SIMULTANEOUS else g.active
+            g.apply(s, bots[s].decide(views[s], g.legal(s)))
+        result = g.result
+        if result is not None:
+            return 1.0 / len(result.winners) if seat in result.winners else 0.0
+        worth = worths(g)
+        top = max(worth)
+        weights = [math.exp((w - top) / self.temperature) for w in worth]
+        return weights[seat] / sum(weights)
+
+
+def _set_cost(d: MakeSet) -> tuple[int, int]:
+    return (len(d.cards), d.cards.count(RELIC))
+
+
+def _rounds_left(g: Game) -> float:
+    """The greedy player's estimate of the income payments left (at least 1)."""
+    leader = max(g.doubloons)
+    done = max(g.round - 1, 0)
+    pace = max((leader + 25.0) / (done + 5.0), 2.5)
+    left = (WIN_DOUBLOONS - leader) / pace
+    by_queue = len(g.devpile) / max(g.players * 0.6, 1.0) + 1.0
+    return max(1.0, min(left, by_queue, 14.0))
+
+
+def worths(g: Game) -> list[float]:
+    """Each seat's doubloons plus what its developments and stored cards are worth for the
+    rest of the game, in doubloons (the greedy player's estimates, as it values a
+    development it owns)."""
+    r = _rounds_left(g)
+    later = max(r - 1.0, 0.0)
+    deck = g.deck
+    n = g.players
+    caravels = [len(c) for c in g.caravels]
+    out = []
+    for s in range(n):
+        value = float(g.doubloons[s])
+        have = [0, 0, 0, 0]
+        for m in g.merchants[s]:
+            have[deck[m].merchant_class] += 1
+        slots = g.capacity[s]
+        for cid in g.devs[s]:
+            card = deck[cid]
+            value += card.income * r + DENIAL
+            kind = card.kind
+            if kind == "caravel":
+                value += (CARD_WORTH - 0.03 * card.caravel) * later
+            elif kind == "merchant":
+                value += MERCHANT_MORE / have[card.merchant_class] * r
+            elif kind == "warehouse":
+                for i in range(slots, slots + card.capacity):
+                    value += WAREHOUSE_SLOT[min(i, len(WAREHOUSE_SLOT) - 1)] * later
+            elif kind == "shipyard":
+                richer = sum(1 for t in range(n) if t != s and caravels[t] > caravels[s])
+                value += max(richer, 0.5) * SHIPYARD_RATE * r
+            elif card.power:
+                value += POWER_RATE.get(card.power, 0.3) * r
+        stored = g.stored[s]
+        if any(stored):
+            for v in range(1, 10):
+                k = stored[v]
+                if k >= 2:
+                    value += STORE_PAIR * min(k, 3)
+                elif k:
+                    value += STORE_SINGLE + 0.03 * v
+            value += STORE_RELIC * stored[RELIC]
+        out.append(value)
+    return out
+
+
+register_bot("search", SearchBot)

@@ -1,0 +1,217 @@
+"""Determinization (mundus_net.determinize) and the search bot (mundus_net.bots.search)."""
+
+from __future__ import annotations
+
+import copy
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from conftest import assert_conserved
+from test_bots import Checked, _perturb_hidden
+
+from mundus_net.bots import load_bot
+from mundus_net.bots.greedy import GreedyBot
+from mundus_net.bots.random_bot import RandomBot
+from mundus_net.bots.search import SearchBot, _PolicyBot, _SimGame
+from mundus_net.cards import RESOURCE_COUNTS, VALUES, from_counts, to_counts
+from mundus_net.determinize import determinize, unseen_resources
+from mundus_net.game import OFFER, PIRATES, Game
+from mundus_net.runner import play_game
+from mundus_net.view import PlayerView
+
+
+def decision_points(players: int, seed: int, every: int = 5) -> Iterator[tuple[Game, int]]:
+    """(live game, seat to decide) every few decisions of a game of greedy and random bots."""
+    g = Game.new(players, seed, promo=seed % 2 == 1)
+    bots: list[Any] = [GreedyBot(seed * 7 + s) if s % 2 == 0 else RandomBot(seed * 7 + s)
+                       for s in range(players)]
+    step = 0
+    while not g.is_over:
+        seat = g.waiting_seats()[0]
+        if step % every == 0:
+            yield g, seat
+        g.apply(seat, bots[seat].decide(PlayerView(g, seat), g.legal(seat)))
+        step += 1
+
+
+def _public(data: dict[str, Any], phase: str) -> dict[str, Any]:
+    """A view snapshot without what a determinization may not reproduce: the known cards
+    (read from the log) and, in a simultaneous step, which other seats have fixed their
+    (unseen) secret choice."""
+    out = dict(data)
+    out.pop("known_hands", None)  # read from the log, which a determinized game lacks
+    if phase in (OFFER, PIRATES):
+        for key in ("offered", "pirates_done", "pending"):
+            out.pop(key, None)
+    return out
+
+
+def _check_determinization(g: Game, seat: int, deciding: bool, rng: random.Random) -> None:
+    view = PlayerView(g, seat)
+    d = determinize(view, rng)
+    assert_conserved(d)
+    mine = PlayerView(d, seat)
+    assert _public(mine.to_dict(), g.phase) == _public(view.to_dict(), g.phase)
+    if deciding:
+        assert d.legal(seat) == g.legal(seat)
+    for s, cards in enumerate(view.known_hands):  # publicly seen cards are where they were seen
+        assert all(d.hands[s][v] >= k for v, k in enumerate(to_counts(cards)))
+    # The unseen cards went only to other seats' hands and warehouses and the draw pile.
+    pool = unseen_resources(view)
+    hidden = [0] * 11
+    for s in range(g.players):
+        if s == seat:
+            continue
+        for group in (d.hands, d.stored):
+            for v in VALUES:
+                hidden[v] += group[s][v]
+        if s == d.active:
+            for _, dst in d.converted:
+                hidden[dst] -= 1  # shown converted: not one of the unseen cards
+    for v in d.draw:
+        hidden[v] += 1
+    assert hidden == pool
+    assert all(0 <= pool[v] <= RESOURCE_COUNTS[v] for v in VALUES)
+    in_play = sorted(c.id for c in d.deck.for_players(g.players, d.options.promo))
+    placed = sorted([*d.queue, *d.devpile, *(c for ids in d.devs for c in ids)])
+    assert placed == in_play
+    assert d.log == []
+
+
+@pytest.mark.parametrize(("players", "seed"), [(2, 1), (3, 2), (4, 3), (4, 4), (5, 5),
+                                               (6, 6)])
+def test_determinize_matches_the_view_and_conserves_every_card(players: int,
+                                                               seed: int) -> None:
+    """The determinized game shows the seat exactly what the view shows (its own legal
+    choices included); the 120 resources and the developments in play are each somewhere
+    exactly once; the unseen cards go only to other seats' hands and warehouses and to the
+    draw pile. Checked for the deciding seat and for every waiting seat."""
+    rng = random.Random(seed)
+    checked = 0
+    for g, deciding in decision_points(players, seed, every=2):
+        for seat in range(players):
+            _check_determinization(g, seat, seat == deciding, rng)
+            checked += 1
+    assert checked > 100
+
+
+def test_known_hands_are_a_lower_bound_of_the_hands() -> None:
+    """PlayerView.known_hands (public: picks, buys, takes, offers returned) never claims a
+    card a seat does not hold (converted cards count as what they were)."""
+    shown = 0
+    for players, seed in ((3, 2), (4, 3), (4, 4), (5, 5)):
+        for g, _ in decision_points(players, seed, every=1):
+            known = PlayerView(g, None).known_hands
+            for s in range(players):
+                natural = g.natural_counts(s) if s == g.active and g.converted else g.hands[s]
+                assert all(natural[v] >= k for v, k in enumerate(to_counts(known[s])))
+                shown += len(known[s])
+    assert shown > 100
+
+
+def test_determinized_games_play_on_to_their_end() -> None:
+    """A determinized game is a legal state: bots play it to its end without an error."""
+    rng = random.Random(7)
+    played = 0
+    for g, seat in decision_points(4, 8, every=23):
+        d = determinize(PlayerView(g, seat), rng)
+        bots: list[Any] = [RandomBot(s) if s % 2 else GreedyBot(s) for s in range(4)]
+        play_game(d, bots)
+        assert d.is_over
+        assert_conserved(d)
+        played += 1
+    assert played > 5
+
+
+def test_determinize_draws_different_hidden_cards() -> None:
+    """Other seats' hands are sampled, not copied from the live game."""
+    rng = random.Random(3)
+    g = Game.new(4, 3)
+    view = PlayerView(g, g.waiting_seats()[0])
+    seen = {tuple(from_counts(determinize(view, rng).hands[(view.seat or 0) + 1]))
+            for _ in range(10)}
+    assert len(seen) > 1
+
+
+@pytest.mark.parametrize(("players", "seed"), [(4, 1), (3, 2), (2, 3)])
+def test_search_bot_always_answers_legally(players: int, seed: int) -> None:
+    """A whole game with a search bot (seeing its view through a proxy that refuses private
+    names) among greedy bots: every answer is legal and the game ends."""
+    bots = [Checked(SearchBot(seed, iterations=1) if s == 0 else GreedyBot(seed + s))
+            for s in range(players)]
+    game = play_game(Game.new(players, seed, promo=seed == 2), bots)
+    assert game.is_over
+    assert bots[0].decisions > 0
+
+
+def test_search_bot_is_registered() -> None:
+    assert isinstance(load_bot("search", 3), SearchBot)
+
+
+def test_search_bot_is_deterministic_for_a_seed() -> None:
+    """With an iteration budget (no clock), the same seed plays the same game."""
+    def play() -> list[Any]:
+        bots: list[Any] = [SearchBot(5, iterations=2), *(GreedyBot(s) for s in range(3))]
+        return play_game(Game.new(4, 12), bots).log
+
+    assert play() == play()
+
+
+def test_search_bot_decisions_do_not_depend_on_hidden_information() -> None:
+    """The search bot decides the same in a game whose hidden cards differ (another seat's
+    hand and stored cards, the draw pile's order), as long as its own legal choices are
+    the same: it uses only its view."""
+    rng = random.Random(11)
+    compared = 0
+    game = Game.new(4, 21)
+    bots: list[Any] = [SearchBot(9, iterations=2), *(GreedyBot(30 + s) for s in range(3))]
+    views = [PlayerView(game, s) for s in range(4)]
+    while not game.is_over and game.round <= 3:
+        seat = game.waiting_seats()[0]
+        legal = game.legal(seat)
+        if seat == 0 and len(legal) > 1 and game.phase not in ("offer", "pirates"):
+            twin = _perturb_hidden(game, 0, rng)
+            if twin.legal(0) == legal:
+                probe_a = copy.deepcopy(bots[0])
+                probe_b = copy.deepcopy(bots[0])
+                a = probe_a.decide(views[0], legal)
+                b = probe_b.decide(PlayerView(twin, 0), twin.legal(0))
+                assert a == b, f"phase {game.phase}: {a} vs {b}"
+                compared += 1
+        game.apply(seat, bots[seat].decide(views[seat], legal))
+    assert compared > 10
+
+
+def test_rollout_games_halt_at_the_end_of_the_round_and_keep_no_log() -> None:
+    """The search's rollout game stops when its round ends (phase over, no result), before
+    the next supply, and logs nothing."""
+    rng = random.Random(2)
+    g = Game.new(4, 5)
+    base = determinize(PlayerView(g, 0), rng, _SimGame)
+    assert isinstance(base, _SimGame)
+    base._stop_round = g.round
+    copy_ = base.clone()
+    bots = [GreedyBot(s) for s in range(4)]
+    play_game(copy_, bots)
+    assert copy_.round == g.round and copy_.result is None and copy_.is_over
+    assert not any(map(any, copy_.hands)) and copy_.log == []
+    assert_conserved(copy_)
+    assert base.phase == g.phase  # the clone is independent
+
+
+def test_the_rollout_player_decides_as_the_greedy_player() -> None:
+    """The rollouts model every seat as the greedy player: _PolicyBot (greedy with more
+    contexts kept) makes exactly greedy's decisions."""
+    for seed in (1, 2):
+        g = Game.new(4, seed)
+        greedy = [GreedyBot(seed + s) for s in range(4)]
+        policy = [_PolicyBot(seed + s) for s in range(4)]
+        views = [PlayerView(g, s) for s in range(4)]
+        while not g.is_over:
+            seat = g.waiting_seats()[0]
+            legal = g.legal(seat)
+            d = greedy[seat].decide(views[seat], legal)
+            assert policy[seat].decide(views[seat], legal) == d
+            g.apply(seat, d)
