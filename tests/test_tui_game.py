@@ -134,7 +134,9 @@ def _detours(t: Term) -> None:
     which answers it."""
     t.send("\x1bOP")  # F1
     t.wait_text("Help (F1 or Esc closes)")
-    assert "Rules: R5.2, R5.3" in re.sub(r"\s+", " ", t.text())
+    # The title can be drawn a frame before the body: wait for the body too.
+    t.wait(lambda term: "Rules: R5.2, R5.3" in re.sub(r"\s+", " ", term.text()),
+           what="the offer help with its rule IDs")
     t.send("\x1bOP")
     t.wait(lambda t: "Help (F1" not in t.text(), what="the help to close")
 
