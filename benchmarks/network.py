@@ -15,10 +15,15 @@
    played in-process with ``mundus_net.runner.play_game``, and over loopback: a host in a
    thread of this process and four ``mundus bot`` processes, one per seat, as they would be
    deployed (here they share this machine's cores with the host), timed by the host from the
-   update that starts the game to the one that ends it. Both must end with the same result.
-   Each game is played ``--repeat`` times each way and the fastest plays are compared (one
-   game is short and noisy); the ratio is of the medians over the seeds. Target: the
-   networked game within 3x the in-process one.
+   update that starts the game to the one that ends it; then again with the four seats played
+   by one ``mundus bot --seats 4`` process (four connections, each with its own sockets,
+   CURVE session, token and protocol traffic, driven by one thread). Both layouts are
+   reported, each labelled; every play must end with the in-process result. Each game is
+   played ``--repeat`` times each way and the fastest plays are compared (one game is short
+   and noisy); the ratio is of the medians over the seeds. Target: the networked game within
+   3x the in-process one. Besides the whole machine's CPU (which counts whatever else runs
+   on it), the CPU of our own processes (the host's and the bots') per decision, from /proc
+   (Linux only).
 
     python benchmarks/network.py                 # 2000 round trips, 3 games, 3 plays each
     python benchmarks/network.py --round-trips 5000 --games 5 --repeat 5 --seed 7
@@ -71,6 +76,25 @@ def percentile(samples: Sequence[float], p: float) -> float:
     ordered = sorted(samples)
     index = min(len(ordered) - 1, max(0, round(p / 100 * (len(ordered) - 1))))
     return ordered[index]
+
+
+def process_cpu(pids: Sequence[int]) -> float | None:
+    """CPU seconds used so far by every thread of these processes (ours: the host's process
+    and the bots', not the rest of the machine), from /proc/PID/task/*/schedstat (Linux
+    only; None elsewhere)."""
+    total = 0
+    for pid in pids:
+        tasks = Path(f"/proc/{pid}/task")
+        try:
+            threads = list(tasks.iterdir())
+        except OSError:
+            return None
+        for task in threads:
+            try:
+                total += int((task / "schedstat").read_text(encoding="ascii").split()[0])
+            except (OSError, ValueError, IndexError):
+                continue  # a thread that just ended
+    return total / 1e9
 
 
 def machine_counters() -> tuple[float, int] | None:
@@ -264,48 +288,67 @@ class TimedHost(Host):
 
 
 class NetworkGame:
-    """One game over loopback: its time, result, the host's own time, and what the whole
-    machine spent meanwhile (CPU seconds and context switches, None if unknown)."""
+    """One game over loopback: its time, result, the host's own time, what the whole machine
+    spent meanwhile (CPU seconds and context switches, None if unknown) and what our
+    processes spent (the host's and the bots': CPU seconds, None if unknown)."""
 
     def __init__(self, seconds: float, result: Result, host: TimedHost,
-                 machine: tuple[float, int] | None) -> None:
+                 machine: tuple[float, int] | None, ours: float | None) -> None:
         self.seconds = seconds
         self.result = result
         self.host = host
         self.machine = machine
+        self.ours = ours
 
 
-def network_game(seed: int, strategy: str, secure: bool = True) -> NetworkGame:
-    """Host in a thread here, four bot processes joined in seat order."""
+# How the four bots are deployed: a process per seat (`mundus bot`, as players would run
+# them), or one process playing the four seats (`mundus bot --seats 4`: four connections,
+# each with its own sockets, CURVE session, token and protocol traffic, driven by one
+# thread).
+LAYOUTS = {"processes": "4 processes, one per seat",
+           "one_process": "1 process x 4 connections (mundus bot --seats 4)"}
+
+
+def network_game(seed: int, strategy: str, secure: bool = True,
+                 layout: str = "processes") -> NetworkGame:
+    """Host in a thread here, the bots joined in seat order (see LAYOUTS)."""
     marks: dict[str, float] = {}
     counters: dict[str, tuple[float, int] | None] = {}
+    ours: dict[str, float | None] = {}
+    procs: list[subprocess.Popen[str]] = []
+
+    def our_cpu() -> float | None:
+        return process_cpu([os.getpid(), *(proc.pid for proc in procs)])
 
     def on_update(update: dict[str, Any]) -> None:
         kinds = {e["kind"] for e in update["events"]}
         if "started" in kinds:
             marks["start"] = time.perf_counter()
             counters["start"] = machine_counters()
+            ours["start"] = our_cpu()
         if "game_over" in kinds:
             marks["end"] = time.perf_counter()
             counters["end"] = machine_counters()
+            ours["end"] = our_cpu()
 
     # fixed_seed: the game of this seed, to compare with the in-process one.
     table = Table(PLAYERS, seed=seed, heartbeat_ms=1000, fixed_seed=True)
     host = TimedHost(table, port=0, on_update=on_update, log=_stderr, insecure=not secure)
     host.start()
     security = ["--host-key", str(host.public_key)] if secure else ["--insecure"]
-    procs: list[subprocess.Popen[str]] = []
+    # One process per seat, seed = seat; or one process whose seats get seeds 0, 1, 2, 3.
+    runs = [(seat, 1) for seat in range(PLAYERS)] if layout == "processes" else [(0, PLAYERS)]
     try:
-        for seat in range(PLAYERS):
+        for first, seats in runs:
             procs.append(subprocess.Popen(
                 [sys.executable, "-m", "mundus_net.cli", "bot", "--connect", host.address,
-                 "--strategy", strategy, "--seed", str(seat), "--name", f"bench{seat}",
-                 "--json", *security], cwd=ROOT, stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL, text=True))
+                 "--strategy", strategy, "--seed", str(first), "--name", f"bench{first}",
+                 "--seats", str(seats), "--json", *security], cwd=ROOT,
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True))
             deadline = time.monotonic() + WAIT
-            while host.call(lambda t: t.free_seats()) > PLAYERS - seat - 1:
+            while host.call(lambda t: t.free_seats()) > PLAYERS - first - seats:
                 if time.monotonic() > deadline:
-                    raise TimeoutError(f"bot {seat} did not join")
+                    raise TimeoutError(f"bot {first} did not join")
                 time.sleep(0.01)
         for proc in procs:
             proc.communicate(timeout=WAIT)
@@ -323,7 +366,61 @@ def network_game(seed: int, strategy: str, secure: bool = True) -> NetworkGame:
     machine = None
     if start is not None and end is not None:
         machine = (end[0] - start[0], end[1] - start[1])
-    return NetworkGame(marks["end"] - marks["start"], result, host, machine)
+    cpu_start, cpu_end = ours.get("start"), ours.get("end")
+    spent = None if cpu_start is None or cpu_end is None else cpu_end - cpu_start
+    return NetworkGame(marks["end"] - marks["start"], result, host, machine, spent)
+
+
+def play_games(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
+    """Every seed's game in-process and over loopback in each layout (LAYOUTS); per layout,
+    the medians over the seeds (and whether every play ended as in-process)."""
+    us = 1e6
+    figures: dict[str, list[dict[str, Any]]] = {layout: [] for layout in LAYOUTS}
+    for i in range(args.games):
+        seed = args.seed + i
+        _stderr(f"game {i + 1}/{args.games} (seed {seed}), {args.repeat} plays each way...")
+        local_s, local_result, count = in_process_game(seed, args.strategy, args.repeat)
+        for layout in LAYOUTS:
+            secure = not args.insecure
+            plays = [network_game(seed, args.strategy, secure, layout)
+                     for _ in range(args.repeat)]
+            best = min(plays, key=lambda play: play.seconds)
+            host = best.host
+            agree = all(play.result == local_result for play in plays)
+            figures[layout].append({
+                "local": local_s, "remote": best.seconds, "count": count, "same": agree,
+                "busy": (host.handling + host.flushing) / count, "flush": host.flushing / count,
+                "cpu": None if best.machine is None else best.machine[0] / count,
+                "switches": None if best.machine is None else best.machine[1] / count,
+                "ours": None if best.ours is None else best.ours / count})
+            print(f"game seed {seed}, {LAYOUTS[layout]}: in-process {local_s * 1000:.1f} ms, "
+                  f"over loopback {best.seconds * 1000:.1f} ms (fastest of {args.repeat} "
+                  f"each; {count} decisions; same result: {agree})")
+
+    def median(rows: list[dict[str, Any]], key: str) -> float | None:
+        values = [row[key] for row in rows if row[key] is not None]
+        return statistics.median(values) if values else None
+
+    out: dict[str, dict[str, Any]] = {}
+    for layout, rows in figures.items():
+        local_ms = statistics.median(row["local"] for row in rows) * 1000
+        remote_ms = statistics.median(row["remote"] for row in rows) * 1000
+        decisions = statistics.mean(row["count"] for row in rows)
+        cpu, switches, ours = median(rows, "cpu"), median(rows, "switches"), median(rows, "ours")
+        out[layout] = {
+            "decisions_per_game": round(decisions, 1),
+            "in_process_game_ms": round(local_ms, 1), "network_game_ms": round(remote_ms, 1),
+            "local_ms": round(local_ms, 1), "remote_ms": round(remote_ms, 1),
+            "ratio": round(remote_ms / local_ms, 2),
+            "per_decision_us": round(remote_ms * 1000 / decisions, 1),
+            "local_per_decision_us": round(local_ms * 1000 / decisions, 1),
+            "busy_us": round(statistics.median(row["busy"] for row in rows) * us, 1),
+            "flush_us": round(statistics.median(row["flush"] for row in rows) * us, 1),
+            "ours_us": None if ours is None else round(ours * us, 1),
+            "cpu_us": None if cpu is None else round(cpu * us, 1),
+            "switches": None if switches is None else round(switches, 1),
+            "same": all(row["same"] for row in rows)}
+    return out
 
 
 # -- main ---------------------------------------------------------------------------------------
@@ -367,51 +464,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"decision / bare: {rtt_ratio:.2f}x at p50 against back to back, "
           f"{rtt_ratio_interleaved:.2f}x against interleaved (target {TARGET_RTT_FACTOR:g}x)")
 
-    local: list[float] = []
-    remote: list[float] = []
-    same = True
-    decisions_per_game: list[int] = []
-    host_busy: list[float] = []  # seconds per decision the host spent handling + publishing
-    host_flush: list[float] = []
-    cpu: list[float] = []  # CPU seconds of the whole machine per decision, over loopback
-    switches: list[float] = []  # context switches per decision
-    for i in range(args.games):
-        seed = args.seed + i
-        _stderr(f"game {i + 1}/{args.games} (seed {seed}), {args.repeat} plays each way...")
-        local_s, local_result, count = in_process_game(seed, args.strategy, args.repeat)
-        plays = [network_game(seed, args.strategy, secure) for _ in range(args.repeat)]
-        best = min(plays, key=lambda play: play.seconds)
-        host = best.host
-        host_busy.append((host.handling + host.flushing) / count)
-        host_flush.append(host.flushing / count)
-        if best.machine is not None:
-            cpu.append(best.machine[0] / count)
-            switches.append(best.machine[1] / count)
-        agree = all(play.result == local_result for play in plays)
-        same = same and agree
-        local.append(local_s)
-        remote.append(best.seconds)
-        decisions_per_game.append(count)
-        print(f"game seed {seed}: in-process {local_s * 1000:.1f} ms, over loopback "
-              f"{best.seconds * 1000:.1f} ms (fastest of {args.repeat} each; {count} "
-              f"decisions; same result: {agree})")
-    local_ms = statistics.median(local) * 1000
-    remote_ms = statistics.median(remote) * 1000
-    game_ratio = remote_ms / local_ms
-    print(f"4 {args.strategy} bots: in-process {local_ms:.1f} ms, over loopback "
-          f"{remote_ms:.1f} ms (medians): {game_ratio:.2f}x (target {TARGET_GAME_FACTOR:g}x)")
-    per_decision = remote_ms * 1000 / statistics.mean(decisions_per_game)
-    busy_us = statistics.median(host_busy) * us
-    flush_us = statistics.median(host_flush) * us
-    print(f"per decision over loopback: {per_decision:.0f} us, of which the host's own work "
-          f"{busy_us:.0f} us (handling {busy_us - flush_us:.0f}, publishing {flush_us:.0f}); "
-          f"in-process {local_ms * 1000 / statistics.mean(decisions_per_game):.0f} us")
-    cpu_us = round(statistics.median(cpu) * us, 1) if cpu else None
-    switches_n = round(statistics.median(switches), 1) if switches else None
-    if cpu_us is not None:
-        print(f"the whole machine per decision over loopback: {cpu_us:.0f} us of CPU, "
-              f"{switches_n} context switches ({os.cpu_count()} cores; host thread and "
-              f"{PLAYERS} bot processes)")
+    games = play_games(args)
+    main_layout = games["processes"]
+    for layout, g in games.items():
+        print(f"4 {args.strategy} bots, {LAYOUTS[layout]}: in-process {g['local_ms']:.1f} ms, "
+              f"over loopback {g['remote_ms']:.1f} ms (medians): {g['ratio']:.2f}x "
+              f"(target {TARGET_GAME_FACTOR:g}x)")
+        print(f"  per decision over loopback: {g['per_decision_us']:.0f} us, of which the "
+              f"host's own work {g['busy_us']:.0f} us (handling "
+              f"{g['busy_us'] - g['flush_us']:.0f}, publishing {g['flush_us']:.0f}); "
+              f"in-process {g['local_per_decision_us']:.0f} us")
+        if g["ours_us"] is not None:
+            print(f"  CPU per decision of the host's process and the bot process(es): "
+                  f"{g['ours_us']:.0f} us")
+        if g["cpu_us"] is not None:
+            print(f"  the whole machine per decision over loopback: {g['cpu_us']:.0f} us of "
+                  f"CPU, {g['switches']} context switches ({os.cpu_count()} cores, shared "
+                  f"with whatever else runs)")
+    # Every decision waits for at least one round trip (the decider's message in, the next
+    # question out), so even a host and clients that cost nothing would be this far behind.
+    local_us = main_layout["local_per_decision_us"]
+    floor_ratio = (local_us + steady50 * us) / local_us
+    room_us = TARGET_GAME_FACTOR * local_us - local_us - steady50 * us
+    print(f"floor: one bare round trip per decision ({steady50 * us:.0f} us) on top of the "
+          f"in-process {local_us:.0f} us is already {floor_ratio:.2f}x; {TARGET_GAME_FACTOR:g}x "
+          f"leaves {room_us:.0f} us per decision for all host and client work")
     figures = {
         "security": mode,
         "bare_rtt_p50_us": round(steady50 * us, 1),
@@ -425,15 +502,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         "rtt_target_met": rtt_ratio <= TARGET_RTT_FACTOR,
         "games": args.games, "repeat": args.repeat, "strategy": args.strategy,
         "bots": "processes", "cores": os.cpu_count(),
-        "decisions_per_game": round(statistics.mean(decisions_per_game), 1),
-        "in_process_game_ms": round(local_ms, 1), "network_game_ms": round(remote_ms, 1),
-        "network_us_per_decision": round(per_decision, 1),
-        "host_busy_us_per_decision": round(busy_us, 1),
-        "host_publish_us_per_decision": round(flush_us, 1),
-        "machine_cpu_us_per_decision": cpu_us,
-        "context_switches_per_decision": switches_n,
-        "game_ratio": round(game_ratio, 2), "game_target_met": game_ratio <= TARGET_GAME_FACTOR,
-        "same_results": same,
+        "decisions_per_game": main_layout["decisions_per_game"],
+        "in_process_game_ms": main_layout["local_ms"],
+        "network_game_ms": main_layout["remote_ms"],
+        "network_us_per_decision": main_layout["per_decision_us"],
+        "host_busy_us_per_decision": main_layout["busy_us"],
+        "host_publish_us_per_decision": main_layout["flush_us"],
+        "our_cpu_us_per_decision": main_layout["ours_us"],
+        "machine_cpu_us_per_decision": main_layout["cpu_us"],
+        "context_switches_per_decision": main_layout["switches"],
+        "game_ratio": main_layout["ratio"],
+        "floor_ratio": round(floor_ratio, 2),
+        "room_us_per_decision": round(room_us, 1),
+        "game_target_met": main_layout["ratio"] <= TARGET_GAME_FACTOR,
+        "same_results": all(g["same"] for g in games.values()),
+        # the same games with the four seats played by one bot process (mundus bot --seats 4)
+        "one_process": {key: value for key, value in games["one_process"].items()
+                        if key != "same"} | {
+            "bots": LAYOUTS["one_process"],
+            "game_target_met": games["one_process"]["ratio"] <= TARGET_GAME_FACTOR,
+            "same_results": games["one_process"]["same"]},
     }
     print(json.dumps(figures))
     return 0

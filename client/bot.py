@@ -14,7 +14,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -38,6 +38,7 @@ from .connection import (
     OfferSecret,
     Problem,
     Refused,
+    poll_all,
 )
 from .known_hosts import KnownHosts, UntrustedHost, add_security_arguments, trust_host
 
@@ -71,44 +72,54 @@ class NetworkBot:
         while conn.result is None and not conn.closed:
             for notice in conn.poll(poll_s):
                 self._notice(notice)
-            pending = conn.ready
-            if pending is None or not pending.legal or conn.result is not None:
-                continue
-            refused = self._refused.get(pending.id, 0)
-            if refused >= 2:
-                continue  # neither the bot's choice nor the first legal one: wait for the host
-            default = default_choice(pending.phase, conn.seat or 0, pending.legal)
-            if refused == 1:
-                decision = default  # the bot's choice was refused: play the default
+            self.step()
+        return conn.result
+
+    @property
+    def playing(self) -> bool:
+        return self.conn.result is None and not self.conn.closed
+
+    def step(self) -> None:
+        """Answer the pending decision if it waits for this side (the notices received so far
+        are handled): the strategy runs, and the view is built, only then."""
+        conn = self.conn
+        pending = conn.ready
+        if pending is None or not pending.legal or conn.result is not None:
+            return
+        refused = self._refused.get(pending.id, 0)
+        if refused >= 2:
+            return  # neither the bot's choice nor the first legal one: wait for the host
+        default = default_choice(pending.phase, conn.seat or 0, pending.legal)
+        if refused == 1:
+            decision = default  # the bot's choice was refused: play the default
+        else:
+            # A StateView has PlayerView's reading API over the received state.
+            view = cast(PlayerView, conn.view())
+            try:
+                decision = self.bot.decide(view, pending.legal)
+            except Exception as exc:  # a broken strategy must not lose the seat
+                self.fault("error", f"the strategy failed ({exc!r}); playing the default")
+                decision = default
             else:
-                # A StateView has PlayerView's reading API over the received state.
-                view = cast(PlayerView, conn.view())
-                try:
-                    decision = self.bot.decide(view, pending.legal)
-                except Exception as exc:  # a broken strategy must not lose the seat
-                    self.fault("error", f"the strategy failed ({exc!r}); playing the default")
+                if not isinstance(decision, DECISION_TYPES):
+                    self.fault("illegal", f"not a decision: {decision!r}; playing the "
+                                          "default")
                     decision = default
-                else:
-                    if not isinstance(decision, DECISION_TYPES):
-                        self.fault("illegal", f"not a decision: {decision!r}; playing the "
+                elif isinstance(decision, Offer):  # checked here: a commitment is final
+                    decision = Offer(tuple(sorted(decision.cards)))
+                    if decision not in pending.legal:
+                        self.fault("illegal", f"illegal offer {decision!r}; playing the "
                                               "default")
                         decision = default
-                    elif isinstance(decision, Offer):  # checked here: a commitment is final
-                        decision = Offer(tuple(sorted(decision.cards)))
-                        if decision not in pending.legal:
-                            self.fault("illegal", f"illegal offer {decision!r}; playing the "
-                                                  "default")
-                            decision = default
-            try:
-                conn.decide(decision)
-            except (ClientError, TypeError, ValueError, KeyError) as exc:  # malformed too
-                self.log(f"cannot answer: {exc!r}")
-                if refused == 0:
-                    self.faults["illegal"] = self.faults.get("illegal", 0) + 1
-                self._refused[pending.id] = refused + 1
-                continue
-            self.decisions += 1
-        return conn.result
+        try:
+            conn.decide(decision)
+        except (ClientError, TypeError, ValueError, KeyError) as exc:  # malformed too
+            self.log(f"cannot answer: {exc!r}")
+            if refused == 0:
+                self.faults["illegal"] = self.faults.get("illegal", 0) + 1
+            self._refused[pending.id] = refused + 1
+            return
+        self.decisions += 1
 
     def _notice(self, notice: object) -> None:
         if isinstance(notice, Refused):
@@ -133,6 +144,26 @@ class NetworkBot:
             self.log(f"connection closed ({notice.reason})")
         elif isinstance(notice, GameOver):
             pass  # conn.result is set; play() returns
+
+
+def play_all(players: Sequence[NetworkBot], poll_s: float = 1.0) -> list[Result | None]:
+    """Play several seats from this thread (``mundus bot --seats N``), each over its own
+    connection: one wait for all their sockets (client.connection.poll_all), every message
+    that arrived handled, then each seat that is asked decides. Returns each seat's result
+    (None for a connection that closed before the end)."""
+    owner = {id(player.conn): player for player in players}
+    while True:
+        active = [player.conn for player in players if player.playing]
+        if not active:
+            break
+        for conn, notices in poll_all(active, poll_s):
+            player = owner[id(conn)]
+            for notice in notices:
+                player._notice(notice)
+        for player in players:
+            if player.playing:
+                player.step()
+    return [player.conn.result for player in players]
 
 
 # -- the token file -----------------------------------------------------------------------------
@@ -181,7 +212,7 @@ def _tracer(path: Path) -> Callable[[str, dict[str, Any]], None]:
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
-        "bot", help="play one seat of a networked table with a bot strategy",
+        "bot", help="play a seat (or --seats N) of a networked table with a bot strategy",
         description="Join a mundus host as a bot player and play until the game ends.")
     p.add_argument("--connect", required=True, metavar="tcp://HOST:PORT",
                    help="the host's address")
@@ -189,6 +220,11 @@ def register(subparsers: Any) -> None:
                    help="a strategy name (random, greedy) or module:Class (default greedy)")
     p.add_argument("--name", help="the player's name (default: the strategy's)")
     p.add_argument("--seed", type=int, default=0, help="the bot's seed (default 0)")
+    p.add_argument("--seats", type=int, default=1, metavar="N",
+                   help="play N seats from this one process, each with its own connection "
+                        "and token, the strategy seeded SEED, SEED+1, ... and named NAME-1, "
+                        "NAME-2, ... (default 1); the seats join in turn. With --json, one "
+                        "line per seat")
     p.add_argument("--token-file", type=Path, metavar="FILE",
                    help="keep the seat token (and an open offer commitment) here; an "
                         "existing file resumes that seat")
@@ -203,8 +239,17 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    seats = args.seats
+    if seats < 1:
+        _stderr("mundus bot: --seats is at least 1")
+        return 2
+    if seats > 1 and (args.token_file is not None or args.token is not None
+                      or args.trace is not None):
+        _stderr("mundus bot: --token-file (and --token, --trace) keep one seat: use them "
+                "with --seats 1")
+        return 2
     try:
-        bot = load_bot(args.strategy, args.seed)
+        bots = [load_bot(args.strategy, args.seed + k) for k in range(seats)]
     except ValueError as exc:
         _stderr(f"mundus bot: {exc}")
         return 2
@@ -219,7 +264,8 @@ def run(args: argparse.Namespace) -> int:
                 secret = OfferSecret.from_json(saved["secret"])
             except (KeyError, TypeError, ValueError):
                 secret = None
-    name = (args.name or f"{args.strategy.rsplit(':', 1)[-1]}-bot")[:32]
+    name = args.name or f"{args.strategy.rsplit(':', 1)[-1]}-bot"
+    names = [name[:32]] if seats == 1 else [f"{name[:28]}-{k + 1}" for k in range(seats)]
     # A pinned key needs no memory; otherwise the known-hosts file (trust on first use).
     try:
         trust = trust_host(args.connect, pinned=args.host_key, insecure=args.insecure,
@@ -230,43 +276,60 @@ def run(args: argparse.Namespace) -> int:
         return 1
     for line in trust.lines:
         _stderr(line)
-    conn = Connection(args.connect, name, "player", token=token, bot=True, secret=secret,
-                      server_key=trust.key, insecure=trust.key is None)
+    # One connection per seat (its own sockets, CURVE session, token and protocol traffic);
+    # with --seats N they are driven by this one thread.
+    conns = [Connection(args.connect, names[k], "player", token=token, bot=True,
+                        secret=secret, server_key=trust.key, insecure=trust.key is None,
+                        wakeable=False) for k in range(seats)]
+    conn = conns[0]
     if args.trace is not None:
         conn.tap = _tracer(args.trace)
     if path is not None:
         def save(_: object) -> None:
             write_session(path, conn)
         conn.on_secret = save
+    players: list[NetworkBot] = []
     try:
-        try:
-            welcome = conn.connect(args.timeout)
-        except (HostError, ConnectTimeout) as exc:
-            _stderr(f"mundus bot: cannot join {args.connect}: {exc}")
-            return 1
-        if path is not None:
-            write_session(path, conn)
-        _stderr(f"{name}: seat {welcome.seat} at {welcome.name!r} (game {welcome.game})")
-        player = NetworkBot(conn, bot)
-        result = player.play()
+        for k, one in enumerate(conns):  # in turn: seats are given in join order
+            try:
+                welcome = one.connect(args.timeout)
+            except (HostError, ConnectTimeout) as exc:
+                _stderr(f"mundus bot: cannot join {args.connect}: {exc}")
+                for other in conns[:k]:
+                    other.close(bye=True)
+                return 1
+            if path is not None:
+                write_session(path, one)
+            _stderr(f"{names[k]}: seat {welcome.seat} at {welcome.name!r} (game {welcome.game})")
+            players.append(NetworkBot(one, bots[k]))
+        finished = [players[0].play()] if seats == 1 else play_all(players)
     except KeyboardInterrupt:
-        conn.close(bye=True)
-        _stderr("left the table (the seat stays, marked away)")
+        for one in conns:
+            one.close(bye=True)
+        _stderr("left the table (the seat stays, marked away)" if seats == 1 else
+                "left the table (the seats stay, marked away)")
         return 130
-    conn.close(bye=True)
-    if result is None:
-        _stderr("mundus bot: the connection closed before the game ended")
-        return 1
-    seat = conn.seat
+    status = 0
+    for player, result in zip(players, finished, strict=True):
+        player.conn.close(bye=True)
+        if result is None:
+            _stderr("mundus bot: the connection closed before the game ended")
+            status = 1
+            continue
+        _report(args, player, result)
+    return status
+
+
+def _report(args: argparse.Namespace, player: NetworkBot, result: Result) -> None:
+    seat = player.conn.seat
     if args.json:
         print(json.dumps({"seat": seat, "winners": list(result.winners),
                           "reason": result.reason, "doubloons": list(result.doubloons),
                           "places": list(result.places), "rounds": result.rounds,
-                          "faults": player.faults}))
+                          "faults": player.faults}), flush=True)
     else:
         won = seat in result.winners
         print(f"game over after {result.rounds} rounds ({result.reason}): winners "
               f"{', '.join(map(str, result.winners))}; doubloons "
               f"{' '.join(map(str, result.doubloons))}; seat {seat} "
-              f"{'won' if won else 'placed ' + str(result.places[seat or 0])}")
-    return 0
+              f"{'won' if won else 'placed ' + str(result.places[seat or 0])}", flush=True)

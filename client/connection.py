@@ -10,9 +10,10 @@ a thread.
 
 What the connection does by itself:
 
-* keeps the public state with the Clone pattern (§5): updates in ``seq`` order, a snapshot
-  on a gap or a join, buffered updates at or below the snapshot's ``seq`` dropped, so every
-  public event is delivered exactly once, in order;
+* keeps the public state with the Clone pattern (§5): a snapshot (the whole state) on a join
+  or a gap, then updates in ``seq`` order, each merging the state keys that changed;
+  buffered updates at or below the snapshot's ``seq`` dropped, so every public event is
+  delivered exactly once, in order;
 * keeps this seat's private state and its pending decision (``legal`` decoded into engine
   decisions);
 * commits offers (fresh nonce, SHA-256 commitment), reveals them when asked, and checks every
@@ -54,6 +55,7 @@ SNAPSHOT_RETRY = 3  # heartbeats without a snapshot reply before asking again
 # was lost: ask for a snapshot instead of waiting for the next heartbeat.
 SYNC_GRACE_S = 0.25
 SECRET_PHASES = {"commit": "offer", "reveal": "offer"}
+ANSWERS = frozenset({"decide", "commit", "reveal"})  # the requests that answer a pending id
 # Plain ints: pyzmq's enum flags make every `&` a slow Python-level call.
 _POLLIN = int(zmq.POLLIN)
 _EVENTS = int(zmq.EVENTS)
@@ -302,7 +304,7 @@ class Connection:
                  on_secret: Callable[[OfferSecret | None], None] | None = None,
                  tap: Callable[[str, dict[str, Any]], None] | None = None,
                  server_key: str | None = None, insecure: bool = False,
-                 contribute: bool = True) -> None:
+                 contribute: bool = True, wakeable: bool = True) -> None:
         if role not in ("player", "spectator"):
             raise ValueError("role is player or spectator")
         # Encryption (docs/security.md): CURVE with the host key ``server_key`` (Z85); without
@@ -322,6 +324,10 @@ class Connection:
         self.on_mismatch = on_mismatch
         self.on_secret = on_secret  # called when the secret changes (to save it)
         self.tap = tap  # sees every message received: ("dealer" | "sub", message); for tests
+        # Whether other threads may wake a blocking poll (call_soon): a private inproc pipe
+        # polled with the sockets. A single-threaded user (mundus bot) goes without it: every
+        # socket in the poll costs system calls on every turn.
+        self.wakeable = wakeable
         self._ctx = context or zmq.Context.instance()
 
         self.welcome: Welcome | None = None
@@ -412,7 +418,7 @@ class Connection:
         self._secure(dealer)
         dealer.connect(self.address)
         self._dealer = dealer
-        if self._wake_rx is None:
+        if self._wake_rx is None and self.wakeable:
             # A private inproc pipe lets other threads interrupt a blocking poll.
             endpoint = f"inproc://mundus-client-wake-{id(self)}"
             self._wake_rx = self._ctx.socket(zmq.PAIR)
@@ -421,7 +427,8 @@ class Connection:
             self._wake_tx.connect(endpoint)
         self._poller = zmq.Poller()
         self._poller.register(dealer, zmq.POLLIN)
-        self._poller.register(self._wake_rx, zmq.POLLIN)
+        if self._wake_rx is not None:
+            self._poller.register(self._wake_rx, zmq.POLLIN)
         self.connected = False
         self.synced = False
         self._snapshot_asked = None
@@ -463,29 +470,41 @@ class Connection:
         now = time.monotonic()
         deadline = None if timeout is None else now + timeout
         while True:
-            ran = bool(self._calls)
-            while self._calls:
-                self._calls.popleft()()
-            if self.closed or ran:  # a call from another thread: let its caller look
-                break
+            if self._run_calls() or self.closed:  # a call from another thread: let its
+                break                             # caller look
             wait = self._timers(now)
             if self._out:
                 wait = 0.0
             elif deadline is not None:
                 wait = min(wait, max(0.0, deadline - now))
             ready = dict(self._poller.poll(math.ceil(wait * 1000)))
-            if self._wake_rx is not None and self._wake_rx in ready:
-                while self._wake_rx.poll(0):
-                    self._wake_rx.recv()
-            if self._dealer is not None and self._dealer in ready:
-                self._drain(self._dealer, "dealer")
-            if self._sub is not None and self._sub in ready:
-                self._drain(self._sub, "sub")
+            if ready:
+                self._ready(ready)
             now = time.monotonic()
             if self._out or self._calls or (deadline is not None and now >= deadline):
                 break
         out, self._out = self._out, []
         return out
+
+    def _ready(self, ready: dict[Any, int]) -> None:
+        """Read the sockets of this connection that ``ready`` (a poll's answer) names."""
+        if self._wake_rx is not None and self._wake_rx in ready:
+            while self._wake_rx.poll(0):
+                self._wake_rx.recv()
+        if self._dealer is not None and self._dealer in ready:
+            self._drain(self._dealer, "dealer")
+        if self._sub is not None and self._sub in ready:
+            self._drain(self._sub, "sub")
+
+    def _sockets(self) -> list[zmq.Socket[Any]]:
+        return [sock for sock in (self._dealer, self._sub, self._wake_rx) if sock is not None]
+
+    def _run_calls(self) -> bool:
+        """Run what other threads handed over (call_soon); True if anything ran."""
+        ran = bool(self._calls)
+        while self._calls:
+            self._calls.popleft()()
+        return ran
 
     def _drain(self, sock: zmq.Socket[Any], source: str) -> None:
         # A handler may replace the sockets; EVENTS is cheaper than a recv raising Again.
@@ -544,7 +563,8 @@ class Connection:
         return max(0.001, next_due)
 
     def call_soon(self, fn: Callable[[], None]) -> None:
-        """Run ``fn`` in the polling thread at its next turn (thread-safe; wakes poll)."""
+        """Run ``fn`` in the polling thread at its next turn (thread-safe; wakes a blocking
+        poll when the connection is ``wakeable``)."""
         self._calls.append(fn)
         with self._wake_lock:
             if self._wake_tx is not None and not self.closed:
@@ -577,6 +597,13 @@ class Connection:
             request = self._requests.pop(m.get("id", -1), None)
             if request is not None and request[0] not in ("ping", "snapshot"):
                 self._out.append(Accepted(request[0], m["id"]))
+                p = self.pending
+                if request[0] in ANSWERS and p is not None and p.id == request[1]:
+                    # §6: the answered decision is gone; the host sends no private message
+                    # only to say so.
+                    self.pending = None
+                    self._out.append(PrivateUpdate((), None))
+                    self._check_behind()
         elif t == "error":
             request = self._requests.pop(m.get("id", -1), None)
             kind, pending_id = request if request is not None else (None, None)
@@ -684,8 +711,13 @@ class Connection:
             self._ask_snapshot(time.monotonic())  # the last update was lost
 
     def _apply_update(self, m: dict[str, Any]) -> None:
+        changed = m["changed"]
+        if not isinstance(changed, dict):
+            raise TypeError("an update's 'changed' is a map")
         self.seq = int(m["seq"])
-        self.state = m["state"]
+        # §5: the keys that changed replace ours; the others keep their values. A new map,
+        # so that a state handed out before stays as it was.
+        self.state = {**self.state, **changed}
         events = list(m.get("events") or ())
         self.events.extend(events)
         self._after_public(events)
@@ -1032,6 +1064,46 @@ class Connection:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def poll_all(conns: Sequence[Connection], timeout: float | None = 0.0
+             ) -> list[tuple[Connection, list[Notice]]]:
+    """:meth:`Connection.poll` for several connections driven by one thread (``mundus bot
+    --seats N``): one wait for all their sockets and timers, then each connection's notices,
+    for the connections that have any. Returns as soon as one of them has something to
+    report."""
+    now = time.monotonic()
+    deadline = None if timeout is None else now + timeout
+    while True:
+        ran = False
+        for conn in conns:
+            ran = conn._run_calls() or ran
+        live = [conn for conn in conns if not conn.closed]
+        if ran or not live:  # a call from another thread: let its caller look
+            break
+        wait = min(conn._timers(now) for conn in live)
+        if any(conn._out for conn in conns):
+            wait = 0.0
+        elif deadline is not None:
+            wait = min(wait, max(0.0, deadline - now))
+        poller = zmq.Poller()  # anew each time: a reconnect replaces a connection's sockets
+        for conn in live:
+            for sock in conn._sockets():
+                poller.register(sock, zmq.POLLIN)
+        ready = dict(poller.poll(math.ceil(wait * 1000)))
+        if ready:
+            for conn in live:
+                conn._ready(ready)
+        now = time.monotonic()
+        if any(conn._out or conn._calls for conn in conns) or (
+                deadline is not None and now >= deadline):
+            break
+    out: list[tuple[Connection, list[Notice]]] = []
+    for conn in conns:
+        if conn._out:
+            out.append((conn, conn._out))
+            conn._out = []
+    return out
 
 
 _FIELDS: dict[str, tuple[Any, tuple[str, ...]]] = {

@@ -309,9 +309,10 @@ def _serve(args: argparse.Namespace, table: Table, keys: HostKeys | None, state_
     """Serve ``table`` until its game is over (with its game log: a new one unless given)."""
     specs = bots if bots is not None else [s for s in table.seats if s.host_bot is not None]
 
-    def on_update(update: Message) -> None:
+    def on_update(update: Message) -> None:  # in the host's thread, right after the flush
+        names = table.names
         for event in update["events"]:
-            line = _describe(event, update["state"]["table"]["names"])
+            line = _describe(event, names)
             if line:
                 print(line, flush=True)
 

@@ -213,6 +213,9 @@ class Table:
         self._private_all: list[list[Message]] = [[] for _ in range(players)]
         self._private_new: list[list[Message]] = [[] for _ in range(players)]
         self._last_private: list[Any] = [None] * players
+        # Per seat, the pending id of its last answer that got an ``ok``: the ok says that
+        # this decision is answered, so no private message is sent only to clear it (§6).
+        self._accepted: dict[int, int] = {}
         self._updates: list[Message] = []
         self._privates: list[tuple[bytes, Message]] = []
         # Something may have changed since the last flush (the server flushes every turn of
@@ -461,6 +464,7 @@ class Table:
                 # In the log (committed before the ok leaves) before the engine sees it.
                 self._write("decide", seat=seat, pending=current.id, round=self.game.round,
                             decision=m["decision"], by=self._by(seat))
+                self._accepted[seat] = current.id
                 return {"t": "ok"}, lambda: self._apply_listed(seat, listed)
         decision = decision_from_wire(m["decision"])
         pending = self._current(seat, m["pending"])
@@ -476,6 +480,7 @@ class Table:
             self._undo(mark)  # refused: the row never reaches the log
             raise ProtocolError("illegal", str(err), rule=err.rule) from None
         self._recorded(seat, decision, self._by(seat))
+        self._accepted[seat] = pending.id
         self._after_change((seat,))
         return {"t": "ok"}, None
 
@@ -502,6 +507,8 @@ class Table:
         commitment: bytes = m["commitment"]
         self._write("commit", seat=seat, pending=pending.id, round=step.round,
                     commitment=commitment.hex())
+
+        self._accepted[seat] = pending.id
 
         def later() -> None:  # nothing can refuse a commitment now
             step.commitments[seat] = commitment
@@ -531,6 +538,7 @@ class Table:
         if isinstance(listed, Offer):
             def later() -> None:
                 self._apply_listed_offer(step, seat, listed, nonce)
+            self._accepted[seat] = pending.id
             return {"t": "ok"}, later
         try:
             self.game.apply(seat, Offer(offer))
@@ -539,6 +547,7 @@ class Table:
             raise ProtocolError("illegal", f"{err} (the default offer was played)",
                                 rule=err.rule) from None
         self._opened(step, seat, offer, nonce, self._by(seat))
+        self._accepted[seat] = pending.id
         self._after_change((seat,))
         return {"t": "ok"}, None
 
@@ -1068,10 +1077,13 @@ class Table:
             return  # nothing happened since the last flush
         self._dirty = False
         state = self.public_state()
-        if self._batch or state != self._last_state:
+        changed = _changed(self._last_state, state)
+        if self._batch or changed:
+            # §5: an update carries the public state's top-level keys whose values changed
+            # since the previous update; a snapshot carries the whole state.
             self.seq += 1
             self._updates.append({"t": "update", "seq": self.seq, "events": self._batch,
-                                  "state": state})
+                                  "changed": changed})
             self._published.extend(self._batch)
             self._batch = []
             self._last_state = state
@@ -1087,9 +1099,13 @@ class Table:
             pending = private["pending"]
             key = (private["hand"], private["stored"], private["my_offer"],
                    None if pending is None else pending["id"])
-            if not new and key == self._last_private[seat.index]:
+            last = self._last_private[seat.index]
+            if not new and key == last:
                 continue
             self._last_private[seat.index] = key
+            if not new and pending is None and last is not None and last[:3] == key[:3] \
+                    and last[3] is not None and last[3] == self._accepted.get(seat.index):
+                continue  # only the decision its ok answered is gone (§6): nothing to send
             self._privates.append((seat.conn, {"t": "private", "seq": self.seq, **private,
                                                "events": new}))
 
@@ -1101,6 +1117,23 @@ class Table:
         updates, privates = self._updates, self._privates
         self._updates, self._privates = [], []
         return updates, privates
+
+
+def _changed(last: Message | None, state: Message) -> Message:
+    """The keys of ``state`` whose values differ from ``last``'s (all of them without a last
+    state). Unchanged values are usually the very objects of the last state (public_state
+    reuses their wire forms), so identity settles most keys without comparing."""
+    if last is None:
+        return dict(state)
+    changed: Message = {}
+    for key, value in state.items():
+        before = last.get(key, _MISSING)
+        if before is not value and before != value:
+            changed[key] = value
+    return changed
+
+
+_MISSING = object()
 
 
 def _event_wire(kind: str, public: dict[str, Any]) -> Message:

@@ -14,7 +14,7 @@ import msgpack
 
 from .errors import ProtocolError
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2  # 2: updates carry the changed state keys only (§5)
 MAX_CLIENT_FRAME = 64 * 1024  # what a client may send the host
 MAX_HOST_FRAME = 16 * 1024 * 1024  # what a host may send a client (snapshots carry the log)
 TOKEN_HEX = 32  # seat tokens: 32 hex digits (128 bits)

@@ -24,13 +24,14 @@ from client.connection import (
     Mismatch,
     Notice,
     OfferSecret,
+    Pong,
     PublicEvents,
     Synced,
 )
 from mundus_net.decisions import Offer
 from mundus_net.deck import default_deck
 from protocol import commitment
-from protocol.messages import decode_client, encode
+from protocol.messages import PROTOCOL_VERSION, decode_client, encode
 
 TOKEN = "ab" * 16
 GAME = "g-test"
@@ -131,8 +132,9 @@ class FakeHost:
         self.seq += 1
         self.events.extend(events)
         if not drop:
+            # §5: the changed state keys; this host does not keep track, so it sends them all
             self.pub.send(encode({"t": "update", "seq": self.seq, "events": events,
-                                  "state": self.state}))
+                                  "changed": self.state}))
 
     # -- called from the test ---------------------------------------------------------------
 
@@ -215,18 +217,44 @@ def test_late_join_gap_and_lost_last_update_miss_and_repeat_nothing(host: FakeHo
         conn.close()
 
 
+def subscribed(conn: Connection, notices: list[Notice]) -> list[int]:
+    """Poll until the connection's SUB socket has received a heartbeat: its subscription has
+    reached the host's PUB, so nothing published from now on is lost on the way (ZeroMQ's
+    slow joiner). Returns the seqs of the heartbeats it receives from now on."""
+    beats: list[int] = []
+
+    def tap(source: str, message: dict[str, Any]) -> None:
+        if source == "sub" and message["t"] == "heartbeat":
+            beats.append(int(message["seq"]))
+
+    conn.tap = tap
+    poll_until(conn, lambda: bool(beats), notices)
+    return beats
+
+
+def settled(conn: Connection, notices: list[Notice]) -> None:
+    """Poll until a ping comes back: the host has handled everything sent before it."""
+    request = conn.ping()
+    poll_until(conn, lambda: any(isinstance(n, Pong) and n.id == request for n in notices),
+               notices)
+
+
 def test_updates_in_order_apply_without_snapshots(host: FakeHost) -> None:
     conn = Connection(host.address, "ana", insecure=True)
     notices: list[Notice] = []
     try:
         conn.connect(WAIT)
+        beats = subscribed(conn, notices)
         asked = sum(m["t"] == "snapshot" for m in host.received)
         host.do(lambda: [host.publish([ev(i)]) for i in range(1, 51)])
         poll_until(conn, lambda: conn.seq == 50, notices)
         assert delivered(notices) == [ev(i) for i in range(1, 51)]
-        time.sleep(0.1)
-        notices.extend(conn.poll(0.05))
+        # A heartbeat after the updates (it would show a lost one), then a ping round trip:
+        # any snapshot the client asked for by then has reached the host.
+        poll_until(conn, lambda: bool(beats) and beats[-1] == 50, notices)
+        settled(conn, notices)
         assert sum(m["t"] == "snapshot" for m in host.received) == asked
+        assert conn.state == host.state
         assert conn.welcome is not None and conn.deck is default_deck()
     finally:
         conn.close()
@@ -433,7 +461,7 @@ def test_messages_are_valid_protocol() -> None:
     hello = decode_client(frames[0])
     assert hello == {"t": "hello", "name": "ana", "role": "player", "token": TOKEN, "bot": True,
                      "contribute": True, "id": hello["id"]}
-    assert msgpack.unpackb(frames[0])["v"] == 1
+    assert msgpack.unpackb(frames[0])["v"] == PROTOCOL_VERSION
 
 
 def test_dropped_and_rate_limited_answers_are_sent_again(host: FakeHost,

@@ -25,7 +25,13 @@ from mundus_net.notation import format_position
 from protocol.codec import DECISION_KINDS
 from protocol.commitment import commit
 from protocol.errors import ERROR_CODES, ProtocolError
-from protocol.messages import CLIENT_MESSAGES, MAX_CLIENT_FRAME, decode_client, encode
+from protocol.messages import (
+    CLIENT_MESSAGES,
+    MAX_CLIENT_FRAME,
+    PROTOCOL_VERSION,
+    decode_client,
+    encode,
+)
 
 FUZZ = settings(deadline=None, derandomize=True, database=None, max_examples=300,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -125,7 +131,7 @@ def test_envelopes_with_mutated_fields_only_ever_raise_protocol_error(message: A
 
 
 def test_oversized_frames_are_refused_before_decoding() -> None:
-    frame = msgpack.packb({"v": 1, "t": "chat", "text": "x" * MAX_CLIENT_FRAME})
+    frame = msgpack.packb({"v": PROTOCOL_VERSION, "t": "chat", "text": "x" * MAX_CLIENT_FRAME})
     try:
         decode_client(frame)
     except ProtocolError as err:

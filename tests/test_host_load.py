@@ -31,7 +31,13 @@ from host.table import MAX_SPECTATOR_NAMES, MAX_SPECTATORS, Table
 from mundus_net.bots import load_bot
 from mundus_net.game import Result
 from protocol.codec import DECISION_KINDS
-from protocol.messages import CLIENT_MESSAGES, MAX_CLIENT_FRAME, decode_host, encode
+from protocol.messages import (
+    CLIENT_MESSAGES,
+    MAX_CLIENT_FRAME,
+    PROTOCOL_VERSION,
+    decode_host,
+    encode,
+)
 from protocol.security import make_client
 
 WAIT = 30.0
@@ -139,7 +145,7 @@ class Spectators:
     def _message(self, c: dict[str, Any], m: dict[str, Any], public: bool) -> None:
         if public and m["t"] == "update":
             if c["synced"] and m["seq"] == c["seq"] + 1:
-                c["seq"], c["state"] = m["seq"], m["state"]
+                c["seq"], c["state"] = m["seq"], {**c["state"], **m["changed"]}
                 c["updates"] += 1
             elif not c["synced"] or m["seq"] > c["seq"] + 1:
                 c["dealer"].send(encode({"t": "snapshot"}), zmq.NOBLOCK)
@@ -201,7 +207,7 @@ class Attacker:
             return [whole[:rng.randrange(1, len(whole))]]
         if kind == 2:  # a valid envelope with mutated fields
             t = rng.choice([*CLIENT_MESSAGES, "nope"])
-            message: dict[Any, Any] = {"v": 1, "t": t}
+            message: dict[Any, Any] = {"v": PROTOCOL_VERSION, "t": t}
             for name in CLIENT_MESSAGES.get(t, {}):
                 message[name] = rng.choice([None, -1, 2**40, "x" * 40, b"\x00" * 31, [1.5],
                                             {"k": []}, True, "f" * 32])
@@ -270,7 +276,8 @@ def test_a_bot_game_under_load_and_attack_ends_as_without_the_attack() -> None:
     expected = in_process_result()
     errors: list[str] = []
     table = new_table(bot_seconds=WAIT)
-    host = Host(table, port=0, linger_after_end=3.0, log=errors.append)
+    # Served until host.stop(): the checks after the game need the host.
+    host = Host(table, port=0, linger_after_end=2 * WAIT, log=errors.append)
     host.start()
     ctx: zmq.Context[Any] = zmq.Context()
     attacker = Attacker(ctx, host)
@@ -303,7 +310,17 @@ def test_a_bot_game_under_load_and_attack_ends_as_without_the_attack() -> None:
         for thread in threads[2:]:
             thread.join(WAIT)
             assert not thread.is_alive(), "a network bot did not finish"
-        time.sleep(0.5)  # the spectators' last updates
+        # The host serves until stopped (linger_after_end): wait for every spectator's last
+        # update and for the attack's answers (the flood's rate_limited among them), each
+        # read by its own thread, rather than for a fixed time.
+        final = host.call(lambda t: t.public_state()["result"])
+        answered = ("malformed", "bad_field", "bad_token", "rate_limited")
+        deadline = time.monotonic() + WAIT
+        while spectators.results() != [final] * SPECTATORS or not all(
+                attacker.replies[code] for code in answered):
+            assert time.monotonic() < deadline, (spectators.results().count(final),
+                                                 {c: attacker.replies[c] for c in answered})
+            time.sleep(0.02)
         bounded = host.call(lambda t: (len(t._conns), len(host.limiter._buckets),
                                        sum(1 for e in t._published if e["kind"] == "spectator"),
                                        len(t._published)))

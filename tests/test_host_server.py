@@ -21,7 +21,7 @@ from host.server import Host, RateLimiter
 from host.table import Table
 from mundus_net.bots import load_bot
 from protocol.commitment import commit, new_nonce, verify
-from protocol.messages import decode_host, encode
+from protocol.messages import PROTOCOL_VERSION, decode_host, encode
 from protocol.security import make_client
 
 Message = dict[str, Any]
@@ -191,8 +191,10 @@ def test_malformed_frames_are_answered_once_and_change_nothing(
     error = assert_refused(table_host, a, "malformed", raw(b"\xc1\xc1 not msgpack"))
     assert "msgpack" in error["message"]
     assert_refused(table_host, a, "malformed", raw(msgpack.packb([1, 2, 3])))
-    assert_refused(table_host, a, "malformed", raw(msgpack.packb({"v": 1, "t": 7})))
-    assert_refused(table_host, a, "version", raw(msgpack.packb({"v": 2, "t": "ping"})))
+    assert_refused(table_host, a, "malformed", raw(msgpack.packb({"v": PROTOCOL_VERSION, "t": 7})))
+    for version in (1, PROTOCOL_VERSION + 1):  # an older client, a newer one
+        assert_refused(table_host, a, "version", raw(msgpack.packb({"v": version,
+                                                                    "t": "ping"})))
 
     def two_frames() -> None:
         a.dealer.send_multipart([encode({"t": "ping"}), b"extra"])
@@ -452,7 +454,7 @@ def test_a_game_of_host_bots_runs_to_the_end_with_a_spectator_watching(
         snap = watcher.request(t="snapshot")
         host.call(lambda t: t.begin())
         updates = watcher.wait_for(lambda: [m for m in watcher.published if m["t"] == "update"
-                                            and m["state"]["result"] is not None],
+                                            and m["changed"].get("result") is not None],
                                    timeout=15.0)
         assert updates
         # the Clone pattern (§5): updates up to the snapshot's seq are already in it
@@ -463,6 +465,14 @@ def test_a_game_of_host_bots_runs_to_the_end_with_a_spectator_watching(
         events = snap["events"] + [e for m in watcher.published if m["t"] == "update"
                                    for e in m["events"] if m["seq"] > snap["seq"]]
         assert final["events"] == events
+        # each update carries the state keys that changed: merged into the first snapshot's
+        # state, in order, they give the last snapshot's
+        state = dict(snap["state"])
+        for m in watcher.published:
+            if m["t"] == "update" and m["seq"] > snap["seq"]:
+                assert m["changed"] and set(m["changed"]) < set(state)
+                state.update(m["changed"])
+        assert state == final["state"]
         assert final["state"]["result"]["winners"]
         # the engine's end, then the host's seed, revealed now that it tells nothing (§15)
         assert [e["kind"] for e in final["events"][-2:]] == ["game_over", "seed_reveal"]

@@ -475,7 +475,12 @@ def test_snapshots_agree_with_the_updates() -> None:
     updates, _ = table.drain()
     snap = send(table, A, t="snapshot", token=token_a)
     assert snap["seq"] == table.seq == updates[-1]["seq"]
-    assert snap["state"] == updates[-1]["state"]
+    state: dict[str, Any] = {}
+    for update in updates:  # the first update has every key, the next ones what changed
+        state.update(update["changed"])
+    assert snap["state"] == state
+    assert set(updates[0]["changed"]) == set(state)
+    assert all(set(u["changed"]) < set(state) for u in updates[1:])
     assert [u["seq"] for u in updates] == list(range(1, table.seq + 1))
     assert snap["events"] == [e for u in updates for e in u["events"]]
     private = snap["private"]
@@ -585,3 +590,32 @@ def test_legal_decisions_are_sent_as_wire_decisions() -> None:
     table, _, _ = seated()
     p = pending(table, 1)
     assert p["legal"] == [decision_to_wire(d) for d in table.game.legal(1)]
+
+
+def test_an_ok_clears_the_answered_decision_without_a_private_message() -> None:
+    """§6: the ok to an answer says the decision is gone; a private message follows only when
+    something else of the seat's private state changed. A timeout's default, which has no ok,
+    is told by a private message."""
+    clock = Clock()
+    table, token_a, _ = seated(clock, decision_seconds=5.0)
+    table.drain()
+    p = pending(table, 1)
+    assert p["kind"] == "announce"
+    hand = table.private_state(1)["hand"]
+    assert send(table, A, t="decide", token=token_a, pending=p["id"],
+                decision={"kind": "announce", "n": 2})["t"] == "ok"
+    table.advance()
+    _, privates = table.drain()
+    to_a = [m for conn, m in privates if conn == A]
+    # the announcement changes nothing else of seat 1's: no message only to clear it; its
+    # next question (the commit) comes in a private message
+    assert not any(m["pending"] is None and not m["events"] and m["hand"] == hand
+                   for m in to_a)
+    assert [m["pending"]["kind"] for m in to_a] == ["commit"]
+    # seat 2 lets its commit time out: the default is played and a private message says so
+    commit_id = pending(table, 2)["id"]
+    clock.now += 10.0
+    table.advance()
+    _, privates = table.drain()
+    to_b = [m for conn, m in privates if conn == B]
+    assert to_b and all(m["pending"] is None or m["pending"]["id"] != commit_id for m in to_b)

@@ -217,3 +217,37 @@ def test_a_bot_killed_mid_round_comes_back_with_its_token(host: Host, tmp_path: 
     assert host.table.seats[3].token == token
     assert host.table.game.round > 2
     assert check_secrecy(victim.trace, 3) > 50
+
+
+def test_one_bot_process_plays_two_seats_over_two_connections(host: Host) -> None:
+    """``mundus bot --seats 2``: two connections (two tokens, two CURVE sessions) driven by
+    one process take seats 2 and 3 in turn and play the game to the end, one JSON line each.
+    The game is the one two bot processes with seeds 2 and 3 play."""
+    assert host.public_key is not None
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mundus_net.cli", "bot", "--connect", host.address,
+         "--strategy", "greedy", "--seed", "2", "--seats", "2", "--name", "pair", "--json",
+         "--timeout", str(WAIT), "--host-key", host.public_key],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        out, err = proc.communicate(timeout=WAIT)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate(timeout=WAIT)
+    assert proc.returncode == 0, err
+    assert "MISMATCH" not in err, err
+    results = [json.loads(line) for line in out.strip().splitlines()]
+    record = check_finished(host, results)
+    assert record.names[2:] == ["pair-1", "pair-2"]
+    assert record.violations == []
+    tokens = host.table.seats[2].token, host.table.seats[3].token
+    assert all(tokens) and tokens[0] != tokens[1]
+
+
+def test_one_seat_options_are_refused_with_several_seats(tmp_path: Path) -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "mundus_net.cli", "bot", "--connect", "tcp://127.0.0.1:1",
+         "--seats", "2", "--token-file", str(tmp_path / "t.json"), "--insecure"],
+        cwd=ROOT, capture_output=True, text=True, timeout=WAIT)
+    assert run.returncode == 2 and "--seats 1" in run.stderr
