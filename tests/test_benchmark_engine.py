@@ -1,0 +1,48 @@
+"""benchmarks/engine.py runs and reports its figures (no timing is asserted here)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _engine_benchmark() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("engine_benchmark",
+                                                  ROOT / "benchmarks" / "engine.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_last_line_is_json_with_the_figures(capsys: pytest.CaptureFixture[str]) -> None:
+    bench = _engine_benchmark()
+    assert bench.main(["--games", "2", "--seconds", "5", "--no-catanatron"]) == 0
+    figures = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert figures["random_games"] == 2 and figures["greedy_games"] == 2
+    assert figures["random_decisions_per_game"] > 0
+    assert "target_ratio_met" in figures and "catanatron_games" not in figures
+
+
+def test_reference_games_are_interleaved_with_ours() -> None:
+    bench = _engine_benchmark()
+    played: list[int] = []
+
+    def reference(seed: int) -> int:
+        played.append(seed)
+        sum(range(100_000))  # some CPU time, as a real game takes
+        return 100
+
+    ours, other = bench.run("random", bench.RandomBot, 3, None, 5, reference)
+    assert ours.games == 3
+    assert other is not None and other.games == len(played) >= 1
+    assert other.decisions == 100 * other.games
+    assert played == list(range(5, 5 + len(played)))  # seeded like ours
