@@ -195,6 +195,7 @@ class Table:
         now = clock()
         self.seats = [Seat(i) for i in range(players)]
         self._views = [PlayerView(self.game, s) for s in range(players)]
+        self._spectator_view = PlayerView(self.game, None)  # one, so its caches last
         self._conns: dict[bytes, Conn] = {}
         self._spectator_names: set[str] = set()
         self._pending: dict[int, SeatPending] = {}
@@ -270,7 +271,7 @@ class Table:
 
     def public_state(self) -> Message:
         """§6 public state: the spectator's view plus the table."""
-        data = PlayerView(self.game, None).to_dict()
+        data = self._spectator_view.to_dict()
         del data["seat"]
         if not self.started:
             data["pending"] = None  # nobody is asked anything before the game begins
@@ -719,6 +720,7 @@ class Table:
         options = replace(self.game.options, seed=seed)
         self.game = Game(options, self.deck)
         self._views = [PlayerView(self.game, s) for s in range(self.players)]
+        self._spectator_view = PlayerView(self.game, None)
         self._log_pos = 0
         self.record.options = options
         self.record.fairness = fairness_fields(
@@ -1087,6 +1089,7 @@ class Table:
             self._published.extend(self._batch)
             self._batch = []
             self._last_state = state
+        game = self.game
         for seat in self.seats:
             if seat.host_bot is not None:
                 continue
@@ -1095,19 +1098,21 @@ class Table:
                 self._private_new[seat.index] = []
             if seat.conn is None:
                 continue  # a snapshot gives it everything when it comes back
-            private = self.private_state(seat.index)
-            pending = private["pending"]
-            key = (private["hand"], private["stored"], private["my_offer"],
-                   None if pending is None else pending["id"])
-            last = self._last_private[seat.index]
+            # What the private state is made of, read from the engine: the message is built
+            # only when it changed (most flushes change nothing of most seats).
+            index = seat.index
+            asked = self._pending.get(index)
+            key = (tuple(game.hands[index]), tuple(game.stored[index]), game.offers.get(index),
+                   None if asked is None else asked.id)
+            last = self._last_private[index]
             if not new and key == last:
                 continue
-            self._last_private[seat.index] = key
-            if not new and pending is None and last is not None and last[:3] == key[:3] \
-                    and last[3] is not None and last[3] == self._accepted.get(seat.index):
+            self._last_private[index] = key
+            if not new and asked is None and last is not None and last[:3] == key[:3] \
+                    and last[3] is not None and last[3] == self._accepted.get(index):
                 continue  # only the decision its ok answered is gone (§6): nothing to send
-            self._privates.append((seat.conn, {"t": "private", "seq": self.seq, **private,
-                                               "events": new}))
+            self._privates.append((seat.conn, {"t": "private", "seq": self.seq,
+                                               **self.private_state(index), "events": new}))
 
     def drain(self) -> tuple[list[Message], list[tuple[bytes, Message]]]:
         """The public updates and the (connection, private message) pairs to send now."""

@@ -12,6 +12,7 @@ plain, JSON-ready snapshot (the form bots, the protocol and tests use).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from .cards import RELIC, Cards, from_counts
@@ -21,13 +22,14 @@ from .game import Game, Pending, Result
 
 
 class PlayerView:
-    __slots__ = ("_game", "seat")
+    __slots__ = ("_game", "_known", "seat")
 
     def __init__(self, game: Game, seat: int | None) -> None:
         if seat is not None and not 0 <= seat < game.players:
             raise ValueError(f"seat {seat} is not at this table")
         self._game = game
         self.seat = seat
+        self._known = _KnownHands()
 
     # -- the table ------------------------------------------------------------------------
 
@@ -185,7 +187,7 @@ class PlayerView:
         """Per seat, cards every seat has seen go into that seat's hand this round and not
         seen leave it (public: caravel picks, market buys, takes, offers returned after the
         trade). A lower bound: the hand may hold more of each."""
-        return known_hands(self._game)
+        return self._known.read(self._game)
 
     @property
     def result(self) -> Result | None:
@@ -270,11 +272,48 @@ class PlayerView:
 
 def known_hands(game: Game) -> tuple[Cards, ...]:
     """See :attr:`PlayerView.known_hands`: read from the public parts of this round's log."""
-    log = game.log
+    known = [[0] * 11 for _ in range(game.players)]
+    _fold_known(known, game.log, _round_start(game.log))
+    return tuple(from_counts(h) for h in known)
+
+
+def _round_start(log: Sequence[Any]) -> int:
+    """The index of the first event after the last ``round`` event (0 if there is none)."""
     start = len(log)
     while start > 0 and log[start - 1].kind != "round":
         start -= 1
-    known = [[0] * 11 for _ in range(game.players)]
+    return start
+
+
+class _KnownHands:
+    """:func:`known_hands` kept up to date as the log grows: each read folds in only the
+    events since the last one (between decisions the log only grows), instead of reading the
+    whole round again; the host asks for it at every update."""
+
+    __slots__ = ("counts", "log", "pos", "value")
+
+    def __init__(self) -> None:
+        self.log: list[Any] | None = None
+        self.pos = 0
+        self.counts: list[list[int]] = []
+        self.value: tuple[Cards, ...] | None = None
+
+    def read(self, game: Game) -> tuple[Cards, ...]:
+        log = game.log
+        if log is not self.log or self.pos > len(log):
+            self.log, self.pos, self.value = log, _round_start(log), None
+            self.counts = [[0] * 11 for _ in range(game.players)]
+        if self.pos < len(log):
+            _fold_known(self.counts, log, self.pos)
+            self.pos = len(log)
+            self.value = None
+        if self.value is None:
+            self.value = tuple(from_counts(h) for h in self.counts)
+        return self.value
+
+
+def _fold_known(known: list[list[int]], log: Sequence[Any], start: int) -> None:
+    """Apply the public events ``log[start:]`` to the known counts; a round starts afresh."""
 
     def lose(seat: int, cards: Any) -> None:
         hand = known[seat]
@@ -282,9 +321,15 @@ def known_hands(game: Game) -> tuple[Cards, ...]:
             if hand[c]:
                 hand[c] -= 1
 
-    for event in log[start:]:
+    for index in range(start, len(log)):
+        event = log[index]
         kind, pub = event.kind, event.public
-        if kind == "pick":
+        if kind == "decision":
+            continue  # the most frequent event, and one that shows no card
+        if kind == "round":
+            for hand in known:
+                hand[:] = [0] * 11
+        elif kind == "pick":
             for c in pub["cards"]:
                 known[pub["seat"]][c] += 1
         elif kind == "buy":
@@ -312,7 +357,6 @@ def known_hands(game: Game) -> tuple[Cards, ...]:
             known[pub["seat"]] = [max(0, k - 1) for k in known[pub["seat"]]]
         elif kind == "discard":
             known[pub["seat"]] = [0] * 11
-    return tuple(from_counts(h) for h in known)
 
 
 def public_log(game: Game, seat: int | None = None, start: int = 0) -> list[dict[str, Any]]:

@@ -14,7 +14,7 @@ from mundus_net.bots.random_bot import RandomBot
 from mundus_net.cards import from_counts, submultisets
 from mundus_net.decisions import EndTurn, Store
 from mundus_net.game import Game
-from mundus_net.view import PlayerView, public_log
+from mundus_net.view import PlayerView, known_hands, public_log
 
 
 def played_states(players: int, seed: int, every: int = 7) -> Iterator[Game]:
@@ -202,3 +202,13 @@ def test_R2_6_the_seed_never_appears_in_the_public_log() -> None:
     for entry in public_log(g, None) + public_log(g, 0):
         assert "seed" not in entry
         assert 987654321 not in entry.values()
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_known_hands_kept_by_a_view_equal_a_fresh_reading_of_the_round(seed: int) -> None:
+    """A view folds in only the new events at each read; a fresh reading starts at the last
+    round event: both must always agree (rounds, gifts and pirate discards included)."""
+    kept = {}
+    for g in played_states(4, seed, every=1):
+        view = kept.setdefault(id(g), PlayerView(g, None))
+        assert view.known_hands == known_hands(g)
