@@ -1,4 +1,4 @@
-"""benchmarks/engine.py runs and reports its figures (no timing is asserted here)."""
+"""The benchmarks run and report their figures (no timing is asserted here)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _engine_benchmark() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("engine_benchmark",
-                                                  ROOT / "benchmarks" / "engine.py")
+def _benchmark(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"{name}_benchmark",
+                                                  ROOT / "benchmarks" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up
@@ -24,7 +24,7 @@ def _engine_benchmark() -> ModuleType:
 
 
 def test_last_line_is_json_with_the_figures(capsys: pytest.CaptureFixture[str]) -> None:
-    bench = _engine_benchmark()
+    bench = _benchmark("engine")
     assert bench.main(["--games", "2", "--seconds", "5", "--no-catanatron"]) == 0
     figures = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert figures["random_games"] == 2 and figures["greedy_games"] == 2
@@ -33,7 +33,7 @@ def test_last_line_is_json_with_the_figures(capsys: pytest.CaptureFixture[str]) 
 
 
 def test_reference_games_are_interleaved_with_ours() -> None:
-    bench = _engine_benchmark()
+    bench = _benchmark("engine")
     played: list[int] = []
 
     def reference(seed: int) -> int:
@@ -46,3 +46,11 @@ def test_reference_games_are_interleaved_with_ours() -> None:
     assert other is not None and other.games == len(played) >= 1
     assert other.decisions == 100 * other.games
     assert played == list(range(5, 5 + len(played)))  # seeded like ours
+
+
+def test_host_table_benchmark_plays_whole_games(capsys: pytest.CaptureFixture[str]) -> None:
+    bench = _benchmark("host_table")
+    assert bench.main(["--games", "1"]) == 0
+    figures = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert figures["games"] == 1
+    assert figures["answers"] >= figures["decisions"] > 0  # offers: a commit and a reveal
