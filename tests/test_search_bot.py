@@ -14,10 +14,11 @@ from test_bots import Checked, _perturb_hidden
 from mundus_net.bots import load_bot
 from mundus_net.bots.greedy import GreedyBot
 from mundus_net.bots.random_bot import RandomBot
-from mundus_net.bots.search import SearchBot, _PolicyBot, _SimGame
+from mundus_net.bots.search import MAX_ALL, SEARCH_PHASES, SearchBot, _PolicyBot, _SimGame
 from mundus_net.cards import RESOURCE_COUNTS, VALUES, from_counts, to_counts
+from mundus_net.decisions import SplitFleet
 from mundus_net.determinize import determinize, unseen_resources
-from mundus_net.game import OFFER, PIRATES, Game
+from mundus_net.game import OFFER, OVER, PHASES, PIRATES, Game
 from mundus_net.runner import play_game
 from mundus_net.view import PlayerView
 
@@ -215,3 +216,51 @@ def test_the_rollout_player_decides_as_the_greedy_player() -> None:
             d = greedy[seat].decide(views[seat], legal)
             assert policy[seat].decide(views[seat], legal) == d
             g.apply(seat, d)
+
+
+def test_search_bot_searches_every_decision_point_by_default() -> None:
+    """Every phase of the engine with a decision is searched unless told otherwise."""
+    assert set(SEARCH_PHASES) == set(PHASES) - {OVER}
+    assert SearchBot(1, phases=("offer",)).phases == {"offer"}
+
+
+def test_search_bot_searches_many_kinds_of_decision_and_sometimes_overrules_greedy() -> None:
+    """In a seeded game the search compares candidates at trade, take and progression
+    decisions (among others), and does not always play greedy's choice."""
+    bot = SearchBot(4, iterations=1)
+    shadow = GreedyBot(4)
+    differs = 0
+
+    class Watch:
+        def decide(self, view: PlayerView, legal: Any) -> Any:
+            d = bot.decide(view, legal)
+            nonlocal differs
+            differs += d != copy.deepcopy(shadow).decide(view, legal)
+            return d
+
+    play_game(Game.new(4, 31), [Watch(), *(GreedyBot(40 + s) for s in range(3))])
+    assert {"offer", "take", "turn"} <= set(bot.searches)
+    assert bot.rollouts > sum(bot.searches.values())  # several candidates per search
+    assert differs > 0
+
+
+def test_candidates_start_with_greedys_choice_and_are_capped() -> None:
+    """The candidates are distinct legal decisions, greedy's choice first; phases that list
+    every choice list at most MAX_ALL of them."""
+    bot = SearchBot(2)
+    legal = [SplitFleet(tuple(f"D0{i}" for i in range(k))) for k in range(12)]
+    cands = bot._candidates("split", legal, legal[5])
+    assert cands[0] == legal[5] and len(cands) == MAX_ALL == len(set(cands))
+    assert set(cands) <= set(legal)
+
+
+def test_search_bot_with_an_endgame_horizon_plays_legally() -> None:
+    """With rollouts over several rounds from the start (endgame=0), the bot still answers
+    legally to the end of the game; bad budgets are refused."""
+    bots = [Checked(SearchBot(3, iterations=1, endgame=0, endgame_rounds=2)),
+            *(Checked(GreedyBot(s)) for s in range(3))]
+    assert play_game(Game.new(4, 9), bots).is_over
+    for bad in ({"endgame_rounds": 0}, {"iterations": 0}, {"candidates": 0}, {"horizon": 0},
+                {"seconds": 0.0}):
+        with pytest.raises(ValueError):
+            SearchBot(1, **bad)

@@ -1,11 +1,14 @@
 """``search``: determinized Monte Carlo search with greedy rollouts.
 
-At the decisions where looking ahead pays (the announcement, offers, takes, the choice of the
-first player and of a tied Trade Master, and the combinations of a progression turn), the bot
+At every decision with more than one sensible choice (the announcement, offers, takes, the
+choice of the first player and of a tied Trade Master, the combinations of a progression
+turn, caravel picks, pirate discards, the gift, storage, Coronado, Ponce de León, Sergio),
+the bot
 
 1. lists a few *candidates*: the greedy player's choice and the next best by greedy's own
-   scores (offers, takes), every choice when there are few (announce, first player, tied
-   TM), or each queue card an identical set can reach (progression turn);
+   scores (offers, takes, picks, discards, gifts, storage, Sergio), every choice when there
+   are few (announce, first player, tied TM, Coronado, Ponce de León), or each queue card an
+   identical set can reach (progression turn);
 2. samples *determinizations*: complete games consistent with its view
    (:func:`mundus_net.determinize.determinize`: the hidden hands, warehouses and piles drawn
    at random around everything public);
@@ -15,16 +18,15 @@ first player and of a tied Trade Master, and the combinations of a progression t
    and stored cards are worth for the rest of the game (the greedy player's estimates), turned
    into a share of the win with a softmax (a finished game scores its real result);
 4. takes the candidate with the best total; the same determinizations and rollout seeds serve
-   every candidate (common random numbers), so the comparison is fair.
-
-Everywhere else (caravel picks, pirates, gifts, storage, Coronado, Ponce de León, Sergio) and
-when there is a single sensible choice it plays as the greedy player.
+   every candidate (common random numbers), so the comparison is fair, and greedy's choice
+   wins ties.
 
 Budget: ``SearchBot(seed, iterations=4)`` samples 4 determinizations per searched decision
-(about 1 s of CPU per 4-player game); ``seconds=0.05`` searches until that much time has gone
-by instead (at least one determinization; with both, whichever ends first). A time budget
-makes the bot depend on the machine's speed; an iteration budget alone is deterministic for a
-seed. See docs/bots.md for its measured strength.
+(twice as many for the announcement, the first player, a tied TM and progression turns:
+``weights``), about 1 s of CPU per 4-player game; ``seconds=0.05`` searches until that much
+time has gone by instead (at least one determinization; with both, whichever ends first). A
+time budget makes the bot depend on the machine's speed; an iteration budget alone is
+deterministic for a seed. See docs/bots.md ("The search bot") for its measured strength.
 """
 
 from __future__ import annotations
@@ -56,8 +58,14 @@ from .greedy import (
     _Context,
 )
 
-SEARCH_PHASES = ("announce", "offer", "take", "first", "turn", "tm_tie")
+SEARCH_PHASES = ("announce", "offer", "take", "first", "turn", "tm_tie", "pick", "pirates",
+                 "gift", "store", "coronado", "split", "sergio")
+ALL_CHOICES = ("announce", "first", "tm_tie", "coronado", "split")  # phases with few choices
+MAX_ALL = 8  # at most this many of them compared (Ponce de León's splits can be many)
 DEFAULT_ITERATIONS = 4
+DEFAULT_WEIGHTS = {"announce": 2.0, "first": 2.0, "tm_tie": 2.0, "turn": 2.0}
+DEFAULT_MARGIN = 3.0  # doubloons of greedy's score: scored choices further behind are not tried
+DEFAULT_DEV_SCALE = 0.7  # developments at 70% of greedy's estimate (1.0: no better, docs/bots.md)
 CONTEXT_CACHE = 256  # evaluation contexts kept per rollout player
 
 
@@ -141,32 +149,51 @@ class SearchBot:
 
     ``iterations``: determinizations sampled per searched decision (default 4 when no
     ``seconds`` is given). ``seconds``: a time budget per searched decision instead (or as
-    well). ``candidates``: how many of greedy's best offers or takes are compared.
-    ``horizon``: rounds played in a rollout (1: to the end of the current round).
+    well: whichever ends first; at least one determinization). ``weights``: per phase, a
+    factor on the budget (default: twice as much for the rare, cheap and decisive
+    announcement, choice of the first player and of a tied TM, and for progression turns).
+    ``candidates``: how many of greedy's best scored choices (offers, takes, picks, pirate
+    discards, gifts, storage, Sergio) are compared, at most, and ``margin``: only those
+    greedy scores within this many doubloons of its best (None: no limit). ``horizon``:
+    rounds played in a rollout (1: to the end of the current round).
     ``temperature``: doubloons per unit of the softmax that turns the seats' worths into a
-    share of the win. ``phases``: the decision kinds searched; greedy plays the others.
+    share of the win; ``dev_scale``: a factor on what developments are worth at the end of
+    a rollout. ``endgame``: once some seat has this many doubloons, rollouts play
+    ``endgame_rounds`` rounds (this one included) or to the end of the game, whichever
+    comes first (None, the default: never). ``phases``: the decision kinds searched; greedy
+    plays the others.
     """
 
     def __init__(self, seed: int = 0, iterations: int | None = None,
-                 seconds: float | None = None, *, candidates: int = 4, horizon: int = 1,
-                 temperature: float = 8.0, phases: Sequence[str] = SEARCH_PHASES,
-                 weights: dict[str, float] | None = None, margin: float | None = None) -> None:
+                 seconds: float | None = None, *, weights: dict[str, float] | None = None,
+                 candidates: int = 4, margin: float | None = DEFAULT_MARGIN,
+                 horizon: int = 1, temperature: float = 8.0,
+                 dev_scale: float = DEFAULT_DEV_SCALE,
+                 endgame: float | None = None, endgame_rounds: int = 3,
+                 phases: Sequence[str] = SEARCH_PHASES) -> None:
         if iterations is not None and iterations < 1:
             raise ValueError("iterations must be at least 1")
         if seconds is not None and seconds <= 0:
             raise ValueError("seconds must be positive")
         if horizon < 1:
             raise ValueError("the horizon is at least 1 round")
+        if candidates < 1:
+            raise ValueError("candidates must be at least 1")
+        if endgame_rounds < 1:
+            raise ValueError("endgame_rounds must be at least 1")
         self.rng = random.Random(seed)
         self.iterations = (DEFAULT_ITERATIONS if iterations is None and seconds is None
                            else iterations)
         self.seconds = seconds
+        self.weights = dict(DEFAULT_WEIGHTS if weights is None else weights)
         self.candidates = candidates
+        self.margin = margin
         self.horizon = horizon
         self.temperature = temperature
+        self.dev_scale = dev_scale
+        self.endgame = endgame
+        self.endgame_rounds = endgame_rounds
         self.phases = frozenset(phases)
-        self.weights = dict(weights or {})
-        self.margin = margin
         self.greedy = _Ranker(seed)
         self.policy = [_PolicyBot(seed + 1 + s) for s in range(6)]
         self.searches: dict[str, int] = {}  # searched decisions, by phase
@@ -190,8 +217,8 @@ class SearchBot:
     def _candidates(self, phase: str, legal: Sequence[Decision],
                     choice: Decision) -> list[Decision]:
         """The decisions worth comparing, greedy's choice first."""
-        if phase in ("announce", "first", "tm_tie", "coronado", "split"):
-            return [choice, *(d for d in legal if d != choice)]
+        if phase in ALL_CHOICES:
+            return [choice, *(d for d in legal if d != choice)][:MAX_ALL]
         if phase == "turn":
             # Greedy's step, and the cheapest identical set reaching each other target.
             sets: dict[int, MakeSet] = {}
@@ -218,6 +245,8 @@ class SearchBot:
         assert seat is not None
         totals = [0.0] * len(cands)
         stop = view.round + self.horizon - 1
+        if self.endgame is not None and max(view.doubloons) >= self.endgame:
+            stop = max(stop, view.round + self.endgame_rounds - 1)
         weight = self.weights.get(view.phase, 1.0)
         limit = None if self.iterations is None else max(1, round(self.iterations * weight))
         deadline = (None if self.seconds is None
@@ -256,7 +285,7 @@ class SearchBot:
         result = g.result
         if result is not None:
             return 1.0 / len(result.winners) if seat in result.winners else 0.0
-        worth = worths(g)
+        worth = worths(g, self.dev_scale)
         top = max(worth)
         weights = [math.exp((w - top) / self.temperature) for w in worth]
         return weights[seat] / sum(weights)
@@ -276,7 +305,7 @@ def _rounds_left(g: Game) -> float:
     return max(1.0, min(left, by_queue, 14.0))
 
 
-def worths(g: Game) -> list[float]:
+def worths(g: Game, scale: float = 1.0) -> list[float]:
     """Each seat's doubloons plus what its developments and stored cards are worth for the
     rest of the game, in doubloons (the greedy player's estimates, as it values a
     development it owns)."""
@@ -287,7 +316,7 @@ def worths(g: Game) -> list[float]:
     caravels = [len(c) for c in g.caravels]
     out = []
     for s in range(n):
-        value = float(g.doubloons[s])
+        value = 0.0
         have = [0, 0, 0, 0]
         for m in g.merchants[s]:
             have[deck[m].merchant_class] += 1
@@ -308,6 +337,7 @@ def worths(g: Game) -> list[float]:
                 value += max(richer, 0.5) * SHIPYARD_RATE * r
             elif card.power:
                 value += POWER_RATE.get(card.power, 0.3) * r
+        value = g.doubloons[s] + value * scale
         stored = g.stored[s]
         if any(stored):
             for v in range(1, 10):
