@@ -14,25 +14,16 @@ it a function that asks the key port), so it is easy to test.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import json
-import os
 import shlex
-import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from protocol.security import KeyAnnouncement, SecurityError, fingerprint, is_key, parse_key
 
-from .tokens import state_dir
-
-if sys.platform != "win32":
-    import fcntl
-
-FORMAT = "mundus-net/known-hosts/1"
+from .statefile import StateFile, state_dir
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,11 +34,14 @@ class KnownHost:
     first_seen: int
 
 
-class KnownHosts:
+class KnownHosts(StateFile):
     """The known-hosts file; every method reads it afresh."""
 
+    FORMAT = "mundus-net/known-hosts/1"
+    SECTION = "hosts"
+
     def __init__(self, path: Path | None = None) -> None:
-        self.path = path or state_dir() / "known_hosts.json"
+        super().__init__(path or state_dir() / "known_hosts.json")
 
     def get(self, address: str) -> KnownHost | None:
         entry = self._read().get(address)
@@ -71,44 +65,6 @@ class KnownHosts:
                     entry["sign_key"] = old.get("sign_key")
             hosts[address] = entry
             self._write(hosts)
-
-    def forget(self, address: str) -> None:
-        with self._locked():
-            hosts = self._read()
-            if hosts.pop(address, None) is not None:
-                self._write(hosts)
-
-    def _read(self) -> dict[str, Any]:
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
-        hosts = data.get("hosts") if isinstance(data, dict) else None
-        return dict(hosts) if isinstance(hosts, dict) else {}
-
-    def _write(self, hosts: dict[str, Any]) -> None:
-        tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            if hasattr(os, "fchmod"):
-                os.fchmod(out.fileno(), 0o600)
-            json.dump({"format": FORMAT, "hosts": hosts}, out, indent=1, sort_keys=True)
-            out.write("\n")
-        os.replace(tmp, self.path)
-
-    @contextlib.contextmanager
-    def _locked(self) -> Iterator[None]:
-        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        if sys.platform == "win32":
-            yield
-            return
-        fd = os.open(self.path.with_name(self.path.name + ".lock"), os.O_RDWR | os.O_CREAT,
-                     0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
-        finally:
-            os.close(fd)
 
 
 class UntrustedHost(Exception):

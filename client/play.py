@@ -20,7 +20,8 @@ from mundus_net.bots.base import load_bot, strategy_names
 from .known_hosts import KnownHosts
 from .local_host import READY
 from .session import Seating, default_name, needs_terminal, sit
-from .tokens import TokenStore, state_dir
+from .statefile import state_dir
+from .tokens import TokenStore
 
 START_TIMEOUT_S = 20.0
 

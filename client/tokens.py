@@ -11,32 +11,16 @@ entries.
 
 from __future__ import annotations
 
-import contextlib
-import json
-import os
-import sys
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .connection import OfferSecret
+from .statefile import StateFile, state_dir
 
-if sys.platform != "win32":
-    import fcntl
-
-FORMAT = "mundus-net/tokens/1"
 FORGET_AFTER_S = 30 * 24 * 3600
-
-
-def state_dir(environ: Mapping[str, str] | None = None) -> Path:
-    """``$XDG_STATE_HOME/mundus-net``, or ``~/.local/state/mundus-net``."""
-    env = os.environ if environ is None else environ
-    base = env.get("XDG_STATE_HOME") or ""
-    if not os.path.isabs(base):  # the XDG spec: a relative path is to be ignored
-        base = str(Path(env.get("HOME") or Path.home()) / ".local" / "state")
-    return Path(base) / "mundus-net"
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,11 +34,14 @@ class SavedSeat:
     note: dict[str, Any]  # free-form (the local table's process id, for `mundus play`)
 
 
-class TokenStore:
+class TokenStore(StateFile):
     """The token file; every method reads it afresh (another client may have written)."""
 
+    FORMAT = "mundus-net/tokens/1"
+    SECTION = "tables"
+
     def __init__(self, path: Path | None = None) -> None:
-        self.path = path or state_dir() / "tokens.json"
+        super().__init__(path or state_dir() / "tokens.json")
 
     def get(self, address: str) -> SavedSeat | None:
         entry = self._read().get(address)
@@ -87,43 +74,3 @@ class TokenStore:
                                "secret": None if secret is None else secret.to_json(),
                                "note": kept, "saved": int(time.time())}
             self._write(tables)
-
-    def forget(self, address: str) -> None:
-        with self._locked():
-            tables = self._read()
-            if tables.pop(address, None) is not None:
-                self._write(tables)
-
-    # -- the file -------------------------------------------------------------------------------
-
-    def _read(self) -> dict[str, Any]:
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
-        tables = data.get("tables") if isinstance(data, dict) else None
-        return dict(tables) if isinstance(tables, dict) else {}
-
-    def _write(self, tables: dict[str, Any]) -> None:
-        tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            if hasattr(os, "fchmod"):  # even if an old temporary file said otherwise
-                os.fchmod(out.fileno(), 0o600)
-            json.dump({"format": FORMAT, "tables": tables}, out, indent=1, sort_keys=True)
-            out.write("\n")
-        os.replace(tmp, self.path)
-
-    @contextlib.contextmanager
-    def _locked(self) -> Iterator[None]:
-        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        if sys.platform == "win32":  # no lock (one client per computer is the usual case)
-            yield
-            return
-        fd = os.open(self.path.with_name(self.path.name + ".lock"), os.O_RDWR | os.O_CREAT,
-                     0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
-        finally:
-            os.close(fd)  # closing releases the lock

@@ -12,7 +12,8 @@ import pytest
 
 from client.connection import OfferSecret, PendingDecision, Synced
 from client.render import line_width, split_rows
-from client.tokens import TokenStore, state_dir
+from client.statefile import state_dir
+from client.tokens import TokenStore
 from client.tui import Chat, Leave, Say, Send, ShowHelp, Snapshot, TableModel, choices_for
 from mundus_net.bots.base import load_bot
 from mundus_net.decisions import EndTurn, Take
