@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Self
 
 from . import combos
 from .cards import (
@@ -262,9 +262,10 @@ class Game:
             first_tm: int | None = 0, round_limit: int | None = None) -> Game:
         return cls(Options(players, seed, promo, first_tm, round_limit), deck)
 
-    def copy(self) -> Game:
-        """An independent copy (the log is shared up to this point, not after)."""
-        g = Game.__new__(Game)
+    def copy(self) -> Self:
+        """An independent copy of the same class (the log is shared up to this point, not
+        after); a subclass's own slots are its to copy."""
+        g = type(self).__new__(type(self))
         for name in Game.__slots__:
             value = getattr(self, name)
             if isinstance(value, list):

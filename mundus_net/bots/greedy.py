@@ -407,6 +407,15 @@ class _Context:
         return value
 
 
+def context_key(view: PlayerView) -> tuple[Any, ...]:
+    """Everything public an evaluation context depends on: views with equal keys share one."""
+    turn = view.phase == "turn"
+    pend = view.pending
+    flags = tuple(sorted(pend.detail.items())) if turn and pend is not None else ()
+    return (view.round, turn, flags, view.event, view.queue, view.developments,
+            view.doubloons, view.merchants_used if turn else (), view.devpile_size)
+
+
 class GreedyBot:
     """The greedy heuristic player (see the module docstring)."""
 
@@ -425,15 +434,14 @@ class GreedyBot:
         return self.deck or default_deck()
 
     def context(self, view: PlayerView) -> _Context:
-        turn = view.phase == "turn"
-        pend = view.pending
-        flags = tuple(sorted(pend.detail.items())) if turn and pend is not None else ()
-        key = (view.round, turn, flags, view.event, view.queue, view.developments,
-               view.doubloons, view.merchants_used if turn else (), view.devpile_size)
+        key = context_key(view)
         if key != self._ctx_key or self._ctx is None:
-            self._ctx = _Context(view, self._deck(view), turn)
+            self._ctx = self._new_context(view)
             self._ctx_key = key
         return self._ctx
+
+    def _new_context(self, view: PlayerView) -> _Context:
+        return _Context(view, self._deck(view), view.phase == "turn")
 
     def _best(self, legal: Sequence[Decision], score: Callable[[Decision], float]) -> Decision:
         best = -1e18

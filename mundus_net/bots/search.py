@@ -56,6 +56,7 @@ from .greedy import (
     WIN_DOUBLOONS,
     GreedyBot,
     _Context,
+    context_key,
 )
 
 SEARCH_PHASES = ("announce", "offer", "take", "first", "turn", "tm_tie", "pick", "pirates",
@@ -90,15 +91,8 @@ class _SimGame(Game):
         Game._begin_round(self)
 
     def clone(self) -> _SimGame:
-        """An independent copy (as :meth:`Game.copy`, keeping the class)."""
-        g = _SimGame.__new__(_SimGame)
-        for name in Game.__slots__:
-            value = getattr(self, name)
-            if isinstance(value, list):
-                value = [v[:] if isinstance(v, list) else v for v in value]
-            elif isinstance(value, (dict, set)):
-                value = value.copy()
-            setattr(g, name, value)
+        """An independent copy (:meth:`Game.copy` keeps the class), with its stop round."""
+        g = self.copy()
         g._stop_round = self._stop_round
         return g
 
@@ -130,16 +124,12 @@ class _PolicyBot(GreedyBot):
         self._contexts: dict[tuple[Any, ...], _Context] = {}
 
     def context(self, view: PlayerView) -> _Context:
-        turn = view.phase == "turn"
-        pend = view.pending
-        flags = tuple(sorted(pend.detail.items())) if turn and pend is not None else ()
-        key = (view.round, turn, flags, view.event, view.queue, view.developments,
-               view.doubloons, view.merchants_used if turn else (), view.devpile_size)
+        key = context_key(view)
         ctx = self._contexts.get(key)
         if ctx is None:
             if len(self._contexts) >= CONTEXT_CACHE:
                 self._contexts.clear()
-            ctx = self._contexts[key] = _Context(view, self._deck(view), turn)
+            ctx = self._contexts[key] = self._new_context(view)
         return ctx
 
 
