@@ -24,10 +24,8 @@ from typing import Any
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.formatted_text import StyleAndTextTuples
-from prompt_toolkit.formatted_text.utils import split_lines
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import HSplit, Layout, Window
-from prompt_toolkit.layout.controls import UIContent, UIControl
 from prompt_toolkit.output import ColorDepth
 from prompt_toolkit.styles import BaseStyle, Style, merge_styles
 
@@ -40,6 +38,7 @@ from mundus_net.view import PlayerView, public_log
 
 from . import render
 from .sentences import Narrator, seat_name
+from .tui import ScreenControl
 
 CACHE_EVERY = 16  # keep the game state every this many decisions
 
@@ -265,20 +264,6 @@ def parse_viewer(text: str, names: Sequence[str]) -> int | None:
 # -- prompt_toolkit -----------------------------------------------------------------------------
 
 
-class _ScreenControl(UIControl):
-    """Formatted text laid out for the size the window gets (a resize lays it out again)."""
-
-    def __init__(self, draw: Callable[[int, int], StyleAndTextTuples]) -> None:
-        self.draw = draw
-
-    def create_content(self, width: int, height: int | None) -> UIContent:
-        lines = list(split_lines(self.draw(width, height or 24)))
-        return UIContent(get_line=lambda i: lines[i], line_count=len(lines))
-
-    def is_focusable(self) -> bool:
-        return True
-
-
 class ReplayApp:
     """The full-screen replay: one window, keys to move and to switch the view."""
 
@@ -308,7 +293,7 @@ class ReplayApp:
         def _(event: KeyPressEvent) -> None:
             event.app.exit(result=0)
 
-        window = Window(_ScreenControl(model.draw), wrap_lines=False)
+        window = Window(ScreenControl(model.draw, focusable=True), wrap_lines=False)
         depth = ColorDepth.DEFAULT if self.color else ColorDepth.DEPTH_1_BIT
         return Application(layout=Layout(HSplit([window]), focused_element=window),
                            key_bindings=kb, style=make_style(self.color), full_screen=True,

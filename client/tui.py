@@ -738,18 +738,21 @@ class TableModel:
 # -- prompt_toolkit -----------------------------------------------------------------------------
 
 
-class _ScreenControl(UIControl):
-    """Formatted text laid out for the size the window gets (a resize lays it out again)."""
+class ScreenControl(UIControl):
+    """Formatted text laid out for the size the window gets (a resize lays it out again).
+    ``focusable``: whether keys go to it (the replay's only window) or to an input line."""
 
-    def __init__(self, draw: Callable[[int, int], StyleAndTextTuples]) -> None:
+    def __init__(self, draw: Callable[[int, int], StyleAndTextTuples],
+                 focusable: bool = False) -> None:
         self.draw = draw
+        self.focusable = focusable
 
     def create_content(self, width: int, height: int | None) -> UIContent:
         lines = list(split_lines(self.draw(width, height or 24)))
         return UIContent(get_line=lambda i: lines[i], line_count=len(lines))
 
     def is_focusable(self) -> bool:
-        return False
+        return self.focusable
 
 
 class _DecisionCompleter(Completer):
@@ -846,7 +849,7 @@ class TableApp:
         self.input = Buffer(multiline=False, completer=_DecisionCompleter(model),
                             complete_while_typing=False, history=InMemoryHistory(),
                             accept_handler=self._accept)
-        screen = Window(_ScreenControl(model.draw), wrap_lines=False)
+        screen = Window(ScreenControl(model.draw), wrap_lines=False)
         prompt = BeforeInput(lambda: [("class:input-prompt", model.prompt_text())])
         line = Window(BufferControl(buffer=self.input, input_processors=[prompt]), height=1)
         root = FloatContainer(
