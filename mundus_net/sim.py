@@ -324,15 +324,24 @@ def format_summary(s: dict[str, Any], elapsed: float | None = None) -> str:
                          f"{e['win_rate']:.1%} ({lo:.1%}-{hi:.1%}) over {e['seats']} seat(s), "
                          f"mean doubloons {e['mean_doubloons']:.1f}")
     lines.append("")
-    seats = "  ".join(f"{p['seat']}: {p['win_rate']:.1%}" for p in s["per_seat"])
-    lines.append(f"win rate by seat: {seats}")
-    lines.append(f"shared victories: {s['shared_victories']} game(s); each of k tied winners "
-                 "counts 1/k of a win")
-    lines.append(f"rounds: mean {s['mean_rounds']:.2f} (min {s['min_rounds']}, "
-                 f"max {s['max_rounds']})")
-    ends = ", ".join(f"{k} {v}" for k, v in s["end_reasons"].items())
-    lines.append(f"games ended by: {ends}")
+    lines += table_lines(s)
     if elapsed is not None:
-        lines.append(f"speed: {s['games'] / max(elapsed, 1e-9):.1f} games/s "
-                     f"({elapsed:.1f} s)")
+        lines.append(speed_line(s["games"], elapsed))
     return "\n".join(lines)
+
+
+def table_lines(s: dict[str, Any]) -> list[str]:
+    """The lines on seats, shared victories, rounds and ends of a summary (the sim's or a
+    tournament's: both have these fields)."""
+    seats = "  ".join(f"{p['seat']}: {p['win_rate']:.1%}" for p in s["per_seat"])
+    ends = ", ".join(f"{k} {v}" for k, v in s["end_reasons"].items())
+    return [f"win rate by seat: {seats}",
+            f"shared victories: {s['shared_victories']} game(s); each of k tied winners "
+            "counts 1/k of a win",
+            f"rounds: mean {s['mean_rounds']:.2f} (min {s['min_rounds']}, "
+            f"max {s['max_rounds']})",
+            f"games ended by: {ends}"]
+
+
+def speed_line(games: int, elapsed: float) -> str:
+    return f"speed: {games / max(elapsed, 1e-9):.1f} games/s ({elapsed:.1f} s)"

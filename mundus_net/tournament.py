@@ -36,6 +36,8 @@ from .sim import (
     game_seed,
     player_count,
     positive_int,
+    speed_line,
+    table_lines,
     wilson,
 )
 
@@ -358,20 +360,12 @@ def format_table(s: dict[str, Any], elapsed: float | None = None) -> str:
                          f"entr{'y' if e['entries'] == 1 else 'ies'}, "
                          f"mean doubloons {e['mean_doubloons']:.1f}")
     lines.append("")
-    seats = "  ".join(f"{p['seat']}: {p['win_rate']:.1%}" for p in s["per_seat"])
-    lines.append(f"win rate by seat: {seats}")
-    lines.append(f"shared victories: {s['shared_victories']} game(s); each of k tied winners "
-                 "counts 1/k of a win")
-    lines.append(f"rounds: mean {s['mean_rounds']:.2f} (min {s['min_rounds']}, "
-                 f"max {s['max_rounds']})")
-    ends = ", ".join(f"{k} {v}" for k, v in s["end_reasons"].items())
-    lines.append(f"games ended by: {ends}")
+    lines += table_lines(s)
     lines.append(f"faults (default decision charged): {_faults_text(s['faults'])}")
     lines.append("ratings: openskill Plackett-Luce, games rated in order; "
                  "ordinal = mu - 3 sigma")
     if elapsed is not None:
-        lines.append(f"speed: {s['games'] / max(elapsed, 1e-9):.1f} games/s "
-                     f"({elapsed:.1f} s)")
+        lines.append(speed_line(s["games"], elapsed))
     return "\n".join(lines)
 
 
