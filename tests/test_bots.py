@@ -98,28 +98,38 @@ def _perturb_hidden(game: Game, seat: int, rng: random.Random) -> Game:
     return other
 
 
+def blind_comparisons(game: Game, bots: Sequence[Any], rng: random.Random,
+                      last_round: int | None = None) -> int:
+    """Play ``game`` (to its end, or through ``last_round``); at seat 0's decisions with a
+    choice (not offers or pirate discards), check that its bot decides the same in a twin
+    game whose hidden cards differ, when its legal choices are the same there. Returns the
+    decisions compared."""
+    compared = 0
+    views = [PlayerView(game, s) for s in range(game.players)]
+    while not game.is_over and (last_round is None or game.round <= last_round):
+        seat = game.waiting_seats()[0]
+        legal = game.legal(seat)
+        if seat == 0 and len(legal) > 1 and game.phase not in ("offer", "pirates"):
+            twin = _perturb_hidden(game, 0, rng)
+            if twin.legal(0) == legal:
+                probe_a = copy.deepcopy(bots[0])
+                probe_b = copy.deepcopy(bots[0])
+                a = probe_a.decide(views[0], legal)
+                b = probe_b.decide(PlayerView(twin, 0), twin.legal(0))
+                assert a == b, f"phase {game.phase}: {a} vs {b}"
+                compared += 1
+        game.apply(seat, bots[seat].decide(views[seat], legal))
+    return compared
+
+
 def test_greedy_decisions_do_not_depend_on_hidden_information() -> None:
     """At many decision points, greedy decides the same in a game whose hidden cards differ
     (and that its seat cannot tell apart), as long as its own legal choices are the same."""
     rng = random.Random(5)
     compared = 0
     for seed in range(3):
-        game = Game.new(4, seed)
-        bots: list[Any] = [GreedyBot(100 + s) for s in range(4)]
-        views = [PlayerView(game, s) for s in range(4)]
-        while not game.is_over:
-            seat = game.waiting_seats()[0]
-            legal = game.legal(seat)
-            if seat == 0 and len(legal) > 1 and game.phase not in ("offer", "pirates"):
-                twin = _perturb_hidden(game, 0, rng)
-                if twin.legal(0) == legal:
-                    probe_a = copy.deepcopy(bots[0])
-                    probe_b = copy.deepcopy(bots[0])
-                    a = probe_a.decide(views[0], legal)
-                    b = probe_b.decide(PlayerView(twin, 0), twin.legal(0))
-                    assert a == b, f"phase {game.phase}: {a} vs {b}"
-                    compared += 1
-            game.apply(seat, bots[seat].decide(views[seat], legal))
+        bots = [GreedyBot(100 + s) for s in range(4)]
+        compared += blind_comparisons(Game.new(4, seed), bots, rng)
     assert compared > 30
 
 

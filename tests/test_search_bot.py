@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from conftest import assert_conserved
-from test_bots import Checked, _perturb_hidden
+from test_bots import Checked, blind_comparisons
 
 from mundus_net.bots import load_bot
 from mundus_net.bots.greedy import GreedyBot
@@ -165,24 +165,8 @@ def test_search_bot_decisions_do_not_depend_on_hidden_information() -> None:
     hand and stored cards, the draw pile's order), as long as its own legal choices are
     the same: it uses only its view."""
     rng = random.Random(11)
-    compared = 0
-    game = Game.new(4, 21)
     bots: list[Any] = [SearchBot(9, iterations=2), *(GreedyBot(30 + s) for s in range(3))]
-    views = [PlayerView(game, s) for s in range(4)]
-    while not game.is_over and game.round <= 3:
-        seat = game.waiting_seats()[0]
-        legal = game.legal(seat)
-        if seat == 0 and len(legal) > 1 and game.phase not in ("offer", "pirates"):
-            twin = _perturb_hidden(game, 0, rng)
-            if twin.legal(0) == legal:
-                probe_a = copy.deepcopy(bots[0])
-                probe_b = copy.deepcopy(bots[0])
-                a = probe_a.decide(views[0], legal)
-                b = probe_b.decide(PlayerView(twin, 0), twin.legal(0))
-                assert a == b, f"phase {game.phase}: {a} vs {b}"
-                compared += 1
-        game.apply(seat, bots[seat].decide(views[seat], legal))
-    assert compared > 10
+    assert blind_comparisons(Game.new(4, 21), bots, rng, last_round=3) > 10
 
 
 def test_rollout_games_halt_at_the_end_of_the_round_and_keep_no_log() -> None:
