@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_host_table import Clock, send
 
 from host.gamelog import (
     GENESIS,
@@ -32,11 +33,10 @@ from host.gamelog import (
     restore,
     row_hash,
 )
-from host.table import Table, error_message
+from host.table import Table
 from mundus_net.bots import load_bot
 from mundus_net.notation import format_position
 from protocol.commitment import commit
-from protocol.errors import ProtocolError
 from protocol.fairdeal import host_seed_from_int
 from protocol.messages import decode_client, encode
 
@@ -44,22 +44,6 @@ Message = dict[str, Any]
 SEED = 21
 BOTS = (BotSpec("greedy", 7), BotSpec("random", 8))
 STEPS = 5000  # a game takes a few hundred turns of the driver
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def send(table: Table, conn: bytes, **message: Any) -> Message:
-    try:
-        decoded = decode_client(encode(message))
-    except ProtocolError as err:
-        return error_message(err)
-    return table.handle(conn, decoded)
 
 
 class Player:
