@@ -22,8 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from protocol.security import KeyAnnouncement, SecurityError, fingerprint, is_key, parse_key
+from protocol.statedir import state_dir
 
-from .statefile import StateFile, state_dir
+from .statefile import StateFile
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,11 +16,11 @@ import threading
 from typing import Any
 
 from mundus_net.bots.base import load_bot, strategy_names
+from protocol.statedir import state_dir
 
 from .known_hosts import KnownHosts
 from .local_host import READY
 from .session import Seating, default_name, needs_terminal, sit
-from .statefile import state_dir
 from .tokens import TokenStore
 
 START_TIMEOUT_S = 20.0

@@ -1,7 +1,7 @@
 """A small JSON file of entries by host address in the client's state folder, for the seat
 tokens (``tokens.py``) and the known host keys (``known_hosts.py``).
 
-The folder is ``$XDG_STATE_HOME/mundus-net`` (``~/.local/state/mundus-net`` by default). A
+The folder is :func:`protocol.statedir.state_dir` (``~/.local/state/mundus-net`` by default). A
 file is readable by its owner only (0600, in a 0700 folder); writes are atomic and, where the
 system has ``fcntl``, locked, so two clients on one computer do not lose each other's
 entries; every read is afresh (another client may have written).
@@ -13,21 +13,12 @@ import contextlib
 import json
 import os
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, ClassVar
 
 if sys.platform != "win32":
     import fcntl
-
-
-def state_dir(environ: Mapping[str, str] | None = None) -> Path:
-    """``$XDG_STATE_HOME/mundus-net``, or ``~/.local/state/mundus-net``."""
-    env = os.environ if environ is None else environ
-    base = env.get("XDG_STATE_HOME") or ""
-    if not os.path.isabs(base):  # the XDG spec: a relative path is to be ignored
-        base = str(Path(env.get("HOME") or Path.home()) / ".local" / "state")
-    return Path(base) / "mundus-net"
 
 
 class StateFile:

@@ -17,8 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from protocol.statedir import state_dir
+
 from .connection import OfferSecret
-from .statefile import StateFile, state_dir
+from .statefile import StateFile
 
 FORGET_AFTER_S = 30 * 24 * 3600
 

@@ -72,6 +72,7 @@ from mundus_net.deck import CardDef, Deck
 from mundus_net.view import PlayerView
 from protocol.codec import DECISION_KINDS, decision_to_wire
 from protocol.commitment import new_nonce
+from protocol.statedir import state_dir
 
 from .table import Conn, Table
 
@@ -163,10 +164,7 @@ def row_hash(previous: str, seq: int, kind: str, text: str) -> str:
 
 def default_state_dir() -> Path:
     """``$XDG_STATE_HOME/mundus-net/games``, or ``~/.local/state/mundus-net/games``."""
-    base = os.environ.get("XDG_STATE_HOME") or ""
-    if not os.path.isabs(base):  # the XDG spec: a relative path is to be ignored
-        base = str(Path(os.environ.get("HOME") or Path.home()) / ".local" / "state")
-    return Path(base) / "mundus-net" / "games"
+    return state_dir() / "games"
 
 
 def ensure_private_dir(directory: Path) -> Path:

@@ -39,6 +39,7 @@ from protocol.security import (
     is_key,
     new_client_keypair,
 )
+from protocol.statedir import state_dir
 
 CURVE_FILE = "host-key"
 SIGN_FILE = "host-sign-key"
@@ -47,11 +48,7 @@ FORMAT = "mundus-net/host-key/1"
 
 def default_key_dir(environ: Mapping[str, str] | None = None) -> Path:
     """``$XDG_STATE_HOME/mundus-net``, or ``~/.local/state/mundus-net``."""
-    env = os.environ if environ is None else environ
-    base = env.get("XDG_STATE_HOME") or ""
-    if not os.path.isabs(base):  # the XDG spec: a relative path is to be ignored
-        base = str(Path(env.get("HOME") or Path.home()) / ".local" / "state")
-    return Path(base) / "mundus-net"
+    return state_dir(environ)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,6 @@ import pytest
 
 from client.connection import OfferSecret, PendingDecision, Synced
 from client.render import line_width, split_rows
-from client.statefile import state_dir
 from client.tokens import TokenStore
 from client.tui import Chat, Leave, Say, Send, ShowHelp, Snapshot, TableModel, choices_for
 from mundus_net.bots.base import load_bot
@@ -20,6 +19,7 @@ from mundus_net.decisions import EndTurn, Take
 from mundus_net.game import Game, Pending
 from mundus_net.notation import format_decision
 from mundus_net.view import PlayerView, StateView
+from protocol.statedir import state_dir
 
 ME = 3
 NAMES = ("Bo", "Cy", "Di", "Ana")
