@@ -271,10 +271,9 @@ class PlayerView:
 
 
 def known_hands(game: Game) -> tuple[Cards, ...]:
-    """See :attr:`PlayerView.known_hands`: read from the public parts of this round's log."""
-    known = [[0] * 11 for _ in range(game.players)]
-    _fold_known(known, game.log, _round_start(game.log))
-    return tuple(from_counts(h) for h in known)
+    """See :attr:`PlayerView.known_hands`: read afresh from the public parts of this round's
+    log."""
+    return _KnownHands().read(game)
 
 
 def _round_start(log: Sequence[Any]) -> int:
