@@ -24,6 +24,10 @@
    3x the in-process one. Besides the whole machine's CPU (which counts whatever else runs
    on it), the CPU of our own processes (the host's and the bots') per decision, from /proc
    (Linux only).
+3. **The floor.** The same in-process game once more, each bot decision followed by one bare
+   round trip to the echo server (``RoundTripBot``): what a networked game would take if
+   the host and the clients cost nothing, since each decision needs one round trip. The
+   game target is only reachable where this floor is well under 3x.
 
     python benchmarks/network.py                 # 2000 round trips, 3 games, 3 plays each
     python benchmarks/network.py --round-trips 5000 --games 5 --repeat 5 --seed 7
@@ -53,9 +57,11 @@ import zmq
 from client.connection import Accepted, Connection, Pong
 from host.server import Host
 from host.table import Table
-from mundus_net.bots.base import load_bot
+from mundus_net.bots.base import Bot, load_bot
+from mundus_net.decisions import Decision
 from mundus_net.game import Game, Result
 from mundus_net.runner import play_game
+from mundus_net.view import PlayerView
 from protocol.security import make_client, make_server, new_client_keypair
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -256,11 +262,30 @@ def _ping(conn: Connection) -> float:
 # -- a 4-bot game -------------------------------------------------------------------------------
 
 
-def in_process_game(seed: int, strategy: str, repeat: int = 3) -> tuple[float, Result, int]:
-    """The fastest of ``repeat`` plays of the same game (one game is short and noisy)."""
+class RoundTripBot:
+    """A strategy whose every decision also makes one bare pyzmq round trip: the in-process
+    game played this way is the floor of any networked one (no host, no protocol, no state
+    to send: only the one round trip each decision needs)."""
+
+    def __init__(self, bot: Bot, echo: BareEcho) -> None:
+        self.bot = bot
+        self.echo = echo
+
+    def decide(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+        decision = self.bot.decide(view, legal)
+        self.echo.round_trip()
+        return decision
+
+
+def in_process_game(seed: int, strategy: str, repeat: int = 3, echo: BareEcho | None = None
+                    ) -> tuple[float, Result, int]:
+    """The fastest of ``repeat`` plays of the same game (one game is short and noisy); with
+    ``echo``, each decision also makes one bare round trip to it (RoundTripBot)."""
     best = float("inf")
     for _ in range(repeat):
-        bots = [load_bot(strategy, seat) for seat in range(PLAYERS)]
+        bots: list[Bot] = [load_bot(strategy, seat) for seat in range(PLAYERS)]
+        if echo is not None:
+            bots = [RoundTripBot(bot, echo) for bot in bots]
         start = time.perf_counter()
         game = Game.new(PLAYERS, seed)
         play_game(game, bots)
@@ -376,10 +401,15 @@ def play_games(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
     the medians over the seeds (and whether every play ended as in-process)."""
     us = 1e6
     figures: dict[str, list[dict[str, Any]]] = {layout: [] for layout in LAYOUTS}
+    echo = BareEcho(not args.insecure)
     for i in range(args.games):
         seed = args.seed + i
         _stderr(f"game {i + 1}/{args.games} (seed {seed}), {args.repeat} plays each way...")
         local_s, local_result, count = in_process_game(seed, args.strategy, args.repeat)
+        floor_s, floor_result, _ = in_process_game(seed, args.strategy, args.repeat, echo)
+        assert floor_result == local_result
+        print(f"game seed {seed}, in-process with one bare round trip per decision (the "
+              f"floor): {floor_s * 1000:.1f} ms, {floor_s / local_s:.2f}x in-process")
         for layout in LAYOUTS:
             secure = not args.insecure
             plays = [network_game(seed, args.strategy, secure, layout)
@@ -389,6 +419,7 @@ def play_games(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
             agree = all(play.result == local_result for play in plays)
             figures[layout].append({
                 "local": local_s, "remote": best.seconds, "count": count, "same": agree,
+                "floor": floor_s,
                 "busy": (host.handling + host.flushing) / count, "flush": host.flushing / count,
                 "cpu": None if best.machine is None else best.machine[0] / count,
                 "switches": None if best.machine is None else best.machine[1] / count,
@@ -396,6 +427,7 @@ def play_games(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
             print(f"game seed {seed}, {LAYOUTS[layout]}: in-process {local_s * 1000:.1f} ms, "
                   f"over loopback {best.seconds * 1000:.1f} ms (fastest of {args.repeat} "
                   f"each; {count} decisions; same result: {agree})")
+    echo.close()
 
     def median(rows: list[dict[str, Any]], key: str) -> float | None:
         values = [row[key] for row in rows if row[key] is not None]
@@ -405,6 +437,7 @@ def play_games(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
     for layout, rows in figures.items():
         local_ms = statistics.median(row["local"] for row in rows) * 1000
         remote_ms = statistics.median(row["remote"] for row in rows) * 1000
+        floor_ms = statistics.median(row["floor"] for row in rows) * 1000
         decisions = statistics.mean(row["count"] for row in rows)
         cpu, switches, ours = median(rows, "cpu"), median(rows, "switches"), median(rows, "ours")
         out[layout] = {
@@ -412,6 +445,7 @@ def play_games(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
             "in_process_game_ms": round(local_ms, 1), "network_game_ms": round(remote_ms, 1),
             "local_ms": round(local_ms, 1), "remote_ms": round(remote_ms, 1),
             "ratio": round(remote_ms / local_ms, 2),
+            "floor_game_ms": round(floor_ms, 1), "floor_ratio": round(floor_ms / local_ms, 2),
             "per_decision_us": round(remote_ms * 1000 / decisions, 1),
             "local_per_decision_us": round(local_ms * 1000 / decisions, 1),
             "busy_us": round(statistics.median(row["busy"] for row in rows) * us, 1),
@@ -484,11 +518,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Every decision waits for at least one round trip (the decider's message in, the next
     # question out), so even a host and clients that cost nothing would be this far behind.
     local_us = main_layout["local_per_decision_us"]
-    floor_ratio = (local_us + steady50 * us) / local_us
-    room_us = TARGET_GAME_FACTOR * local_us - local_us - steady50 * us
-    print(f"floor: one bare round trip per decision ({steady50 * us:.0f} us) on top of the "
-          f"in-process {local_us:.0f} us is already {floor_ratio:.2f}x; {TARGET_GAME_FACTOR:g}x "
-          f"leaves {room_us:.0f} us per decision for all host and client work")
+    floor_ratio = main_layout["floor_ratio"]
+    floor_us = main_layout["floor_game_ms"] * 1000 / main_layout["decisions_per_game"]
+    room_us = TARGET_GAME_FACTOR * local_us - floor_us
+    print(f"floor: the in-process game with one bare round trip per decision (no host, no "
+          f"protocol) takes {main_layout['floor_game_ms']:.1f} ms (median), {floor_ratio:.2f}x "
+          f"in-process; {TARGET_GAME_FACTOR:g}x leaves {room_us:.0f} us per decision for all "
+          f"host and client work")
     figures = {
         "security": mode,
         "bare_rtt_p50_us": round(steady50 * us, 1),
@@ -512,7 +548,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "machine_cpu_us_per_decision": main_layout["cpu_us"],
         "context_switches_per_decision": main_layout["switches"],
         "game_ratio": main_layout["ratio"],
-        "floor_ratio": round(floor_ratio, 2),
+        "floor_game_ms": main_layout["floor_game_ms"],
+        "floor_ratio": floor_ratio,
         "room_us_per_decision": round(room_us, 1),
         "game_target_met": main_layout["ratio"] <= TARGET_GAME_FACTOR,
         "same_results": all(g["same"] for g in games.values()),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -54,3 +55,17 @@ def test_host_table_benchmark_plays_whole_games(capsys: pytest.CaptureFixture[st
     figures = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert figures["games"] == 1
     assert figures["answers"] >= figures["decisions"] > 0  # offers: a commit and a reveal
+
+
+def test_network_benchmark_reports_the_floor_and_both_layouts() -> None:
+    # Run as a user runs it: its child processes import it by its module name.
+    run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "network.py"), "--games",
+                          "1", "--repeat", "1", "--round-trips", "20"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    figures = json.loads(run.stdout.strip().splitlines()[-1])
+    assert figures["same_results"] and figures["one_process"]["same_results"]
+    assert figures["decisions_per_game"] > 0
+    # the floor: the in-process game plus one bare round trip per decision
+    assert figures["floor_game_ms"] > figures["in_process_game_ms"]
+    assert {"game_target_met", "rtt_target_met", "room_us_per_decision"} <= set(figures)
