@@ -276,11 +276,15 @@ def run(args: argparse.Namespace) -> int:
         return 1
     for line in trust.lines:
         _stderr(line)
-    # One connection per seat (its own sockets, CURVE session, token and protocol traffic);
-    # with --seats N they are driven by this one thread.
-    conns = [Connection(args.connect, names[k], "player", token=token, bot=True,
-                        secret=secret, server_key=trust.key, insecure=trust.key is None,
-                        wakeable=False) for k in range(seats)]
+    # One connection per seat (its own DEALER socket, CURVE session, token and protocol
+    # traffic); with --seats N they are driven by this one thread and the first one's SUB
+    # socket receives the public messages for all of them.
+    conns: list[Connection] = []
+    for k in range(seats):
+        conns.append(Connection(args.connect, names[k], "player", token=token, bot=True,
+                                secret=secret, server_key=trust.key,
+                                insecure=trust.key is None, wakeable=False,
+                                public_from=conns[0] if conns else None))
     conn = conns[0]
     if args.trace is not None:
         conn.tap = _tracer(args.trace)

@@ -304,7 +304,8 @@ class Connection:
                  on_secret: Callable[[OfferSecret | None], None] | None = None,
                  tap: Callable[[str, dict[str, Any]], None] | None = None,
                  server_key: str | None = None, insecure: bool = False,
-                 contribute: bool = True, wakeable: bool = True) -> None:
+                 contribute: bool = True, wakeable: bool = True,
+                 public_from: Connection | None = None) -> None:
         if role not in ("player", "spectator"):
             raise ValueError("role is player or spectator")
         # Encryption (docs/security.md): CURVE with the host key ``server_key`` (Z85); without
@@ -329,6 +330,17 @@ class Connection:
         # socket in the poll costs system calls on every turn.
         self.wakeable = wakeable
         self._ctx = context or zmq.Context.instance()
+        # Several seats played from one thread (mundus bot --seats N) need the public
+        # messages once: a connection made with ``public_from`` opens no SUB socket and is
+        # handed every public message ``public_from`` receives, which it handles as its own
+        # (sequence numbers, gaps and snapshots included).
+        self._public_from: Connection | None = public_from
+        self._followers: list[Connection] = []
+        if public_from is not None:
+            if public_from.address != address or public_from._public_from is not None:
+                raise ValueError("public_from is a connection to the same table with its own "
+                                 "SUB socket")
+            public_from._followers.append(self)
 
         self.welcome: Welcome | None = None
         self.seat: int | None = None
@@ -375,6 +387,7 @@ class Connection:
         self._last_sent = 0.0
         self._over_reported = False
         self._fair: dict[str, Any] | None = None  # the fair_deal event (§15)
+        self._frozen: dict[str, tuple[Any, Any]] = {}  # StateView's conversions, reused
 
     # -- joining ------------------------------------------------------------------------------
 
@@ -519,14 +532,21 @@ class Connection:
                 continue
             if self.tap is not None:
                 self.tap(source, message)
-            try:
-                if source == "dealer":
-                    self._on_dealer(message)
-                else:
-                    self._on_sub(message)
-            except (KeyError, TypeError, ValueError, ProtocolError) as exc:
-                # A host that sends nonsense must not crash the client.
-                self._out.append(Problem(f"bad {message.get('t')!r} from the host: {exc!r}"))
+            if source == "dealer":
+                self._handle(self._on_dealer, message)
+            else:
+                self._handle(self._on_sub, message)
+                for follower in self._followers:
+                    if not follower.closed:
+                        follower._handle(follower._on_sub, message)
+
+    def _handle(self, handler: Callable[[dict[str, Any]], None], message: dict[str, Any]
+                ) -> None:
+        try:
+            handler(message)
+        except (KeyError, TypeError, ValueError, ProtocolError) as exc:
+            # A host that sends nonsense must not crash the client.
+            self._out.append(Problem(f"bad {message.get('t')!r} from the host: {exc!r}"))
 
     def _timers(self, now: float) -> float:
         """Run what is due; return the seconds until the next timer."""
@@ -664,17 +684,8 @@ class Connection:
         self.deck = deck
         self.heartbeat_s = max(0.01, welcome.heartbeat_ms / 1000)
         self.connected = True
-        if self._sub is not None:  # a repeated welcome: keep one SUB
-            self._poller.unregister(self._sub)
-            self._sub.close(linger=0)
-        sub = self._ctx.socket(zmq.SUB)
-        sub.setsockopt(zmq.LINGER, 0)
-        sub.setsockopt(zmq.MAXMSGSIZE, MAX_HOST_FRAME)
-        sub.setsockopt(zmq.SUBSCRIBE, b"")
-        self._secure(sub)
-        sub.connect(_pub_address(self.address, welcome.pub_port))
-        self._sub = sub
-        self._poller.register(sub, zmq.POLLIN)
+        if self._public_from is None:
+            self._subscribe(welcome.pub_port)
         self._out.append(Joined(welcome, resumed))
         if m.get("contribute") and self.contribute and self.token is not None:
             # §15: the host committed to its seed (the welcome says to what) before this
@@ -684,6 +695,19 @@ class Connection:
         # A late join (or a rejoin) starts from a snapshot; updates that arrive before it
         # are buffered (§5).
         self._ask_snapshot(time.monotonic())
+
+    def _subscribe(self, pub_port: int) -> None:
+        if self._sub is not None:  # a repeated welcome: keep one SUB
+            self._poller.unregister(self._sub)
+            self._sub.close(linger=0)
+        sub = self._ctx.socket(zmq.SUB)
+        sub.setsockopt(zmq.LINGER, 0)
+        sub.setsockopt(zmq.MAXMSGSIZE, MAX_HOST_FRAME)
+        sub.setsockopt(zmq.SUBSCRIBE, b"")
+        self._secure(sub)
+        sub.connect(_pub_address(self.address, pub_port))
+        self._sub = sub
+        self._poller.register(sub, zmq.POLLIN)
 
     def _ask_snapshot(self, now: float) -> None:
         message: dict[str, Any] = {"t": "snapshot"}
@@ -1032,7 +1056,8 @@ class Connection:
         if p is not None and self.seat is not None:
             pending = Pending(p.phase, (self.seat,), _freeze_detail(p.detail))
             data["phase"] = p.phase
-        return StateView(data, self.deck, list(p.legal) if p is not None else None, pending)
+        return StateView(data, self.deck, list(p.legal) if p is not None else None, pending,
+                         self._frozen)
 
     # -- leaving ------------------------------------------------------------------------------
 
@@ -1086,11 +1111,7 @@ def poll_all(conns: Sequence[Connection], timeout: float | None = 0.0
             wait = 0.0
         elif deadline is not None:
             wait = min(wait, max(0.0, deadline - now))
-        poller = zmq.Poller()  # anew each time: a reconnect replaces a connection's sockets
-        for conn in live:
-            for sock in conn._sockets():
-                poller.register(sock, zmq.POLLIN)
-        ready = dict(poller.poll(math.ceil(wait * 1000)))
+        ready = dict(_poller_for(live).poll(math.ceil(wait * 1000)))
         if ready:
             for conn in live:
                 conn._ready(ready)
@@ -1104,6 +1125,24 @@ def poll_all(conns: Sequence[Connection], timeout: float | None = 0.0
             out.append((conn, conn._out))
             conn._out = []
     return out
+
+
+_pollers = threading.local()  # this thread's last poll_all sockets and their poller
+
+
+def _poller_for(conns: Sequence[Connection]) -> zmq.Poller:
+    """A poller for all the sockets of ``conns``, made again only when they changed (a
+    reconnect replaces a connection's sockets): registering them all costs more than a poll."""
+    sockets = tuple(sock for conn in conns for sock in conn._sockets())
+    last = getattr(_pollers, "last", None)
+    if last is not None and len(last[0]) == len(sockets) and \
+            all(a is b for a, b in zip(last[0], sockets, strict=True)):
+        return last[1]  # type: ignore[no-any-return]
+    poller = zmq.Poller()
+    for sock in sockets:
+        poller.register(sock, zmq.POLLIN)
+    _pollers.last = (sockets, poller)
+    return poller
 
 
 _FIELDS: dict[str, tuple[Any, tuple[str, ...]]] = {

@@ -378,17 +378,32 @@ class StateView:
     """
 
     def __init__(self, data: dict[str, Any], deck: Deck, legal: list[Decision] | None = None,
-                 pending: Pending | None = None) -> None:
+                 pending: Pending | None = None,
+                 frozen: dict[str, tuple[Any, Any]] | None = None) -> None:
         self._data = data
         self.deck = deck
         self.seat: int | None = data.get("seat")
         self.legal: list[Decision] = legal or []
         self._pending = pending
+        # name -> (the wire value, its tuple form), kept by the caller across views: a value
+        # that is still the same object is not converted again.
+        self._frozen = {} if frozen is None else frozen
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_") or name not in _VIEW_FIELDS:
             raise AttributeError(name)
-        return _freeze(self._data.get(name))
+        raw = self._data.get(name)
+        if type(raw) is list:
+            known = self._frozen.get(name)
+            if known is not None and known[0] is raw:
+                value = known[1]
+            else:
+                value = _freeze(raw)
+                self._frozen[name] = (raw, value)  # holds raw: its id is not reused
+        else:
+            value = raw
+        setattr(self, name, value)  # read once per view
+        return value
 
     @property
     def pending(self) -> Pending | None:

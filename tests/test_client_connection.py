@@ -27,6 +27,7 @@ from client.connection import (
     Pong,
     PublicEvents,
     Synced,
+    _poller_for,
 )
 from mundus_net.decisions import Offer
 from mundus_net.deck import default_deck
@@ -508,3 +509,29 @@ def test_dropped_and_rate_limited_answers_are_sent_again(host: FakeHost,
         assert all(m["decision"] == {"kind": "announce", "n": 3} for m in decides)
     finally:
         conn.close()
+
+
+class _Sockets:
+    """What _poller_for reads of a connection."""
+
+    def __init__(self, *sockets: zmq.Socket[Any]) -> None:
+        self.sockets = list(sockets)
+
+    def _sockets(self) -> list[zmq.Socket[Any]]:
+        return self.sockets
+
+
+def test_poll_all_keeps_its_poller_until_a_connection_replaces_a_socket() -> None:
+    ctx: zmq.Context[Any] = zmq.Context.instance()
+    made = [ctx.socket(zmq.DEALER) for _ in range(3)]
+    try:
+        one, two = _Sockets(made[0]), _Sockets(made[1])
+        poller = _poller_for([one, two])  # type: ignore[list-item]
+        assert _poller_for([one, two]) is poller  # type: ignore[list-item]
+        two.sockets = [made[2]]  # a reconnect: fresh sockets
+        fresh = _poller_for([one, two])  # type: ignore[list-item]
+        assert fresh is not poller
+        assert [sock for sock, _ in fresh.sockets] == [made[0], made[2]]
+    finally:
+        for sock in made:
+            sock.close(linger=0)

@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 
+from client.bot import NetworkBot
+from client.connection import Connection, Mismatch, Synced, poll_all
 from host.server import Host
 from host.table import Table
 from mundus_net.bots.base import load_bot
@@ -251,3 +253,68 @@ def test_one_seat_options_are_refused_with_several_seats(tmp_path: Path) -> None
          "--seats", "2", "--token-file", str(tmp_path / "t.json"), "--insecure"],
         cwd=ROOT, capture_output=True, text=True, timeout=WAIT)
     assert run.returncode == 2 and "--seats 1" in run.stderr
+
+
+def play_two_seats(host: Host, drop_one_update: bool = False
+                   ) -> tuple[Connection, Connection, int]:
+    """Seats 2 and 3 played from this thread as ``mundus bot --seats 2`` plays them: the
+    second connection takes its public messages from the first one's SUB socket. With
+    ``drop_one_update``, the second one never sees one of the updates handed to it. Returns
+    the connections and how many snapshots the second one synced from."""
+    assert host.public_key is not None
+    lead = Connection(host.address, "lead", bot=True, server_key=host.public_key,
+                      wakeable=False)
+    follower = Connection(host.address, "follower", bot=True, server_key=host.public_key,
+                          wakeable=False, public_from=lead)
+    if drop_one_update:
+        handle = follower._on_sub
+        dropped: list[int] = []
+
+        def lossy(message: dict[str, Any]) -> None:
+            if message["t"] == "update" and follower.synced and not dropped \
+                    and follower.seq > 5:
+                dropped.append(int(message["seq"]))
+                return
+            handle(message)
+        follower._on_sub = lossy  # type: ignore[method-assign,assignment]
+    try:
+        lead.connect(WAIT)
+        follower.connect(WAIT)
+        players = [NetworkBot(lead, load_bot("greedy", 2)),
+                   NetworkBot(follower, load_bot("greedy", 3))]
+        deadline = time.monotonic() + WAIT
+        synced = 0  # the first comes with the notices connect() kept
+        while any(player.playing for player in players):
+            assert time.monotonic() < deadline, "the game did not end"
+            for conn, notices in poll_all([lead, follower], 0.5):
+                for notice in notices:
+                    assert not isinstance(notice, Mismatch), notice
+                    synced += conn is follower and isinstance(notice, Synced)
+            for player in players:
+                if player.playing:
+                    player.step()
+    finally:
+        lead.close()
+        follower.close()
+    if drop_one_update:
+        assert dropped, "no update was dropped"
+    return lead, follower, synced
+
+
+def test_a_second_seat_in_one_process_shares_the_first_ones_public_messages(
+        host: Host) -> None:
+    lead, follower, synced = play_two_seats(host)
+    assert synced == 1
+    assert follower._sub is None  # one SUB socket for both seats
+    assert follower.seat == 3 and lead.seat == 2
+    assert follower.result is not None and follower.result == lead.result
+    assert (follower.seq, follower.state, follower.events) == (lead.seq, lead.state, lead.events)
+    assert host.wait(WAIT) and host.table.game.result == lead.result
+
+
+def test_a_seat_sharing_public_messages_recovers_a_lost_update_with_its_own_snapshot(
+        host: Host) -> None:
+    lead, follower, synced = play_two_seats(host, drop_one_update=True)
+    assert synced == 2  # the gap: a snapshot of its own
+    assert follower.result is not None and follower.result == lead.result
+    assert (follower.seq, follower.state) == (lead.seq, lead.state)

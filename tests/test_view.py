@@ -13,8 +13,9 @@ from conftest import R, give, invalidate, new_game, start_turn
 from mundus_net.bots.random_bot import RandomBot
 from mundus_net.cards import from_counts, submultisets
 from mundus_net.decisions import EndTurn, Store
+from mundus_net.deck import default_deck
 from mundus_net.game import Game
-from mundus_net.view import PlayerView, known_hands, public_log
+from mundus_net.view import PlayerView, StateView, known_hands, public_log
 
 
 def played_states(players: int, seed: int, every: int = 7) -> Iterator[Game]:
@@ -212,3 +213,15 @@ def test_known_hands_kept_by_a_view_equal_a_fresh_reading_of_the_round(seed: int
     for g in played_states(4, seed, every=1):
         view = kept.setdefault(id(g), PlayerView(g, None))
         assert view.known_hands == known_hands(g)
+
+
+def test_state_views_sharing_a_cache_convert_an_unchanged_wire_list_once() -> None:
+    deck = default_deck()
+    frozen: dict[str, tuple[Any, Any]] = {}
+    hand, market = [1, 2, 2], [[3, 4], [5]]
+    first = StateView({"seat": 0, "hand": hand, "market": market}, deck, frozen=frozen)
+    assert first.hand == (1, 2, 2) and first.market == ((3, 4), (5,))
+    second = StateView({"seat": 0, "hand": hand, "market": [[3, 4]]}, deck, frozen=frozen)
+    assert second.hand is first.hand  # the same wire list: not converted again
+    assert second.market == ((3, 4),)  # a new list: converted
+    assert second.round is None and StateView({}, deck).hand is None
