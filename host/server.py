@@ -368,15 +368,17 @@ class Host:
         updates, privates = self.table.drain()
         if not updates and not privates:
             return
-        # Encode everything, then send it in one burst.
+        # Encode everything, then send it in one burst: the private messages first, so that
+        # the seat asked to decide next is woken before every subscriber is (docs/protocol.md
+        # §6: a client waits for the update a private message names).
         packed = [encode(update) for update in updates]
         personal = [(conn, encode(message)) for conn, message in privates]
+        for conn, payload in personal:
+            self._send_to(conn, payload)
         for payload in packed:
             # A subscriber that lags behind catches up with a snapshot (§5).
             with contextlib.suppress(zmq.ZMQError):
                 pub.send(payload, _NOBLOCK)
-        for conn, payload in personal:
-            self._send_to(conn, payload)
         if self.on_update is not None:
             for update in updates:
                 self.on_update(update)
