@@ -80,12 +80,12 @@ def test_join_lists_the_announced_table_and_watch_follows_it(tmp_path: Path) -> 
                           r"1 of 2 seats free, waiting for players")
         address = m.group(1)
         join.wait(lambda t: phase(t) == "offer", what="Bo's first question")
-        assert re.search(r"^> Bo\b", join.text(), re.M), join.text()
+        join.wait(lambda t: re.search(r"^> Bo\b", t.text(), re.M), what="Bo's seat marked")
 
         watch = Term(["watch", address, "--name", "Cy"], env, cols=100, rows=30)
         watch.wait_text("Spectating")
         watch.wait_text("waiting for Bo: choose an offer")
-        assert "Spectating: no hand" in watch.text()
+        watch.wait_text("Spectating: no hand")  # the screen may be drawn in more than one write
         join.wait_text("Cy is watching")
         watch.send("\x04")
         watch.wait_raw(r"Watch again with:\s+mundus watch " + re.escape(address))
