@@ -1135,8 +1135,7 @@ def _poller_for(conns: Sequence[Connection]) -> zmq.Poller:
     reconnect replaces a connection's sockets): registering them all costs more than a poll."""
     sockets = tuple(sock for conn in conns for sock in conn._sockets())
     last = getattr(_pollers, "last", None)
-    if last is not None and len(last[0]) == len(sockets) and \
-            all(a is b for a, b in zip(last[0], sockets, strict=True)):
+    if last is not None and last[0] == sockets:  # sockets compare by identity
         return last[1]  # type: ignore[no-any-return]
     poller = zmq.Poller()
     for sock in sockets:
