@@ -200,15 +200,14 @@ class BareEcho:
 # -- round trips through the host ---------------------------------------------------------------
 
 
-def round_trips(count: int, seed: int, secure: bool
+def round_trips(count: int, seed: int, secure: bool, echo: BareEcho
                 ) -> tuple[list[float], list[float], list[float]]:
     """(bare round trips, decision round trips, ping round trips): a client at tables of host
-    bots, with a bare round trip right before each decision."""
+    bots, with a bare round trip to ``echo`` right before each decision."""
     bare: list[float] = []
     decisions: list[float] = []
     pings: list[float] = []
     clock = time.perf_counter
-    echo = BareEcho(secure)
     proc, pipe = _child(_table_server, seed, secure)
     try:
         for game in itertools.count():
@@ -244,7 +243,6 @@ def round_trips(count: int, seed: int, secure: bool
                 conn.close()
     finally:
         proc.terminate()
-        echo.close()
     return bare, decisions, pings
 
 
@@ -396,12 +394,12 @@ def network_game(seed: int, strategy: str, secure: bool = True,
     return NetworkGame(marks["end"] - marks["start"], result, host, machine, spent)
 
 
-def play_games(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
-    """Every seed's game in-process and over loopback in each layout (LAYOUTS); per layout,
-    the medians over the seeds (and whether every play ended as in-process)."""
+def play_games(args: argparse.Namespace, echo: BareEcho) -> dict[str, dict[str, Any]]:
+    """Every seed's game in-process, in-process with a round trip to ``echo`` per decision
+    (the floor) and over loopback in each layout (LAYOUTS); per layout, the medians over the
+    seeds (and whether every play ended as in-process)."""
     us = 1e6
     figures: dict[str, list[dict[str, Any]]] = {layout: [] for layout in LAYOUTS}
-    echo = BareEcho(not args.insecure)
     for i in range(args.games):
         seed = args.seed + i
         _stderr(f"game {i + 1}/{args.games} (seed {seed}), {args.repeat} plays each way...")
@@ -427,7 +425,6 @@ def play_games(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
             print(f"game seed {seed}, {LAYOUTS[layout]}: in-process {local_s * 1000:.1f} ms, "
                   f"over loopback {best.seconds * 1000:.1f} ms (fastest of {args.repeat} "
                   f"each; {count} decisions; same result: {agree})")
-    echo.close()
 
     def median(rows: list[dict[str, Any]], key: str) -> float | None:
         values = [row[key] for row in rows if row[key] is not None]
@@ -476,29 +473,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     secure = not args.insecure
 
     _stderr("bare pyzmq round trips, back to back...")
-    echo = BareEcho(secure)
+    echo = BareEcho(secure)  # one echo server for the whole run
     try:
         steady = [echo.round_trip() for _ in range(args.round_trips)]
+        _stderr("round trips: bare pyzmq and through the host, interleaved...")
+        bare, decisions, pings = round_trips(args.round_trips, args.seed, secure, echo)
+        steady50 = percentile(steady, 50)
+        bare50, bare99 = percentile(bare, 50), percentile(bare, 99)
+        dec50, dec99 = percentile(decisions, 50), percentile(decisions, 99)
+        ping50 = percentile(pings, 50)
+        rtt_ratio = dec50 / steady50
+        rtt_ratio_interleaved = dec50 / bare50
+        mode = "CURVE" if secure else "plain"
+        print(f"round trip, bare pyzmq DEALER/ROUTER ({mode}): back to back p50 "
+              f"{steady50 * us:.0f} us; interleaved with the decisions p50 {bare50 * us:.0f} us, "
+              f"p99 {bare99 * us:.0f} us ({len(bare)} samples)")
+        print(f"round trip, decision through the host ({mode}): p50 {dec50 * us:.0f} us, "
+              f"p99 {dec99 * us:.0f} us ({len(decisions)} samples); ping p50 {ping50 * us:.0f} us")
+        print(f"decision / bare: {rtt_ratio:.2f}x at p50 against back to back, "
+              f"{rtt_ratio_interleaved:.2f}x against interleaved (target {TARGET_RTT_FACTOR:g}x)")
+        games = play_games(args, echo)
     finally:
         echo.close()
-    _stderr("round trips: bare pyzmq and through the host, interleaved...")
-    bare, decisions, pings = round_trips(args.round_trips, args.seed, secure)
-    steady50 = percentile(steady, 50)
-    bare50, bare99 = percentile(bare, 50), percentile(bare, 99)
-    dec50, dec99 = percentile(decisions, 50), percentile(decisions, 99)
-    ping50 = percentile(pings, 50)
-    rtt_ratio = dec50 / steady50
-    rtt_ratio_interleaved = dec50 / bare50
-    mode = "CURVE" if secure else "plain"
-    print(f"round trip, bare pyzmq DEALER/ROUTER ({mode}): back to back p50 "
-          f"{steady50 * us:.0f} us; interleaved with the decisions p50 {bare50 * us:.0f} us, "
-          f"p99 {bare99 * us:.0f} us ({len(bare)} samples)")
-    print(f"round trip, decision through the host ({mode}): p50 {dec50 * us:.0f} us, "
-          f"p99 {dec99 * us:.0f} us ({len(decisions)} samples); ping p50 {ping50 * us:.0f} us")
-    print(f"decision / bare: {rtt_ratio:.2f}x at p50 against back to back, "
-          f"{rtt_ratio_interleaved:.2f}x against interleaved (target {TARGET_RTT_FACTOR:g}x)")
 
-    games = play_games(args)
     main_layout = games["processes"]
     for layout, g in games.items():
         print(f"4 {args.strategy} bots, {LAYOUTS[layout]}: in-process {g['local_ms']:.1f} ms, "
