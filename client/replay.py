@@ -29,6 +29,7 @@ from prompt_toolkit.layout import HSplit, Layout, Window
 from prompt_toolkit.output import ColorDepth
 from prompt_toolkit.styles import BaseStyle, Style, merge_styles
 
+from mundus_net.cli import add_deck_option
 from mundus_net.decisions import RuleError
 from mundus_net.deck import Deck, DeckError, default_deck, load_deck
 from mundus_net.game import Game
@@ -321,9 +322,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--at", type=int, default=0, metavar="K",
                    help="start after the first K decisions (default 0; negative counts from "
                         "the end)")
-    p.add_argument("--deck", metavar="FILE", default=None,
-                   help="the development deck file the game was played with (default: the "
-                        "built-in deck)")
+    add_deck_option(p, recorded=True)
     p.set_defaults(func=run)
 
 

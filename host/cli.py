@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from mundus_net.bots.base import Bot, load_bot, strategy_names
+from mundus_net.cli import add_deck_option
 from mundus_net.deck import Deck, DeckError, load_deck
 from mundus_net.sim import derive_seed
 from mundus_net.verify import sign_record
@@ -134,8 +135,7 @@ def register(subparsers: Any) -> None:
                         help="where the host's keys live; made on first use "
                              "(default: $XDG_STATE_HOME/mundus-net)")
     parser.add_argument("--promo", action="store_true", help="play with the promo cards")
-    parser.add_argument("--deck", metavar="FILE", default=None,
-                        help="development deck file (default: the built-in deck)")
+    add_deck_option(parser)
     parser.add_argument("--first-tm", type=_first_tm, default=0, metavar="SEAT|random",
                         help="the first Trade Master's seat, or random (default 0)")
     parser.add_argument("--decision-seconds", type=_seconds, default=None, metavar="S",

@@ -26,6 +26,17 @@ SUBCOMMANDS = {
 }
 
 
+def add_deck_option(parser: argparse.ArgumentParser, *, recorded: bool = False) -> None:
+    """``--deck FILE``, the same for every command that has it: a development deck file
+    (docs/deck-format.md) for a new game, or, for a record (``recorded``), the one it was
+    played with."""
+    parser.add_argument(
+        "--deck", metavar="FILE", default=None,
+        help="the development deck file the game was played with (default: the built-in deck)"
+        if recorded else "a development deck file (docs/deck-format.md; default: the built-in "
+                         "deck)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mundus", description="Mundus Novus: play, host, simulate and check rulings.")

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .cli import add_deck_option
 from .deck import Deck, DeckError, load_deck
 from .game import WIN_DOUBLOONS
 from .record import FORMAT as RECORD_FORMAT
@@ -299,9 +300,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--out", metavar="DIR", default=".",
                    help="directory for the pictures (default: the current directory)")
     p.add_argument("--format", choices=FORMATS, default="png", help="png (default) or svg")
-    p.add_argument("--deck", metavar="FILE", default=None,
-                   help="the development deck file a record was played with (default: the "
-                        "built-in deck)")
+    add_deck_option(p, recorded=True)
     p.set_defaults(func=run)
 
 

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .cards import RESOURCE_NAMES, from_counts
+from .cli import add_deck_option
 from .decisions import DECISION_TYPES, RuleError
 from .deck import EVENT_NAMES, Deck, DeckError, load_deck
 from .game import Event, Game, Pending
@@ -46,12 +47,12 @@ def register(subparsers: Any) -> None:
                      help="the first Trade Master's seat, or 'random' (default 0)")
     new.add_argument("--round-limit", type=int, default=None, metavar="N",
                      help="end the game after N rounds (R8.5)")
-    _deck_option(new)
+    add_deck_option(new)
     new.set_defaults(func=_cmd_new)
 
     show = sub.add_parser("show", help="print a position readably with its legal decisions")
     show.add_argument("position", metavar="POSITION", help="position text, or - for stdin")
-    _deck_option(show)
+    add_deck_option(show)
     show.set_defaults(func=_cmd_show)
 
     apply = sub.add_parser("apply", help="apply decisions to a position and print JSON")
@@ -59,13 +60,8 @@ def register(subparsers: Any) -> None:
     apply.add_argument("decisions", metavar="DECISION", nargs="+",
                        help="decisions in notation, e.g. announce:3 2.offer:115 take:5@2:9")
     apply.add_argument("--pretty", action="store_true", help="indent the JSON")
-    _deck_option(apply)
+    add_deck_option(apply)
     apply.set_defaults(func=_cmd_apply)
-
-
-def _deck_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--deck", metavar="FILE", default=None,
-                        help="a custom development deck file (docs/deck-format.md)")
 
 
 def _fail(message: str, status: int) -> int:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .bots.base import Bot, load_bot
+from .cli import add_deck_option
 from .deck import Deck, DeckError, load_deck
 from .game import Game
 from .record import GameRecord
@@ -240,8 +241,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--promo", action="store_true", help="play with the promo cards")
     parser.add_argument("--round-limit", type=positive_int, default=None, metavar="N",
                         help="end a game after N rounds (R8.5; default: no limit)")
-    parser.add_argument("--deck", metavar="FILE", default=None,
-                        help="development deck file (default: the built-in deck)")
+    add_deck_option(parser)
     parser.add_argument("--json", action="store_true",
                         help="print the summary as one JSON object (no timing)")
     parser.add_argument("--records", metavar="DIR", default=None,

@@ -26,6 +26,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from protocol import commitment, fairdeal
 
+from .cli import add_deck_option
 from .decisions import Offer, RuleError
 from .deck import Deck, DeckError, default_deck, load_deck
 from .game import Game
@@ -332,9 +333,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--host-key", metavar="HEX", default=None,
                    help="the host's signing key (64 hex digits, as `mundus host` prints it): "
                         "the record must be signed by it")
-    p.add_argument("--deck", metavar="FILE", default=None,
-                   help="the development deck file the game was played with (default: the "
-                        "built-in deck)")
+    add_deck_option(p, recorded=True)
     p.set_defaults(func=run)
 
 
