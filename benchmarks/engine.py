@@ -1,6 +1,6 @@
 """Engine benchmark: 4-player games of random bots and of greedy bots on one core.
 
-Each game (``Game.new`` and :func:`mundus_net.runner.play_game`) is played exactly as a real
+Each game (``Game.new`` and :func:`mundus_net.tools.runner.play_game`) is played exactly as a real
 game in one process is. A *decision* is one choice a bot made and the engine applied through
 ``Game.apply`` (listing the legal choices and validating the one made included); the
 decisions the engine applies by itself because there was a single choice are not counted.
@@ -40,8 +40,8 @@ from dataclasses import dataclass
 
 from mundus_net.bots.base import Bot
 from mundus_net.bots.random_bot import RandomBot
-from mundus_net.game import Game
-from mundus_net.runner import play_game
+from mundus_net.engine.game import Game
+from mundus_net.tools.runner import play_game
 
 PLAYERS = 4
 CATANATRON_ACTIONS_PER_S = 37_000  # catanatron, 4 random players, this kind of machine

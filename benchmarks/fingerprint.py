@@ -2,7 +2,7 @@
 
 Optimising the engine must not change what it does. This script plays a fixed set of seeded
 games (2-6 players, promo cards on and off, a random first TM and a round limit in some) with
-seeded :class:`RandomBot` players through :func:`mundus_net.runner.play_game`, and hashes
+seeded :class:`RandomBot` players through :func:`mundus_net.tools.runner.play_game`, and hashes
 
 * every decision a bot applied, with the full legal list it was chosen from (the random bot
   picks by index, so the order of a legal list is behaviour too),
@@ -26,10 +26,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from mundus_net.bots.random_bot import RandomBot
-from mundus_net.decisions import Decision
-from mundus_net.game import Game
-from mundus_net.runner import play_game
-from mundus_net.view import PlayerView
+from mundus_net.engine.decisions import Decision
+from mundus_net.engine.game import Game
+from mundus_net.engine.view import PlayerView
+from mundus_net.tools.runner import play_game
 
 VIEW_EVERY = 37  # snapshot the deciding seat's view every this many decisions
 

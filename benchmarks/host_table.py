@@ -1,12 +1,12 @@
 """Host table benchmark: the host's own Python work per decision, without sockets.
 
-Four program seats play whole games through ``host.table.Table`` exactly as the server drives
-it: each answer is encoded and decoded by ``protocol`` (``decode_client``), handled
-(``Table.handle``: decide, or commit then reveal for offers), then the table advances and
-drains, and every public update and private message is encoded. Answers are drawn at random
-from the legal list each seat was sent. What is left out is ZeroMQ (sockets, CURVE, I/O
-threads) and the bots' own thinking, so the figure is what the host costs on top of the
-engine, the part ``benchmarks/network.py`` calls the host's own work.
+Four program seats play whole games through ``mundus_net.host.table.Table`` exactly as the
+server drives it: each answer is encoded and decoded by ``protocol`` (``decode_client``),
+handled (``Table.handle``: decide, or commit then reveal for offers), then the table advances
+and drains, and every public update and private message is encoded. Answers are drawn at random
+from the legal list each seat was sent. What is left out is ZeroMQ (sockets, CURVE, I/O threads)
+and the bots' own thinking, so the figure is what the host costs on top of the engine, the part
+``benchmarks/network.py`` calls the host's own work.
 
     python benchmarks/host_table.py                 # 30 games
     python benchmarks/host_table.py --games 10 --profile
@@ -26,9 +26,9 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from host.table import Table
-from protocol.commitment import commit, new_nonce
-from protocol.messages import decode_client, encode
+from mundus_net.host.table import Table
+from mundus_net.protocol.commitment import commit, new_nonce
+from mundus_net.protocol.messages import decode_client, encode
 
 PLAYERS = 4
 Message = dict[str, Any]

@@ -12,7 +12,7 @@
    run in child processes. Target: the decision round trip within 3x the bare one (medians),
    against the stricter of the two bare figures (back to back).
 2. **A 4-bot game.** The same game (table seed, greedy bots with seeds 0-3 at seats 0-3)
-   played in-process with ``mundus_net.runner.play_game``, and over loopback: a host in a
+   played in-process with ``mundus_net.tools.runner.play_game``, and over loopback: a host in a
    thread of this process and four ``mundus bot`` processes, one per seat, as they would be
    deployed (here they share this machine's cores with the host), timed by the host from the
    update that starts the game to the one that ends it; then again with the four seats played
@@ -54,15 +54,15 @@ from typing import Any
 
 import zmq
 
-from client.connection import Accepted, Connection, Pong
-from host.server import Host
-from host.table import Table
 from mundus_net.bots.base import Bot, load_bot
-from mundus_net.decisions import Decision
-from mundus_net.game import Game, Result
-from mundus_net.runner import play_game
-from mundus_net.view import PlayerView
-from protocol.security import make_client, make_server, new_client_keypair
+from mundus_net.client.connection import Accepted, Connection, Pong
+from mundus_net.engine.decisions import Decision
+from mundus_net.engine.game import Game, Result
+from mundus_net.engine.view import PlayerView
+from mundus_net.host.server import Host
+from mundus_net.host.table import Table
+from mundus_net.protocol.security import make_client, make_server, new_client_keypair
+from mundus_net.tools.runner import play_game
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAYERS = 4

@@ -1,7 +1,7 @@
 """Tournament benchmark: games per second with ``--jobs 2`` against ``--jobs 1``.
 
 The same games (a greedy bot and three random ones, seats rotated, the same seed) are played
-by ``mundus_net.tournament.run_tournament`` with one worker and with two worker processes,
+by ``mundus_net.tools.tournament.run_tournament`` with one worker and with two worker processes,
 back to back in this run (alternately, ``--repeat`` times; the best time of each counts, the
 least disturbed by other work on the machine). Both runs must give the same rows. The CPU
 time of all processes is measured too: with 2 jobs it should be about that of 1 job, so the
@@ -25,7 +25,7 @@ import sys
 import time
 from typing import Any
 
-from mundus_net.tournament import Row, Settings, run_tournament
+from mundus_net.tools.tournament import Row, Settings, run_tournament
 
 TARGET = 1.8
 

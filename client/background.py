@@ -15,10 +15,9 @@ import threading
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import TypeVar
 
-from mundus_net.decisions import Decision
-from mundus_net.view import StateView
-
-from .connection import Closed, Connection, Notice, Welcome
+from mundus_net.client.connection import Closed, Connection, Notice, Welcome
+from mundus_net.engine.decisions import Decision
+from mundus_net.engine.view import StateView
 
 T = TypeVar("T")
 POLL_SLICE_S = 0.5  # how long one poll may block (submit wakes it early anyway)

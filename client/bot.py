@@ -1,7 +1,7 @@
 """Network bots: any engine :class:`~mundus_net.bots.base.Bot` playing one seat of a host's
 table (``mundus bot``).
 
-The bot sees the table through a :class:`~mundus_net.view.StateView` built from the
+The bot sees the table through a :class:`~mundus_net.engine.view.StateView` built from the
 connection's public and private state, and decides only when the public state has caught up
 with its pending decision, so it sees exactly what an in-process bot would. Offers go
 through commit-reveal (the connection does it); reconnects after host silence are the
@@ -19,13 +19,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from mundus_net.bots.base import Bot, load_bot
-from mundus_net.decisions import DECISION_TYPES, Offer
-from mundus_net.defaults import default_choice
-from mundus_net.game import Result
-from mundus_net.view import PlayerView
-from protocol.security import fetch_key
-
-from .connection import (
+from mundus_net.client.connection import (
     ClientError,
     Closed,
     Connection,
@@ -40,7 +34,17 @@ from .connection import (
     Refused,
     poll_all,
 )
-from .known_hosts import KnownHosts, UntrustedHost, add_security_arguments, trust_host
+from mundus_net.client.known_hosts import (
+    KnownHosts,
+    UntrustedHost,
+    add_security_arguments,
+    trust_host,
+)
+from mundus_net.engine.decisions import DECISION_TYPES, Offer
+from mundus_net.engine.defaults import default_choice
+from mundus_net.engine.game import Result
+from mundus_net.engine.view import PlayerView
+from mundus_net.protocol.security import fetch_key
 
 Log = Callable[[str], None]
 
@@ -62,7 +66,7 @@ class NetworkBot:
 
     def fault(self, kind: str, message: str) -> None:
         """The strategy failed (``error``) or chose an illegal decision (``illegal``): the
-        default decision is played instead (mundus_net.defaults.default_choice)."""
+        default decision is played instead (mundus_net.engine.defaults.default_choice)."""
         self.faults[kind] = self.faults.get(kind, 0) + 1
         self.log(message)
 
@@ -212,7 +216,7 @@ def _tracer(path: Path) -> Callable[[str, dict[str, Any]], None]:
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
-        "bot", help="play a seat (or --seats N) of a networked table with a bot strategy",
+        "bot",
         description="Join a mundus host as a bot player and play until the game ends.")
     p.add_argument("--connect", required=True, metavar="tcp://HOST:PORT",
                    help="the host's address")

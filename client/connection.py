@@ -1,12 +1,12 @@
 """A client's connection to a mundus-net host (docs/protocol.md): written once, used by the
 network bots and the terminal client.
 
-The core is poll-driven and single-threaded: :meth:`Connection.poll` waits for the sockets
-for at most ``timeout`` seconds, handles everything that arrived (and the timers: pings,
-host silence, snapshot retries, reconnects) and returns the :class:`Notice` objects that
-describe what changed. Nothing happens between two calls, so a plain loop can drive it; a
-UI with its own event loop uses :mod:`client.background` instead, which runs the same loop in
-a thread.
+The core is poll-driven and single-threaded: :meth:`Connection.poll` waits for the sockets for
+at most ``timeout`` seconds, handles everything that arrived (and the timers: pings, host
+silence, snapshot retries, reconnects) and returns the :class:`Notice` objects that describe
+what changed. Nothing happens between two calls, so a plain loop can drive it; a UI with its own
+event loop uses :mod:`mundus_net.client.background` instead, which runs the same loop in a
+thread.
 
 What the connection does by itself:
 
@@ -37,17 +37,21 @@ from typing import Any
 
 import zmq
 
-from mundus_net.decisions import Decision, Offer
-from mundus_net.deck import CardDef, Deck, default_deck
-from mundus_net.game import Pending, Result
-from mundus_net.view import StateView
-from protocol import commitment, fairdeal
-from protocol.codec import DECISION_KINDS, decision_from_wire, decision_to_wire
-from protocol.errors import ProtocolError
-from protocol.messages import MAX_HOST_FRAME, decode_host, encode
-from protocol.security import fetch_key, make_client, parse_key, require_curve
+from mundus_net.engine.decisions import Decision, Offer
+from mundus_net.engine.deck import CardDef, Deck, default_deck
+from mundus_net.engine.game import Pending, Result
+from mundus_net.engine.view import StateView
+from mundus_net.protocol import commitment, fairdeal
+from mundus_net.protocol.codec import DECISION_KINDS, decision_from_wire, decision_to_wire
+from mundus_net.protocol.errors import ProtocolError
+from mundus_net.protocol.messages import (
+    DEFAULT_HEARTBEAT_MS,
+    MAX_HOST_FRAME,
+    decode_host,
+    encode,
+)
+from mundus_net.protocol.security import fetch_key, make_client, parse_key, require_curve
 
-DEFAULT_HEARTBEAT_MS = 1000  # until the welcome says otherwise
 LOST_AFTER = 5  # heartbeats of host silence before the host counts as gone (§11)
 SNAPSHOT_RETRY = 3  # heartbeats without a snapshot reply before asking again
 # A private message names the public update it goes with; that update travels on the other

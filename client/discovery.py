@@ -13,7 +13,7 @@ import socket
 import time
 from dataclasses import dataclass
 
-from protocol.beacon import (
+from mundus_net.protocol.beacon import (
     BEACON_PORT,
     MAX_BEACON,
     Announcement,
@@ -21,7 +21,7 @@ from protocol.beacon import (
     decode_beacon,
     parse_endpoint,
 )
-from protocol.messages import PROTOCOL_VERSION
+from mundus_net.protocol.messages import PROTOCOL_VERSION
 
 LISTEN_SECONDS = 2.0
 

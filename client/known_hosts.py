@@ -21,10 +21,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from protocol.security import KeyAnnouncement, SecurityError, fingerprint, is_key, parse_key
-from protocol.statedir import state_dir
-
-from .statefile import StateFile
+from mundus_net.client.statefile import StateFile
+from mundus_net.protocol.security import (
+    KeyAnnouncement,
+    SecurityError,
+    fingerprint,
+    is_key,
+    parse_key,
+)
+from mundus_net.protocol.statedir import state_dir
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,9 +1,9 @@
 """A small JSON file of entries by host address in the client's state folder, for the seat
 tokens (``tokens.py``) and the known host keys (``known_hosts.py``).
 
-The folder is :func:`protocol.statedir.state_dir` (``~/.local/state/mundus-net`` by default). A
-file is readable by its owner only (0600, in a 0700 folder); writes are atomic and, where the
-system has ``fcntl``, locked, so two clients on one computer do not lose each other's
+The folder is :func:`mundus_net.protocol.statedir.state_dir` (``~/.local/state/mundus-net`` by
+default). A file is readable by its owner only (0600, in a 0700 folder); writes are atomic and,
+where the system has ``fcntl``, locked, so two clients on one computer do not lose each other's
 entries; every read is afresh (another client may have written).
 """
 

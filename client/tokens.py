@@ -17,10 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from protocol.statedir import state_dir
-
-from .connection import OfferSecret
-from .statefile import StateFile
+from mundus_net.client.connection import OfferSecret
+from mundus_net.client.statefile import StateFile
+from mundus_net.protocol.statedir import state_dir
 
 FORGET_AFTER_S = 30 * 24 * 3600
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from mundus_net.bots.sdk import PhaseBot, best, of_kind
-from mundus_net.decisions import (
+from mundus_net.engine.decisions import (
     Announce,
     ChooseFirst,
     ChooseTradeMaster,
@@ -31,7 +31,7 @@ from mundus_net.decisions import (
     Store,
     Take,
 )
-from mundus_net.view import PlayerView
+from mundus_net.engine.view import PlayerView
 
 
 class CautiousBot(PhaseBot):

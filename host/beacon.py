@@ -1,10 +1,10 @@
 """The host's LAN beacon (docs/protocol.md §14): a small UDP datagram every second that says
 "a mundus-net table is here": its name, ports, free seats and protocol version.
 
-``mundus join`` without an address listens for these (:mod:`client.discovery`) and lists the
-tables it hears. By default the beacon goes to the LAN broadcast address
-255.255.255.255:7799; ``--beacon ADDR:PORT`` sends it elsewhere (a subnet's broadcast
-address, or 127.0.0.1 for tests), ``--no-beacon`` turns it off.
+``mundus join`` without an address listens for these (:mod:`mundus_net.client.discovery`) and
+lists the tables it hears. By default the beacon goes to the LAN broadcast address
+255.255.255.255:7799; ``--beacon ADDR:PORT`` sends it elsewhere (a subnet's broadcast address,
+or 127.0.0.1 for tests), ``--no-beacon`` turns it off.
 """
 
 from __future__ import annotations
@@ -16,16 +16,15 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from protocol.beacon import (
+from mundus_net.host.server import Host
+from mundus_net.host.table import Table
+from mundus_net.protocol.beacon import (
     BEACON_BROADCAST,
     BEACON_PORT,
     Announcement,
     encode_beacon,
     parse_endpoint,
 )
-
-from .server import Host
-from .table import Table
 
 INTERVAL_S = 1.0
 

@@ -17,14 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from mundus_net.bots.base import Bot, load_bot, strategy_names
-from mundus_net.cli import add_deck_option
-from mundus_net.deck import Deck, DeckError, load_deck
-from mundus_net.sim import derive_seed
-from mundus_net.verify import sign_record
-from protocol.security import SecurityError, require_curve
-
-from . import beacon
-from .gamelog import (
+from mundus_net.cli_args import add_deck_option, seconds, whole_number
+from mundus_net.engine.deck import Deck, DeckError, load_deck
+from mundus_net.engine.seeds import derive_seed
+from mundus_net.host import beacon
+from mundus_net.host.gamelog import (
     BotSpec,
     GameLog,
     GameLogError,
@@ -34,34 +31,13 @@ from .gamelog import (
     list_games,
     restore,
 )
-from .keys import HostKeys
-from .server import Host
-from .table import DEFAULT_BOT_SECONDS, Message, Table
+from mundus_net.host.keys import HostKeys
+from mundus_net.host.server import Host
+from mundus_net.host.table import DEFAULT_BOT_SECONDS, Message, Table
+from mundus_net.protocol.security import SecurityError, require_curve
+from mundus_net.protocol.signing import sign_record
 
 DEFAULT_PORT = 7700
-
-
-def _int_range(lo: int, hi: int, what: str) -> Any:
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-        if not lo <= value <= hi:
-            raise argparse.ArgumentTypeError(f"{what} must be {lo}-{hi}, not {value}")
-        return value
-    return parse
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 0 < value <= 86400:
-        raise argparse.ArgumentTypeError(f"seconds must be more than 0 (and at most a day), "
-                                         f"not {text}")
-    return value
 
 
 def _first_tm(text: str) -> int | None:
@@ -101,10 +77,10 @@ def _check_strategy(spec: str) -> str:
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "host", help="host a table on the network",
+        "host",
         description="Host one table: people and network bots join over ZeroMQ "
                     "(docs/protocol.md); host bots fill the seats you give them.")
-    parser.add_argument("--seats", type=_int_range(2, 6, "seats"), default=4, metavar="N",
+    parser.add_argument("--seats", type=whole_number(2, 6, "seats"), default=4, metavar="N",
                         help="players at the table, 2-6 (default 4)")
     parser.add_argument("--bots", type=_bots, default=0, metavar="N|LIST",
                         help="host bots: a number (of --bot-strategy bots) or a comma list of "
@@ -113,14 +89,14 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--bot-strategy", type=_check_strategy, default="greedy",
                         metavar="NAME", help="strategy of --bots N (default greedy)")
     parser.add_argument("--name", default="Mundus table", help="the table's name")
-    parser.add_argument("--port", type=_int_range(0, 65533, "the port"), default=None,
+    parser.add_argument("--port", type=whole_number(0, 65533, "the port"), default=None,
                         help=f"ROUTER port; the PUB socket uses PORT+1 and the key port PORT+2 "
                              f"(default {DEFAULT_PORT}, or the resumed game's; 0 picks free "
                              "ports)")
     parser.add_argument("--bind", default=None, metavar="ADDRESS",
                         help="interface to listen on (default 0.0.0.0, the whole LAN, or the "
                              "resumed game's; 127.0.0.1 for this computer only)")
-    parser.add_argument("--seed", type=_int_range(-2**63, 2**64 - 1, "the seed"), default=None,
+    parser.add_argument("--seed", type=whole_number(-2**63, 2**64 - 1, "the seed"), default=None,
                         help="the host's seed (default: random); it is kept secret until the "
                              "end, and the players' contributions are mixed into it (a fair "
                              "deal, docs/security.md)")
@@ -138,15 +114,15 @@ def register(subparsers: Any) -> None:
     add_deck_option(parser)
     parser.add_argument("--first-tm", type=_first_tm, default=0, metavar="SEAT|random",
                         help="the first Trade Master's seat, or random (default 0)")
-    parser.add_argument("--decision-seconds", type=_seconds, default=None, metavar="S",
+    parser.add_argument("--decision-seconds", type=seconds(86400), default=None, metavar="S",
                         help="people who take longer get the default decision "
                              "(default: no limit)")
-    parser.add_argument("--bot-seconds", type=_seconds, default=DEFAULT_BOT_SECONDS,
+    parser.add_argument("--bot-seconds", type=seconds(86400), default=DEFAULT_BOT_SECONDS,
                         metavar="S", help="the same limit for network bots "
                                           f"(default {DEFAULT_BOT_SECONDS:g})")
     parser.add_argument("--bot-pace", type=float, default=0.0, metavar="S",
                         help="pause between host-bot decisions, to watch them (default 0)")
-    parser.add_argument("--round-limit", type=_int_range(1, 10_000, "the round limit"),
+    parser.add_argument("--round-limit", type=whole_number(1, 10_000, "the round limit"),
                         default=None, metavar="N", help="end after N rounds (R8.5)")
     parser.add_argument("--record", metavar="FILE", default=None,
                         help="write the game record (JSON) to FILE at the end")

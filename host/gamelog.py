@@ -67,14 +67,13 @@ from pathlib import Path
 from typing import Any, Protocol, cast
 
 from mundus_net.bots.base import Bot, load_bot
-from mundus_net.decisions import DECISION_TYPES, Decision
-from mundus_net.deck import CardDef, Deck
-from mundus_net.view import PlayerView
-from protocol.codec import DECISION_KINDS, decision_to_wire
-from protocol.commitment import new_nonce
-from protocol.statedir import state_dir
-
-from .table import Conn, Table
+from mundus_net.engine.decisions import DECISION_TYPES, Decision
+from mundus_net.engine.deck import CardDef, Deck
+from mundus_net.engine.view import PlayerView
+from mundus_net.host.table import Conn, Table
+from mundus_net.protocol.codec import DECISION_KINDS, decision_to_wire
+from mundus_net.protocol.commitment import new_nonce
+from mundus_net.protocol.statedir import state_dir
 
 FORMAT = "mundus-gamelog/1"
 APPLICATION_ID = 0x4D4E4C31  # "MNL1" in the SQLite header: this file is a game log

@@ -29,7 +29,7 @@ import zmq
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from protocol.security import (
+from mundus_net.protocol.security import (
     MAX_KEY_REQUEST,
     KeyAnnouncement,
     SecurityError,
@@ -39,7 +39,7 @@ from protocol.security import (
     is_key,
     new_client_keypair,
 )
-from protocol.statedir import state_dir
+from mundus_net.protocol.statedir import state_dir
 
 CURVE_FILE = "host-key"
 SIGN_FILE = "host-sign-key"

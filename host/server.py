@@ -24,12 +24,16 @@ from typing import Any, TypeVar
 import msgpack
 import zmq
 
-from protocol.errors import ProtocolError
-from protocol.messages import MAX_CLIENT_FRAME, decode_client, encode
-from protocol.security import KEY_PORT_OFFSET, KeyAnnouncement, make_server, require_curve
-
-from .keys import HostKeys, KeyPort, key_port_socket
-from .table import Message, Table, error_message
+from mundus_net.host.keys import HostKeys, KeyPort, key_port_socket
+from mundus_net.host.table import Message, Table, error_message
+from mundus_net.protocol.errors import ProtocolError
+from mundus_net.protocol.messages import MAX_CLIENT_FRAME, decode_client, encode
+from mundus_net.protocol.security import (
+    KEY_PORT_OFFSET,
+    KeyAnnouncement,
+    make_server,
+    require_curve,
+)
 
 T = TypeVar("T")
 

@@ -21,20 +21,21 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from mundus_net.bots.base import Bot
-from mundus_net.decisions import Decision, Offer, RuleError
-from mundus_net.deck import Deck, default_deck
-from mundus_net.defaults import default_decision
-from mundus_net.game import OFFER, Game, Options, Pending
-from mundus_net.record import GameRecord, RecordedDecision, RecordedOffer
-from mundus_net.verify import deal_digest, fairness_fields
-from mundus_net.view import PlayerView
-from protocol import fairdeal
-from protocol.codec import decision_from_wire, decision_to_wire, to_wire
-from protocol.commitment import commit, new_nonce, verify
-from protocol.errors import ProtocolError
+from mundus_net.engine.decisions import Decision, Offer, RuleError
+from mundus_net.engine.deck import Deck, default_deck
+from mundus_net.engine.defaults import default_decision
+from mundus_net.engine.game import OFFER, Game, Options, Pending
+from mundus_net.engine.record import GameRecord, RecordedDecision, RecordedOffer
+from mundus_net.engine.view import PlayerView
+from mundus_net.protocol import fairdeal
+from mundus_net.protocol.codec import decision_from_wire, decision_to_wire, to_wire
+from mundus_net.protocol.commitment import commit, new_nonce, verify
+from mundus_net.protocol.errors import ProtocolError
+from mundus_net.protocol.messages import DEFAULT_HEARTBEAT_MS
+from mundus_net.protocol.signing import deal_digest, fairness_fields
 
 if TYPE_CHECKING:
-    from .gamelog import Journal
+    from mundus_net.host.gamelog import Journal
 
 Clock = Callable[[], float]
 Message = dict[str, Any]
@@ -45,7 +46,6 @@ COMMIT = "commit"
 REVEAL = "reveal"
 MISSED_HEARTBEATS = 5  # §11: silence for this many heartbeats marks a seat away
 DEFAULT_BOT_SECONDS = 10.0
-DEFAULT_HEARTBEAT_MS = 1000
 MAX_SPECTATORS = 200  # connections watching at once
 MAX_SPECTATOR_NAMES = 200  # spectator names told in the history (the first time each watches)
 
@@ -1155,7 +1155,7 @@ def _event_wire(kind: str, public: dict[str, Any]) -> Message:
 def _bot_row(seat: int, round_: int, choice: object, raised: str | None,
              nonce: bytes | None) -> Message:
     """A host bot's turn as its log row holds it (host/gamelog.py)."""
-    from .gamelog import bot_row  # the log's own encoding
+    from mundus_net.host.gamelog import bot_row  # the log's own encoding
 
     return bot_row(seat, round_, choice, raised, nonce)
 

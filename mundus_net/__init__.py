@@ -1,14 +1,45 @@
-"""mundus_net: the Mundus Novus rules engine (RULES.md R1-R8). Pure: no I/O, no network."""
+"""mundus_net: Mundus Novus over the network.
 
-from .cards import RELIC
-from .decisions import RuleError
-from .deck import Deck, DeckError, default_deck, load_deck
-from .game import Event, Game, Options, Pending, Result
-from .view import PlayerView
+General layout (docs/architecture.md has the whole map, and a test enforces it):
 
-__version__ = "0.1.0"
+- :mod:`mundus_net.engine`: the rules (RULES.md R1-R8), pure: no I/O, no network, no terminal;
+- :mod:`mundus_net.bots`: built-in strategies, on the engine only;
+- :mod:`mundus_net.protocol`: the wire messages, the commitments, record signing (no sockets'
+  owners, no terminal);
+- :mod:`mundus_net.host` and :mod:`mundus_net.client`: the two ends of a table, which never
+  import each other; :mod:`mundus_net.client.tui` is the terminal client;
+- :mod:`mundus_net.tools`: the commands that compose the layers (sim, tournament, ...);
+- :mod:`mundus_net.cli`: the ``mundus`` command, which imports a command only when it runs.
+
+This package itself re-exports the engine's main names.
+"""
+
+from typing import Any
+
+from mundus_net.engine.cards import RELIC
+from mundus_net.engine.decisions import RuleError
+from mundus_net.engine.deck import Deck, DeckError, default_deck, load_deck
+from mundus_net.engine.game import Event, Game, Options, Pending, Result
+from mundus_net.engine.view import PlayerView
 
 __all__ = [
     "RELIC", "Deck", "DeckError", "Event", "Game", "Options", "Pending", "PlayerView",
-    "Result", "RuleError", "default_deck", "load_deck",
+    "Result", "RuleError", "__version__", "default_deck", "load_deck", "version",
 ]
+
+
+def version() -> str:
+    """The installed distribution's version (one place: pyproject.toml)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
+    try:
+        return dist_version("mundus-net")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown"
+
+
+def __getattr__(name: str) -> Any:
+    # The version is read from the installed metadata, and only when asked for.
+    if name == "__version__":
+        return version()
+    raise AttributeError(f"module 'mundus_net' has no attribute {name!r}")

@@ -1,8 +1,8 @@
 """The LAN beacon's datagram (docs/protocol.md §14): one JSON object a host sends by UDP
 every second so that clients on the LAN can list its table without knowing its address.
 
-The host's sender is :mod:`host.beacon`, the client's listener :mod:`client.discovery`; both
-read and write the datagram only through this module.
+The host's sender is :mod:`mundus_net.host.beacon`, the client's listener
+:mod:`mundus_net.client.discovery`; both read and write the datagram only through this module.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from .messages import PROTOCOL_VERSION
-from .security import is_key
+from mundus_net.protocol.messages import PROTOCOL_VERSION
+from mundus_net.protocol.security import is_key
 
 BEACON_PORT = 7799
 BEACON_BROADCAST = "255.255.255.255"

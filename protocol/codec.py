@@ -10,11 +10,10 @@ from __future__ import annotations
 import re
 from typing import Any, get_type_hints
 
-from mundus_net import decisions as d
-from mundus_net.cards import RELIC
-from mundus_net.decisions import Decision
-
-from .errors import ProtocolError
+from mundus_net.engine import decisions as d
+from mundus_net.engine.cards import RELIC
+from mundus_net.engine.decisions import Decision
+from mundus_net.protocol.errors import ProtocolError
 
 WireValue = Any  # nil | bool | int | str | bytes | list[WireValue] | dict[str, WireValue]
 

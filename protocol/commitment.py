@@ -10,11 +10,10 @@ compute it:
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import os
 from collections.abc import Sequence
-
-from cryptography.hazmat.primitives import hashes
 
 DOMAIN = b"mundus-net/offer/1"
 NONCE_BYTES = 32
@@ -33,9 +32,7 @@ def commitment_preimage(game_id: str, round_: int, seat: int, offer: Sequence[in
 
 def commit(game_id: str, round_: int, seat: int, offer: Sequence[int], nonce: bytes) -> bytes:
     """The 32-byte commitment to ``offer``."""
-    digest = hashes.Hash(hashes.SHA256())
-    digest.update(commitment_preimage(game_id, round_, seat, offer, nonce))
-    return digest.finalize()
+    return hashlib.sha256(commitment_preimage(game_id, round_, seat, offer, nonce)).digest()
 
 
 def new_nonce() -> bytes:

@@ -12,15 +12,16 @@ from typing import Any
 
 import msgpack
 
-from .errors import ProtocolError
+from mundus_net.protocol.commitment import NONCE_BYTES
+from mundus_net.protocol.errors import ProtocolError
+from mundus_net.protocol.fairdeal import CONTRIBUTION_BYTES
 
 PROTOCOL_VERSION = 2  # 2: updates carry the changed state keys only (§5)
 MAX_CLIENT_FRAME = 64 * 1024  # what a client may send the host
 MAX_HOST_FRAME = 16 * 1024 * 1024  # what a host may send a client (snapshots carry the log)
 TOKEN_HEX = 32  # seat tokens: 32 hex digits (128 bits)
-NONCE_BYTES = 32
 COMMITMENT_BYTES = 32
-CONTRIBUTION_BYTES = 32  # fair deals: a seat's share of the seed (protocol/fairdeal.py)
+DEFAULT_HEARTBEAT_MS = 1000  # until a welcome says otherwise (§11)
 MAX_NAME = 32
 MAX_CHAT = 200
 

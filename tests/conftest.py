@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from mundus_net.cards import RELIC, RESOURCE_COUNTS, VALUES, from_counts, to_counts
-from mundus_net.decisions import Decision, RuleError
-from mundus_net.game import Game
+from mundus_net.engine.cards import RELIC, RESOURCE_COUNTS, VALUES, from_counts, to_counts
+from mundus_net.engine.decisions import Decision, RuleError
+from mundus_net.engine.game import Game
 
 R = RELIC
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 
-from mundus_net.decisions import Decision
-from mundus_net.view import PlayerView
+from mundus_net.engine.decisions import Decision
+from mundus_net.engine.view import PlayerView
 
 
 class KeyedBot:

@@ -15,11 +15,12 @@ import pytest
 from mundus_net.bots.base import load_bot
 from mundus_net.bots.random_bot import RandomBot
 from mundus_net.bots.sdk import PhaseBot, best, by_kind, describe, of_kind
-from mundus_net.decisions import Announce, ChooseFirst, Decision, EndTurn, Take
-from mundus_net.defaults import default_choice, default_decision
-from mundus_net.game import FIRST, Game
-from mundus_net.record import GameRecord
-from mundus_net.referee import (
+from mundus_net.engine.decisions import Announce, ChooseFirst, Decision, EndTurn, Take
+from mundus_net.engine.defaults import default_choice, default_decision
+from mundus_net.engine.game import FIRST, Game
+from mundus_net.engine.record import GameRecord
+from mundus_net.engine.view import PlayerView
+from mundus_net.tools.referee import (
     FAULT_KINDS,
     BrokenBot,
     fault_counts,
@@ -27,9 +28,8 @@ from mundus_net.referee import (
     play_refereed,
     record_of,
 )
-from mundus_net.runner import play_game
-from mundus_net.tournament import Settings, run_tournament
-from mundus_net.view import PlayerView
+from mundus_net.tools.runner import play_game
+from mundus_net.tools.tournament import Settings, run_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
 HERE = Path(__file__).resolve()

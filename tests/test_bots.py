@@ -13,11 +13,11 @@ from mundus_net.bots import load_bot, strategy_names
 from mundus_net.bots.base import Bot
 from mundus_net.bots.greedy import GreedyBot
 from mundus_net.bots.random_bot import RandomBot
-from mundus_net.cards import VALUES
-from mundus_net.decisions import Decision
-from mundus_net.game import Game
-from mundus_net.runner import play_game
-from mundus_net.view import PlayerView
+from mundus_net.engine.cards import VALUES
+from mundus_net.engine.decisions import Decision
+from mundus_net.engine.game import Game
+from mundus_net.engine.view import PlayerView
+from mundus_net.tools.runner import play_game
 
 # What a bot may read of its view: every public name of PlayerView.
 PUBLIC_VIEW = frozenset(name for name in dir(PlayerView) if not name.startswith("_"))

@@ -1,4 +1,4 @@
-"""The progression helper (client/advisor.py): the combinations a hand allows, each with the
+"""The progression helper (client/tui/advisor.py): the combinations a hand allows, each with the
 Decision(s) the engine accepts (R6.2-R6.5, R8.1)."""
 
 from __future__ import annotations
@@ -7,12 +7,12 @@ from collections.abc import Iterator
 
 from conftest import R, give, new_game, put_queue_first, start_turn
 
-from client.advisor import Suggestion, best_reach, suggestions, summary
 from mundus_net.bots.random_bot import RandomBot
-from mundus_net.decisions import Convert, MakePerfect, MakeRelicSet, MakeSeries, MakeSet
-from mundus_net.game import Game
-from mundus_net.view import PlayerView, StateView
-from protocol.codec import to_wire
+from mundus_net.client.tui.advisor import Suggestion, best_reach, suggestions, summary
+from mundus_net.engine.decisions import Convert, MakePerfect, MakeRelicSet, MakeSeries, MakeSet
+from mundus_net.engine.game import Game
+from mundus_net.engine.view import PlayerView, StateView
+from mundus_net.protocol.codec import to_wire
 
 
 def _of(found: list[Suggestion], kind: str) -> list[Suggestion]:

@@ -15,8 +15,8 @@ import msgpack
 import pytest
 import zmq
 
-from client.background import AsyncConnection, ConnectionThread
-from client.connection import (
+from mundus_net.client.background import AsyncConnection, ConnectionThread
+from mundus_net.client.connection import (
     Connection,
     HostError,
     Joined,
@@ -29,10 +29,10 @@ from client.connection import (
     Synced,
     _poller_for,
 )
-from mundus_net.decisions import Offer
-from mundus_net.deck import default_deck
-from protocol import commitment
-from protocol.messages import PROTOCOL_VERSION, decode_client, encode
+from mundus_net.engine.decisions import Offer
+from mundus_net.engine.deck import default_deck
+from mundus_net.protocol import commitment
+from mundus_net.protocol.messages import PROTOCOL_VERSION, decode_client, encode
 
 TOKEN = "ab" * 16
 GAME = "g-test"
@@ -467,7 +467,7 @@ def test_messages_are_valid_protocol() -> None:
 
 def test_dropped_and_rate_limited_answers_are_sent_again(host: FakeHost,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("client.connection.RATE_HOLD_S", 0.2)
+    monkeypatch.setattr("mundus_net.client.connection.RATE_HOLD_S", 0.2)
     conn = Connection(host.address, "ana", insecure=True)
     decides: list[dict[str, Any]] = []
     try:

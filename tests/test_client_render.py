@@ -1,4 +1,4 @@
-"""Screen regions (client/render.py): they fit their width, show the right cards and names,
+"""Screen regions (client/tui/render.py): they fit their width, show the right cards and names,
 and the whole screen is usable at 80x24."""
 
 from __future__ import annotations
@@ -12,13 +12,13 @@ from conftest import R, give, new_game, start_announce, start_takes, start_turn
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.utils import get_cwidth
 
-from client import helptext, render
-from client.advisor import View
 from mundus_net.bots.random_bot import RandomBot
-from mundus_net.decisions import Announce
-from mundus_net.game import PHASES, Game, Pending
-from mundus_net.view import PlayerView, StateView
-from protocol.codec import to_wire
+from mundus_net.client.tui import helptext, render
+from mundus_net.client.tui.advisor import View
+from mundus_net.engine.decisions import Announce
+from mundus_net.engine.game import PHASES, Game, Pending
+from mundus_net.engine.view import PlayerView, StateView
+from mundus_net.protocol.codec import to_wire
 
 NAMES = ["Ana", "Bartolomé the Long-Named", "Cy", "Dee", "Esmeralda", "Fu"]
 
@@ -195,7 +195,7 @@ def test_game_over_prompt_names_the_winner() -> None:
     assert NAMES[g.result.winners[0]][:10] in text
 
 
-# -- help text (client/helptext.py), shown beside the prompt ------------------------------------
+# -- help text (client/tui/helptext.py), shown beside the prompt -----------------------------------
 
 
 @pytest.mark.parametrize("kind", [*PHASES, "commit", "reveal"])

@@ -1,4 +1,4 @@
-"""Log sentences (client/sentences.py): every engine and host event kind reads as English."""
+"""Log sentences (client/tui/sentences.py): every engine and host event kind reads as English."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ from typing import Any
 
 from conftest import R, new_game, start_turn
 
-from client.helptext import round_gains, round_summary, split_rounds
-from client.sentences import (
+from mundus_net.bots.random_bot import RandomBot
+from mundus_net.client.tui.helptext import round_gains, round_summary, split_rounds
+from mundus_net.client.tui.sentences import (
     ENGINE_KINDS,
     HOST_KINDS,
     KNOWN_KINDS,
@@ -16,12 +17,11 @@ from client.sentences import (
     event_text,
     sentence,
 )
-from mundus_net.bots.random_bot import RandomBot
-from mundus_net.decisions import MakePerfect
-from mundus_net.deck import default_deck
-from mundus_net.game import Game
-from mundus_net.view import PlayerView, public_log
-from protocol.codec import to_wire
+from mundus_net.engine.decisions import MakePerfect
+from mundus_net.engine.deck import default_deck
+from mundus_net.engine.game import Game
+from mundus_net.engine.view import PlayerView, public_log
+from mundus_net.protocol.codec import to_wire
 
 NAMES = ["Ana", "Bo", "Cy", "Dee", "Eve", "Fu"]
 
@@ -197,7 +197,7 @@ def test_game_over_names_the_winners_and_the_reason_R8_4() -> None:
                                       "Ana and Cy share the victory with 80 doubloons")
 
 
-# -- the round summary (client/helptext.py) reads the same events -------------------------------
+# -- the round summary (client/tui/helptext.py) reads the same events ------------------------------
 
 
 def test_round_gains_add_up_to_each_round_s_change_in_doubloons() -> None:

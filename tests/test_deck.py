@@ -3,13 +3,12 @@ file format's errors (docs/deck-format.md)."""
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 
 import pytest
 
-from mundus_net.deck import DeckError, default_deck, load_deck, parse_deck
-from mundus_net.game import Game
+from mundus_net.engine.deck import DeckError, default_deck, default_deck_text, load_deck, parse_deck
+from mundus_net.engine.game import Game
 
 HEADER = "mundus-deck 1\n"
 GOOD = "D01   caravel    1   2  -   0  base  Caravel 1\n"
@@ -75,7 +74,7 @@ def test_a_loaded_deck_file_is_used_by_the_game(tmp_path: Path) -> None:
 
 def test_default_deck_file_round_trips_through_the_parser() -> None:
     """The shipped default deck parses to the same cards as default_deck()."""
-    text = resources.files("mundus_net").joinpath("data/default.deck").read_text("utf-8")
+    text = default_deck_text()
     assert parse_deck(text).cards == default_deck().cards
 
 

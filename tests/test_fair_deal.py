@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from client.connection import Connection, Welcome
-from host.table import Table
 from mundus_net.bots import load_bot
-from mundus_net.deck import default_deck
-from protocol import fairdeal
-from protocol.messages import decode_client, encode
+from mundus_net.client.connection import Connection, Welcome
+from mundus_net.engine.deck import default_deck
+from mundus_net.host.table import Table
+from mundus_net.protocol import fairdeal
+from mundus_net.protocol.messages import decode_client, encode
 
 Message = dict[str, Any]
 

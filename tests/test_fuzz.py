@@ -1,9 +1,9 @@
 """Property-based fuzzing of what a hostile client controls (docs/security.md, "Under load and
 attack"): the message decoder and the table's handling of decoded messages.
 
-* ``protocol.messages.decode_client`` on arbitrary bytes, on arbitrary msgpack structures and
-  on valid envelopes with arbitrary fields raises nothing but ``ProtocolError``, and what it
-  returns is a checked message.
+* ``mundus_net.protocol.messages.decode_client`` on arbitrary bytes, on arbitrary msgpack
+structures and on valid envelopes with arbitrary fields raises nothing but ``ProtocolError``,
+and what it returns is a checked message.
 * ``Table.handle`` on arbitrary decoded-valid messages from arbitrary connections (seated
   players, a spectator, strangers) returns a reply of a documented type; no exception
   escapes; and a message answered with an error changes neither the engine position (in the
@@ -19,13 +19,13 @@ import msgpack
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from host.table import Table
 from mundus_net.bots import load_bot
-from mundus_net.notation import format_position
-from protocol.codec import DECISION_KINDS
-from protocol.commitment import commit
-from protocol.errors import ERROR_CODES, ProtocolError
-from protocol.messages import (
+from mundus_net.engine.notation import format_position
+from mundus_net.host.table import Table
+from mundus_net.protocol.codec import DECISION_KINDS
+from mundus_net.protocol.commitment import commit
+from mundus_net.protocol.errors import ERROR_CODES, ProtocolError
+from mundus_net.protocol.messages import (
     CLIENT_MESSAGES,
     MAX_CLIENT_FRAME,
     PROTOCOL_VERSION,

@@ -21,7 +21,9 @@ from typing import Any
 import pytest
 from test_host_table import Clock, send
 
-from host.gamelog import (
+from mundus_net.bots import load_bot
+from mundus_net.engine.notation import format_position
+from mundus_net.host.gamelog import (
     GENESIS,
     BotSpec,
     GameLog,
@@ -33,12 +35,10 @@ from host.gamelog import (
     restore,
     row_hash,
 )
-from host.table import Table
-from mundus_net.bots import load_bot
-from mundus_net.notation import format_position
-from protocol.commitment import commit
-from protocol.fairdeal import host_seed_from_int
-from protocol.messages import decode_client, encode
+from mundus_net.host.table import Table
+from mundus_net.protocol.commitment import commit
+from mundus_net.protocol.fairdeal import host_seed_from_int
+from mundus_net.protocol.messages import decode_client, encode
 
 Message = dict[str, Any]
 SEED = 21
@@ -48,7 +48,7 @@ STEPS = 5000  # a game takes a few hundred turns of the driver
 
 class Player:
     """A network seat: answers keyed by the question (a deterministic bot), and its token and
-    offer secret kept across a host crash, as client.connection keeps them."""
+    offer secret kept across a host crash, as mundus_net.client.connection keeps them."""
 
     def __init__(self, name: str, contribute: bool = False) -> None:
         self.name = name
@@ -147,7 +147,7 @@ def start(tmp_path: Path, contribute: bool = False) -> tuple[Table, GameLog, lis
 def per_seat(table: Table) -> dict[int, list[tuple[str, str]]]:
     """Each seat's decisions in order (the order between seats can differ between runs where
     seats decide at once; each seat's own order cannot)."""
-    from mundus_net.notation import format_decision
+    from mundus_net.engine.notation import format_decision
 
     out: dict[int, list[tuple[str, str]]] = {}
     for d in table.record.decisions:
@@ -481,9 +481,9 @@ def test_the_listing_shows_what_can_be_resumed(tmp_path: Path) -> None:
 
 
 def test_a_log_that_cannot_be_written_stops_the_host_before_it_answers(tmp_path: Path) -> None:
-    from client.connection import Connection, ConnectTimeout
-    from host.gamelog import LogFailure
-    from host.server import Host
+    from mundus_net.client.connection import Connection, ConnectTimeout
+    from mundus_net.host.gamelog import LogFailure
+    from mundus_net.host.server import Host
 
     table = new_table(clock=time.monotonic)
     log = GameLog.create(tmp_path, table, bots=BOTS)

@@ -24,21 +24,21 @@ import msgpack
 import zmq
 from keyed_bot import KeyedBot
 
-from client.bot import NetworkBot
-from client.connection import Accepted, Connection, Problem, Refused
-from host.server import Host
-from host.table import MAX_SPECTATOR_NAMES, MAX_SPECTATORS, Table
 from mundus_net.bots import load_bot
-from mundus_net.game import Result
-from protocol.codec import DECISION_KINDS
-from protocol.messages import (
+from mundus_net.client.bot import NetworkBot
+from mundus_net.client.connection import Accepted, Connection, Problem, Refused
+from mundus_net.engine.game import Result
+from mundus_net.host.server import Host
+from mundus_net.host.table import MAX_SPECTATOR_NAMES, MAX_SPECTATORS, Table
+from mundus_net.protocol.codec import DECISION_KINDS
+from mundus_net.protocol.messages import (
     CLIENT_MESSAGES,
     MAX_CLIENT_FRAME,
     PROTOCOL_VERSION,
     decode_host,
     encode,
 )
-from protocol.security import make_client
+from mundus_net.protocol.security import make_client
 
 WAIT = 30.0
 SEED = 9

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from mundus_net.record import GameRecord
+from mundus_net.engine.record import GameRecord
 
 pytestmark = pytest.mark.network
 
@@ -137,7 +137,7 @@ def play(processes: list[Process], tmp: Path, crash_round: int | None) -> dict[s
 
 
 def per_seat(record: GameRecord) -> dict[int, list[str]]:
-    from mundus_net.notation import format_decision
+    from mundus_net.engine.notation import format_decision
 
     out: dict[int, list[str]] = {}
     for d in record.decisions:

@@ -17,12 +17,12 @@ import pytest
 import zmq
 from conftest import snapshot
 
-from host.server import Host, RateLimiter
-from host.table import Table
 from mundus_net.bots import load_bot
-from protocol.commitment import commit, new_nonce, verify
-from protocol.messages import PROTOCOL_VERSION, decode_host, encode
-from protocol.security import make_client
+from mundus_net.host.server import Host, RateLimiter
+from mundus_net.host.table import Table
+from mundus_net.protocol.commitment import commit, new_nonce, verify
+from mundus_net.protocol.messages import PROTOCOL_VERSION, decode_host, encode
+from mundus_net.protocol.security import make_client
 
 Message = dict[str, Any]
 WAIT = 5.0  # no wait in these tests is longer
@@ -518,8 +518,8 @@ def test_the_host_survives_a_bug_in_handling_a_message(
 def test_mundus_host_plays_a_bot_table_and_writes_the_record(
         tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
     from mundus_net.cli import main
-    from mundus_net.record import GameRecord
-    from mundus_net.verify import verify_text
+    from mundus_net.engine.record import GameRecord
+    from mundus_net.tools.verify import verify_text
 
     record = tmp_path / "game.json"
     code = main(["host", "--seats", "3", "--bots", "greedy,random,greedy", "--port", "0",

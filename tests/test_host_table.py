@@ -12,15 +12,15 @@ from typing import Any
 import pytest
 from conftest import snapshot
 
-from host.table import Table, error_message
 from mundus_net.bots import load_bot
-from mundus_net.decisions import Decision
-from mundus_net.record import GameRecord
-from mundus_net.view import PlayerView
-from protocol.codec import decision_to_wire
-from protocol.commitment import commit, new_nonce, verify
-from protocol.errors import ProtocolError
-from protocol.messages import decode_client, encode
+from mundus_net.engine.decisions import Decision
+from mundus_net.engine.record import GameRecord
+from mundus_net.engine.view import PlayerView
+from mundus_net.host.table import Table, error_message
+from mundus_net.protocol.codec import decision_to_wire
+from mundus_net.protocol.commitment import commit, new_nonce, verify
+from mundus_net.protocol.errors import ProtocolError
+from mundus_net.protocol.messages import decode_client, encode
 
 Message = dict[str, Any]
 A, B, SPECTATOR = b"conn-a", b"conn-b", b"conn-s"
@@ -569,7 +569,7 @@ class _Cheat:
     """A strategy that returns decisions that are not legal."""
 
     def decide(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
-        from mundus_net.decisions import Announce, Offer
+        from mundus_net.engine.decisions import Announce, Offer
 
         return Offer((10, 10, 10)) if view.phase == "offer" else Announce(9)
 

@@ -16,13 +16,13 @@ from typing import Any
 
 import pytest
 
-from client.bot import NetworkBot
-from client.connection import Connection, Mismatch, Synced, poll_all
-from host.server import Host
-from host.table import Table
 from mundus_net.bots.base import load_bot
-from mundus_net.game import Result
-from mundus_net.record import GameRecord
+from mundus_net.client.bot import NetworkBot
+from mundus_net.client.connection import Connection, Mismatch, Synced, poll_all
+from mundus_net.engine.game import Result
+from mundus_net.engine.record import GameRecord
+from mundus_net.host.server import Host
+from mundus_net.host.table import Table
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = 11

@@ -6,14 +6,13 @@ import json
 import random
 import re
 from collections.abc import Iterator
-from importlib import resources
 from pathlib import Path
 
 import pytest
 
 from mundus_net.bots.random_bot import RandomBot
 from mundus_net.cli import main
-from mundus_net.decisions import (
+from mundus_net.engine.decisions import (
     DECISION_TYPES,
     TARGET_CASH,
     TARGET_DRAW,
@@ -38,9 +37,9 @@ from mundus_net.decisions import (
     Store,
     Take,
 )
-from mundus_net.deck import default_deck, parse_deck
-from mundus_net.game import OVER, PHASES, Game
-from mundus_net.notation import (
+from mundus_net.engine.deck import default_deck, default_deck_text, parse_deck
+from mundus_net.engine.game import OVER, PHASES, Game
+from mundus_net.engine.notation import (
     DERIVED_SLOTS,
     EXCLUDED_SLOTS,
     POSITION_FIELDS,
@@ -53,7 +52,7 @@ from mundus_net.notation import (
     position_differences,
     positions_equal,
 )
-from mundus_net.view import PlayerView
+from mundus_net.engine.view import PlayerView
 
 # (players, seed, promo): together these reach every phase (pirates, split, coronado, sergio...).
 CONFIGS = [(2, 1, False), (3, 2, True), (4, 3, False), (4, 4, True), (5, 5, True),
@@ -78,10 +77,6 @@ def _positions(players: int, seed: int, promo: bool) -> Iterator[Game]:
         yield game
         _step(game, bots)
     yield game
-
-
-def default_deck_text() -> str:
-    return resources.files("mundus_net").joinpath("data/default.deck").read_text("utf-8")
 
 
 def _escape(message: str) -> str:

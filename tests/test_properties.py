@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mundus_net.bots.random_bot import RandomBot
-from mundus_net.cards import RELIC
-from mundus_net.decisions import (
+from mundus_net.engine.cards import RELIC
+from mundus_net.engine.decisions import (
     DECISION_TYPES,
     Announce,
     BuyMarket,
@@ -39,8 +39,8 @@ from mundus_net.decisions import (
     Store,
     Take,
 )
-from mundus_net.game import Game
-from mundus_net.view import PlayerView
+from mundus_net.engine.game import Game
+from mundus_net.engine.view import PlayerView
 
 SAFETY_ROUNDS = 200  # far above any real game: only there so a broken engine cannot hang
 PROPS = settings(max_examples=40, deadline=None, derandomize=True, database=None,

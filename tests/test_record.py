@@ -7,10 +7,10 @@ import json
 import pytest
 
 from mundus_net.bots.random_bot import RandomBot
-from mundus_net.game import Game
-from mundus_net.notation import positions_equal
-from mundus_net.record import GameRecord, RecordError
-from mundus_net.runner import play_game
+from mundus_net.engine.game import Game
+from mundus_net.engine.notation import positions_equal
+from mundus_net.engine.record import GameRecord, RecordError
+from mundus_net.tools.runner import play_game
 
 
 def _played(seed: int, players: int = 4) -> Game:

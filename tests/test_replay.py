@@ -12,18 +12,18 @@ from pathlib import Path
 import pytest
 from tui_term import Term, environment, hand
 
-from client import render
-from client.replay import CACHE_EVERY, Replay, load_replay, parse_viewer
-from client.sentences import Narrator
 from mundus_net.bots.base import load_bot
 from mundus_net.cli import main
-from mundus_net.decisions import Offer
-from mundus_net.game import Game
-from mundus_net.notation import format_decision
-from mundus_net.record import GameRecord, RecordError
-from mundus_net.runner import play_game
-from mundus_net.sim import run_sim
-from mundus_net.view import PlayerView, public_log
+from mundus_net.client.tui import render
+from mundus_net.client.tui.replay import CACHE_EVERY, Replay, load_replay, parse_viewer
+from mundus_net.client.tui.sentences import Narrator
+from mundus_net.engine.decisions import Offer
+from mundus_net.engine.game import Game
+from mundus_net.engine.notation import format_decision
+from mundus_net.engine.record import GameRecord, RecordError
+from mundus_net.engine.view import PlayerView, public_log
+from mundus_net.tools.runner import play_game
+from mundus_net.tools.sim import run_sim
 
 NAMES = ["Ana", "Bo", "Cy"]
 

@@ -11,16 +11,11 @@ import pytest
 
 from mundus_net.bots.base import load_bot
 from mundus_net.cli import main
-from mundus_net.game import Game
-from mundus_net.record import GameRecord
-from mundus_net.report import (
-    Tournament,
-    load_results,
-    record_series,
-    tournament_stats,
-)
-from mundus_net.runner import play_game
-from mundus_net.sim import run_sim
+from mundus_net.engine.game import Game
+from mundus_net.engine.record import GameRecord
+from mundus_net.tools.report import Tournament, load_results, record_series, tournament_stats
+from mundus_net.tools.runner import play_game
+from mundus_net.tools.sim import run_sim
 
 pytest.importorskip("matplotlib")
 
@@ -106,7 +101,7 @@ def test_tournament_stats_read_the_rows_by_entry() -> None:
 
 def test_the_real_tournament_and_sim_outputs(tmp_path: Path,
                                              capsys: pytest.CaptureFixture[str]) -> None:
-    tournament = pytest.importorskip("mundus_net.tournament")
+    tournament = pytest.importorskip("mundus_net.tools.tournament")
     settings = tournament.Settings(bots=("greedy", "random", "random"), players=3, seed=3)
     summary, rows = tournament.run_tournament(settings, games=3)
     tournament.write_json(tmp_path / "t.json", summary, rows)

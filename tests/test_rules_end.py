@@ -15,7 +15,7 @@ from conftest import (
 )
 
 from mundus_net.bots.random_bot import RandomBot
-from mundus_net.decisions import (
+from mundus_net.engine.decisions import (
     Announce,
     ChooseFirst,
     EndTurn,
@@ -26,8 +26,8 @@ from mundus_net.decisions import (
     PickCards,
     RuleError,
 )
-from mundus_net.game import Game
-from mundus_net.runner import play_game
+from mundus_net.engine.game import Game
+from mundus_net.tools.runner import play_game
 
 PHASE_STEP = {  # R7: which step of the round each pending decision belongs to
     "coronado": 0, "split": 1, "pick": 1, "sergio": 1, "pirates": 1, "announce": 2,
@@ -251,8 +251,8 @@ def test_R7_a_malformed_decision_is_refused_and_changes_nothing() -> None:
     """R7: a decision whose fields have the wrong types is refused with a RuleError."""
     import copy
 
-    from mundus_net.decisions import Announce, Offer
-    from mundus_net.game import Game
+    from mundus_net.engine.decisions import Announce, Offer
+    from mundus_net.engine.game import Game
 
     game = Game.new(3, 5)
     game.apply(game.active, Announce(3))

@@ -15,7 +15,7 @@ from conftest import (
     start_turn,
 )
 
-from mundus_net.decisions import (
+from mundus_net.engine.decisions import (
     ChooseEvent,
     EndTurn,
     MakeSeries,
@@ -24,7 +24,7 @@ from mundus_net.decisions import (
     PirateDiscard,
     Store,
 )
-from mundus_net.game import Game
+from mundus_net.engine.game import Game
 
 ICON_CARD = {"KA": "D02", "FI": "D04", "IP": "D05", "ST": "D14", "PI": "D19"}
 PLAIN_CARD = "D01"  # caravel 1, no icon

@@ -16,8 +16,8 @@ from conftest import (
     start_turn,
 )
 
-from mundus_net.cards import to_counts
-from mundus_net.decisions import (
+from mundus_net.engine.cards import to_counts
+from mundus_net.engine.decisions import (
     TARGET_DRAW,
     ChooseFirst,
     Convert,
@@ -29,8 +29,8 @@ from mundus_net.decisions import (
     Store,
     Take,
 )
-from mundus_net.game import Game
-from mundus_net.view import PlayerView, public_log
+from mundus_net.engine.game import Game
+from mundus_net.engine.view import PlayerView, public_log
 
 
 def income_of_turn(g: Game, seat: int) -> int:

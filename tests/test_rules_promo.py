@@ -17,14 +17,9 @@ from conftest import (
     start_turn,
 )
 
-from mundus_net.decisions import (
-    TARGET_CASH,
-    BuyMarket,
-    EndTurn,
-    MakeSet,
-)
-from mundus_net.deck import default_deck
-from mundus_net.game import Game
+from mundus_net.engine.decisions import TARGET_CASH, BuyMarket, EndTurn, MakeSet
+from mundus_net.engine.deck import default_deck
+from mundus_net.engine.game import Game
 
 PROMO = ("P01", "P02", "P03", "P04", "P05")
 

@@ -17,12 +17,12 @@ from conftest import (
 )
 
 from mundus_net.bots.random_bot import RandomBot
-from mundus_net.cards import CLASS_OF, RESOURCE_COUNTS, TOTAL_RESOURCES
-from mundus_net.decisions import Announce, ChooseEvent, MakeSet, Offer, RuleError
-from mundus_net.deck import EVENTS, default_deck
-from mundus_net.game import Game
-from mundus_net.runner import play_game
-from mundus_net.view import PlayerView
+from mundus_net.engine.cards import CLASS_OF, RESOURCE_COUNTS, TOTAL_RESOURCES
+from mundus_net.engine.decisions import Announce, ChooseEvent, MakeSet, Offer, RuleError
+from mundus_net.engine.deck import EVENTS, default_deck
+from mundus_net.engine.game import Game
+from mundus_net.engine.view import PlayerView
+from mundus_net.tools.runner import play_game
 
 # -- R1 components --------------------------------------------------------------------------------
 

@@ -16,10 +16,10 @@ from conftest import (
     set_stored,
 )
 
-from mundus_net.cards import to_counts
-from mundus_net.decisions import PickCards, PirateDiscard, SplitFleet
-from mundus_net.deck import parse_deck
-from mundus_net.game import Game
+from mundus_net.engine.cards import to_counts
+from mundus_net.engine.decisions import PickCards, PirateDiscard, SplitFleet
+from mundus_net.engine.deck import parse_deck
+from mundus_net.engine.game import Game
 
 NO_ICON = "D01"
 

@@ -15,16 +15,10 @@ from conftest import (
     start_takes,
 )
 
-from mundus_net.cards import to_counts
-from mundus_net.decisions import (
-    Announce,
-    ChooseTradeMaster,
-    Gift,
-    Offer,
-    Take,
-)
-from mundus_net.game import Game
-from mundus_net.view import public_log
+from mundus_net.engine.cards import to_counts
+from mundus_net.engine.decisions import Announce, ChooseTradeMaster, Gift, Offer, Take
+from mundus_net.engine.game import Game
+from mundus_net.engine.view import public_log
 
 # -- R5.1 the announcement ------------------------------------------------------------------------
 

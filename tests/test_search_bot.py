@@ -1,4 +1,4 @@
-"""Determinization (mundus_net.determinize) and the search bot (mundus_net.bots.search)."""
+"""Determinization (mundus_net.engine.determinize) and the search bot (mundus_net.bots.search)."""
 
 from __future__ import annotations
 
@@ -15,12 +15,12 @@ from mundus_net.bots import load_bot
 from mundus_net.bots.greedy import GreedyBot
 from mundus_net.bots.random_bot import RandomBot
 from mundus_net.bots.search import MAX_ALL, SEARCH_PHASES, SearchBot, _PolicyBot, _SimGame
-from mundus_net.cards import RESOURCE_COUNTS, VALUES, from_counts, to_counts
-from mundus_net.decisions import SplitFleet
-from mundus_net.determinize import determinize, unseen_resources
-from mundus_net.game import OFFER, OVER, PHASES, PIRATES, Game
-from mundus_net.runner import play_game
-from mundus_net.view import PlayerView
+from mundus_net.engine.cards import RESOURCE_COUNTS, VALUES, from_counts, to_counts
+from mundus_net.engine.decisions import SplitFleet
+from mundus_net.engine.determinize import determinize, unseen_resources
+from mundus_net.engine.game import OFFER, OVER, PHASES, PIRATES, Game
+from mundus_net.engine.view import PlayerView
+from mundus_net.tools.runner import play_game
 
 
 def decision_points(players: int, seed: int, every: int = 5) -> Iterator[tuple[Game, int]]:

@@ -23,16 +23,22 @@ from typing import Any
 import msgpack
 import pytest
 
-from client.bot import NetworkBot
-from client.connection import Connection, ConnectTimeout
-from client.known_hosts import KnownHosts, UntrustedHost, trust_host
-from host.keys import CURVE_FILE, SIGN_FILE, HostKeys
-from host.server import Host
-from host.table import Table
 from mundus_net.bots import load_bot
-from mundus_net.deck import default_deck
-from protocol.beacon import Announcement, BeaconError, decode_beacon, encode_beacon
-from protocol.security import KeyAnnouncement, SecurityError, fetch_key, fingerprint, parse_key
+from mundus_net.client.bot import NetworkBot
+from mundus_net.client.connection import Connection, ConnectTimeout
+from mundus_net.client.known_hosts import KnownHosts, UntrustedHost, trust_host
+from mundus_net.engine.deck import default_deck
+from mundus_net.host.keys import CURVE_FILE, SIGN_FILE, HostKeys
+from mundus_net.host.server import Host
+from mundus_net.host.table import Table
+from mundus_net.protocol.beacon import Announcement, BeaconError, decode_beacon, encode_beacon
+from mundus_net.protocol.security import (
+    KeyAnnouncement,
+    SecurityError,
+    fetch_key,
+    fingerprint,
+    parse_key,
+)
 
 WAIT = 20.0
 
@@ -286,7 +292,7 @@ def test_trust_on_first_use_then_a_changed_key_is_refused_loudly(tmp_path: Path)
 
 
 def test_the_terminal_client_says_insecure_on_every_screen() -> None:
-    from client.tui import TableModel
+    from mundus_net.client.tui.app import TableModel
 
     for width in (80, 30, 10):
         insecure = TableModel(address="tcp://127.0.0.1:1", insecure=True)

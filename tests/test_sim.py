@@ -1,16 +1,16 @@
-"""``mundus sim`` and mundus_net.sim.run_sim."""
+"""``mundus sim`` and mundus_net.tools.sim.run_sim."""
 
 from __future__ import annotations
 
 import io
 import json
-from importlib import resources
 from pathlib import Path
 
 import pytest
 
 from mundus_net.cli import main
-from mundus_net.sim import (
+from mundus_net.engine.deck import default_deck_text
+from mundus_net.tools.sim import (
     REASONS,
     _progress_line,
     bot_seed,
@@ -81,7 +81,7 @@ def test_round_limit_and_promo() -> None:
 
 
 def test_deck_file(tmp_path: Path) -> None:
-    text = resources.files("mundus_net").joinpath("data/default.deck").read_text("utf-8")
+    text = default_deck_text()
     path = tmp_path / "mine.deck"
     path.write_text(text, encoding="utf-8")
     s = run_sim(4, FOUR_RANDOM, 2, seed=1, deck=path)
@@ -140,7 +140,7 @@ def test_cli_default_bots_fill_the_table(capsys: pytest.CaptureFixture[str]) -> 
     (["--bots", "greedy,random"], "4 players need 4 bots"),
     (["--bots", "greedy,random,random,bogus"], "unknown strategy 'bogus'"),
     (["--bots", "greedy,random,random,no_such_module_xyz:X"], "cannot import"),
-    (["--bots", "greedy,random,random,mundus_net.sim:nothing"], "has no 'nothing'"),
+    (["--bots", "greedy,random,random,mundus_net.tools.sim:nothing"], "has no 'nothing'"),
     (["--players", "7"], "2 to 6 players"),
     (["--games", "0"], "must be at least 1"),
     (["--games", "many"], "not a whole number"),

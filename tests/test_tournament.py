@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from mundus_net.cli import main
-from mundus_net.record import GameRecord
-from mundus_net.sim import run_sim
-from mundus_net.tournament import (
+from mundus_net.engine.record import GameRecord
+from mundus_net.tools.sim import run_sim
+from mundus_net.tools.tournament import (
     ProgressBar,
     Settings,
     chunks,

@@ -12,13 +12,13 @@ from pathlib import Path
 
 from tui_term import ROOT, Term, environment, phase
 
-from client.discovery import Listener
-from host.beacon import table_beacon
-from host.server import Host
-from host.table import Table
 from mundus_net.bots.base import load_bot
-from protocol.beacon import Announcement, decode_beacon, encode_beacon
-from protocol.messages import PROTOCOL_VERSION
+from mundus_net.client.discovery import Listener
+from mundus_net.host.beacon import table_beacon
+from mundus_net.host.server import Host
+from mundus_net.host.table import Table
+from mundus_net.protocol.beacon import Announcement, decode_beacon, encode_beacon
+from mundus_net.protocol.messages import PROTOCOL_VERSION
 
 
 def free_udp_port() -> int:

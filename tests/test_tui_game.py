@@ -17,9 +17,9 @@ from pathlib import Path
 
 from tui_term import Term, choices, colour_codes, environment, hand, phase, stop_tables
 
-from mundus_net.game import Game
-from mundus_net.notation import format_decision, parse_decision
-from mundus_net.view import PlayerView
+from mundus_net.engine.game import Game
+from mundus_net.engine.notation import format_decision, parse_decision
+from mundus_net.engine.view import PlayerView
 
 ME = 3  # the bots take the first seats
 SEED = 7

@@ -10,16 +10,25 @@ from pathlib import Path
 
 import pytest
 
-from client.connection import OfferSecret, PendingDecision, Synced
-from client.render import line_width, split_rows
-from client.tokens import TokenStore
-from client.tui import Chat, Leave, Say, Send, ShowHelp, Snapshot, TableModel, choices_for
 from mundus_net.bots.base import load_bot
-from mundus_net.decisions import EndTurn, Take
-from mundus_net.game import Game, Pending
-from mundus_net.notation import format_decision
-from mundus_net.view import PlayerView, StateView
-from protocol.statedir import state_dir
+from mundus_net.client.connection import OfferSecret, PendingDecision, Synced
+from mundus_net.client.tokens import TokenStore
+from mundus_net.client.tui.app import (
+    Chat,
+    Leave,
+    Say,
+    Send,
+    ShowHelp,
+    Snapshot,
+    TableModel,
+    choices_for,
+)
+from mundus_net.client.tui.render import line_width, split_rows
+from mundus_net.engine.decisions import EndTurn, Take
+from mundus_net.engine.game import Game, Pending
+from mundus_net.engine.notation import format_decision
+from mundus_net.engine.view import PlayerView, StateView
+from mundus_net.protocol.statedir import state_dir
 
 ME = 3
 NAMES = ("Bo", "Cy", "Di", "Ana")

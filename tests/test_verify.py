@@ -1,4 +1,4 @@
-"""Signed game records and ``mundus verify`` (mundus_net/verify.py, docs/record.md).
+"""Signed game records and ``mundus verify`` (mundus_net/tools/verify.py, docs/record.md).
 
 A record signed by the host's Ed25519 key passes every check; a record changed in any byte
 fails (every byte position of a small record is flipped); a record changed and signed again
@@ -14,21 +14,16 @@ from typing import Any
 
 import pytest
 
-from host.cli import record_text
-from host.keys import HostKeys
-from host.table import Table
 from mundus_net.bots import load_bot
 from mundus_net.cli import main
-from mundus_net.verify import (
-    CHECKS,
-    UnreadableRecord,
-    deal_digest,
-    sign_record,
-    verify_text,
-)
-from protocol import fairdeal
-from protocol.commitment import commit, new_nonce
-from protocol.messages import decode_client, encode
+from mundus_net.host.cli import record_text
+from mundus_net.host.keys import HostKeys
+from mundus_net.host.table import Table
+from mundus_net.protocol import fairdeal
+from mundus_net.protocol.commitment import commit, new_nonce
+from mundus_net.protocol.messages import decode_client, encode
+from mundus_net.protocol.signing import deal_digest, sign_record
+from mundus_net.tools.verify import CHECKS, UnreadableRecord, verify_text
 
 KEYS = HostKeys.generate()
 
@@ -175,7 +170,7 @@ def test_the_signature_and_the_pinned_key(signed: str) -> None:
 
 
 def test_a_new_game_digest_depends_on_the_seed() -> None:
-    from mundus_net.game import Game
+    from mundus_net.engine.game import Game
     assert deal_digest(Game.new(3, 1)) == deal_digest(Game.new(3, 1))
     assert deal_digest(Game.new(3, 1)) != deal_digest(Game.new(3, 2))
 

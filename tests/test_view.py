@@ -11,11 +11,11 @@ import pytest
 from conftest import R, give, invalidate, new_game, start_turn
 
 from mundus_net.bots.random_bot import RandomBot
-from mundus_net.cards import from_counts, submultisets
-from mundus_net.decisions import EndTurn, Store
-from mundus_net.deck import default_deck
-from mundus_net.game import Game
-from mundus_net.view import PlayerView, StateView, known_hands, public_log
+from mundus_net.engine.cards import from_counts, submultisets
+from mundus_net.engine.decisions import EndTurn, Store
+from mundus_net.engine.deck import default_deck
+from mundus_net.engine.game import Game
+from mundus_net.engine.view import PlayerView, StateView, known_hands, public_log
 
 
 def played_states(players: int, seed: int, every: int = 7) -> Iterator[Game]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .base import Bot, load_bot, register_bot, strategy_names
-from .random_bot import RandomBot
+from mundus_net.bots.base import Bot, load_bot, register_bot, strategy_names
+from mundus_net.bots.random_bot import RandomBot
 
 __all__ = ["Bot", "RandomBot", "load_bot", "register_bot", "strategy_names"]

@@ -11,8 +11,8 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Protocol, runtime_checkable
 
-from ..decisions import Decision
-from ..view import PlayerView
+from mundus_net.engine.decisions import Decision
+from mundus_net.engine.view import PlayerView
 
 
 @runtime_checkable

@@ -25,8 +25,9 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..cards import CLASS_OF, RELIC, VALUES_OF_CLASS
-from ..decisions import (
+from mundus_net.bots.base import register_bot
+from mundus_net.engine.cards import CLASS_OF, RELIC, VALUES_OF_CLASS
+from mundus_net.engine.decisions import (
     TARGET_CASH,
     TARGET_DRAW,
     Announce,
@@ -49,9 +50,8 @@ from ..decisions import (
     Store,
     Take,
 )
-from ..deck import CardDef, Deck, default_deck
-from ..view import PlayerView
-from .base import register_bot
+from mundus_net.engine.deck import CardDef, Deck, default_deck
+from mundus_net.engine.view import PlayerView
 
 # Rule constants (RULES.md R6.2, R8.2, P04, R5.10).
 SERIES_PAY = (0, 0, 0, 0, 5, 7, 10, 15, 20, 25)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from ..decisions import Decision
-from ..view import PlayerView
-from .base import register_bot
+from mundus_net.bots.base import register_bot
+from mundus_net.engine.decisions import Decision
+from mundus_net.engine.view import PlayerView
 
 
 class RandomBot:

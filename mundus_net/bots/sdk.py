@@ -12,11 +12,11 @@ import random
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
-from ..decisions import Decision
-from ..defaults import default_choice
-from ..game import PHASES
-from ..notation import format_decision
-from ..view import PlayerView
+from mundus_net.engine.decisions import Decision
+from mundus_net.engine.defaults import default_choice
+from mundus_net.engine.game import PHASES
+from mundus_net.engine.notation import format_decision
+from mundus_net.engine.view import PlayerView
 
 __all__ = ["PHASES", "PhaseBot", "best", "by_kind", "describe", "of_kind"]
 
@@ -56,7 +56,7 @@ def best(options: Sequence[D], score: Callable[[D], float], rng: random.Random |
 
 class PhaseBot:
     """A bot base class: ``decide`` calls ``on_<phase>(view, legal)`` if the subclass has it
-    (phases: ``mundus_net.game.PHASES``), else :meth:`fallback`, the default decision.
+    (phases: ``mundus_net.engine.game.PHASES``), else :meth:`fallback`, the default decision.
 
     ``self.rng`` is a ``random.Random(seed)``: draw every random choice from it so the same
     seed plays the same game. A single legal choice is never asked: the engine plays it.

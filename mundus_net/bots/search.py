@@ -10,7 +10,7 @@ the bot
    are few (announce, first player, tied TM, Coronado, Ponce de León), or each queue card an
    identical set can reach (progression turn);
 2. samples *determinizations*: complete games consistent with its view
-   (:func:`mundus_net.determinize.determinize`: the hidden hands, warehouses and piles drawn
+   (:func:`mundus_net.engine.determinize.determinize`: the hidden hands, warehouses and piles drawn
    at random around everything public);
 3. in each determinization plays every candidate and then the rest of the round with the
    greedy player deciding for every seat (its own included), in a copy of the game that keeps
@@ -37,13 +37,8 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from ..cards import RELIC
-from ..decisions import Decision, MakeSet
-from ..determinize import determinize
-from ..game import OVER, SIMULTANEOUS, Game
-from ..view import PlayerView
-from .base import register_bot
-from .greedy import (
+from mundus_net.bots.base import register_bot
+from mundus_net.bots.greedy import (
     CARD_WORTH,
     DENIAL,
     MERCHANT_MORE,
@@ -58,6 +53,11 @@ from .greedy import (
     _Context,
     context_key,
 )
+from mundus_net.engine.cards import RELIC
+from mundus_net.engine.decisions import Decision, MakeSet
+from mundus_net.engine.determinize import determinize
+from mundus_net.engine.game import OVER, SIMULTANEOUS, Game
+from mundus_net.engine.view import PlayerView
 
 SEARCH_PHASES = ("announce", "offer", "take", "first", "turn", "tm_tie", "pick", "pirates",
                  "gift", "store", "coronado", "split", "sergio")

@@ -1,0 +1,313 @@
+"""Help for each decision the game asks for, with the RULES.md IDs that apply, and a summary
+of one round: who gained what, and why.
+
+The help names the rules (``R5.5``...) so a player who doubts can look them up, and a host's
+``illegal`` error (which names a rule too) points to the same place.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from mundus_net.client.tui.advisor import View, affected
+from mundus_net.client.tui.sentences import (
+    INCOME_PARTS,
+    card_name,
+    dev_name,
+    event_text,
+    plural,
+    seat_map,
+    seat_name,
+)
+from mundus_net.engine.deck import EVENT_NAMES, Deck
+
+
+@dataclass(frozen=True)
+class Help:
+    title: str
+    rules: tuple[str, ...]
+    text: str
+
+
+_TURN = (
+    "Make combinations from your hand, in any order, then end the turn. "
+    "An identical set (3, 4 or 5 cards of one value; relics are wild) takes one development "
+    "card from the queue: 3 common cards reach card 1, 4 reach cards 1-3, 5 any card; "
+    "3 uncommon reach cards 1-3, 4 or more any card; 3 or more rare reach any card. "
+    "One set per turn (any number with King's Aid). "
+    "A series (4 to 9 distinct values, no relics) pays 5/7/10/15/20/25 for 4/5/6/7/8/9 cards "
+    "(Indigenous People: 1 per card); one per turn. "
+    "A relic set (1 to 5 relics alone) pays 3/7/12/18/25; one per turn. "
+    "The perfect combination (values 1-9 and a relic) wins at the end of the round. "
+    "A card serves in one combination only. Each merchant turns one card into a value of its "
+    "class once per round, and a development works as soon as you take it. "
+    "When you end the turn you receive your developments' income, shipyards pay 1 for each "
+    "opponent with more caravels, you may store cards, and the rest of your hand is discarded."
+)
+
+HELP: dict[str, Help] = {
+    "coronado": Help(
+        "Coronado: impose an event?", ("R3.3", "R3.4", "R1.4"),
+        "Queue card 1 shows no event icon, so as Francisco de Coronado's owner you may pay 2 "
+        "doubloons to impose one of the five events on this round, or pass. Juan de la Cosa's "
+        "owner is never affected by an event."),
+    "split": Help(
+        "Ponce de León: split your fleet?", ("R4.4", "R4.5", "R4.6"),
+        "You may split your caravels into two fleets for this round's picks, or keep one "
+        "fleet. Fleets pick from the caravel display in ascending fleet value, each taking one "
+        "card per caravel: a small fleet picks early but takes few cards."),
+    "pick": Help(
+        "Pick cards for your fleet", ("R4.3", "R4.5", "R4.6"),
+        "Your fleet takes one card per caravel from the caravel display, all at once. Fleets "
+        "pick in ascending fleet value; on a tie the fleet with the lowest caravel goes first, "
+        "then seat order from the Trade Master. Pizarro's owner counts his highest caravel as "
+        "0."),
+    "sergio": Help(
+        "Sergio de Lagio: buy a market card?", ("P01", "R1.4"),
+        "You may pay 2 doubloons to take one market card into your hand; the market is "
+        "refilled from the draw pile. Or pass."),
+    "pirates": Help(
+        "Pirates: discard", ("R4.7", "R3.4"),
+        "Pirates: discard one card of your choice for each of your fleets of two or more "
+        "caravels. Everyone affected chooses at the same time and the discards are revealed "
+        "together."),
+    "announce": Help(
+        "Announce the offer size", ("R5.1", "R5.2", "R5.4"),
+        "You are the Trade Master: announce 2, 3 or 4, the number of cards everyone offers. "
+        "The highest offer (the sum of its trade values, 1-9 and 10 for a relic) makes its "
+        "owner the next Trade Master, who takes first."),
+    "offer": Help(
+        "Choose your offer", ("R5.2", "R5.3", "R5.4", "R5.11"),
+        "Choose the cards you offer, face down: exactly the announced number, or your whole "
+        "hand if it is smaller (Bartolomé de las Casas's owner may offer fewer, even none). "
+        "The offers are revealed together. The highest score (trade values, relic 10, "
+        "Valdivia +3) becomes Trade Master; on a tie the current TM keeps the token if he is "
+        "among the highest, else he chooses. Offered cards stay yours until someone takes "
+        "them; what is left returns to your hand."),
+    "commit": Help(
+        "Choose your offer (sealed)", ("R5.2", "R5.3", "R5.4"),
+        "Choose the cards you offer: exactly the announced number, or your whole hand if it is "
+        "smaller (Las Casas's owner may offer fewer). Your client seals the offer with a "
+        "commitment, so nobody can see or change an offer before every offer is fixed; then "
+        "all are revealed together and the highest score becomes Trade Master."),
+    "reveal": Help(
+        "Revealing the offers", ("R5.3",),
+        "Every offer is sealed. Your client now reveals yours; the host checks it against your "
+        "commitment, and every client checks everyone's."),
+    "tm_tie": Help(
+        "Choose the new Trade Master", ("R5.4",),
+        "Several offers tie for the highest score and you, the Trade Master, are not among "
+        "them: choose the new Trade Master among the tied players."),
+    "take": Help(
+        "Take a card", ("R5.5", "R5.6", "R5.7", "R5.8", "R5.10"),
+        "Take one face-up offered card of another player. Keep it, or put it in the market "
+        "and take one of the market cards instead (the market stays at 3 cards). The player "
+        "you took from takes next. No ping-pong: if you took from a player who then took from "
+        "you, you may not take from that player again right away (unless only their cards are "
+        "left; not with 2 players). Trading ends when the next taker has no card of another "
+        "player to take. Orellana's owner gains 2 doubloons each time a swap leaves the market "
+        "with three identical cards or three consecutive values."),
+    "gift": Help(
+        "Give a card (balance)", ("R5.9",),
+        "Trading is over and the last taker is not you, the Trade Master: they are one card "
+        "short, so give them one card of your choice from your hand. Only the two of you see "
+        "which card."),
+    "first": Help(
+        "Choose who plays first", ("R6.1",),
+        "As Trade Master, choose who takes the first progression turn (yourself included); "
+        "the others follow in seat order. The first player has the pick of the queue."),
+    "turn": Help(
+        "Your progression turn",
+        ("R6.2", "R6.3", "R6.4", "R6.5", "R6.6", "R6.7", "R6.8", "R6.10", "R8.1"), _TURN),
+    "store": Help(
+        "Store cards", ("R6.9", "R6.10", "R4.1"),
+        "Keep up to your warehouses' capacity in cards: they come back to your hand at the "
+        "start of the next round, before the deal, and opponents do not see them. The rest of "
+        "your hand is discarded face up. No storing under Fire."),
+    "over": Help(
+        "The game is over", ("R8.1", "R8.2", "R8.3", "R8.4"),
+        "At the end of a round the game ends if someone showed the perfect combination (they "
+        "win; several: the richest of them), if someone has 75 doubloons or more (the richest "
+        "wins), or if the queue could not be refilled (the richest wins). A tie for richest "
+        "is a shared victory."),
+}
+
+
+def rules_for(kind: str) -> tuple[str, ...]:
+    """The RULES.md IDs that apply to a decision kind (empty if unknown)."""
+    found = HELP.get(kind)
+    return found.rules if found is not None else ()
+
+
+def rules_text(kind: str) -> str:
+    """The rule IDs, runs of consecutive rules shortened: ``"R5.5-R5.8, R5.10"``."""
+    out: list[str] = []
+    run: list[tuple[str, int]] = []  # (section, number) of consecutive rules
+
+    def flush() -> None:
+        if run:
+            first, last = run[0], run[-1]
+            if len(run) <= 2:
+                out.extend(f"{sec}.{num}" for sec, num in run)
+            else:
+                out.append(f"{first[0]}.{first[1]}-{last[0]}.{last[1]}")
+            run.clear()
+
+    for rule in rules_for(kind):
+        section, _, number = rule.partition(".")
+        if not number.isdigit():
+            flush()
+            out.append(rule)
+            continue
+        if run and not (run[-1][0] == section and run[-1][1] + 1 == int(number)):
+            flush()
+        run.append((section, int(number)))
+    flush()
+    return ", ".join(out)
+
+
+def help_text(kind: str, view: View | None = None) -> str:
+    """What to do for this decision and the rules that apply; with a view, the round's event
+    where it changes the decision."""
+    found = HELP.get(kind)
+    if found is None:
+        return f"{kind}: no help for this step."
+    parts = [f"{found.title}.", found.text]
+    if view is not None and view.event is not None and view.seat is not None:
+        event = view.event
+        relevant = {"turn": ("KA", "IP", "ST"), "store": ("FI",), "pirates": ("PI",)}
+        if event in relevant.get(kind, ()):
+            if affected(view, view.seat):
+                parts.append(f"This round: {event_text(event)}.")
+            else:
+                parts.append(f"This round's {EVENT_NAMES.get(event, event)} does not affect "
+                             f"you (Juan de la Cosa).")
+    parts.append(f"Rules: {', '.join(found.rules)}.")
+    return " ".join(parts)
+
+
+def help_lines(kind: str, width: int, view: View | None = None) -> list[str]:
+    """:func:`help_text` wrapped to ``width`` columns, the title on a line of its own."""
+    found = HELP.get(kind)
+    text = help_text(kind, view)
+    if found is None:
+        return textwrap.wrap(text, width)
+    body = text[len(found.title) + 2:]
+    return [found.title, *textwrap.wrap(body, width)]
+
+
+# -- the round summary --------------------------------------------------------------------------
+
+
+@dataclass
+class _Ledger:
+    gains: dict[str, int] = field(default_factory=dict)
+    took: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def add(self, source: str, amount: int) -> None:
+        if amount:
+            self.gains[source] = self.gains.get(source, 0) + amount
+
+
+def split_rounds(events: Iterable[Mapping[str, Any]]) -> list[list[Mapping[str, Any]]]:
+    """The events cut into rounds, each starting at its ``round`` event (what comes before
+    round 1, the setup, is left out)."""
+    rounds: list[list[Mapping[str, Any]]] = []
+    for event in events:
+        if event.get("kind") == "round":
+            rounds.append([])
+        if rounds:
+            rounds[-1].append(event)
+    return rounds
+
+
+@dataclass
+class _Tally:
+    ledgers: dict[int, _Ledger] = field(default_factory=dict)
+    round: int | None = None
+    event: str | None = None
+    final: dict[int, int] = field(default_factory=dict)
+    tm: int | None = None
+
+    def __call__(self, seat: Any) -> _Ledger:
+        return self.ledgers.setdefault(int(seat), _Ledger())
+
+
+def _tally(events: Iterable[Mapping[str, Any]], deck: Deck | None) -> _Tally:
+    t = _Tally()
+    for e in events:
+        kind = e.get("kind")
+        if kind == "round":
+            t.round = int(e["round"])
+        elif kind == "event":
+            t.event = e.get("event")
+            if e.get("source") == "coronado":
+                t(e["seat"]).add("Coronado", -2)
+        elif kind == "buy":
+            t(e["seat"]).add("Sergio", -2)
+        elif kind == "trade_master":
+            t.tm = int(e["seat"])
+        elif kind == "take" and e.get("orellana"):
+            t(e["seat"]).add("Orellana", int(e["orellana"]))
+        elif kind == "series":
+            t(e["seat"]).add("series", int(e["gain"]))
+        elif kind == "relics":
+            t(e["seat"]).add("relic set", int(e["gain"]))
+        elif kind == "perfect":
+            t(e["seat"]).notes.append("showed the perfect combination")
+        elif kind == "set":
+            how = f"set of {len(e.get('cards') or ())} {card_name(int(e['value']))}"
+            if e.get("target") == "cash":
+                t(e["seat"]).add("Vicente", int(e.get("gain") or 0))
+                t(e["seat"]).notes.append(f"sold a {how}")
+            else:
+                t(e["seat"]).took.append(f"{dev_name(str(e['development']), deck)} ({how})")
+        elif kind == "income":
+            for part, amount in dict(e.get("parts") or {}).items():
+                t(e["seat"]).add(INCOME_PARTS.get(str(part), str(part)), int(amount))
+        elif kind == "round_end":
+            t.final = dict(enumerate(int(m) for m in e.get("doubloons") or ()))
+        elif kind == "pirates":
+            for seat, cards in seat_map(e.get("discards")).items():
+                t(seat).notes.append(f"lost {plural(len(cards), 'card')} to pirates")
+    return t
+
+
+def round_gains(events: Iterable[Mapping[str, Any]]) -> dict[int, dict[str, int]]:
+    """Doubloons won (or paid, negative) in one round, by seat and by source."""
+    return {seat: dict(book.gains) for seat, book in _tally(events, None).ledgers.items()
+            if book.gains}
+
+
+def round_summary(events: Iterable[Mapping[str, Any]], names: Sequence[str],
+                  deck: Deck | None = None) -> list[str]:
+    """Who gained what in one round and why: doubloons from series, relic sets, income,
+    shipyards, Orellana and Vicente (and what Coronado and Sergio cost), and the developments
+    taken. ``events`` are the public events of one round, in either shape."""
+    t = _tally(events, deck)
+    head = f"Round {t.round}" if t.round is not None else "This round"
+    if t.event is not None:
+        head += f" — {event_text(t.event)}"
+    if t.tm is not None:
+        head += f"; Trade Master {seat_name(names, t.tm)}"
+    lines = [head]
+    for seat in sorted(set(t.ledgers) | set(t.final) | set(range(len(names)))):
+        book = t.ledgers.get(seat, _Ledger())
+        who = seat_name(names, seat)
+        if book.gains:
+            detail = ", ".join(f"{k} {v:+d}" if v < 0 else f"{k} {v}"
+                               for k, v in book.gains.items())
+            parts = [f"{who}: {sum(book.gains.values()):+d} ({detail})"]
+        else:
+            parts = [f"{who}: no doubloons"]
+        if seat in t.final:
+            parts.append(f"now {t.final[seat]}")
+        if book.took:
+            parts.append("took " + ", ".join(book.took))
+        parts += book.notes
+        lines.append("; ".join(parts))
+    return lines

@@ -1,0 +1,122 @@
+"""``mundus join [tcp://HOST:PORT]``: sit at a table on the network.
+
+With an address, join it; a seat token saved for that address (from an earlier join) gives
+the seat back. Without one, listen for the hosts' LAN beacons for a couple of seconds, list
+the tables heard, and join the one picked (docs/client.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from mundus_net.cli_args import seconds
+from mundus_net.client.discovery import LISTEN_SECONDS, Table, discover, listen_address
+from mundus_net.client.known_hosts import KnownHosts, add_security_arguments
+from mundus_net.client.tokens import TokenStore
+from mundus_net.client.tui.session import Seating, default_name, needs_terminal, sit
+from mundus_net.protocol.beacon import BEACON_PORT
+
+
+def _address(text: str) -> str:
+    if "://" not in text:
+        text = "tcp://" + text  # HOST:PORT is enough
+    scheme, _, rest = text.partition("://")
+    host, sep, port = rest.rpartition(":")
+    if scheme != "tcp" or not sep or not host or not port.isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r} is not tcp://HOST:PORT")
+    return text
+
+
+def _listen(text: str) -> tuple[str, int]:
+    try:
+        return listen_address(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_discovery_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("address", nargs="?", type=_address, default=None,
+                   metavar="tcp://HOST:PORT",
+                   help="the host's address (default: list the tables heard on the LAN)")
+    p.add_argument("--listen", type=_listen, default=("", BEACON_PORT), metavar="[ADDR:]PORT",
+                   help=f"where to listen for table beacons (default port {BEACON_PORT} on "
+                        "every interface)")
+    p.add_argument("--seconds", type=seconds(60), default=LISTEN_SECONDS,
+                   help=f"how long to listen for beacons (default {LISTEN_SECONDS:g})")
+    add_security_arguments(p)
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "join",
+        description="Join a mundus host's table in the full-screen client; a saved seat "
+                    "token resumes your seat (docs/client.md).")
+    add_discovery_arguments(p)
+    p.add_argument("--name", default=None,
+                   help="your name at the table (default: your user name)")
+    p.set_defaults(func=run)
+
+
+def pick(args: argparse.Namespace, store: TokenStore | None, watching: bool = False
+         ) -> Table | None:
+    """Listen for beacons and let the player pick a table (with the key its beacon offers),
+    or None."""
+    host, port = args.listen
+    where = f"{host or 'every interface'}, port {port}"
+    print(f"Listening for tables on the LAN ({where}) for {args.seconds:g} s …", flush=True)
+    try:
+        tables = discover(args.seconds, host, port)
+    except OSError as exc:
+        print(f"mundus: cannot listen on {host or '*'}:{port}: {exc}", file=sys.stderr)
+        return None
+    if not tables:
+        print("No table heard. Is a host running (mundus host) on this network? Join it by "
+              "its address: mundus join tcp://HOST:PORT", file=sys.stderr)
+        return None
+    for i, table in enumerate(tables, 1):
+        mine = store is not None and store.get(table.address) is not None
+        print(f"  {i}. {table.describe()}{' (your seat)' if mine else ''}")
+    if len(tables) == 1:
+        chosen = tables[0]
+    else:
+        chosen_or_none = _ask(tables)
+        if chosen_or_none is None:
+            return None
+        chosen = chosen_or_none
+    if not chosen.compatible:
+        print(f"mundus: {chosen.address} speaks another protocol version", file=sys.stderr)
+        return None
+    mine = store is not None and store.get(chosen.address) is not None
+    if not watching and not mine and chosen.announcement.free == 0:
+        print(f'mundus: every seat at "{chosen.announcement.name}" is taken. Watch it: '
+              f"mundus watch {chosen.address}", file=sys.stderr)
+        return None
+    return chosen
+
+
+def _ask(tables: list[Table]) -> Table | None:
+    while True:
+        try:
+            answer = input(f"Which table? [1-{len(tables)}] ").strip()
+        except EOFError:
+            return None
+        if answer.isdigit() and 1 <= int(answer) <= len(tables):
+            return tables[int(answer) - 1]
+        print(f"Type a number from 1 to {len(tables)} (Ctrl-D gives up).")
+
+
+def run(args: argparse.Namespace) -> int:
+    if needs_terminal("join"):
+        return 2
+    store = TokenStore()
+    address, offered = args.address, None
+    if address is None:
+        chosen = pick(args, store)
+        if chosen is None:
+            return 1
+        address, offered = chosen.address, chosen.announcement.key
+    name = (args.name or default_name()).strip()[:32] or "Player"
+    return sit(Seating(address, name, store=store, host_key=args.host_key, offered_key=offered,
+                       insecure=args.insecure, known_hosts=KnownHosts()))

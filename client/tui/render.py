@@ -1,0 +1,683 @@
+"""The terminal client's screen regions, as prompt_toolkit formatted text.
+
+Each function reads a view (``PlayerView`` or a ``StateView`` built from network state) and
+returns a list of ``(style, text)`` fragments, lines separated by ``"\\n"``, no line wider
+than the ``width`` it is given. Styles are class names (``class:rare``, ``class:you``...) so
+that :func:`make_style` maps them to colours, or to plain attributes when colour is off
+(``NO_COLOR``, a dumb terminal). :func:`screen` stacks the regions into a whole screen that
+is usable at 80x24 and uses the room it gets beyond that; :func:`to_plain` gives the text
+alone.
+
+Nothing here touches a socket or the terminal: the client decides where the text goes.
+"""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from prompt_toolkit.formatted_text import StyleAndTextTuples, fragment_list_to_text
+from prompt_toolkit.formatted_text.utils import split_lines
+from prompt_toolkit.styles import Style
+from prompt_toolkit.utils import get_cwidth
+
+from mundus_net.client.tui import advisor
+from mundus_net.client.tui.advisor import View
+from mundus_net.client.tui.helptext import rules_text
+from mundus_net.client.tui.sentences import (
+    EVENT_EFFECTS,
+    PHASE_WORDS,
+    POWER_NAMES,
+    REASONS,
+    card_name,
+    cards_text,
+    dev_name,
+    development_effect,
+    plural,
+    seat_name,
+)
+from mundus_net.engine.cards import CLASS_OF, RELIC
+from mundus_net.engine.decisions import Decision, PickCards, SplitFleet, Take
+from mundus_net.engine.deck import EVENT_NAMES
+from mundus_net.engine.view import StateView
+
+Fragment = tuple[str, str]
+Line = list[Fragment]
+
+CLASS_STYLES = {1: "class:common", 2: "class:uncommon", 3: "class:rare"}
+
+# Class name -> (colour style, style without colour). The plain column keeps what still
+# reads on a monochrome terminal: bold, reverse, underline.
+STYLE_RULES: dict[str, tuple[str, str]] = {
+    "title": ("bold", "bold"),
+    "round": ("bold", "bold"),
+    "step": ("ansicyan", ""),
+    "event": ("bold ansiyellow", "bold"),
+    "dim": ("ansibrightblack", ""),
+    "you": ("bold ansigreen", "bold"),
+    "name": ("", ""),
+    "waiting": ("ansibrightblack", ""),
+    "turn": ("bold ansigreen", "bold"),
+    "tm": ("bold ansiyellow", "bold"),
+    "money": ("ansiyellow", ""),
+    "away": ("ansired", "underline"),
+    "bot": ("ansibrightblack", ""),
+    "common": ("ansiwhite", ""),
+    "uncommon": ("ansicyan", ""),
+    "rare": ("ansimagenta bold", "bold"),
+    "relic": ("ansiyellow bold", "bold underline"),
+    "reach": ("bold ansigreen", "bold"),
+    "icon": ("ansiyellow", ""),
+    "prompt": ("bold reverse", "bold reverse"),
+    "choice": ("", ""),
+    "rule": ("ansibrightblack", ""),
+    "log": ("", ""),
+    "chat": ("ansicyan", ""),
+    "warning": ("bold ansired", "bold"),
+    "winner": ("bold ansiyellow", "bold reverse"),
+}
+
+
+def use_color(environ: Mapping[str, str] | None = None) -> bool:
+    """False when NO_COLOR is set (https://no-color.org) or the terminal is dumb."""
+    env = os.environ if environ is None else environ
+    return not env.get("NO_COLOR") and env.get("TERM", "") != "dumb"
+
+
+def make_style(color: bool | None = None) -> Style:
+    """The Style for these class names; ``color=None`` asks the environment."""
+    colored = use_color() if color is None else color
+    return Style([(name, rules[0] if colored else rules[1])
+                  for name, rules in STYLE_RULES.items()])
+
+
+# -- fragments and lines ------------------------------------------------------------------------
+
+
+def to_plain(formatted: StyleAndTextTuples) -> str:
+    """The text alone, styles dropped."""
+    return fragment_list_to_text(formatted)
+
+
+def lines_of(formatted: StyleAndTextTuples) -> list[str]:
+    """The plain text lines of a region."""
+    return to_plain(formatted).split("\n") if formatted else []
+
+
+def line_width(line: Iterable[Fragment]) -> int:
+    return sum(get_cwidth(text) for _, text in line)
+
+
+def cut(text: str, width: int) -> str:
+    """``text`` in at most ``width`` cells, ending in "…" if it had to be cut."""
+    if get_cwidth(text) <= width:
+        return text
+    if width <= 0:
+        return ""
+    out, used = [], 0
+    for ch in text:
+        w = get_cwidth(ch)
+        if used + w > width - 1:
+            break
+        out.append(ch)
+        used += w
+    return "".join(out) + "…"
+
+
+def fit(line: Line, width: int) -> Line:
+    """The line cut to ``width`` cells (the last visible cell becomes "…" if cut)."""
+    if line_width(line) <= width:
+        return line
+    out: Line = []
+    used = 0
+    for style, text in line:
+        w = get_cwidth(text)
+        if used + w <= width - 1:
+            out.append((style, text))
+            used += w
+            continue
+        out.append((style, cut(text + "…", width - used)))
+        break
+    return out
+
+
+def _pad(line: Line, width: int) -> Line:
+    line = fit(line, width)
+    gap = width - line_width(line)
+    return [*line, ("", " " * gap)] if gap > 0 else line
+
+
+def _join(lines: Sequence[Line], width: int) -> StyleAndTextTuples:
+    out: StyleAndTextTuples = []
+    for i, line in enumerate(lines):
+        if i:
+            out.append(("", "\n"))
+        out.extend(fit(line, width))
+    return out
+
+
+def split_rows(formatted: StyleAndTextTuples) -> list[Line]:
+    if not formatted:
+        return []
+    return [[(f[0], f[1]) for f in line] for line in split_lines(formatted)]
+
+
+def flow(tokens: Sequence[Line], width: int, first: Line, indent: int = 2,
+         sep: str = "  ") -> list[Line]:
+    """Tokens laid out after ``first``, wrapping to new lines indented by ``indent``."""
+    lines: list[Line] = [list(first)]
+    for token in tokens:
+        line = lines[-1]
+        gap = sep if line_width(line) > indent and line != [("", " " * indent)] else ""
+        used = line_width(line)
+        if used + get_cwidth(gap) + line_width(token) > width and used > indent:
+            lines.append([("", " " * indent)])
+            line = lines[-1]
+            gap = ""
+        line.extend([("", gap), *token] if gap else token)
+    return lines
+
+
+def _side_by_side(left: Sequence[Line], right: Sequence[Line], left_width: int,
+                  width: int, gap: int = 2) -> list[Line]:
+    rows = max(len(left), len(right))
+    out: list[Line] = []
+    for i in range(rows):
+        a = _pad(list(left[i]) if i < len(left) else [], left_width)
+        b = fit(list(right[i]) if i < len(right) else [], width - left_width - gap)
+        out.append([*a, ("", " " * gap), *b])
+    return out
+
+
+def card_style(card: int) -> str:
+    return "class:relic" if card == RELIC else CLASS_STYLES.get(CLASS_OF[card], "")
+
+
+def _cards(cards: Iterable[int], compact: bool = False, empty: str = "-") -> Line:
+    """Cards coloured by class, by name (or by digit when ``compact``)."""
+    out: Line = []
+    for i, card in enumerate(sorted(cards)):
+        if i:
+            out.append(("", " " if compact else ", "))
+        text = ("R" if card == RELIC else str(card)) if compact else card_name(card)
+        out.append((card_style(card), text))
+    return out or [("class:dim", empty)]
+
+
+def _names(view: View, names: Sequence[str]) -> list[str]:
+    return [seat_name(names, s) for s in range(view.players)]
+
+
+def _who(view: View, names: Sequence[str], seat: int) -> str:
+    return "you" if seat == view.seat else seat_name(names, seat)
+
+
+# -- header -------------------------------------------------------------------------------------
+
+STEPS = {
+    "coronado": "Event step",
+    "split": "Supply step",
+    "pick": "Supply step: caravel picks",
+    "sergio": "Supply step",
+    "pirates": "Supply step: pirates",
+    "announce": "Trade step",
+    "offer": "Trade step: offers",
+    "commit": "Trade step: offers",
+    "reveal": "Trade step: offers",
+    "tm_tie": "Trade step",
+    "take": "Trade step: taking cards",
+    "gift": "Trade step: balance",
+    "first": "Progression step",
+    "turn": "Progression step",
+    "store": "Progression step: storage",
+    "over": "Game over",
+}
+
+
+def waiting_text(view: View, names: Sequence[str]) -> tuple[str, bool]:
+    """Who the game waits for, in words, and whether it is this view's seat."""
+    pending = view.pending
+    if pending is None:
+        return ("the game is over" if view.result is not None else "waiting"), False
+    words = PHASE_WORDS.get(pending.kind, pending.kind)
+    seats = [int(s) for s in pending.seats]
+    if view.seat is not None and view.seat in seats:
+        others = len(seats) - 1
+        tail = f" (and {plural(others, 'other')})" if others else ""
+        return f"your move: {words}{tail}", True
+    if pending.kind == "turn" and seats:
+        return f"{seat_name(names, seats[0])}'s turn", False
+    who = ", ".join(seat_name(names, s) for s in seats) or "nobody"
+    return f"waiting for {who}: {words}", False
+
+
+def header(view: View, names: Sequence[str], width: int) -> StyleAndTextTuples:
+    """Two lines: round, step and whose move it is; the round's event and its effect."""
+    pending = view.pending
+    phase = pending.kind if pending is not None else view.phase
+    who, mine = waiting_text(view, names)
+    first: Line = [("class:round", f"Round {view.round}"), ("class:dim", " · "),
+                   ("class:step", STEPS.get(phase, phase)), ("class:dim", " · "),
+                   ("class:you" if mine else "class:waiting", who)]
+    tm = seat_name(names, view.trade_master)
+    tm_text = f"TM: {tm}" if view.trade_master != view.seat else "TM: you"
+    if line_width(first) + 2 + get_cwidth(tm_text) <= width:
+        gap = width - line_width(first) - get_cwidth(tm_text)
+        first += [("", " " * gap), ("class:tm", tm_text)]
+    event = view.event
+    if event is None:
+        second: Line = [("class:dim", "No event this round" if view.round >= 2
+                         else "No event in round 1 (R3.1)")]
+    else:
+        second = [("class:event", EVENT_NAMES.get(event, event)),
+                  ("", f" — {EVENT_EFFECTS.get(event, '')}")]
+        if view.seat is not None and not advisor.affected(view, view.seat):
+            second.append(("class:dim", " (not you: Juan de la Cosa)"))
+    if view.announced and phase in ("offer", "commit", "reveal", "tm_tie", "take", "gift"):
+        second += [("class:dim", " · "), ("", f"offers of {view.announced}")]
+    return _join([first, second], width)
+
+
+# -- queue, market ------------------------------------------------------------------------------
+
+
+def queue(view: View, width: int) -> StyleAndTextTuples:
+    """The 5 queue cards: position, name, effect, event icon; ``*`` on those the seat's best
+    identical set reaches now (R6.3)."""
+    reach = advisor.best_reach(view)
+    deck = view.deck
+    ids = list(view.queue)
+    wide = width >= 100
+    name_w = max((get_cwidth(dev_name(c, deck)) for c in ids), default=4)
+    name_w = min(name_w, 26 if wide else 22)
+    icon_w = 19 if wide else 4
+    lines: list[Line] = []
+    for pos in range(1, 6):
+        mark = ("class:reach", "*") if pos <= reach and pos <= len(ids) else ("", " ")
+        if pos > len(ids):
+            lines.append([mark, ("class:dim", f"{pos} (empty: the pile ran out)")])
+            continue
+        card = deck.by_id.get(ids[pos - 1])
+        name = dev_name(ids[pos - 1], deck)
+        icon: Line = []
+        if card is not None and card.icon:
+            label = EVENT_NAMES.get(card.icon, card.icon) if wide else card.icon
+            icon = [("class:icon", f"[{label}]")]
+        effect = development_effect(card) if card is not None else ""
+        effect_w = min(width - 2 - 1 - name_w - 2 - icon_w - 1, 44)
+        line: Line = [mark, ("class:title", f"{pos} "), *_pad([("", name)], name_w),
+                      ("", "  "), *_pad([("class:dim", effect)], max(effect_w, 0)),
+                      ("", " "), *icon]
+        lines.append(line)
+    return _join(lines, width)
+
+
+def market(view: View, width: int) -> StyleAndTextTuples:
+    """Market, caravel display, and the pile sizes."""
+    compact = width < 100
+    line: Line = [("class:title", "Market "), *_cards(view.market, compact=False),
+                  ("class:title", "  Display "), *_cards(view.display, compact=compact)]
+    piles = f"  draw {view.draw_size} · discard {len(view.discard)} · dev pile " \
+            f"{view.devpile_size}"
+    if line_width(line) + get_cwidth(piles) <= width:
+        line.append(("class:dim", piles))
+    return _join([line], width)
+
+
+# -- players ------------------------------------------------------------------------------------
+
+
+def fleet_text(view: View, seat: int) -> str:
+    """Caravel values and fleet value (R4.5, Pizarro's top caravel at 0; R4.4 split shown)."""
+    deck = view.deck
+    own = sorted(deck[c].caravel for c in view.developments[seat]
+                  if c in deck.by_id and deck[c].kind == "caravel")
+    if not own:
+        return "-"
+    pizarro = advisor.owns(view, seat, "pizarro")
+    total = sum(own) - (own[-1] if pizarro else 0)
+    parts = [str(v) for v in own]
+    if pizarro:
+        parts[-1] = f"({parts[-1]})"
+    fleets = [tuple(f) for s, f in view.fleets if s == seat]
+    if len(fleets) == 2:
+        split = "|".join("+".join(str(deck[c].caravel) for c in f) for f in fleets)
+        return f"{split}={total}"
+    return f"{'+'.join(parts)}={total}" if len(own) > 1 else f"{parts[0]}"
+
+
+def dev_summary(view: View, seat: int, wide: bool = False) -> str:
+    """Merchants, warehouse capacity, shipyards, characters and income, in a few words."""
+    deck = view.deck
+    merchants: list[str] = []
+    capacity = shipyards = income = 0
+    people: list[str] = []
+    for card_id in view.developments[seat]:
+        card = deck.by_id.get(card_id)
+        if card is None:
+            people.append(card_id)
+            continue
+        income += card.income
+        if card.kind == "merchant":
+            word = {1: "common", 2: "uncommon", 3: "rare"}[card.merchant_class]
+            merchants.append(word if wide else word[0])
+        elif card.kind == "warehouse":
+            capacity += card.capacity
+        elif card.kind == "shipyard":
+            shipyards += 1
+        elif card.kind != "caravel":
+            people.append(POWER_NAMES.get(card.power, card.name))
+    parts = []
+    if merchants:
+        parts.append(("merchants " if wide else "merch ") + ",".join(sorted(merchants)))
+    if capacity:
+        parts.append(f"{'warehouses' if wide else 'store'} {capacity}")
+    if shipyards:
+        parts.append(f"{'shipyards' if wide else 'yard'} {shipyards}")
+    parts += people
+    if income:
+        parts.append(f"+{income}/round")
+    return " · ".join(parts) if parts else "-"
+
+
+def waiting_seats(view: View) -> set[int]:
+    """Every seat the table waits for. A network client's view carries its own pending
+    decision, so the public state's list (the other seats of an offer step) is added."""
+    pending = view.pending
+    seats = {int(s) for s in pending.seats} if pending is not None else set()
+    if isinstance(view, StateView):
+        raw = view.to_dict().get("pending")
+        if isinstance(raw, Mapping):
+            seats |= {int(s) for s in raw.get("seats") or ()}
+    return seats
+
+
+def players(view: View, names: Sequence[str], width: int,
+            connected: Sequence[bool] | None = None,
+            bots: Sequence[bool] | None = None) -> StyleAndTextTuples:
+    """One row per seat: whose move (>), name, TM, doubloons, hand, stored, fleet, the offer on
+    the table in the trade step, developments; away seats marked."""
+    wide = width >= 110
+    waiting = waiting_seats(view)
+    labels = _names(view, names)
+    name_w = min(max([get_cwidth(n) for n in labels] + [6]) + (7 if connected else 0),
+                 20 if wide else 16)
+    faceup = list(view.faceup)
+    offered = set(view.offered)
+    trading = any(faceup) or bool(offered)
+    table_w = (24 if wide else 18) if trading else 0
+    head: Line = [("class:title", "  " + "Player".ljust(name_w) + "  TM    $ Hand Sto "
+                   + "Fleet".ljust(9))]
+    if trading:
+        head.append(("class:title", " " + "On table".ljust(table_w)))
+    head.append(("class:title", " Developments"))
+    lines: list[Line] = [head]
+    for seat in range(view.players):
+        mine = seat == view.seat
+        away = connected is not None and seat < len(connected) and not connected[seat]
+        name_style = "class:you" if mine else ("class:away" if away else "class:name")
+        tag = " (away)" if away else (" [bot]" if bots is not None and seat < len(bots)
+                                       and bots[seat] else "")
+        name = cut(labels[seat], name_w - get_cwidth(tag)) + tag if tag else labels[seat]
+        row: Line = [("class:turn", "> " if seat in waiting else "  "),
+                     *_pad([(name_style, name)], name_w),
+                     ("class:tm", "  TM" if seat == view.trade_master else "    "),
+                     ("class:money", f"{view.doubloons[seat]:>5}"),
+                     ("", f"{view.hand_sizes[seat]:>5}{view.stored_sizes[seat]:>4} "),
+                     *_pad([("", fleet_text(view, seat))], 9)]
+        if trading:
+            cards = faceup[seat] if seat < len(faceup) else ()
+            cell: Line = [("class:dim", "sealed" if seat in offered else "")]
+            if cards:  # names when they fit, else digits
+                cell = _cards(cards)
+                if line_width(cell) > table_w:
+                    cell = _cards(cards, compact=True)
+            row += [("", " "), *_pad(cell, table_w)]
+        row += [("", " "), ("class:dim" if away else "", dev_summary(view, seat, wide))]
+        lines.append(row)
+    return _join(lines, width)
+
+
+# -- your cards ---------------------------------------------------------------------------------
+
+
+def hand(view: View, width: int) -> StyleAndTextTuples:
+    """Your hand grouped by value, coloured by class, relics apart; wraps if it must."""
+    if view.seat is None:
+        return _join([[("class:dim", "Spectating: no hand")]], width)
+    cards = list(view.hand)
+    tokens: list[Line] = []
+    for value in range(1, 10):
+        count = cards.count(value)
+        if count:
+            text = f"{value} {card_name(value)}" + (f" ×{count}" if count > 1 else "")
+            tokens.append([(card_style(value), text)])
+    relics = cards.count(RELIC)
+    if relics:
+        tokens.append([("class:dim", "|")])
+        tokens.append([("class:relic", "relic" + (f" ×{relics}" if relics > 1 else ""))])
+    if advisor.in_turn(view) and view.converted:
+        turned = ", ".join(f"{card_name(a)}→{card_name(b)}" for a, b in view.converted)
+        tokens.append([("class:dim", f"(converted: {turned})")])
+    if not cards:
+        tokens.append([("class:dim", "empty")])
+    first: Line = [("class:title", f"Hand {len(cards)}:")]
+    lines = flow(tokens, width, first)
+    offer = view.my_offer
+    if offer:
+        lines.append([("class:title", "Your offer: "), *_cards(offer)])
+    return _join(lines, width)
+
+
+def stored(view: View, width: int) -> StyleAndTextTuples:
+    """Your stored cards and warehouse room; nothing when you have neither."""
+    if view.seat is None:
+        return []
+    cards = list(view.stored)
+    capacity = sum(view.deck[c].capacity for c in view.developments[view.seat]
+                   if c in view.deck.by_id)
+    if not cards and not capacity:
+        return []
+    line: Line = [("class:title", "Stored: "), *_cards(cards, empty="nothing"),
+                  ("class:dim", f"  (warehouses hold {capacity})")]
+    return _join([line], width)
+
+
+# -- the pending decision -----------------------------------------------------------------------
+
+
+def _legal(view: View, legal: Sequence[Decision] | None) -> list[Decision]:
+    return list(view.legal if legal is None else legal)
+
+
+def _fleet_values(view: View, ids: Iterable[str]) -> str:
+    deck = view.deck
+    return "+".join(str(deck[c].caravel) if c in deck.by_id else c for c in ids) or "-"
+
+
+def choices_text(view: View, names: Sequence[str],
+                 legal: Sequence[Decision] | None = None) -> str:
+    """The legal choices of the pending decision, summarised in words."""
+    pending = view.pending
+    if pending is None:
+        return result_text(view, names)
+    kind = pending.kind
+    detail: Mapping[str, Any] = pending.detail or {}
+    options = _legal(view, legal)
+    me = view.seat
+    if kind == "coronado":
+        return "Pass, or pay 2 doubloons to impose: " + ", ".join(EVENT_NAMES.values())
+    if kind == "split":
+        own = [c for c in view.developments[me or 0] if view.deck.by_id.get(c) is not None
+               and view.deck[c].kind == "caravel"] if me is not None else []
+        splits = []
+        for d in options:
+            if isinstance(d, SplitFleet):
+                second = list(d.fleet)
+                if not second:
+                    splits.append(f"one fleet ({_fleet_values(view, own)})")
+                else:
+                    rest = [c for c in own if c not in second]
+                    splits.append(f"{_fleet_values(view, rest)} | "
+                                  f"{_fleet_values(view, second)}")
+        return "Fleets: " + " · ".join(splits)
+    if kind == "pick":
+        count = detail.get("count", 1)
+        fleet = _fleet_values(view, detail.get("fleet") or ())
+        picks = {d.cards for d in options if isinstance(d, PickCards)}
+        return (f"Pick {plural(int(count), 'card')} for the fleet {fleet} from the display "
+                f"({cards_text(view.display)}); {plural(len(picks), 'choice')}")
+    if kind == "sergio":
+        return f"Pass, or pay 2 doubloons for one market card: {cards_text(set(view.market))}"
+    if kind == "pirates":
+        counts = {int(k): v for k, v in dict(detail.get("counts") or {}).items()}
+        due = counts.get(me, 1) if me is not None else 1
+        return f"Discard {plural(int(due), 'card')} of your choice to the pirates"
+    if kind == "announce":
+        return "Announce 2, 3 or 4: how many cards everyone offers"
+    if kind in ("offer", "commit"):
+        least, most = _offer_range(detail, me)
+        amount = f"exactly {most}" if least == most else f"{least} to {most}"
+        return f"Choose {amount} cards of your hand to offer, face down (trade value counts)"
+    if kind == "reveal":
+        return "Every offer is sealed: your offer is being revealed"
+    if kind == "tm_tie":
+        cands = [_who(view, names, int(s)) for s in detail.get("candidates") or ()]
+        return "Tied highest offers: choose the new Trade Master among " + ", ".join(cands)
+    if kind == "take":
+        return _take_choices(view, names, options)
+    if kind == "gift":
+        to = detail.get("to")
+        who = _who(view, names, int(to)) if to is not None else "the last taker"
+        return f"{who} is one card short: give one card of your hand"
+    if kind == "first":
+        return "Choose who plays first; the others follow in seat order"
+    if kind == "turn":
+        if me is None or not advisor.in_turn(view):
+            return "Playing combinations"
+        return f"Your hand allows: {advisor.summary(view)}; end the turn when done"
+    if kind == "store":
+        cap = detail.get("capacity", 0)
+        return f"Keep up to {plural(int(cap), 'card')} in your warehouses; the rest are discarded"
+    return PHASE_WORDS.get(kind, kind)
+
+
+def _offer_range(detail: Mapping[str, Any], me: int | None) -> tuple[int, int]:
+    if "least" in detail and "most" in detail:
+        return int(detail["least"]), int(detail["most"])
+    sizes = {int(k): v for k, v in dict(detail.get("sizes") or {}).items()}
+    if me is not None and me in sizes:
+        least, most = sizes[me]
+        return int(least), int(most)
+    n = int(detail.get("n") or 0)
+    return n, n
+
+
+def _take_choices(view: View, names: Sequence[str], options: Sequence[Decision]) -> str:
+    by_seat: dict[int, set[int]] = {}
+    swaps: set[int] = set()
+    for d in options:
+        if isinstance(d, Take):
+            by_seat.setdefault(d.seat, set()).add(d.card)
+            if d.swap is not None:
+                swaps.add(d.swap)
+    if not by_seat:
+        return "Take a face-up card of another player"
+    parts = [f"{_who(view, names, s)}: {cards_text(cards)}"
+             for s, cards in sorted(by_seat.items())]
+    text = "Take from " + " · ".join(parts)
+    if swaps:
+        text += " — keep it, or swap it for a market card"
+    return text
+
+
+def result_text(view: View, names: Sequence[str]) -> str:
+    result = view.result
+    if result is None:
+        return "Waiting for the game"
+    winners = [seat_name(names, s) for s in result.winners]
+    money = result.doubloons[result.winners[0]] if result.winners else 0
+    verb = "share the victory" if len(winners) > 1 else "wins"
+    return (f"Game over after {plural(result.rounds, 'round')} "
+            f"({REASONS.get(result.reason, result.reason)}): {' and '.join(winners)} {verb} "
+            f"with {money} doubloons")
+
+
+def prompt(view: View, names: Sequence[str], width: int, legal: Sequence[Decision] | None = None,
+           rules: str | None = None) -> StyleAndTextTuples:
+    """The pending decision: a title line (yours, or who the table waits for, with the rules
+    that apply) and the legal choices in words, wrapped to at most two more lines."""
+    who, mine = waiting_text(view, names)
+    if rules is None and view.pending is not None:
+        rules = rules_text(view.pending.kind)
+    title: Line = [("class:prompt" if mine else "class:waiting",
+                    (who[0].upper() + who[1:]) if who else "")]
+    if rules:
+        title.append(("class:rule", f"  ({rules})"))
+    if view.pending is None:
+        return _join([[("class:winner", result_text(view, names))]], width)
+    if not mine:
+        return _join([title], width)
+    text = choices_text(view, names, legal)
+    body = textwrap.wrap(text, width=max(width - 2, 10))
+    if len(body) > 2:
+        body = [body[0], cut(" ".join(body[1:]), width - 2)]
+    return _join([title, *[[("", "  "), ("class:choice", b)] for b in body]], width)
+
+
+# -- the log and the whole screen ---------------------------------------------------------------
+
+
+def log(sentences: Sequence[str], width: int, height: int) -> StyleAndTextTuples:
+    """The last ``height`` lines of the log, each sentence wrapped to ``width``."""
+    if height <= 0:
+        return []
+    lines: list[Line] = []
+    for text in reversed(sentences[-height:]):  # whole sentences, newest last
+        style = "class:chat" if text.startswith("<") else "class:log"
+        parts = textwrap.wrap(text, width=max(width - 2, 10)) or [""]
+        wrapped: list[Line] = [[(style, p if i == 0 else "  " + p)] for i, p in enumerate(parts)]
+        if len(lines) + len(wrapped) > height:
+            if not lines:  # one sentence longer than the room: its end
+                lines = wrapped[-height:]
+            break
+        lines = wrapped + lines
+    return _join(lines, width)
+
+
+def screen(view: View, names: Sequence[str], width: int, height: int,
+           sentences: Sequence[str] = (), connected: Sequence[bool] | None = None,
+           bots: Sequence[bool] | None = None, legal: Sequence[Decision] | None = None,
+           rules: str | None = None) -> StyleAndTextTuples:
+    """Every region stacked into one screen of ``width`` x ``height``; the log gets the rows
+    left over. From 150 columns the queue and the players table sit side by side."""
+    top = split_rows(header(view, names, width))
+    if width >= 150:
+        left_w = min(64, width // 2 - 2)
+        left = split_rows(queue(view, left_w)) + split_rows(market(view, left_w))
+        right = split_rows(players(view, names, width - left_w - 2, connected, bots))
+        middle = _side_by_side(left, right, left_w, width)
+    else:
+        middle = (split_rows(queue(view, width)) + split_rows(market(view, width))
+                  + split_rows(players(view, names, width, connected, bots)))
+    cards = split_rows(hand(view, width)) + split_rows(stored(view, width))
+    ask = split_rows(prompt(view, names, width, legal, rules))
+    room = height - len(top) - len(middle) - len(cards) - len(ask)
+    if room < 2 and len(ask) > 2:  # a tight screen: the choices in one line
+        rest = " ".join("".join(t for _, t in line).strip() for line in ask[1:])
+        ask = [ask[0], [("class:choice", cut("  " + rest, width))]]
+        room = height - len(top) - len(middle) - len(cards) - len(ask)
+    if room < 2 and len(cards) > 2:
+        cards = cards[:2]
+        room = height - len(top) - len(middle) - len(cards) - len(ask)
+    body = split_rows(log(sentences, width, room)) if room > 0 else []
+    # Too short a screen: the decision and the hand matter most, the queue's tail least.
+    excess = len(top) + len(middle) + len(body) + len(cards) + len(ask) - height
+    for part in (middle, top, cards, ask):
+        while excess > 0 and len(part) > 1:
+            part.pop(0 if part is not top else -1)
+            excess -= 1
+    rows = [*top, *middle, *body, *cards, *ask]
+    return _join(rows[-height:] if height > 0 else [], width)

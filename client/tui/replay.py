@@ -1,0 +1,345 @@
+"""``mundus replay RECORD``: step through a recorded game in the full-screen client.
+
+A game record (docs/record.md) holds the options and every decision a seat made; replaying
+the decisions on a new game gives the same game card for card (R2.6). :class:`Replay` is the
+model: the game after any number ``k`` of the record's decisions, shown as one seat sees it or
+as a spectator (public information only), with the log of what happened up to there and a
+status line. It touches no terminal, so tests drive it directly. :class:`ReplayApp` is the
+prompt_toolkit screen around it (keys in docs/replay.md).
+
+Stepping stays fast on long games: the states after every :data:`CACHE_EVERY` decisions are
+kept (``Game.copy()``), so the game after ``k`` decisions is the nearest kept state before
+``k`` plus fewer than :data:`CACHE_EVERY` decisions, never a replay from the start. The log of
+every position is a prefix of the finished game's log (the engine only appends to it), so it
+is narrated once per viewer and cut at the position.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.layout import HSplit, Layout, Window
+from prompt_toolkit.output import ColorDepth
+from prompt_toolkit.styles import BaseStyle, Style, merge_styles
+
+from mundus_net.cli_args import add_deck_option
+from mundus_net.client.tui import render
+from mundus_net.client.tui.app import ScreenControl
+from mundus_net.client.tui.sentences import Narrator, seat_name
+from mundus_net.engine.decisions import RuleError
+from mundus_net.engine.deck import Deck, DeckError, default_deck, load_deck
+from mundus_net.engine.game import Game
+from mundus_net.engine.notation import format_decision
+from mundus_net.engine.record import GameRecord, RecordError
+from mundus_net.engine.view import PlayerView, public_log
+
+CACHE_EVERY = 16  # keep the game state every this many decisions
+
+KEYS_HELP = "→/n next · ←/p back · PgDn/PgUp next/prev. round · Home/End · s view · q quit"
+
+# Words for a secret decision seen by another seat (the notation would show hidden cards).
+SECRET_WORDS = {
+    "Offer": "offer (sealed)",
+    "Gift": "gift (a hidden card)",
+    "Store": "storage (hidden)",
+    "PirateDiscard": "pirate discard (hidden)",
+}
+
+# Extra style classes of this screen (beside render.STYLE_RULES): colour, and without.
+REPLAY_STYLE_RULES: dict[str, tuple[str, str]] = {
+    "status": ("bold reverse", "bold reverse"),
+    "keys": ("ansibrightblack", ""),
+}
+
+
+def make_style(color: bool) -> BaseStyle:
+    extra = Style([(name, rules[0] if color else rules[1])
+                   for name, rules in REPLAY_STYLE_RULES.items()])
+    return merge_styles([render.make_style(color), extra])
+
+
+# -- the model ----------------------------------------------------------------------------------
+
+
+class Replay:
+    """A recorded game at any decision ``k`` (0: before the first, ``total``: the end), as
+    seen by ``seat`` (None: a spectator). Raises RecordError for a record that does not replay.
+    """
+
+    def __init__(self, record: GameRecord, deck: Deck | None = None, *,
+                 seat: int | None = None, every: int = CACHE_EVERY) -> None:
+        self.record = record
+        self.deck = deck or default_deck()
+        self.every = max(1, every)
+        self.total = len(record.decisions)
+        game = record.replay(self.deck, upto=0)  # checks the deck
+        self.players = game.players
+        self.names = [seat_name(record.names, s) for s in range(self.players)]
+        self._cache: dict[int, Game] = {}
+        self.rounds: list[int] = []  # the round at each position
+        self.log_lens: list[int] = []  # the length of the log at each position
+        for k, rec in enumerate(record.decisions):
+            if k % self.every == 0:
+                self._cache[k] = game.copy()
+            self.rounds.append(game.round)
+            self.log_lens.append(len(game.log))
+            try:
+                game.apply(rec.seat, rec.decision)
+            except RuleError as exc:
+                raise RecordError(f"decision {k + 1} (seat {rec.seat}) does not replay: "
+                                  f"{exc}") from None
+        self.rounds.append(game.round)
+        self.log_lens.append(len(game.log))
+        self._cache[self.total] = game
+        self.final = game
+        self._narrated: dict[int | None, list[str | None]] = {}
+        self._current: tuple[int, Game] | None = None
+        self.position = 0
+        self.seat = self._check_seat(seat)
+
+    def _check_seat(self, seat: int | None) -> int | None:
+        if seat is not None and not 0 <= seat < self.players:
+            raise ValueError(f"seat {seat} is not at this table (seats 0-{self.players - 1})")
+        return seat
+
+    # -- positions ----------------------------------------------------------------------------
+
+    def game_at(self, k: int) -> Game:
+        """The game after the first ``k`` decisions (do not change it)."""
+        k = max(0, min(k, self.total))
+        if k in self._cache:
+            return self._cache[k]
+        if self._current is not None and self._current[0] == k:
+            return self._current[1]
+        base = k - k % self.every
+        game = self._cache[base].copy()
+        for rec in self.record.decisions[base:k]:
+            game.apply(rec.seat, rec.decision)
+        self._current = (k, game)
+        return game
+
+    @property
+    def game(self) -> Game:
+        return self.game_at(self.position)
+
+    @property
+    def round(self) -> int:
+        return self.rounds[self.position]
+
+    def go(self, k: int) -> None:
+        self.position = max(0, min(k, self.total))
+
+    def next(self) -> None:
+        self.go(self.position + 1)
+
+    def previous(self) -> None:
+        self.go(self.position - 1)
+
+    def home(self) -> None:
+        self.go(0)
+
+    def end(self) -> None:
+        self.go(self.total)
+
+    def round_start(self, rnd: int) -> int:
+        """The first position in round ``rnd`` (0 before the first round)."""
+        return next((k for k, r in enumerate(self.rounds) if r >= rnd), self.total)
+
+    def next_round(self) -> None:
+        """To the first decision of the next round (the end in the last round)."""
+        self.go(self.round_start(self.round + 1))
+
+    def previous_round(self) -> None:
+        """To the first decision of the previous round (the start in round 1)."""
+        self.go(self.round_start(self.round - 1) if self.round > 1 else 0)
+
+    # -- the viewer ---------------------------------------------------------------------------
+
+    def set_seat(self, seat: int | None) -> None:
+        self.seat = self._check_seat(seat)
+
+    def switch_view(self) -> None:
+        """Seat 0, 1, ..., the last seat, the spectator, seat 0 again."""
+        if self.seat is None:
+            self.seat = 0
+        elif self.seat + 1 < self.players:
+            self.seat += 1
+        else:
+            self.seat = None
+
+    @property
+    def viewer(self) -> str:
+        if self.seat is None:
+            return "spectator"
+        return f"{self.names[self.seat]} (seat {self.seat})"
+
+    def view(self) -> PlayerView:
+        return PlayerView(self.game, self.seat)
+
+    def sentences(self) -> list[str]:
+        """The log up to this position as the viewer reads it."""
+        narrated = self._narrated.get(self.seat)
+        if narrated is None:
+            narrate = Narrator(self.names, self.seat, self.deck)
+            narrated = [narrate(e) for e in public_log(self.final, self.seat)]
+            self._narrated[self.seat] = narrated
+        return [s for s in narrated[:self.log_lens[self.position]] if s]
+
+    def last_decision(self) -> str:
+        """The decision that led here, in notation, as the viewer may know it."""
+        k = self.position
+        if k == 0:
+            return "the start of the game"
+        rec = self.record.decisions[k - 1]
+        who = self.names[rec.seat]
+        kind = type(rec.decision).__name__
+        if rec.seat != self.seat and kind in SECRET_WORDS:
+            text = SECRET_WORDS[kind]
+        else:
+            text = format_decision(rec.decision)
+        by = " (default)" if rec.by == "default" else ""
+        return f"{who}: {text}{by}"
+
+    def status(self) -> str:
+        over = " (game over)" if self.position == self.total and self.final.is_over else ""
+        return (f"Decision {self.position} of {self.total}{over} · round {self.round} · "
+                f"as {self.viewer} · {self.last_decision()}")
+
+    # -- the screen ---------------------------------------------------------------------------
+
+    def draw(self, width: int, height: int) -> StyleAndTextTuples:
+        """The table as the viewer sees it, the log up to here, the status and the keys."""
+        bottom: StyleAndTextTuples = [
+            ("class:status", render.cut(self.status(), width).ljust(width)), ("", "\n"),
+            ("class:keys", render.cut(KEYS_HELP, width))]
+        if height <= 2:
+            return bottom if height == 2 else bottom[:1] if height == 1 else []
+        top_h = height - 2
+        top = render.screen(self.view(), self.names, width, top_h, sentences=self.sentences())
+        rows = render.split_rows(top)
+        rows += [[("", "")]] * (top_h - len(rows))
+        out: StyleAndTextTuples = []
+        for row in rows:
+            out.extend(row)
+            out.append(("", "\n"))
+        out.extend(bottom)
+        return out
+
+
+def load_replay(path: str | Path, deck_path: str | None = None) -> Replay:
+    """Read and replay a record file; RecordError (or DeckError) says what is wrong."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RecordError(f"cannot read it: {exc}") from None
+    record = GameRecord.from_json(text)
+    deck = load_deck(deck_path) if deck_path is not None else None
+    return Replay(record, deck)
+
+
+def parse_viewer(text: str, names: Sequence[str]) -> int | None:
+    """``spectator``, a seat number (0-based, as in the notation) or a seat's name."""
+    word = text.strip()
+    if word.lower() in ("spectator", "none", "-"):
+        return None
+    if word.isdigit():
+        seat = int(word)
+        if seat < len(names):
+            return seat
+        raise ValueError(f"seat {seat} is not at this table (seats 0-{len(names) - 1})")
+    matches = [s for s, name in enumerate(names) if name.lower() == word.lower()]
+    if len(matches) == 1:
+        return matches[0]
+    seats = ", ".join(f"{s} {name}" for s, name in enumerate(names))
+    raise ValueError(f"{text!r} is not spectator, a seat number or a player's name ({seats})")
+
+
+# -- prompt_toolkit -----------------------------------------------------------------------------
+
+
+class ReplayApp:
+    """The full-screen replay: one window, keys to move and to switch the view."""
+
+    def __init__(self, model: Replay, *, color: bool | None = None) -> None:
+        self.model = model
+        self.color = render.use_color() if color is None else color
+        self.app = self._build()
+
+    def _build(self) -> Application[int]:
+        model = self.model
+        kb = KeyBindings()
+        moves: dict[tuple[str, ...], Callable[[], None]] = {
+            ("right",): model.next, ("n",): model.next,
+            ("left",): model.previous, ("p",): model.previous,
+            ("pagedown",): model.next_round, ("pageup",): model.previous_round,
+            ("home",): model.home, ("end",): model.end,
+            ("s",): model.switch_view,
+        }
+        for keys, move in moves.items():
+            def handler(event: KeyPressEvent, move: Callable[[], None] = move) -> None:
+                move()
+            kb.add(*keys)(handler)
+
+        @kb.add("q")
+        @kb.add("c-c")
+        @kb.add("c-d")
+        def _(event: KeyPressEvent) -> None:
+            event.app.exit(result=0)
+
+        window = Window(ScreenControl(model.draw, focusable=True), wrap_lines=False)
+        depth = ColorDepth.DEFAULT if self.color else ColorDepth.DEPTH_1_BIT
+        return Application(layout=Layout(HSplit([window]), focused_element=window),
+                           key_bindings=kb, style=make_style(self.color), full_screen=True,
+                           color_depth=depth, mouse_support=False)
+
+    def run(self) -> int:
+        return self.app.run()
+
+
+# -- the command --------------------------------------------------------------------------------
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "replay",
+        description="Show a game record (mundus host --record, mundus sim/tournament "
+                    "--records) in the full-screen client and step through it: Right/n next "
+                    "decision, Left/p back, PageDown/PageUp next/previous round, Home/End, "
+                    "s switches the view (each seat, then the spectator), q quits "
+                    "(docs/replay.md).")
+    p.add_argument("record", metavar="RECORD", help="a game record file (JSON)")
+    p.add_argument("--as", dest="viewer", default="spectator", metavar="SEAT|spectator",
+                   help="whose view: a seat number (0-based, as in the notation), a player's "
+                        "name, or spectator (public information only; the default)")
+    p.add_argument("--at", type=int, default=0, metavar="K",
+                   help="start after the first K decisions (default 0; negative counts from "
+                        "the end)")
+    add_deck_option(p, recorded=True)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        model = load_replay(args.record, args.deck)
+    except (RecordError, DeckError) as exc:
+        print(f"mundus replay: {args.record}: not a game record that replays: {exc}",
+              file=sys.stderr)
+        return 2
+    try:
+        model.set_seat(parse_viewer(args.viewer, model.names))
+    except ValueError as exc:
+        print(f"mundus replay: --as: {exc}", file=sys.stderr)
+        return 2
+    model.go(args.at if args.at >= 0 else model.total + 1 + args.at)
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        print("mundus replay: the replay screen needs a terminal (standard input and output)",
+              file=sys.stderr)
+        return 2
+    return ReplayApp(model).run()

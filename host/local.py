@@ -1,0 +1,187 @@
+"""The table ``mundus play`` starts: a host on 127.0.0.1 with free ports and host bots, in a
+process of its own, so that the player can leave (Ctrl-C, Ctrl-D) and come back with
+``mundus join``.
+
+The process prints one line, ``READY PORT PUB_PORT GAME_ID KEY``, once its sockets are bound
+(KEY: the host's public key, Z85, or ``-`` with ``--insecure``), then writes nothing more to
+standard output (its log goes to a file). Its keys are those of ``mundus host`` (made on
+first use in ``$XDG_STATE_HOME/mundus-net``). With ``--seed`` the seed is fixed: the same
+seed deals the same cards (no contributions are mixed in: the player is the host here).
+It ends when the game is over and the player has left, when no person has been at the table
+for ``--idle-minutes``, or when it is killed; with ``--record FILE`` it writes the game record
+first, signed with the host's key.
+
+:func:`start` launches it (``mundus play`` calls it); not a command of its own. It runs with
+``python -P``, so a folder the player starts from (one holding a ``mundus_net`` of its own, say)
+can never stand in for the installed package.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from mundus_net.bots.base import load_bot
+from mundus_net.engine.seeds import derive_seed
+from mundus_net.host.cli import record_text
+from mundus_net.host.keys import HostKeys
+from mundus_net.host.server import Host
+from mundus_net.host.table import Table
+from mundus_net.protocol.security import SecurityError
+
+READY = "READY"
+WAIT_FOR_JOIN_S = 120.0  # a table nobody joins (the client failed) goes away after this
+START_TIMEOUT_S = 20.0
+
+
+@dataclass(frozen=True)
+class LocalTable:
+    """A started background table: its process, the address to join, the host's public key
+    (None when insecure)."""
+
+    process: subprocess.Popen[str]
+    address: str
+    host_key: str | None
+
+
+def start(*, bots: int, strategy: str, name: str, idle_minutes: float, log: Path | None,
+          seed: int | None = None, round_limit: int | None = None,
+          record: Path | None = None, insecure: bool = False) -> LocalTable:
+    """Start the table process and wait (at most START_TIMEOUT_S) for its READY line.
+
+    Raises RuntimeError, naming what the process said, when it does not start.
+    """
+    # -P: the current folder is not put first on the path, so nothing there shadows the
+    # installed package.
+    command = [sys.executable, "-P", "-m", "mundus_net.host.local", "--bots", str(bots),
+               "--strategy", strategy, "--name", name, "--idle-minutes", str(idle_minutes)]
+    if log is not None:
+        command += ["--log", str(log)]
+    if seed is not None:
+        command += ["--seed", str(seed)]
+    if round_limit is not None:
+        command += ["--round-limit", str(round_limit)]
+    if record is not None:
+        command += ["--record", str(record.absolute())]
+    if insecure:
+        command.append("--insecure")
+    proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    out = proc.stdout
+    if out is None:  # pragma: no cover - Popen with PIPE always gives one
+        raise RuntimeError("the table's output could not be read")
+    line: list[str] = []
+    reader = threading.Thread(target=lambda: line.append(out.readline()), daemon=True)
+    reader.start()
+    reader.join(START_TIMEOUT_S)
+    words = line[0].split() if line else []
+    if len(words) != 5 or words[0] != READY:
+        proc.kill()
+        _, err = proc.communicate(timeout=5)
+        raise RuntimeError(f"the table did not start: {err.strip() or 'no answer'}")
+    out.close()
+    if proc.stderr is not None:
+        proc.stderr.close()
+    return LocalTable(proc, f"tcp://127.0.0.1:{int(words[1])}",
+                      None if words[4] == "-" else words[4])
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m mundus_net.host.local")
+    p.add_argument("--bots", type=int, required=True)
+    p.add_argument("--strategy", default="greedy")
+    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--round-limit", type=int, default=None)
+    p.add_argument("--name", default="Mundus table")
+    p.add_argument("--record", type=Path, default=None)
+    p.add_argument("--idle-minutes", type=float, default=30.0)
+    p.add_argument("--log", type=Path, default=None)
+    p.add_argument("--insecure", action="store_true")
+    return p.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    # The player's terminal may send SIGINT/SIGHUP to its process group: this table outlives
+    # the client (it is started in a session of its own, and ignores them anyway).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "SIGHUP"):
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    seed = args.seed if args.seed is not None else secrets.randbits(32)
+    bots = [load_bot(args.strategy, derive_seed(seed, "host-bot", i)) for i in range(args.bots)]
+    names = [f"{args.strategy.rpartition(':')[2]} {i + 1}"[:32] for i in range(args.bots)]
+    table = Table(args.bots + 1, seed=args.seed, fixed_seed=args.seed is not None, bots=bots,
+                  bot_names=names, first_tm=0, round_limit=args.round_limit,
+                  name=args.name[:64])
+    keys = None
+    if not args.insecure:
+        try:
+            keys = HostKeys.load_or_create()
+        except (SecurityError, OSError):
+            keys = HostKeys.generate()  # no state directory: keys for this table only
+    host = Host(table, bind="127.0.0.1", port=0, keys=keys, insecure=args.insecure)
+    host.start()
+    print(f"{READY} {host.port} {host.pub_port} {table.game_id} {host.public_key or '-'}",
+          flush=True)
+    _detach_output(args.log)
+    try:
+        _serve(host, args.idle_minutes * 60)
+    finally:
+        if args.record is not None:
+            try:
+                args.record.write_text(record_text(table, keys), encoding="utf-8")
+            except OSError as exc:
+                print(f"cannot write the record to {args.record}: {exc}", file=sys.stderr)
+    return 0
+
+
+def _detach_output(log: Path | None) -> None:
+    """Standard output and error to the log file (or nowhere): the client that started this
+    process stops reading them."""
+    target = os.devnull
+    if log is not None:
+        try:
+            log.parent.mkdir(parents=True, exist_ok=True)
+            target = str(log)
+        except OSError:
+            target = os.devnull
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    os.close(fd)
+
+
+def _serve(host: Host, idle_s: float) -> None:
+    started = last_seen = time.monotonic()
+    joined = False
+    while not host.wait(1.0):
+        now = time.monotonic()
+        try:
+            present, taken = host.call(
+                lambda t: (any(s.connected for s in t.seats if s.host_bot is None),
+                           any(s.taken for s in t.seats if s.host_bot is None)))
+        except Exception:  # the host stopped meanwhile
+            break
+        joined = joined or taken
+        if present:
+            last_seen = now
+        elif (joined and now - last_seen > idle_s) or \
+                (not joined and now - started > WAIT_FOR_JOIN_S):
+            print("nobody at the table: closing it", file=sys.stderr)
+            break
+    host.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1220 @@
+"""The rules engine: a game state that applies validated decisions (RULES.md R1-R8).
+
+The state is plain data (lists, dicts, ints) so that it copies and serialises quickly. At any
+moment :attr:`Game.pending` says which seat(s) must decide what, :meth:`Game.legal` lists the
+legal choices and :meth:`Game.apply` validates and applies one. A refused decision raises
+:class:`RuleError` naming the rule and leaves the state untouched: every ``_do_*`` method
+checks everything before it changes anything.
+
+Decisions with a single legal choice are applied by the engine itself (logged as ``auto``).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple, Self
+
+from mundus_net.engine import combos
+from mundus_net.engine.cards import (
+    CLASS_NAMES,
+    CLASS_OF,
+    RELIC,
+    RESOURCE_COUNTS,
+    VALUES,
+    Cards,
+    from_counts,
+    submultisets,
+    to_counts,
+)
+from mundus_net.engine.decisions import (
+    TARGET_CASH,
+    TARGET_DRAW,
+    Announce,
+    BuyMarket,
+    ChooseEvent,
+    ChooseFirst,
+    ChooseTradeMaster,
+    Convert,
+    Decision,
+    EndTurn,
+    Gift,
+    MakePerfect,
+    MakeRelicSet,
+    MakeSeries,
+    MakeSet,
+    Offer,
+    PickCards,
+    PirateDiscard,
+    RuleError,
+    SplitFleet,
+    Store,
+    Take,
+)
+from mundus_net.engine.deck import EVENTS, Deck, default_deck
+
+# Phases: the kind of the pending decision ("over" when the game has ended).
+CORONADO = "coronado"
+SPLIT = "split"
+PICK = "pick"
+SERGIO = "sergio"
+PIRATES = "pirates"
+ANNOUNCE = "announce"
+OFFER = "offer"
+TM_TIE = "tm_tie"
+TAKE = "take"
+GIFT = "gift"
+FIRST = "first"
+TURN = "turn"
+STORE = "store"
+OVER = "over"
+PHASES = (CORONADO, SPLIT, PICK, SERGIO, PIRATES, ANNOUNCE, OFFER, TM_TIE, TAKE, GIFT, FIRST,
+          TURN, STORE, OVER)
+SIMULTANEOUS = (OFFER, PIRATES)
+
+HAND_DEAL = 5  # R4.2
+MARKET_SIZE = 3  # R2.2
+QUEUE_SIZE = 5  # R2.3
+WIN_DOUBLOONS = 75  # R8.2
+SERIES_PAY = {4: 5, 5: 7, 6: 10, 7: 15, 8: 20, 9: 25}  # R6.2
+RELIC_PAY = {1: 3, 2: 7, 3: 12, 4: 18, 5: 25}  # R6.2
+VICENTE_PAY = {1: 3, 2: 4, 3: 5}  # P04, by class
+CORONADO_COST = 2  # R3.3
+SERGIO_COST = 2  # P01
+ORELLANA_GAIN = 2  # R5.10
+ESTEFANO_GAIN = 3  # P03
+VALDIVIA_BONUS = 3  # R5.4
+
+
+class Event(NamedTuple):
+    """One entry of the game log. ``private`` maps a seat to what only that seat may see."""
+
+    kind: str
+    public: dict[str, Any]
+    private: dict[int, dict[str, Any]] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """Who must decide what. ``detail`` holds the public constraints of the decision."""
+
+    kind: str
+    seats: tuple[int, ...]
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """R8: how the game ended. ``reason`` is perfect, doubloons, queue or round_limit."""
+
+    winners: tuple[int, ...]
+    reason: str
+    doubloons: tuple[int, ...]
+    places: tuple[int, ...]
+    rounds: int
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """Table options. ``first_tm`` None draws the first TM at random (R2.4)."""
+
+    players: int
+    seed: int = 0
+    promo: bool = False
+    first_tm: int | None = 0
+    round_limit: int | None = None
+
+
+class Game:
+    """The authoritative state of one game of Mundus Novus."""
+
+    __slots__ = (
+        "_legal",
+        "active",
+        "announced",
+        "capacity",
+        "caravels",
+        "converted",
+        "deck",
+        "devpile",
+        "devs",
+        "discard",
+        "display",
+        "doubloons",
+        "draw",
+        "event",
+        "faceup",
+        "fleets",
+        "gift_to",
+        "hands",
+        "log",
+        "market",
+        "merchants",
+        "merchants_used",
+        "offers",
+        "options",
+        "owner",
+        "perfect_shown",
+        "phase",
+        "pick_queue",
+        "pirates_chosen",
+        "pirates_due",
+        "players",
+        "queue",
+        "queue_short",
+        "reshuffles",
+        "result",
+        "round",
+        "shipyards",
+        "stored",
+        "takes",
+        "tie",
+        "tm",
+        "turn_index",
+        "turn_order",
+        "turn_perfect",
+        "turn_relics",
+        "turn_series",
+        "turn_sets",
+    )
+
+    # -- construction -------------------------------------------------------------------
+
+    def __init__(self, options: Options, deck: Deck | None = None) -> None:
+        """A new game, set up (R2) and advanced to its first decision."""
+        n = options.players
+        if not 2 <= n <= 6:
+            raise RuleError("R2.1", f"a game has 2 to 6 players, not {n}")
+        if options.first_tm is not None and not 0 <= options.first_tm < n:
+            raise RuleError("R2.4", f"seat {options.first_tm} is not at this table")
+        if options.round_limit is not None and options.round_limit < 1:
+            raise RuleError("R8.5", "the round limit must be at least 1")
+        self._blank(options, deck or default_deck())
+        rng = random.Random(options.seed)  # R2.6: one seeded generator for the setup
+        self.draw: list[int] = [v for v in VALUES for _ in range(RESOURCE_COUNTS[v])]
+        rng.shuffle(self.draw)
+        self.market: list[int] = sorted(self.draw.pop() for _ in range(MARKET_SIZE))  # R2.2
+        cards = [c.id for c in self.deck.for_players(n, options.promo)]
+        rng.shuffle(cards)  # R2.3
+        self.devpile: list[str] = cards
+        dealt = min(QUEUE_SIZE, len(self.devpile))
+        self.queue: list[str] = [self.devpile.pop() for _ in range(dealt)]
+        self.tm = rng.randrange(n) if options.first_tm is None else options.first_tm  # R2.4
+        # The seed is never logged: it would tell every seat the order of every pile.
+        self._log("setup", players=n, promo=options.promo, tm=self.tm,
+                  deck=self.deck.name, market=tuple(self.market), queue=tuple(self.queue))
+        self._begin_round()
+        self._settle()
+
+    def _blank(self, options: Options, deck: Deck) -> None:
+        n = options.players
+        self.options = options
+        self.deck = deck
+        self.players = n
+        self.reshuffles = 0
+        self.round = 0
+        self.tm = 0
+        self.event: str | None = None
+        self.phase = ANNOUNCE
+        self.active = 0
+        self.draw = []
+        self.discard: list[int] = []
+        self.market = []
+        self.display: list[int] = []
+        self.queue = []
+        self.devpile = []
+        self.hands = [[0] * 11 for _ in range(n)]
+        self.stored = [[0] * 11 for _ in range(n)]
+        self.doubloons = [0] * n
+        self.devs: list[list[str]] = [[] for _ in range(n)]
+        self.owner: dict[str, int] = {}
+        self.caravels: list[list[str]] = [[] for _ in range(n)]
+        self.merchants: list[list[str]] = [[] for _ in range(n)]
+        self.capacity = [0] * n
+        self.shipyards = [0] * n
+        self.fleets: list[tuple[int, tuple[str, ...]]] = []
+        self.pick_queue: list[tuple[int, tuple[str, ...]]] = []
+        self.pirates_due: dict[int, int] = {}
+        self.pirates_chosen: dict[int, Cards] = {}
+        self.announced = 0
+        self.offers: dict[int, Cards] = {}
+        self.faceup = [[0] * 11 for _ in range(n)]
+        self.tie: tuple[int, ...] = ()
+        self.takes: list[tuple[int, int]] = []
+        self.gift_to = -1
+        self.turn_order: list[int] = []
+        self.turn_index = 0
+        self.turn_sets = 0
+        self.turn_series = False
+        self.turn_relics = False
+        self.turn_perfect = False
+        self.converted: list[tuple[int, int]] = []
+        self.merchants_used: set[str] = set()
+        self.perfect_shown: list[int] = []
+        self.queue_short = False
+        self.result: Result | None = None
+        self.log: list[Event] = []
+        self._legal: dict[int, list[Decision]] = {}
+
+    @classmethod
+    def new(cls, players: int, seed: int = 0, *, promo: bool = False, deck: Deck | None = None,
+            first_tm: int | None = 0, round_limit: int | None = None) -> Game:
+        return cls(Options(players, seed, promo, first_tm, round_limit), deck)
+
+    def copy(self) -> Self:
+        """An independent copy of the same class (the log is shared up to this point, not
+        after); a subclass's own slots are its to copy."""
+        g = type(self).__new__(type(self))
+        for name in Game.__slots__:
+            value = getattr(self, name)
+            if isinstance(value, list):
+                value = [v[:] if isinstance(v, list) else v for v in value]
+            elif isinstance(value, (dict, set)):
+                value = value.copy()
+            setattr(g, name, value)
+        return g
+
+    # -- public API ---------------------------------------------------------------------
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase == OVER
+
+    @property
+    def pending(self) -> Pending | None:
+        """The decision the game waits for, or None once it is over."""
+        phase = self.phase
+        if phase == OVER:
+            return None
+        if phase == OFFER:
+            seats = tuple(s for s in range(self.players) if s not in self.offers)
+            return Pending(OFFER, seats, {"n": self.announced, "sizes": {
+                s: self._offer_sizes(s) for s in seats}})
+        if phase == PIRATES:
+            seats = tuple(s for s in sorted(self.pirates_due) if s not in self.pirates_chosen)
+            return Pending(PIRATES, seats, {"counts": {s: self.pirates_due[s] for s in seats}})
+        detail: dict[str, Any] = {}
+        if phase == PICK:
+            fleet = self.pick_queue[0][1]
+            detail = {"fleet": fleet, "count": min(len(fleet), len(self.display))}
+        elif phase == TM_TIE:
+            detail = {"candidates": self.tie}
+        elif phase == GIFT:
+            detail = {"to": self.gift_to}
+        elif phase == STORE:
+            detail = {"capacity": self.capacity[self.active]}
+        elif phase == TURN:
+            detail = {"sets": self.turn_sets, "series": self.turn_series,
+                      "relics": self.turn_relics, "perfect": self.turn_perfect}
+        return Pending(phase, (self.active,), detail)
+
+    def legal(self, seat: int) -> list[Decision]:
+        """Every legal decision for ``seat`` now (empty if it has nothing to decide)."""
+        cached = self._legal.get(seat)
+        if cached is None:
+            cached = self._compute_legal(seat)
+            self._legal[seat] = cached
+        return cached
+
+    def apply(self, seat: int, decision: Decision) -> None:
+        """Validate and apply ``seat``'s decision; raise RuleError (state untouched) if it is
+        not allowed now."""
+        phase = self.phase
+        handler = _HANDLERS.get(type(decision))
+        if handler is None or handler[0] != phase:  # never true when the game is over
+            if phase == OVER:
+                raise RuleError("R8", "the game is over")
+            raise RuleError("R7", f"{type(decision).__name__} is not the decision pending "
+                                  f"now (the game waits for {phase})")
+        if phase in SIMULTANEOUS:
+            if not self.legal(seat):  # empty exactly when the seat is not waited for
+                raise RuleError("R7", f"seat {seat} has nothing to decide now")
+        elif seat != self.active:
+            raise RuleError("R7", f"it is seat {self.active}'s decision, not seat {seat}'s")
+        mark = len(self.log)
+        try:
+            handler[1](self, seat, decision)
+        except (TypeError, ValueError) as exc:
+            # A field of the wrong type (a bot's or a parser's bug). Handlers check before
+            # they change anything, so the state is still untouched.
+            raise RuleError("R7", f"malformed {type(decision).__name__}: {exc}") from None
+        self._record(mark, seat, decision, auto=False)
+        if phase in SIMULTANEOUS and self.phase == phase:
+            # Until the last one is in, a simultaneous decision is only recorded (R4.7, R5.3):
+            # what the other waiting seats may choose is unchanged, so their lists are kept.
+            self._legal.pop(seat, None)
+        else:
+            self._legal = {}
+        self._settle()
+
+    # -- bookkeeping ----------------------------------------------------------------------
+
+    # Events are made with tuple.__new__, not Event(...): a named tuple's own constructor is a
+    # Python function, and about three events are logged per decision (benchmarks/README.md).
+
+    def _log(self, kind: str, private: dict[int, dict[str, Any]] | None = None,
+             **public: Any) -> None:
+        self.log.append(tuple.__new__(Event, (kind, public, private)))
+
+    def _record(self, mark: int, seat: int, decision: Decision, auto: bool) -> None:
+        """Log a decision before the events it caused (they start at index ``mark``)."""
+        kind = type(decision)
+        public = {"seat": seat, "type": kind.__name__, "auto": auto}
+        private = None
+        if kind in _SECRET_DECISIONS:
+            private = {seat: {"decision": decision}}
+        else:
+            public["decision"] = decision
+        self.log.insert(mark, tuple.__new__(Event, ("decision", public, private)))
+
+    def _settle(self) -> None:
+        """Apply every decision that has a single legal choice, until a real one is pending."""
+        while self.phase != OVER:
+            if self.phase in SIMULTANEOUS:
+                waiting = self.waiting_seats()
+                forced = next((s for s in waiting if len(self.legal(s)) == 1), None)
+                if forced is None:
+                    return
+                seat = forced
+            else:
+                seat = self.active
+                # legal(seat), without re-checking the phase and the seat: this runs after
+                # every decision.
+                options = self._legal.get(seat)
+                if options is None:
+                    options = self._legal[seat] = _LEGAL[self.phase](self, seat)
+                if len(options) != 1:
+                    return
+            choice = self._legal[seat][0]
+            mark = len(self.log)
+            _HANDLERS[type(choice)][1](self, seat, choice)
+            self._record(mark, seat, choice, auto=True)
+            self._legal = {}
+
+    def waiting_seats(self) -> tuple[int, ...]:
+        """The seats whose decision the game waits for now."""
+        phase = self.phase
+        if phase == OFFER:
+            offers = self.offers
+            return tuple([s for s in range(self.players) if s not in offers])
+        if phase == PIRATES:
+            return tuple(s for s in sorted(self.pirates_due) if s not in self.pirates_chosen)
+        if phase == OVER:
+            return ()
+        return (self.active,)
+
+    def _draw_resource(self) -> int | None:
+        """R4.2: the top resource; reshuffle the discard pile when the draw pile is empty."""
+        if not self.draw:
+            if not self.discard:
+                return None
+            self.reshuffles += 1
+            pile = self.discard
+            self.discard = []
+            random.Random(f"{self.options.seed}/reshuffle/{self.reshuffles}").shuffle(pile)
+            self.draw = pile
+            self._log("reshuffle", size=len(pile), number=self.reshuffles)
+        return self.draw.pop()
+
+    def _draw_resources(self, count: int) -> list[int]:
+        """R4.2: up to ``count`` resources in the order ``count`` calls of _draw_resource()
+        would draw them, taking what the pile holds in one slice."""
+        got: list[int] = []
+        while len(got) < count:
+            card = self._draw_resource()  # reshuffles if the pile is empty
+            if card is None:
+                break
+            got.append(card)
+            more = min(count - len(got), len(self.draw))
+            if more:
+                got.extend(reversed(self.draw[-more:]))  # the top of the pile is its end
+                del self.draw[-more:]
+        return got
+
+    def affected(self, seat: int) -> bool:
+        """R3.4: does this round's event act on ``seat``?"""
+        return self.event is not None and self.owner.get("cosa") != seat
+
+    def _acquire(self, seat: int, card_id: str) -> None:
+        card = self.deck[card_id]
+        self.devs[seat].append(card_id)
+        if card.power:
+            self.owner[card.power] = seat
+        if card.kind == "caravel":
+            self.caravels[seat].append(card_id)
+            self.caravels[seat].sort(key=lambda c: (self.deck[c].caravel, c))
+        elif card.kind == "merchant":
+            self.merchants[seat].append(card_id)
+        elif card.kind == "warehouse":
+            self.capacity[seat] += card.capacity
+        elif card.kind == "shipyard":
+            self.shipyards[seat] += 1
+
+    def _discard_counts(self, counts: Sequence[int]) -> None:
+        for v in VALUES:
+            if counts[v]:
+                self.discard.extend([v] * counts[v])
+
+    # -- R3 event step ------------------------------------------------------------------
+
+    def _begin_round(self) -> None:
+        self.round += 1
+        self.perfect_shown = []
+        self.queue_short = False
+        self.merchants_used = set()
+        event = None
+        if self.round >= 2 and self.queue:  # R3.1, R3.2
+            event = self.deck[self.queue[0]].icon
+        self.event = event
+        self._log("round", round=self.round, tm=self.tm)
+        coronado = self.owner.get("coronado")
+        if (self.round >= 2 and event is None and coronado is not None
+                and self.doubloons[coronado] >= CORONADO_COST):  # R3.3
+            self.phase = CORONADO
+            self.active = coronado
+            return
+        self._log("event", event=event, source="queue" if event else "none")
+        self._supply()
+
+    def _do_choose_event(self, seat: int, d: ChooseEvent) -> None:
+        if d.event is not None:
+            if d.event not in EVENTS:
+                raise RuleError("R3.3", f"{d.event!r} is not an event ({', '.join(EVENTS)})")
+            if self.doubloons[seat] < CORONADO_COST:
+                raise RuleError("R1.4", "imposing an event costs 2 doubloons")
+            self.doubloons[seat] -= CORONADO_COST
+            self.event = d.event
+        self._log("event", event=self.event,
+                  source="coronado" if d.event else "none", seat=seat)
+        self._supply()
+
+    # -- R4 supply step -----------------------------------------------------------------
+
+    def _supply(self) -> None:
+        n = self.players
+        for s in range(n):  # R4.1
+            if any(self.stored[s]):
+                back = from_counts(self.stored[s])
+                for v in back:
+                    self.hands[s][v] += 1
+                self.stored[s] = [0] * 11
+                self._log("unstore", {s: {"cards": back}}, seat=s, count=len(back))
+        dealt: dict[int, dict[str, Any]] = {}
+        sizes = {}
+        drawn = self._draw_resources(HAND_DEAL * n)  # as if each seat drew its 5 in turn
+        for i in range(n):  # R4.2, dealt from the TM clockwise
+            s = (self.tm + i) % n
+            got = drawn[HAND_DEAL * i:HAND_DEAL * (i + 1)]
+            hand = self.hands[s]
+            for card in got:
+                hand[card] += 1
+            dealt[s] = {"cards": tuple(sorted(got))}
+            sizes[s] = len(got)
+        self._log("deal", dealt, counts=sizes)
+        total = sum(map(len, self.caravels))  # R4.3
+        self.display = sorted(self._draw_resources(total))
+        self._log("display", cards=tuple(self.display))
+        self.fleets = [(s, tuple(self.caravels[s])) for s in range(n) if self.caravels[s]]
+        ponce = self.owner.get("ponce")
+        if ponce is not None and len(self.caravels[ponce]) >= 2:  # R4.4
+            self.phase = SPLIT
+            self.active = ponce
+            return
+        self._start_picks()
+
+    def _do_split(self, seat: int, d: SplitFleet) -> None:
+        own = self.caravels[seat]
+        chosen = set(d.fleet)
+        if len(chosen) != len(d.fleet) or not chosen <= set(own):
+            raise RuleError("R4.4", "a split names caravels you own, each once")
+        if chosen and len(chosen) == len(own):
+            raise RuleError("R4.4", "both fleets must hold at least one caravel")
+        if chosen:
+            if own[0] in chosen:  # the second fleet is the one without the lowest caravel
+                chosen = set(own) - chosen
+            first = tuple(c for c in own if c not in chosen)
+            second = tuple(c for c in own if c in chosen)
+            self.fleets = [f for f in self.fleets if f[0] != seat] + [(seat, first),
+                                                                      (seat, second)]
+        self._log("split", seat=seat, fleets=tuple(f for s, f in self.fleets if s == seat))
+        self._start_picks()
+
+    def fleet_strength(self, seat: int, fleet: Sequence[str]) -> tuple[int, int]:
+        """R4.5: (fleet value, lowest caravel value) with Pizarro's highest caravel at 0."""
+        values = [self.deck[c].caravel for c in fleet]
+        if self.owner.get("pizarro") == seat and self.caravels[seat]:
+            top = self.caravels[seat][-1]
+            values = [0 if c == top else v for c, v in zip(fleet, values, strict=True)]
+        return sum(values), min(values)
+
+    def _start_picks(self) -> None:
+        n, tm = self.players, self.tm
+
+        def order(item: tuple[int, tuple[int, tuple[str, ...]]]) -> tuple[int, int, int, int]:
+            index, (seat, fleet) = item
+            value, lowest = self.fleet_strength(seat, fleet)
+            return value, lowest, (seat - tm) % n, index  # R4.6
+
+        ranked = sorted(enumerate(self.fleets), key=order)
+        self.pick_queue = [f for _, f in ranked]
+        self._next_pick()
+
+    def _next_pick(self) -> None:
+        while self.pick_queue and not self.display:
+            self.pick_queue.pop(0)
+        if self.pick_queue:
+            self.phase = PICK
+            self.active = self.pick_queue[0][0]
+            return
+        self._after_picks()
+
+    def _do_pick(self, seat: int, d: PickCards) -> None:
+        fleet = self.pick_queue[0][1]
+        want = min(len(fleet), len(self.display))
+        if len(d.cards) != want:
+            raise RuleError("R4.6", f"this fleet takes {want} card(s), one per caravel")
+        counts = to_counts(self.display)
+        for v in d.cards:
+            if not 1 <= v <= RELIC or counts[v] == 0:
+                raise RuleError("R4.6", "pick cards from the caravel display")
+            counts[v] -= 1
+        for v in d.cards:
+            self.display.remove(v)
+            self.hands[seat][v] += 1
+        self.pick_queue.pop(0)
+        self._log("pick", seat=seat, fleet=fleet, cards=tuple(sorted(d.cards)))
+        self._next_pick()
+
+    def _after_picks(self) -> None:
+        sergio = self.owner.get("sergio")
+        if sergio is not None and self.doubloons[sergio] >= SERGIO_COST and self.market:
+            self.phase = SERGIO
+            self.active = sergio
+            return
+        self._start_pirates()
+
+    def _do_buy(self, seat: int, d: BuyMarket) -> None:
+        if d.card is not None:
+            if d.card not in self.market:
+                raise RuleError("P01", "buy a card that is in the market")
+            if self.doubloons[seat] < SERGIO_COST:
+                raise RuleError("R1.4", "buying a market card costs 2 doubloons")
+            self.doubloons[seat] -= SERGIO_COST
+            self.market.remove(d.card)
+            self.hands[seat][d.card] += 1
+            refill = self._draw_resource()
+            if refill is not None:
+                self.market.append(refill)
+                self.market.sort()
+            self._log("buy", seat=seat, card=d.card, market=tuple(self.market))
+        self._start_pirates()
+
+    def _start_pirates(self) -> None:
+        self.pirates_due = {}
+        self.pirates_chosen = {}
+        if self.event == "PI":  # R4.7
+            for s in range(self.players):
+                if not self.affected(s):
+                    continue
+                big = sum(1 for seat, f in self.fleets if seat == s and len(f) >= 2)
+                due = min(big, sum(self.hands[s]))
+                if due:
+                    self.pirates_due[s] = due
+        if self.pirates_due:
+            self.phase = PIRATES
+            return
+        self._start_trade()
+
+    def _do_pirates(self, seat: int, d: PirateDiscard) -> None:
+        due = self.pirates_due[seat]
+        if len(d.cards) != due:
+            raise RuleError("R4.7", f"discard exactly {due} card(s) to the pirates")
+        self._check_in_hand(seat, d.cards, "R4.7")
+        self.pirates_chosen[seat] = tuple(sorted(d.cards))
+        if len(self.pirates_chosen) == len(self.pirates_due):
+            for s, cards in sorted(self.pirates_chosen.items()):
+                for v in cards:
+                    self.hands[s][v] -= 1
+                    self.discard.append(v)
+            self._log("pirates", discards=dict(sorted(self.pirates_chosen.items())))
+            self._start_trade()
+
+    def _check_in_hand(self, seat: int, cards: Sequence[int], rule: str) -> None:
+        counts = [0] * 11
+        hand = self.hands[seat]
+        for v in cards:
+            if type(v) is not int or not 1 <= v <= RELIC:
+                raise RuleError(rule, f"{v!r} is not a resource")
+            counts[v] += 1
+            if counts[v] > hand[v]:
+                raise RuleError(rule, "those cards are not all in your hand")
+
+    # -- R5 trade step ------------------------------------------------------------------
+
+    def _start_trade(self) -> None:
+        self.phase = ANNOUNCE
+        self.active = self.tm
+
+    def _do_announce(self, seat: int, d: Announce) -> None:
+        if d.n not in (2, 3, 4):
+            raise RuleError("R5.1", "announce 2, 3 or 4")
+        self.announced = d.n
+        self.offers = {}
+        self._log("announce", seat=seat, n=d.n)
+        self.phase = OFFER
+
+    def _offer_sizes(self, seat: int) -> tuple[int, int]:
+        most = min(self.announced, sum(self.hands[seat]))
+        least = 0 if self.owner.get("casas") == seat else most  # R5.2
+        return least, most
+
+    def _do_offer(self, seat: int, d: Offer) -> None:
+        least, most = self._offer_sizes(seat)
+        if not least <= len(d.cards) <= most:
+            if least == most:
+                raise RuleError("R5.2", f"offer exactly {most} card(s)")
+            raise RuleError("R5.2", f"offer {least} to {most} cards")
+        self._check_in_hand(seat, d.cards, "R5.2")
+        self.offers[seat] = tuple(sorted(d.cards))
+        self._log("offer", {seat: {"cards": self.offers[seat]}}, seat=seat,
+                  count=len(d.cards))
+        if len(self.offers) == self.players:
+            self._reveal_offers()
+
+    def offer_score(self, seat: int, cards: Sequence[int]) -> int:
+        """R5.4: trade values offered, plus Valdivia's 3."""
+        bonus = VALDIVIA_BONUS if self.owner.get("valdivia") == seat else 0
+        return sum(cards) + bonus
+
+    def _reveal_offers(self) -> None:
+        scores = []
+        for s in range(self.players):  # R5.3: all at once
+            cards = self.offers[s]
+            face = [0] * 11
+            for v in cards:
+                self.hands[s][v] -= 1
+                face[v] += 1
+            self.faceup[s] = face
+            scores.append(self.offer_score(s, cards))
+        best = max(scores)
+        tied = tuple(s for s in range(self.players) if scores[s] == best)
+        self._log("reveal", offers={s: self.offers[s] for s in range(self.players)},
+                  scores=tuple(scores))
+        self.offers = {}
+        if self.tm in tied or len(tied) == 1:  # R5.4
+            new_tm = self.tm if self.tm in tied else tied[0]
+            self._set_tm(new_tm)
+            self._start_takes()
+        else:
+            self.tie = tied
+            self.phase = TM_TIE
+            self.active = self.tm
+
+    def _set_tm(self, seat: int) -> None:
+        self._log("trade_master", seat=seat, previous=self.tm)
+        self.tm = seat
+
+    def _do_choose_tm(self, seat: int, d: ChooseTradeMaster) -> None:
+        if d.seat not in self.tie:
+            raise RuleError("R5.4", "choose the new TM among the highest offers")
+        self.tie = ()
+        self._set_tm(d.seat)
+        self._start_takes()
+
+    def _start_takes(self) -> None:
+        self.takes = []
+        self._next_taker(self.tm)
+
+    def _next_taker(self, seat: int) -> None:
+        self.active = seat
+        faceup = self.faceup
+        if any(map(any, faceup[:seat])) or any(map(any, faceup[seat + 1:])):  # others' cards
+            self.phase = TAKE
+            return
+        self._end_trade(seat)
+
+    def take_sources(self, seat: int) -> list[int]:
+        """Seats ``seat`` may take from now (R5.5, with R5.7's no ping-pong)."""
+        faceup = self.faceup
+        sources = [s for s in range(self.players) if s != seat and any(faceup[s])]
+        if len(sources) > 1:
+            blocked = self._ping_pong(seat)
+            if blocked in sources:
+                sources.remove(blocked)
+        return sources
+
+    def _ping_pong(self, seat: int) -> int | None:
+        """R5.7: the seat that ``seat`` took from and that then took from ``seat``, which
+        ``seat`` may not take from now unless it is the only one offering cards; or None."""
+        takes = self.takes
+        if self.players > 2 and len(takes) >= 2:
+            (x1, y1), (x2, y2) = takes[-2], takes[-1]
+            if x1 == seat and x2 == y1 and y2 == seat:
+                return y1
+        return None
+
+    def _do_take(self, seat: int, d: Take) -> None:
+        source, card, swap = d  # the fields, read once: a take is the most frequent decision
+        if source == seat:
+            raise RuleError("R5.5", "take a card of another player, not your own")
+        if type(source) is not int or not 0 <= source < self.players:
+            raise RuleError("R5.5", f"there is no seat {source!r}")
+        if type(card) is not int or not 1 <= card <= RELIC or not self.faceup[source][card]:
+            raise RuleError("R5.5", f"seat {source} offers no such card face up")
+        # source offers the card, so only a ping-pong can rule it out (rarely: check it then).
+        if source == self._ping_pong(seat) and source not in self.take_sources(seat):
+            raise RuleError("R5.7", f"no ping-pong: you may not take from seat {source} again "
+                                    "right after they took from you")
+        market = self.market
+        if swap is not None and swap not in market:
+            raise RuleError("R5.5", "swap for a card that is in the market")
+        self.faceup[source][card] -= 1
+        gained = 0
+        if swap is None:
+            self.hands[seat][card] += 1
+        else:
+            market.remove(swap)
+            market.append(card)
+            market.sort()
+            self.hands[seat][swap] += 1
+            if self.owner.get("orellana") == seat and _orellana_market(market):  # R5.10
+                gained = ORELLANA_GAIN
+                self.doubloons[seat] += gained
+        self.takes.append((seat, source))
+        self._log("take", seat=seat, source=source, card=card, swap=swap,
+                  market=tuple(market), orellana=gained)
+        self._next_taker(source)
+
+    def _end_trade(self, last: int) -> None:
+        returned = {}
+        for s in range(self.players):  # R5.8
+            if any(self.faceup[s]):
+                returned[s] = from_counts(self.faceup[s])
+                for v in VALUES:
+                    self.hands[s][v] += self.faceup[s][v]
+                self.faceup[s] = [0] * 11
+        self._log("trade_end", last=last, returned=returned)
+        if last != self.tm and any(self.hands[self.tm]):  # R5.9
+            self.gift_to = last
+            self.phase = GIFT
+            self.active = self.tm
+            return
+        self._start_progression()
+
+    def _do_gift(self, seat: int, d: Gift) -> None:
+        self._check_in_hand(seat, (d.card,), "R5.9")
+        self.hands[seat][d.card] -= 1
+        self.hands[self.gift_to][d.card] += 1
+        card = {"card": d.card}
+        self._log("gift", {seat: card, self.gift_to: card}, seat=seat, to=self.gift_to)
+        self.gift_to = -1
+        self._start_progression()
+
+    # -- R6 progression step ------------------------------------------------------------
+
+    def _start_progression(self) -> None:
+        self.phase = FIRST
+        self.active = self.tm
+
+    def _do_first(self, seat: int, d: ChooseFirst) -> None:
+        if type(d.seat) is not int or not 0 <= d.seat < self.players:
+            raise RuleError("R6.1", f"there is no seat {d.seat!r}")
+        self.turn_order = [(d.seat + i) % self.players for i in range(self.players)]
+        self.turn_index = 0
+        self._log("first", seat=seat, first=d.seat)
+        self._start_turn()
+
+    def _start_turn(self) -> None:
+        self.phase = TURN
+        self.active = self.turn_order[self.turn_index]
+        self.turn_sets = 0
+        self.turn_series = False
+        self.turn_relics = False
+        self.turn_perfect = False
+        self.converted = []
+
+    def free_merchants(self, seat: int) -> list[int]:
+        """Unused merchants of ``seat`` this round, counted by class: [_, common, unc, rare]."""
+        counts = [0, 0, 0, 0]
+        for m in self.merchants[seat]:
+            if m not in self.merchants_used:
+                counts[self.deck[m].merchant_class] += 1
+        return counts
+
+    def natural_counts(self, seat: int) -> list[int]:
+        """``seat``'s hand without the cards converted this turn (those may not be converted
+        again, R6.5)."""
+        counts = self.hands[seat][:]
+        for _, dst in self.converted:
+            counts[dst] -= 1
+        return counts
+
+    def _do_convert(self, seat: int, d: Convert) -> None:
+        src, dst = d.source, d.value
+        if type(dst) is not int or not 1 <= dst <= 9:
+            raise RuleError("R6.5", "a merchant makes a value 1-9")
+        if type(src) is not int or not 1 <= src <= RELIC:
+            raise RuleError("R6.5", f"{src!r} is not a resource")
+        if src == dst:
+            raise RuleError("R6.5", f"the card is a {dst} already")
+        merchant = next((m for m in self.merchants[seat] if m not in self.merchants_used
+                         and self.deck[m].merchant_class == CLASS_OF[dst]), None)
+        if merchant is None:
+            raise RuleError("R6.5", f"no unused merchant of the class of {dst} this round")
+        if self.natural_counts(seat)[src] < 1:
+            raise RuleError("R6.5", f"you hold no unconverted {src} to convert")
+        self.merchants_used.add(merchant)
+        self.hands[seat][src] -= 1
+        self.hands[seat][dst] += 1
+        self.converted.append((src, dst))
+        self._log("convert", seat=seat, merchant=merchant, source=src, value=dst)
+
+    def _check_holds(self, seat: int, need: Sequence[int], rule: str) -> None:
+        hand = self.hands[seat]
+        for v in VALUES:
+            if need[v] > hand[v]:
+                raise RuleError(rule, "you do not hold those cards")
+
+    def _spend(self, seat: int, need: Sequence[int]) -> Cards:
+        """Remove ``need`` from the hand (converted cards first) and discard the real cards;
+        return what was discarded."""
+        hand = self.hands[seat]
+        spent = []
+        for v in VALUES:
+            k = need[v]
+            if not k:
+                continue
+            hand[v] -= k
+            for i in range(len(self.converted) - 1, -1, -1):
+                if k and self.converted[i][1] == v:
+                    spent.append(self.converted.pop(i)[0])
+                    k -= 1
+            spent.extend([v] * k)
+        spent.sort()
+        self.discard.extend(spent)
+        return tuple(spent)
+
+    def _do_set(self, seat: int, d: MakeSet) -> None:
+        v = d.value
+        if type(v) is not int or not 1 <= v <= 9:
+            raise RuleError("R6.2", "an identical set declares a value 1-9")
+        if not 3 <= len(d.cards) <= 5:
+            raise RuleError("R6.2", "an identical set has 3, 4 or 5 cards")
+        if any(c != v and c != RELIC for c in d.cards):
+            raise RuleError("R6.2", f"every card of a set of {v}s is a {v} or a relic")
+        if self.turn_sets and not (self.event == "KA" and self.affected(seat)):
+            raise RuleError("R6.2", "one identical set per turn (King's Aid allows more)")
+        need = to_counts(d.cards)
+        self._check_holds(seat, need, "R6.2")
+        size, cls = len(d.cards), CLASS_OF[v]
+        if d.target == TARGET_CASH:
+            if self.owner.get("vicente") != seat:
+                raise RuleError("P04", "only Vicente de la Raya's owner sells a set for cash")
+            if size != 3:
+                raise RuleError("P04", "Vicente sells a set of exactly 3 cards")
+        elif d.target == TARGET_DRAW:
+            if self.owner.get("almagro") != seat:
+                raise RuleError("R6.3", "only Diego de Almagro's owner draws from the pile")
+            if not self.devpile:
+                raise RuleError("R6.3", "the development draw pile is empty")
+        else:
+            if type(d.target) is not int or not 1 <= d.target <= len(self.queue):
+                raise RuleError("R6.3", f"the queue has positions 1 to {len(self.queue)}")
+            if self.event == "ST" and self.affected(seat):
+                if d.target != 1:
+                    raise RuleError("R6.3", "Storm: a set reaches queue card 1 only")
+            elif d.target > combos.reach(cls, size):
+                raise RuleError("R6.3", f"a set of {size} {CLASS_NAMES[cls]} cards reaches "
+                                        f"queue card {combos.reach(cls, size)} at most")
+        spent = self._spend(seat, need)
+        self.turn_sets += 1
+        if d.target == TARGET_CASH:
+            gain = VICENTE_PAY[cls]
+            self.doubloons[seat] += gain
+            self._log("set", seat=seat, value=v, cards=d.cards, spent=spent, target="cash",
+                      gain=gain)
+            return
+        if d.target == TARGET_DRAW:
+            card = self.devpile.pop()
+            self._log("set", seat=seat, value=v, cards=d.cards, spent=spent, target="draw",
+                      development=card)
+        else:
+            card = self.queue.pop(d.target - 1)
+            refill = None
+            if self.devpile:  # R6.4
+                refill = self.devpile.pop()
+                self.queue.append(refill)
+            else:
+                self.queue_short = True
+            self._log("set", seat=seat, value=v, cards=d.cards, spent=spent, target=d.target,
+                      development=card, refill=refill)
+        self._acquire(seat, card)
+
+    def _do_series(self, seat: int, d: MakeSeries) -> None:
+        cards = d.cards
+        if not 4 <= len(cards) <= 9:
+            raise RuleError("R6.2", "a series has 4 to 9 cards")
+        if any(type(c) is not int or not 1 <= c <= 9 for c in cards) \
+                or len(set(cards)) != len(cards):
+            raise RuleError("R6.2", "a series has distinct values 1-9 and no relic")
+        if self.turn_series:
+            raise RuleError("R6.2", "one series per turn")
+        need = to_counts(cards)
+        self._check_holds(seat, need, "R6.2")
+        spent = self._spend(seat, need)
+        self.turn_series = True
+        size = len(cards)
+        gain = size if self.event == "IP" and self.affected(seat) else SERIES_PAY[size]
+        self.doubloons[seat] += gain
+        self._log("series", seat=seat, cards=tuple(sorted(cards)), spent=spent, gain=gain)
+
+    def _do_relics(self, seat: int, d: MakeRelicSet) -> None:
+        if type(d.size) is not int or not 1 <= d.size <= 5:
+            raise RuleError("R6.2", "a relic set has 1 to 5 relics")
+        if self.turn_relics:
+            raise RuleError("R6.2", "one relic set per turn")
+        if self.hands[seat][RELIC] < d.size:
+            raise RuleError("R6.2", "you do not hold that many relics")
+        self.hands[seat][RELIC] -= d.size
+        self.discard.extend([RELIC] * d.size)
+        self.turn_relics = True
+        gain = RELIC_PAY[d.size]
+        self.doubloons[seat] += gain
+        self._log("relics", seat=seat, size=d.size, gain=gain)
+
+    def _do_perfect(self, seat: int, d: MakePerfect) -> None:
+        if self.turn_perfect:
+            raise RuleError("R6.2", "the perfect combination is shown once")
+        need = [0] + [1] * 10
+        self._check_holds(seat, need, "R8.1")
+        spent = self._spend(seat, need)
+        self.turn_perfect = True
+        if seat not in self.perfect_shown:
+            self.perfect_shown.append(seat)
+        self._log("perfect", seat=seat, spent=spent)
+
+    def income_of(self, seat: int) -> dict[str, int]:
+        """R6.7 and promo incomes: what ``seat`` would receive at the end of its turn now."""
+        parts: dict[str, int] = {}
+        cards = self.deck.by_id
+        printed = sum(cards[c].income for c in self.devs[seat])
+        if printed:
+            parts["printed"] = printed
+        if self.owner.get("buron") == seat:  # P02
+            parts["buron"] = sum(1 for c in self.devs[seat] if self.deck[c].is_character)
+        if self.owner.get("tradingpost") == seat:  # P05
+            parts["tradingpost"] = len(self.merchants[seat]) + sum(
+                1 for c in self.devs[seat] if self.deck[c].kind == "warehouse")
+        if self.owner.get("estefano") == seat and self.tm == seat:  # P03
+            parts["estefano"] = ESTEFANO_GAIN
+        if self.shipyards[seat]:  # R6.8
+            mine = len(self.caravels[seat])
+            richer = sum(1 for s in range(self.players)
+                         if s != seat and len(self.caravels[s]) > mine)
+            if richer:
+                parts["shipyards"] = self.shipyards[seat] * richer
+        return parts
+
+    def _do_end_turn(self, seat: int, d: EndTurn) -> None:
+        parts = self.income_of(seat)
+        gain = sum(parts.values())
+        self.doubloons[seat] += gain
+        self._log("income", seat=seat, gain=gain, parts=parts)
+        if self.converted:  # R6.5: a converted card counts as its new value for this turn only
+            hand = self.hands[seat]
+            for src, dst in self.converted:
+                hand[dst] -= 1
+                hand[src] += 1
+            self._log("revert", seat=seat, cards=tuple(self.converted))
+            self.converted = []
+        if self.capacity[seat] and any(self.hands[seat]) and not (
+                self.event == "FI" and self.affected(seat)):  # R6.9
+            self.phase = STORE
+            return
+        self._finish_turn(seat)
+
+    def _do_store(self, seat: int, d: Store) -> None:
+        if len(d.cards) > self.capacity[seat]:
+            raise RuleError("R6.9", f"your warehouses hold {self.capacity[seat]} card(s)")
+        self._check_in_hand(seat, d.cards, "R6.9")
+        for v in d.cards:
+            self.hands[seat][v] -= 1
+            self.stored[seat][v] += 1
+        self._log("store", {seat: {"cards": tuple(sorted(d.cards))}}, seat=seat,
+                  count=len(d.cards))
+        self._finish_turn(seat)
+
+    def _finish_turn(self, seat: int) -> None:
+        left = from_counts(self.hands[seat])  # R6.10
+        if left:
+            self.discard.extend(left)
+            self.hands[seat] = [0] * 11
+        self._log("discard", seat=seat, cards=left)
+        self.turn_index += 1
+        if self.turn_index < self.players:
+            self._start_turn()
+        else:
+            self._end_round()
+
+    # -- R8 end of the game -------------------------------------------------------------
+
+    def _end_round(self) -> None:
+        money = self.doubloons
+        reason = None
+        if self.perfect_shown:  # R8.1
+            reason = "perfect"
+            candidates = self.perfect_shown
+        elif max(money) >= WIN_DOUBLOONS:  # R8.2
+            reason = "doubloons"
+        elif self.queue_short:  # R8.3
+            reason = "queue"
+        elif self.options.round_limit is not None and self.round >= self.options.round_limit:
+            reason = "round_limit"  # R8.5
+        self._log("round_end", round=self.round, doubloons=tuple(money))
+        if reason is None:
+            self._begin_round()
+            return
+        if reason != "perfect":
+            candidates = list(range(self.players))
+        best = max(money[s] for s in candidates)
+        winners = tuple(sorted(s for s in candidates if money[s] == best))  # R8.4
+        places = []
+        for s in range(self.players):
+            if s in winners:
+                places.append(1)
+            else:
+                ahead = sum(1 for t in range(self.players)
+                            if t not in winners and money[t] > money[s])
+                places.append(len(winners) + ahead + 1)
+        self.result = Result(winners, reason, tuple(money), tuple(places), self.round)
+        self.phase = OVER
+        self._legal = {}
+        self._log("game_over", winners=winners, reason=reason, doubloons=tuple(money),
+                  places=tuple(places), rounds=self.round)
+
+    # -- legal decisions ----------------------------------------------------------------
+
+    def _compute_legal(self, seat: int) -> list[Decision]:
+        phase = self.phase
+        # The simultaneous steps test "is seat in waiting_seats()" without building the tuple.
+        if phase == OFFER:
+            if seat not in range(self.players) or seat in self.offers:
+                return []
+            least, most = self._offer_sizes(seat)
+            return combos.offers(tuple(self.hands[seat]), least, most)
+        if phase == PIRATES:
+            if seat not in self.pirates_due or seat in self.pirates_chosen:
+                return []
+            return [PirateDiscard(c)
+                    for c in submultisets(self.hands[seat], self.pirates_due[seat])]
+        if seat != self.active or phase == OVER:
+            return []
+        return _LEGAL[phase](self, seat)
+
+    def _legal_coronado(self, seat: int) -> list[Decision]:
+        return [ChooseEvent(e) for e in (None, *EVENTS)]
+
+    def _legal_split(self, seat: int) -> list[Decision]:
+        own = self.caravels[seat]
+        out: list[Decision] = [SplitFleet(())]
+        rest = own[1:]
+        for mask in range(1, 1 << len(rest)):
+            out.append(SplitFleet(tuple(c for i, c in enumerate(rest) if mask >> i & 1)))
+        return out
+
+    def _legal_pick(self, seat: int) -> list[Decision]:
+        fleet = self.pick_queue[0][1]
+        want = min(len(fleet), len(self.display))
+        return combos.picks(to_counts(self.display), want)
+
+    def _legal_sergio(self, seat: int) -> list[Decision]:
+        return [BuyMarket(v) for v in (None, *sorted(set(self.market)))]
+
+    def _legal_announce(self, seat: int) -> list[Decision]:
+        return list(_ANNOUNCES)
+
+    def _legal_tm_tie(self, seat: int) -> list[Decision]:
+        return [ChooseTradeMaster(s) for s in self.tie]
+
+    def _legal_take(self, seat: int) -> list[Decision]:
+        return combos.takes(self.take_sources(seat), self.faceup, tuple(self.market))
+
+    def _legal_gift(self, seat: int) -> list[Decision]:
+        hand = self.hands[seat]
+        return [_GIFTS[v] for v in VALUES if hand[v]]
+
+    def _legal_first(self, seat: int) -> list[Decision]:
+        return list(_FIRSTS[:self.players])
+
+    def _legal_turn(self, seat: int) -> list[Decision]:
+        event = self.event if self.affected(seat) else None
+        # Positional, in TurnKey's field order: a named tuple built from keywords costs
+        # twice as much, and this runs for every decision of every progression turn.
+        key = combos.TurnKey(
+            tuple(self.hands[seat]),  # hand
+            tuple(self.natural_counts(seat)) if self.converted else None,  # natural
+            tuple(self.free_merchants(seat)) if self.merchants[seat] else combos.NO_MERCHANTS,
+            not self.turn_sets or event == "KA",  # sets
+            not self.turn_series,  # series
+            not self.turn_relics,  # relics
+            not self.turn_perfect,  # perfect
+            min(len(self.queue), 1) if event == "ST" else len(self.queue),  # queue
+            self.owner.get("almagro") == seat and bool(self.devpile),  # draw
+            self.owner.get("vicente") == seat,  # cash
+        )
+        return combos.turn_options(key)
+
+    def _legal_store(self, seat: int) -> list[Decision]:
+        return combos.stores(tuple(self.hands[seat]), self.capacity[seat])
+
+
+def _orellana_market(market: Sequence[int]) -> bool:
+    """R5.10: three identical resources, or three consecutive values (no relic)."""
+    a, b, c = sorted(market) if len(market) == 3 else (0, 0, -1)
+    if a == b == c:
+        return True
+    return c != RELIC and a + 1 == b and b + 1 == c
+
+
+_Handler = Callable[[Game, int, Any], None]
+_HANDLERS: dict[type, tuple[str, _Handler]] = {
+    ChooseEvent: (CORONADO, Game._do_choose_event),
+    SplitFleet: (SPLIT, Game._do_split),
+    PickCards: (PICK, Game._do_pick),
+    BuyMarket: (SERGIO, Game._do_buy),
+    PirateDiscard: (PIRATES, Game._do_pirates),
+    Announce: (ANNOUNCE, Game._do_announce),
+    Offer: (OFFER, Game._do_offer),
+    ChooseTradeMaster: (TM_TIE, Game._do_choose_tm),
+    Take: (TAKE, Game._do_take),
+    Gift: (GIFT, Game._do_gift),
+    ChooseFirst: (FIRST, Game._do_first),
+    Convert: (TURN, Game._do_convert),
+    MakeSet: (TURN, Game._do_set),
+    MakeSeries: (TURN, Game._do_series),
+    MakeRelicSet: (TURN, Game._do_relics),
+    MakePerfect: (TURN, Game._do_perfect),
+    EndTurn: (TURN, Game._do_end_turn),
+    Store: (STORE, Game._do_store),
+}
+_LEGAL: dict[str, Callable[[Game, int], list[Decision]]] = {
+    CORONADO: Game._legal_coronado,
+    SPLIT: Game._legal_split,
+    PICK: Game._legal_pick,
+    SERGIO: Game._legal_sergio,
+    ANNOUNCE: Game._legal_announce,
+    TM_TIE: Game._legal_tm_tie,
+    TAKE: Game._legal_take,
+    GIFT: Game._legal_gift,
+    FIRST: Game._legal_first,
+    TURN: Game._legal_turn,
+    STORE: Game._legal_store,
+}
+# The few decisions of these kinds there can be, made once: listing them is then a lookup.
+_ANNOUNCES = (Announce(2), Announce(3), Announce(4))
+_FIRSTS = tuple(ChooseFirst(s) for s in range(6))  # by seat
+_GIFTS = (Gift(0), *(Gift(v) for v in VALUES))  # by card (Gift(0) is never listed)
+# Decisions other seats may not see when they are made (R5.3, R5.9, R6.9, R4.7). A set: its
+# test is a hash lookup, where a tuple compares the decision's type with each in turn.
+_SECRET_DECISIONS = frozenset((Offer, Gift, Store, PirateDiscard))

@@ -1,0 +1,920 @@
+"""Text notation for positions (one line, the whole game state) and decisions (one token).
+
+The exact grammar is in docs/notation.md. In short, a position is ``mn1`` followed by
+space-separated ``key=value`` fields, one per state field of :class:`~mundus_net.engine.game.Game`;
+a decision is a token such as ``take:5@2:9`` with an optional seat prefix ``2.``.
+
+Parsing validates everything and raises :class:`NotationError` (a ``ValueError``) naming the
+field and the problem; a parsed position is one the engine can continue without crashing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from typing import TypeVar
+from urllib.parse import quote, unquote
+
+from mundus_net.engine.cards import (
+    RELIC,
+    RESOURCE_COUNTS,
+    RESOURCE_NAMES,
+    VALUES,
+    Cards,
+    from_counts,
+    to_counts,
+)
+from mundus_net.engine.decisions import (
+    TARGET_CASH,
+    TARGET_DRAW,
+    Announce,
+    BuyMarket,
+    ChooseEvent,
+    ChooseFirst,
+    ChooseTradeMaster,
+    Convert,
+    Decision,
+    EndTurn,
+    Gift,
+    MakePerfect,
+    MakeRelicSet,
+    MakeSeries,
+    MakeSet,
+    Offer,
+    PickCards,
+    PirateDiscard,
+    RuleError,
+    SplitFleet,
+    Store,
+    Take,
+)
+from mundus_net.engine.deck import EVENTS, Deck, default_deck
+from mundus_net.engine.game import (
+    CORONADO,
+    CORONADO_COST,
+    GIFT,
+    OFFER,
+    OVER,
+    PHASES,
+    PICK,
+    PIRATES,
+    SERGIO,
+    SERGIO_COST,
+    SPLIT,
+    STORE,
+    TAKE,
+    TM_TIE,
+    TURN,
+    Game,
+    Options,
+    Result,
+)
+
+POSITION_TAG = "mn1"
+# Every field of a position, in the order format_position writes them.
+POSITION_FIELDS = (
+    "players", "seed", "promo", "first_tm", "round_limit", "deck",
+    "round", "tm", "event", "phase", "active",
+    "market", "display", "queue",
+    "doubloons", "hands", "stored", "devs", "faceup",
+    "fleets", "pick_queue", "pirates_due", "pirates_chosen",
+    "announced", "offers", "tie", "takes", "gift_to",
+    "turn_order", "turn_index", "turn_sets", "turn_series", "turn_relics", "turn_perfect",
+    "converted", "merchants_used",
+    "perfect_shown", "queue_short", "result",
+    "reshuffles", "draw", "discard", "devpile",
+)
+# Game slots a position does not hold: rebuilt from ``devs`` or not part of a position.
+DERIVED_SLOTS = frozenset({"owner", "caravels", "merchants", "capacity", "shipyards"})
+EXCLUDED_SLOTS = frozenset({"log", "options", "players", "_legal"})
+RESULT_REASONS = ("perfect", "doubloons", "queue", "round_limit")
+EMPTY = "-"
+
+_T = TypeVar("_T")
+_INT = re.compile(r"-?[0-9]+\Z")
+_NAT = re.compile(r"[0-9]+\Z")
+_ID = re.compile(r"[A-Za-z][A-Za-z0-9]*\Z")
+
+
+class NotationError(ValueError):
+    """Malformed position or decision text; the message names the field and the problem."""
+
+
+# -- small pieces shared by both notations --------------------------------------------------
+
+
+def card_text(card: int) -> str:
+    """``1``-``9`` or ``R``; NotationError for anything that is not a resource."""
+    if type(card) is not int or not 1 <= card <= RELIC:
+        raise NotationError(f"{card!r} is not a resource (1-9 or relic 10)")
+    return "R" if card == RELIC else str(card)
+
+
+def pile_text(cards: Iterable[int]) -> str:
+    """Resources in the given order (not sorted); ``-`` when empty."""
+    return "".join(card_text(c) for c in cards) or EMPTY
+
+
+def multiset_text(cards: Iterable[int]) -> str:
+    """Resources sorted, as cards.format_cards writes them; ``-`` when empty."""
+    return pile_text(sorted(cards))
+
+
+def _parse_card(ch: str) -> int:
+    if ch in "Rr":
+        return RELIC
+    if len(ch) == 1 and ch in "123456789":
+        return int(ch)
+    raise ValueError(f"{ch!r} is not a resource (1-9 or R)")
+
+
+def _parse_pile(text: str) -> list[int]:
+    """Resources in written order; ValueError for a bad character or an empty string."""
+    if text == EMPTY:
+        return []
+    if not text:
+        raise ValueError("empty (write - for no cards)")
+    return [_parse_card(ch) for ch in text]
+
+
+def _parse_multiset(text: str) -> Cards:
+    return tuple(sorted(_parse_pile(text)))
+
+
+def _parse_int(text: str, what: str, lo: int | None = None, hi: int | None = None) -> int:
+    if not _INT.match(text):
+        raise ValueError(f"{what} {text!r} is not a whole number")
+    value = int(text)
+    if lo is not None and value < lo:
+        raise ValueError(f"{what} {value} is below {lo}")
+    if hi is not None and value > hi:
+        raise ValueError(f"{what} {value} is above {hi}")
+    return value
+
+
+# -- positions: writing ---------------------------------------------------------------------
+
+
+def _opt_int(value: int | None) -> str:
+    return EMPTY if value is None else str(value)
+
+
+def _bool(value: bool) -> str:
+    return "1" if value else "0"
+
+
+def _ids(ids: Iterable[str], sep: str = ",") -> str:
+    return sep.join(ids) or EMPTY
+
+
+def _seats(seats: Iterable[int]) -> str:
+    return ",".join(str(s) for s in seats) or EMPTY
+
+
+def _fleets_text(fleets: Iterable[tuple[int, tuple[str, ...]]]) -> str:
+    return ",".join(f"{s}:{'+'.join(f)}" for s, f in fleets) or EMPTY
+
+
+def _result_text(result: Result | None) -> str:
+    if result is None:
+        return EMPTY
+    return ":".join((result.reason, _seats(result.winners),
+                     "/".join(str(d) for d in result.doubloons),
+                     "/".join(str(p) for p in result.places), str(result.rounds)))
+
+
+def format_position(game: Game) -> str:
+    """The whole state of ``game`` as one line (the log is not part of a position)."""
+    o = game.options
+    deck = f"{quote(game.deck.name, safe='')}@{game.deck.digest}"
+    values = {
+        "players": str(o.players),
+        "seed": str(o.seed),
+        "promo": _bool(o.promo),
+        "first_tm": _opt_int(o.first_tm),
+        "round_limit": _opt_int(o.round_limit),
+        "deck": deck,
+        "round": str(game.round),
+        "tm": str(game.tm),
+        "event": game.event or EMPTY,
+        "phase": game.phase,
+        "active": str(game.active),
+        "market": pile_text(game.market),
+        "display": pile_text(game.display),
+        "queue": _ids(game.queue),
+        "doubloons": "/".join(str(d) for d in game.doubloons),
+        "hands": "/".join(multiset_text(from_counts(h)) for h in game.hands),
+        "stored": "/".join(multiset_text(from_counts(h)) for h in game.stored),
+        "devs": "/".join(_ids(d) for d in game.devs),
+        "faceup": "/".join(multiset_text(from_counts(h)) for h in game.faceup),
+        "fleets": _fleets_text(game.fleets),
+        "pick_queue": _fleets_text(game.pick_queue),
+        "pirates_due": ",".join(f"{s}:{k}" for s, k in game.pirates_due.items()) or EMPTY,
+        "pirates_chosen": ",".join(f"{s}:{multiset_text(c)}"
+                                   for s, c in game.pirates_chosen.items()) or EMPTY,
+        "announced": str(game.announced),
+        "offers": ",".join(f"{s}:{multiset_text(c)}" for s, c in game.offers.items()) or EMPTY,
+        "tie": _seats(game.tie),
+        "takes": ",".join(f"{x}>{y}" for x, y in game.takes) or EMPTY,
+        "gift_to": EMPTY if game.gift_to == -1 else str(game.gift_to),
+        "turn_order": _seats(game.turn_order),
+        "turn_index": str(game.turn_index),
+        "turn_sets": str(game.turn_sets),
+        "turn_series": _bool(game.turn_series),
+        "turn_relics": _bool(game.turn_relics),
+        "turn_perfect": _bool(game.turn_perfect),
+        "converted": ",".join(f"{card_text(a)}>{card_text(b)}"
+                              for a, b in game.converted) or EMPTY,
+        "merchants_used": _ids(sorted(game.merchants_used)),
+        "perfect_shown": _seats(game.perfect_shown),
+        "queue_short": _bool(game.queue_short),
+        "result": _result_text(game.result),
+        "reshuffles": str(game.reshuffles),
+        "draw": pile_text(game.draw),
+        "discard": pile_text(game.discard),
+        "devpile": _ids(game.devpile),
+    }
+    return " ".join([POSITION_TAG, *(f"{k}={values[k]}" for k in POSITION_FIELDS)])
+
+
+# -- positions: reading ---------------------------------------------------------------------
+
+
+class _Fields:
+    """The ``key=value`` fields of one position, with typed readers that raise NotationError
+    naming the field."""
+
+    def __init__(self, text: str) -> None:
+        if not isinstance(text, str):
+            raise NotationError(f"a position is text, not {type(text).__name__}")
+        tokens = text.split()
+        if not tokens:
+            raise NotationError("empty position")
+        if tokens[0] != POSITION_TAG:
+            raise NotationError(f"a position starts with {POSITION_TAG!r}, not {tokens[0]!r}")
+        self.raw: dict[str, str] = {}
+        for token in tokens[1:]:
+            key, eq, value = token.partition("=")
+            if not eq:
+                raise NotationError(f"{token!r} is not a key=value field")
+            if key not in POSITION_FIELDS:
+                raise NotationError(f"unknown position field {key!r}")
+            if key in self.raw:
+                raise NotationError(f"position field {key!r} is given twice")
+            self.raw[key] = value
+        missing = [k for k in POSITION_FIELDS if k not in self.raw]
+        if missing:
+            raise NotationError(f"position field(s) missing: {', '.join(missing)}")
+        self.players = 0
+
+    def read(self, key: str, parse: Callable[[str], _T]) -> _T:
+        try:
+            return parse(self.raw[key])
+        except ValueError as exc:  # NotationError included
+            raise NotationError(f"position field {key!r}: {exc}") from None
+
+    # Value parsers: each raises ValueError with a message (the field is added by read).
+
+    def nat(self, text: str) -> int:
+        return _parse_int(text, "value", 0)
+
+    def flag(self, text: str) -> bool:
+        if text not in ("0", "1"):
+            raise ValueError(f"{text!r} is not 0 or 1")
+        return text == "1"
+
+    def seat(self, text: str) -> int:
+        return _parse_int(text, "seat", 0, self.players - 1)
+
+    def opt_seat(self, text: str) -> int | None:
+        return None if text == EMPTY else self.seat(text)
+
+    def seat_list(self, text: str) -> list[int]:
+        if text == EMPTY:
+            return []
+        seats = [self.seat(t) for t in text.split(",")]
+        if len(set(seats)) != len(seats):
+            raise ValueError("a seat is listed twice")
+        return seats
+
+    def per_seat(self, text: str) -> list[str]:
+        parts = text.split("/")
+        if len(parts) != self.players:
+            raise ValueError(f"{len(parts)} part(s) separated by '/', expected one per seat "
+                             f"({self.players})")
+        return parts
+
+    def seat_counts(self, text: str) -> list[list[int]]:
+        out = []
+        for s, part in enumerate(self.per_seat(text)):
+            try:
+                out.append(to_counts(_parse_pile(part)))
+            except ValueError as exc:
+                raise ValueError(f"seat {s}: {exc}") from None
+        return out
+
+    def ids(self, text: str) -> list[str]:
+        if text == EMPTY:
+            return []
+        ids = text.split(",")
+        for i in ids:
+            if not _ID.match(i):
+                raise ValueError(f"{i!r} is not a development card id")
+        return ids
+
+    def seat_map(self, text: str, value: Callable[[str], _T]) -> dict[int, _T]:
+        if text == EMPTY:
+            return {}
+        out: dict[int, _T] = {}
+        for item in text.split(","):
+            seat_t, colon, value_t = item.partition(":")
+            if not colon:
+                raise ValueError(f"{item!r} is not SEAT:VALUE")
+            seat = self.seat(seat_t)
+            if seat in out:
+                raise ValueError(f"seat {seat} is listed twice")
+            out[seat] = value(value_t)
+        return out
+
+    def fleets(self, text: str) -> list[tuple[int, tuple[str, ...]]]:
+        if text == EMPTY:
+            return []
+        out = []
+        for item in text.split(","):
+            seat_t, colon, ids_t = item.partition(":")
+            if not colon:
+                raise ValueError(f"{item!r} is not SEAT:CARAVEL+CARAVEL...")
+            ids = ids_t.split("+")
+            for i in ids:
+                if not _ID.match(i):
+                    raise ValueError(f"{i!r} is not a caravel id")
+            out.append((self.seat(seat_t), tuple(ids)))
+        return out
+
+    def pairs(self, text: str, part: Callable[[str], int]) -> list[tuple[int, int]]:
+        if text == EMPTY:
+            return []
+        out = []
+        for item in text.split(","):
+            a, gt, b = item.partition(">")
+            if not gt:
+                raise ValueError(f"{item!r} is not A>B")
+            out.append((part(a), part(b)))
+        return out
+
+    def result(self, text: str) -> Result | None:
+        if text == EMPTY:
+            return None
+        parts = text.split(":")
+        if len(parts) != 5:
+            raise ValueError("write REASON:WINNERS:DOUBLOONS:PLACES:ROUNDS or -")
+        reason, winners_t, money_t, places_t, rounds_t = parts
+        if reason not in RESULT_REASONS:
+            raise ValueError(f"{reason!r} is not one of {', '.join(RESULT_REASONS)}")
+        winners = self.seat_list(winners_t)
+        if not winners:
+            raise ValueError("a result has at least one winner")
+        money = [_parse_int(t, "doubloons", 0) for t in self.per_seat(money_t)]
+        places = [_parse_int(t, "place", 1, self.players) for t in self.per_seat(places_t)]
+        rounds = _parse_int(rounds_t, "rounds", 1)
+        return Result(tuple(winners), reason, tuple(money), tuple(places), rounds)
+
+
+def _read_deck(f: _Fields, deck: Deck | None) -> Deck:
+    name_t, _, digest = f.raw["deck"].partition("@")
+    name = unquote(name_t)
+    if not name:
+        raise NotationError("position field 'deck': the deck name is empty")
+    if deck is None:
+        if name != "default":
+            raise NotationError(f"position field 'deck': the position uses deck {name!r}; "
+                                "pass that deck (--deck FILE)")
+        deck = default_deck()
+    elif deck.name != name:
+        raise NotationError(f"position field 'deck': the position uses deck {name!r}, "
+                            f"not {deck.name!r}")
+    if digest and digest != deck.digest:
+        raise NotationError(f"position field 'deck': deck {name!r} has digest {deck.digest}, "
+                            f"not {digest}: it is not the deck the position was made with")
+    return deck
+
+
+def parse_position(text: str, deck: Deck | None = None) -> Game:
+    """The game written by :func:`format_position`; ``deck`` is needed for a custom deck.
+
+    The parsed game has an empty log. NotationError names the field and the problem.
+    """
+    f = _Fields(text)
+    players = f.read("players", lambda t: _parse_int(t, "players", 2, 6))
+    f.players = players
+    options = Options(
+        players=players,
+        seed=f.read("seed", lambda t: _parse_int(t, "seed")),
+        promo=f.read("promo", f.flag),
+        first_tm=f.read("first_tm", f.opt_seat),
+        round_limit=f.read("round_limit",
+                           lambda t: None if t == EMPTY else _parse_int(t, "limit", 1)),
+    )
+    g = Game.__new__(Game)
+    g._blank(options, _read_deck(f, deck))
+    g.round = f.read("round", lambda t: _parse_int(t, "round", 1))
+    g.tm = f.read("tm", f.seat)
+    g.event = f.read("event", _event)
+    g.phase = f.read("phase", _phase)
+    g.active = f.read("active", f.seat)
+    g.market = f.read("market", _parse_pile)
+    g.display = f.read("display", _parse_pile)
+    g.queue = f.read("queue", f.ids)
+    g.doubloons = f.read("doubloons",
+                         lambda t: [_parse_int(x, "doubloons", 0) for x in f.per_seat(t)])
+    g.hands = f.read("hands", f.seat_counts)
+    g.stored = f.read("stored", f.seat_counts)
+    devs = f.read("devs", lambda t: [f.ids(x) for x in f.per_seat(t)])
+    g.faceup = f.read("faceup", f.seat_counts)
+    g.fleets = f.read("fleets", f.fleets)
+    g.pick_queue = f.read("pick_queue", f.fleets)
+    g.pirates_due = f.read("pirates_due",
+                           lambda t: f.seat_map(t, lambda x: _parse_int(x, "count", 1)))
+    g.pirates_chosen = f.read("pirates_chosen", lambda t: f.seat_map(t, _parse_multiset))
+    g.announced = f.read("announced", _announced)
+    g.offers = f.read("offers", lambda t: f.seat_map(t, _parse_multiset))
+    g.tie = tuple(f.read("tie", f.seat_list))
+    g.takes = f.read("takes", lambda t: f.pairs(t, f.seat))
+    gift_to = f.read("gift_to", f.opt_seat)
+    g.gift_to = -1 if gift_to is None else gift_to
+    g.turn_order = f.read("turn_order", f.seat_list)
+    g.turn_index = f.read("turn_index", lambda t: _parse_int(t, "index", 0, players))
+    g.turn_sets = f.read("turn_sets", f.nat)
+    g.turn_series = f.read("turn_series", f.flag)
+    g.turn_relics = f.read("turn_relics", f.flag)
+    g.turn_perfect = f.read("turn_perfect", f.flag)
+    g.converted = f.read("converted", lambda t: f.pairs(t, _parse_card))
+    g.merchants_used = set(f.read("merchants_used", f.ids))
+    g.perfect_shown = f.read("perfect_shown", f.seat_list)
+    g.queue_short = f.read("queue_short", f.flag)
+    g.result = f.read("result", f.result)
+    g.reshuffles = f.read("reshuffles", f.nat)
+    g.draw = f.read("draw", _parse_pile)
+    g.discard = f.read("discard", _parse_pile)
+    g.devpile = f.read("devpile", f.ids)
+    _check_developments(g, devs)
+    for seat, ids in enumerate(devs):  # owner, caravels, merchants, capacity, shipyards
+        for card_id in ids:
+            g._acquire(seat, card_id)
+    _check_resources(g)
+    _check_state(g)
+    return g
+
+
+def _event(text: str) -> str | None:
+    if text == EMPTY:
+        return None
+    if text not in EVENTS:
+        raise ValueError(f"{text!r} is not - or one of {', '.join(EVENTS)}")
+    return text
+
+
+def _phase(text: str) -> str:
+    if text not in PHASES:
+        raise ValueError(f"{text!r} is not one of {', '.join(PHASES)}")
+    return text
+
+
+def _announced(text: str) -> int:
+    value = _parse_int(text, "N", 0, 4)
+    if value == 1:
+        raise ValueError("N is 2, 3 or 4 (0 before the first announcement)")
+    return value
+
+
+def _check_developments(g: Game, devs: list[list[str]]) -> None:
+    """Queue, development pile and owned cards hold the cards in play, each once (R2.3)."""
+    deck = g.deck
+    where: dict[str, str] = {}
+    places: list[tuple[str, list[str]]] = [("queue", g.queue), ("devpile", g.devpile)]
+    places += [("devs", d) for d in devs]
+    for name, ids in places:
+        for card_id in ids:
+            if card_id not in deck.by_id:
+                raise NotationError(f"position field {name!r}: {card_id!r} is not a card of "
+                                    f"deck {deck.name!r}")
+            if card_id in where:
+                raise NotationError(f"position field {name!r}: {card_id} is also in "
+                                    f"{where[card_id]!r}")
+            where[card_id] = name
+    in_play = {c.id for c in deck.for_players(g.players, g.options.promo)}
+    extra = sorted(set(where) - in_play)
+    if extra:
+        raise NotationError(f"position field {where[extra[0]]!r}: {', '.join(extra)} not in "
+                            f"play with {g.players} players (R2.3)")
+    missing = sorted(in_play - set(where))
+    if missing:
+        raise NotationError(f"position fields 'queue', 'devpile', 'devs': card(s) "
+                            f"{', '.join(missing)} missing")
+    if len(g.queue) > 5:
+        raise NotationError("position field 'queue': the queue holds at most 5 cards")
+
+
+def _check_resources(g: Game) -> None:
+    """Every resource is somewhere exactly once (R1.1): offers and pirate discards are still
+    in hand, and a converted card counts as what it was."""
+    counts = [0] * 11
+    for pile in (g.draw, g.discard, g.market, g.display):
+        for c in pile:
+            counts[c] += 1
+    for vectors in (g.hands, g.stored, g.faceup):
+        for vec in vectors:
+            for v in VALUES:
+                counts[v] += vec[v]
+    for src, dst in g.converted:
+        counts[dst] -= 1
+        counts[src] += 1
+    for v in VALUES:
+        if counts[v] != RESOURCE_COUNTS[v]:
+            raise NotationError(
+                f"position fields 'draw', 'discard', 'market', 'display', 'hands', 'stored', "
+                f"'faceup': they hold {counts[v]} {RESOURCE_NAMES[v]} ({card_text(v)}), the "
+                f"game has {RESOURCE_COUNTS[v]} (R1.1)")
+
+
+def _bad(name: str, message: str) -> NotationError:
+    return NotationError(f"position field {name!r}: {message}")
+
+
+def _check_state(g: Game) -> None:
+    """The cross-field facts the engine relies on, so a parsed game never crashes it."""
+    n, phase, active = g.players, g.phase, g.active
+    if (g.result is None) != (phase != OVER):
+        raise _bad("result", "a result is given exactly when the phase is over")
+    if g.result is not None and any(len(x) != n for x in (g.result.doubloons,
+                                                           g.result.places)):
+        raise _bad("result", "one doubloons and one place per seat")
+    if len(g.market) > 3:
+        raise _bad("market", "the market holds at most 3 cards")
+    if g.display and phase not in (SPLIT, PICK):  # the next supply would drop them
+        raise _bad("display", "cards are on display only in the split and pick phases")
+    caravel_of = {c: s for s in range(n) for c in g.caravels[s]}
+    used: set[str] = set()
+    for seat, fleet in g.fleets:
+        for c in fleet:
+            if caravel_of.get(c) != seat:
+                raise _bad("fleets", f"{c} is not a caravel of seat {seat}")
+            if c in used:
+                raise _bad("fleets", f"{c} is in two fleets")
+            used.add(c)
+    for item in g.pick_queue:
+        if item not in g.fleets:
+            raise _bad("pick_queue", f"{item[0]}:{'+'.join(item[1])} is not one of the fleets")
+    for card_id in g.merchants_used:
+        if not any(card_id in m for m in g.merchants):
+            raise _bad("merchants_used", f"{card_id} is not an owned merchant")
+    for s, cards in g.offers.items():
+        if not _within(cards, g.hands[s]):
+            raise _bad("offers", f"seat {s} offers cards that are not in its hand")
+    if g.offers and phase != OFFER:
+        raise _bad("offers", "offers are only pending in the offer phase")
+    if g.converted and phase != TURN:
+        raise _bad("converted", "cards are converted only during a progression turn")
+    if g.converted:
+        natural = g.natural_counts(active)
+        if min(natural) < 0:
+            raise _bad("converted", f"seat {active}'s hand lacks the converted cards")
+        for src, dst in g.converted:
+            if not 1 <= dst <= 9 or src == dst:
+                raise _bad("converted", f"{card_text(src)}>{card_text(dst)} is not a "
+                                        "conversion")
+    for s, k in g.pirates_due.items():
+        chosen = g.pirates_chosen.get(s)
+        if chosen is not None and len(chosen) != k:
+            raise _bad("pirates_chosen", f"seat {s} discards {k} card(s)")
+    if not set(g.pirates_chosen) <= set(g.pirates_due):
+        raise _bad("pirates_chosen", "a seat without pirate discards due has chosen some")
+    if g.turn_order and sorted(g.turn_order) != list(range(n)):
+        raise _bad("turn_order", "it lists every seat once, or is -")
+    if g.gift_to == active and phase == GIFT:
+        raise _bad("gift_to", "the TM gives to another seat")
+    _PHASE_CHECKS.get(phase, _no_check)(g)
+
+
+def _within(cards: Sequence[int], counts: Sequence[int]) -> bool:
+    need = to_counts(cards)
+    return all(need[v] <= counts[v] for v in VALUES)
+
+
+def _no_check(g: Game) -> None:
+    return None
+
+
+def _check_owner(g: Game, power: str, cost: int = 0) -> None:
+    if g.owner.get(power) != g.active:
+        raise _bad("active", f"phase {g.phase} asks the owner of {power}, seat "
+                             f"{g.owner.get(power)}")
+    if g.doubloons[g.active] < cost:  # the engine asks only an owner who can pay (R1.4)
+        raise _bad("doubloons", f"phase {g.phase} needs {cost} doubloons for seat {g.active}")
+
+
+def _check_pick(g: Game) -> None:
+    if not g.pick_queue or not g.display:
+        raise _bad("pick_queue", "phase pick needs a fleet to pick and cards on display")
+    if g.pick_queue[0][0] != g.active:
+        raise _bad("active", f"the first fleet of pick_queue is seat {g.pick_queue[0][0]}'s")
+
+
+def _check_pirates(g: Game) -> None:
+    waiting = [s for s in g.pirates_due if s not in g.pirates_chosen]
+    if not waiting:
+        raise _bad("pirates_due", "phase pirates needs a seat still to discard")
+    for s in waiting:
+        if sum(g.hands[s]) < g.pirates_due[s]:
+            raise _bad("pirates_due", f"seat {s} holds fewer cards than it must discard")
+    for s, cards in g.pirates_chosen.items():
+        if not _within(cards, g.hands[s]):
+            raise _bad("pirates_chosen", f"seat {s} discards cards that are not in its hand")
+
+
+def _check_offer(g: Game) -> None:
+    if g.announced < 2:
+        raise _bad("announced", "phase offer needs N 2, 3 or 4")
+    if len(g.offers) == g.players:
+        raise _bad("offers", "phase offer needs a seat still to offer")
+
+
+def _check_tie(g: Game) -> None:
+    if len(g.tie) < 2:
+        raise _bad("tie", "phase tm_tie needs two or more tied seats")
+
+
+def _check_take(g: Game) -> None:
+    if not any(any(g.faceup[s]) for s in range(g.players) if s != g.active):
+        raise _bad("faceup", f"phase take needs a card of another seat than {g.active}")
+
+
+def _check_gift(g: Game) -> None:
+    if g.gift_to == -1:
+        raise _bad("gift_to", "phase gift needs the seat to give to")
+    if not any(g.hands[g.active]):
+        raise _bad("hands", f"phase gift needs a card in seat {g.active}'s hand")
+
+
+def _check_turn(g: Game) -> None:
+    if not g.turn_order or g.turn_index >= g.players:
+        raise _bad("turn_index", f"phase {g.phase} needs a turn order and an index below "
+                                 f"{g.players}")
+    if g.turn_order[g.turn_index] != g.active:
+        raise _bad("active", f"it is seat {g.turn_order[g.turn_index]}'s turn")
+    if g.phase == STORE and not g.capacity[g.active]:
+        raise _bad("phase", f"seat {g.active} has no warehouse")
+
+
+_PHASE_CHECKS: dict[str, Callable[[Game], None]] = {
+    CORONADO: lambda g: _check_owner(g, "coronado", CORONADO_COST),
+    SPLIT: lambda g: _check_owner(g, "ponce"),
+    SERGIO: lambda g: _check_owner(g, "sergio", SERGIO_COST),
+    PICK: _check_pick,
+    PIRATES: _check_pirates,
+    OFFER: _check_offer,
+    TM_TIE: _check_tie,
+    TAKE: _check_take,
+    GIFT: _check_gift,
+    TURN: _check_turn,
+    STORE: _check_turn,
+}
+
+
+# -- comparing positions --------------------------------------------------------------------
+
+
+def _state_slots() -> list[str]:
+    return [s for s in Game.__slots__ if not s.startswith("_") and s != "log"]
+
+
+def position_differences(a: Game, b: Game) -> list[str]:
+    """The names of the state fields in which two games differ (log and caches aside)."""
+    return [name for name in _state_slots() if getattr(a, name) != getattr(b, name)]
+
+
+def positions_equal(a: Game, b: Game) -> bool:
+    """True if the two games are the same position: every state field but the log and the
+    legal-decision cache is equal."""
+    return not position_differences(a, b)
+
+
+# -- decisions ------------------------------------------------------------------------------
+
+
+def _target_text(target: int) -> str:
+    if target == TARGET_DRAW:
+        return "draw"
+    if target == TARGET_CASH:
+        return "cash"
+    if type(target) is not int or target < 1:
+        raise NotationError(f"{target!r} is not a set target")
+    return f"q{target}"
+
+
+def _seat_text(seat: int) -> str:
+    if type(seat) is not int or seat < 0:
+        raise NotationError(f"{seat!r} is not a seat")
+    return str(seat)
+
+
+def _body(d: Decision) -> str:
+    match d:
+        case ChooseEvent(event):
+            return f"event:{event or 'pass'}"
+        case SplitFleet(fleet):
+            return f"split:{'+'.join(fleet) or 'none'}"
+        case PickCards(cards):
+            return f"pick:{multiset_text(cards)}"
+        case BuyMarket(card):
+            return f"buy:{'pass' if card is None else card_text(card)}"
+        case PirateDiscard(cards):
+            return f"pirates:{multiset_text(cards)}"
+        case Announce(n):
+            return f"announce:{n}"
+        case Offer(cards):
+            return f"offer:{multiset_text(cards)}"
+        case ChooseTradeMaster(seat):
+            return f"tm:{_seat_text(seat)}"
+        case Take(seat, card, swap):
+            tail = "" if swap is None else f":{card_text(swap)}"
+            return f"take:{card_text(card)}@{_seat_text(seat)}{tail}"
+        case Gift(card):
+            return f"gift:{card_text(card)}"
+        case ChooseFirst(seat):
+            return f"first:{_seat_text(seat)}"
+        case Convert(source, value):
+            return f"convert:{card_text(source)}:{card_text(value)}"
+        case MakeSet(value, cards, target):
+            return f"set:{value}:{multiset_text(cards)}:{_target_text(target)}"
+        case MakeSeries(cards):
+            return f"series:{multiset_text(cards)}"
+        case MakeRelicSet():
+            return f"relics:{d[0]}"
+        case MakePerfect():
+            return "perfect"
+        case EndTurn():
+            return "end"
+        case Store(cards):
+            return f"store:{multiset_text(cards)}"
+    raise NotationError(f"{d!r} is not a decision")
+
+
+def format_decision(d: Decision, seat: int | None = None) -> str:
+    """One shell-safe token: ``take:5@2:9``; with ``seat``, prefixed ``2.``."""
+    body = _body(d)
+    return body if seat is None else f"{_seat_text(seat)}.{body}"
+
+
+def _arg_seat(arg: str) -> int:
+    return _parse_int(arg, "seat", 0)
+
+
+def _one_card(arg: str) -> int:
+    if len(arg) != 1:
+        raise ValueError(f"{arg!r} is not one resource (1-9 or R)")
+    return _parse_card(arg)
+
+
+def _d_event(arg: str) -> Decision:
+    if arg == "pass":
+        return ChooseEvent(None)
+    if arg.upper() not in EVENTS:
+        raise ValueError(f"{arg!r} is not pass or one of {', '.join(EVENTS)}")
+    return ChooseEvent(arg.upper())
+
+
+def _d_split(arg: str) -> Decision:
+    if arg == "none":
+        return SplitFleet(())
+    ids = arg.split("+")
+    for i in ids:
+        if not _ID.match(i):
+            raise ValueError(f"{i!r} is not a caravel id (or write none)")
+    return SplitFleet(tuple(ids))
+
+
+def _d_buy(arg: str) -> Decision:
+    return BuyMarket(None if arg == "pass" else _one_card(arg))
+
+
+def _split2(text: str) -> tuple[str, bool, str]:
+    """``A:B`` (canonical, shell-safe) or ``A>B`` (accepted too) -> (A, found, B)."""
+    a, sep, b = text.partition(":" if ":" in text else ">")
+    return a, bool(sep), b
+
+
+def _d_take(arg: str) -> Decision:
+    card_t, at, rest = arg.partition("@")
+    if not at:
+        raise ValueError("write take:CARD@SEAT or take:CARD@SEAT:MARKETCARD")
+    seat_t, swap, swap_t = _split2(rest)
+    return Take(_arg_seat(seat_t), _one_card(card_t), _one_card(swap_t) if swap else None)
+
+
+def _d_convert(arg: str) -> Decision:
+    src, found, dst = _split2(arg)
+    if not found:
+        raise ValueError("write convert:CARD:VALUE")
+    return Convert(_one_card(src), _one_card(dst))
+
+
+def _d_set(arg: str) -> Decision:
+    parts = arg.split(":")
+    if len(parts) != 3:
+        raise ValueError("write set:VALUE:CARDS:TARGET (target q1-q5, draw or cash)")
+    value_t, cards_t, target_t = parts
+    value = _parse_int(value_t, "value")
+    if target_t == "draw":
+        target = TARGET_DRAW
+    elif target_t == "cash":
+        target = TARGET_CASH
+    elif target_t[:1] == "q" and _NAT.match(target_t[1:]):
+        target = _parse_int(target_t[1:], "queue position", 1)
+    else:
+        raise ValueError(f"target {target_t!r} is not q1-q5, draw or cash")
+    return MakeSet(value, _parse_multiset(cards_t), target)
+
+
+def _d_relics(arg: str) -> Decision:
+    return MakeRelicSet(_parse_int(arg, "count"))
+
+
+_DECISION_PARSERS: dict[str, Callable[[str], Decision]] = {
+    "event": _d_event,
+    "split": _d_split,
+    "pick": lambda a: PickCards(_parse_multiset(a)),
+    "buy": _d_buy,
+    "pirates": lambda a: PirateDiscard(_parse_multiset(a)),
+    "announce": lambda a: Announce(_parse_int(a, "N")),
+    "offer": lambda a: Offer(_parse_multiset(a)),
+    "tm": lambda a: ChooseTradeMaster(_arg_seat(a)),
+    "take": _d_take,
+    "gift": lambda a: Gift(_one_card(a)),
+    "first": lambda a: ChooseFirst(_arg_seat(a)),
+    "convert": _d_convert,
+    "set": _d_set,
+    "series": lambda a: MakeSeries(_parse_multiset(a)),
+    "relics": _d_relics,
+    "store": lambda a: Store(_parse_multiset(a)),
+}
+_BARE_DECISIONS: dict[str, Decision] = {"perfect": MakePerfect(), "end": EndTurn()}
+DECISION_KINDS = (*_DECISION_PARSERS, *_BARE_DECISIONS)
+_SEAT_PREFIX = re.compile(r"([0-9]+)\.(.*)\Z", re.S)
+
+
+def parse_decision(text: str) -> tuple[int | None, Decision]:
+    """``"2.take:5@1"`` -> ``(2, Take(1, 5, None))``; the seat is None without a prefix."""
+    if not isinstance(text, str):
+        raise NotationError(f"a decision is text, not {type(text).__name__}")
+    body, seat = text.strip(), None
+    m = _SEAT_PREFIX.match(body)
+    if m:
+        seat, body = int(m.group(1)), m.group(2)
+    kind, colon, arg = body.partition(":")
+    if kind in _BARE_DECISIONS:
+        if colon:
+            raise NotationError(f"decision {text!r}: {kind} takes no argument")
+        return seat, _BARE_DECISIONS[kind]
+    parser = _DECISION_PARSERS.get(kind)
+    if parser is None:
+        raise NotationError(f"decision {text!r}: unknown kind {kind!r} (one of "
+                            f"{', '.join(DECISION_KINDS)})")
+    if not colon or not arg:
+        raise NotationError(f"decision {text!r}: {kind} needs an argument after ':'")
+    try:
+        return seat, parser(arg)
+    except ValueError as exc:
+        raise NotationError(f"decision {text!r}: {exc}") from None
+
+
+def decision_seat(game: Game, seat: int | None, text: str = "") -> int:
+    """The seat a decision is for: ``seat`` if given, else the single waiting seat."""
+    if seat is not None:
+        return seat
+    waiting = game.waiting_seats()
+    if not waiting:
+        raise RuleError("R8", "the game is over")
+    if len(waiting) > 1:
+        label = f"decision {text!r}: " if text else ""
+        raise NotationError(f"{label}seats {', '.join(map(str, waiting))} are all waiting: "
+                            "prefix the decision with its seat, e.g. "
+                            f"{waiting[0]}.{text or 'offer:-'}")
+    return waiting[0]
+
+
+def apply_decision(game: Game, text: str) -> tuple[int, Decision]:
+    """Parse ``text`` and apply it to ``game``; return (seat, decision).
+
+    NotationError for bad text or an ambiguous seat, RuleError for an illegal decision."""
+    seat, decision = parse_decision(text)
+    seat = decision_seat(game, seat, text)
+    game.apply(seat, decision)
+    return seat, decision
+
+
+def legal_texts(game: Game) -> list[str]:
+    """Every legal decision now, in notation; seat-prefixed when several seats wait."""
+    waiting = game.waiting_seats()
+    prefix = len(waiting) > 1
+    return [format_decision(d, s if prefix else None) for s in waiting for d in game.legal(s)]

@@ -1,0 +1,84 @@
+"""``mundus play``: a game against bots on this computer, with nothing to set up.
+
+It starts a table in the background (:mod:`mundus_net.host.local`: a host on 127.0.0.1 with free
+ports and N host bots, in a process of its own) and puts you at it in the full-screen client.
+Leave with Ctrl-C or Ctrl-D and the table keeps your seat; ``mundus join ADDRESS`` (the
+address is printed when you leave) brings you back.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from mundus_net.bots.base import load_bot, strategy_names
+from mundus_net.cli_args import positive_int, seconds, whole_number
+from mundus_net.client.known_hosts import KnownHosts
+from mundus_net.client.tokens import TokenStore
+from mundus_net.client.tui.session import Seating, default_name, needs_terminal, sit
+from mundus_net.host import local
+from mundus_net.protocol.statedir import state_dir
+
+
+def _strategy(spec: str) -> str:
+    try:
+        load_bot(spec, 0)
+    except Exception as exc:  # an unknown name, or a factory that fails
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return spec
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "play",
+        description="Start a table with host bots on this computer and sit at it in the "
+                    "full-screen client (docs/client.md).")
+    p.add_argument("--bots", type=whole_number(1, 5, "the number of bots (2-6 players)"),
+                   default=3, metavar="N",
+                   help="how many bots play with you, 1-5 (default 3)")
+    p.add_argument("--name", default=None, help="your name at the table (default: your "
+                                                "user name)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="game seed: the same seed deals the same cards (default: random)")
+    p.add_argument("--strategy", type=_strategy, default="greedy",
+                   help=f"the bots' strategy: {', '.join(strategy_names())} or module:Class "
+                        "(default greedy)")
+    p.add_argument("--round-limit", type=positive_int, default=None, metavar="N",
+                   help="end the game after N rounds (R8.5; default: no limit)")
+    p.add_argument("--record", metavar="FILE", default=None,
+                   help="write the game record (JSON, docs/record.md) to FILE at the end")
+    p.add_argument("--keep-minutes", type=seconds(24 * 60, "minutes"), default=30.0, metavar="M",
+                   help="how long the table waits for you after you leave (default 30)")
+    p.add_argument("--insecure", action="store_true",
+                   help="no encryption (for debugging the protocol)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if needs_terminal("play"):
+        return 2
+    name = (args.name or default_name()).strip()[:32] or "Player"
+    print(f"Starting a table for you and {args.bots} {args.strategy} bot(s) …", flush=True)
+    try:
+        table = local.start(
+            bots=args.bots, strategy=args.strategy, name=f"{name}'s table",
+            idle_minutes=args.keep_minutes, log=state_dir() / "play-host.log", seed=args.seed,
+            round_limit=args.round_limit,
+            record=Path(args.record) if args.record is not None else None,
+            insecure=args.insecure)
+    except (OSError, RuntimeError, subprocess.SubprocessError) as exc:
+        print(f"mundus play: {exc}", file=sys.stderr)
+        return 1
+    minutes = f"{args.keep_minutes:g} minute{'s' if args.keep_minutes != 1 else ''}"
+    # The table's key comes from the process this client started: pinned, and saved for
+    # `mundus join ADDRESS` later.
+    pid = table.process.pid
+    seating = Seating(table.address, name, store=TokenStore(), note={"pid": pid},
+                      host_key=table.host_key, insecure=table.host_key is None,
+                      known_hosts=KnownHosts(),
+                      left_note=[f"The table runs on in the background (process {pid}) "
+                                 f"and waits {minutes} for you."])
+    return sit(seating)

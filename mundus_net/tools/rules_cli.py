@@ -1,0 +1,241 @@
+"""``mundus rules``: start, show and advance positions written in the notation.
+
+``new`` prints a starting position, ``show`` prints a position readably with its legal
+decisions, ``apply`` applies decisions and prints the result as JSON. Exit status: 0 on
+success, 1 for an illegal decision (the message starts with the rule ID), 2 for a malformed
+position, decision or deck file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from mundus_net.cli_args import add_deck_option
+from mundus_net.engine.cards import RESOURCE_NAMES, from_counts
+from mundus_net.engine.decisions import DECISION_TYPES, RuleError
+from mundus_net.engine.deck import EVENT_NAMES, Deck, DeckError, load_deck
+from mundus_net.engine.game import Event, Game, Pending
+from mundus_net.engine.notation import (
+    NotationError,
+    apply_decision,
+    format_decision,
+    format_position,
+    legal_texts,
+    multiset_text,
+    parse_position,
+)
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "rules",
+        description="Work with positions and decisions written in the notation of "
+                    "docs/notation.md. Exit status 1: illegal decision; 2: malformed input.")
+    sub = parser.add_subparsers(dest="rules_command", metavar="ACTION", required=True)
+
+    new = sub.add_parser("new", help="print the starting position of a new game")
+    new.add_argument("--players", type=int, required=True, choices=range(2, 7),
+                     metavar="N", help="2 to 6 players")
+    new.add_argument("--seed", type=int, default=0, help="the game seed (default 0)")
+    new.add_argument("--promo", action="store_true", help="add the promo cards P01-P05")
+    new.add_argument("--first-tm", default="0", metavar="SEAT",
+                     help="the first Trade Master's seat, or 'random' (default 0)")
+    new.add_argument("--round-limit", type=int, default=None, metavar="N",
+                     help="end the game after N rounds (R8.5)")
+    add_deck_option(new)
+    new.set_defaults(func=_cmd_new)
+
+    show = sub.add_parser("show", help="print a position readably with its legal decisions")
+    show.add_argument("position", metavar="POSITION", help="position text, or - for stdin")
+    add_deck_option(show)
+    show.set_defaults(func=_cmd_show)
+
+    apply = sub.add_parser("apply", help="apply decisions to a position and print JSON")
+    apply.add_argument("position", metavar="POSITION", help="position text, or - for stdin")
+    apply.add_argument("decisions", metavar="DECISION", nargs="+",
+                       help="decisions in notation, e.g. announce:3 2.offer:115 take:5@2:9")
+    apply.add_argument("--pretty", action="store_true", help="indent the JSON")
+    add_deck_option(apply)
+    apply.set_defaults(func=_cmd_apply)
+
+
+def _fail(message: str, status: int) -> int:
+    print(message, file=sys.stderr)
+    return status
+
+
+def _load(args: argparse.Namespace) -> Game:
+    """The game of ``args.position`` (NotationError/DeckError for bad input)."""
+    deck: Deck | None = load_deck(args.deck) if args.deck else None
+    text: str = args.position
+    if text == "-":
+        text = sys.stdin.read()
+    return parse_position(text, deck)
+
+
+# -- new ------------------------------------------------------------------------------------
+
+
+def _cmd_new(args: argparse.Namespace) -> int:
+    if args.first_tm == "random":
+        first_tm: int | None = None
+    elif args.first_tm.isdigit():
+        first_tm = int(args.first_tm)
+    else:
+        return _fail(f"--first-tm: {args.first_tm!r} is not a seat number or 'random'", 2)
+    try:
+        deck = load_deck(args.deck) if args.deck else None
+        game = Game.new(args.players, args.seed, promo=args.promo, deck=deck,
+                        first_tm=first_tm, round_limit=args.round_limit)
+    except DeckError as exc:
+        return _fail(str(exc), 2)
+    except RuleError as exc:
+        return _fail(str(exc), 2)
+    print(format_position(game))
+    return 0
+
+
+# -- apply ----------------------------------------------------------------------------------
+
+
+def jsonable(value: Any) -> Any:
+    """Log and pending values as JSON: decisions as notation, tuples as lists, keys as text."""
+    if isinstance(value, DECISION_TYPES):
+        return format_decision(value)  # type: ignore[arg-type]
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        items = sorted(value) if isinstance(value, (set, frozenset)) else value
+        return [jsonable(v) for v in items]
+    return value
+
+
+def event_json(event: Event) -> dict[str, Any]:
+    return {"kind": event.kind, "public": jsonable(event.public),
+            "private": None if event.private is None else jsonable(event.private)}
+
+
+def pending_json(pending: Pending | None) -> dict[str, Any] | None:
+    if pending is None:
+        return None
+    return {"kind": pending.kind, "seats": list(pending.seats),
+            "detail": jsonable(pending.detail)}
+
+
+def _cmd_apply(args: argparse.Namespace) -> int:
+    try:
+        game = _load(args)
+    except (NotationError, DeckError) as exc:
+        return _fail(str(exc), 2)
+    count = len(args.decisions)
+    for i, text in enumerate(args.decisions, start=1):
+        try:
+            apply_decision(game, text)
+        except NotationError as exc:
+            return _fail(f"{exc} (decision {i} of {count})", 2)
+        except RuleError as exc:
+            return _fail(f"{exc} (decision {i} of {count}: {text})", 1)
+    result = game.result
+    out = {
+        "position": format_position(game),
+        "events": [event_json(e) for e in game.log],
+        "pending": pending_json(game.pending),
+        "legal": legal_texts(game),
+        "result": None if result is None else {
+            "winners": list(result.winners), "reason": result.reason,
+            "doubloons": list(result.doubloons), "places": list(result.places),
+            "rounds": result.rounds},
+    }
+    print(json.dumps(out, indent=2 if args.pretty else None, ensure_ascii=False))
+    return 0
+
+
+# -- show -----------------------------------------------------------------------------------
+
+
+def cards_named(cards: Sequence[int]) -> str:
+    """``115R (cocoa x2, cotton, relic)``; ``-`` when empty."""
+    text = multiset_text(cards)
+    if not cards:
+        return text
+    counts = Counter(cards)
+    names = [RESOURCE_NAMES[v] + (f" x{k}" if k > 1 else "") for v, k in sorted(counts.items())]
+    return f"{text} ({', '.join(names)})"
+
+
+def _dev(game: Game, card_id: str) -> str:
+    card = game.deck[card_id]
+    icon = f" [{card.icon}]" if card.icon else ""
+    return f"{card_id} {card.name}{icon}"
+
+
+def describe(game: Game) -> list[str]:
+    """A position as readable lines, ending with the pending decision and the legal ones."""
+    o = game.options
+    event = "none" if game.event is None else f"{EVENT_NAMES[game.event]} ({game.event})"
+    lines = [
+        f"Round {game.round}, event {event}, phase {game.phase}, Trade Master seat {game.tm}",
+        f"Table: {o.players} players, seed {o.seed}, deck {game.deck.name}, "
+        f"promo {'on' if o.promo else 'off'}, first TM "
+        f"{'random' if o.first_tm is None else f'seat {o.first_tm}'}, round limit "
+        f"{o.round_limit or 'none'}",
+        f"Market:  {cards_named(game.market)}",
+        f"Display: {cards_named(game.display)}",
+        "Queue:   " + ("; ".join(f"{i}. {_dev(game, c)}" for i, c in enumerate(game.queue, 1))
+                       or "-"),
+        f"Piles:   draw {len(game.draw)}, discard {len(game.discard)}, development pile "
+        f"{len(game.devpile)}, reshuffles so far {game.reshuffles}",
+    ]
+    for s in range(game.players):
+        marks = [m for m, on in (("TM", s == game.tm), ("to decide", s in game.waiting_seats()))
+                 if on]
+        lines.append(f"Seat {s}{' [' + ', '.join(marks) + ']' if marks else ''}: "
+                     f"{game.doubloons[s]} doubloons")
+        lines.append("  developments: " + (", ".join(_dev(game, c) for c in game.devs[s])
+                                           or "-"))
+        lines.append(f"  hand: {cards_named(from_counts(game.hands[s]))}")
+        if any(game.stored[s]):
+            lines.append(f"  stored: {cards_named(from_counts(game.stored[s]))}")
+        if any(game.faceup[s]):
+            lines.append(f"  offered face up: {cards_named(from_counts(game.faceup[s]))}")
+        if s in game.offers:
+            lines.append(f"  secret offer: {cards_named(game.offers[s])}")
+        if s in game.pirates_chosen:
+            lines.append(f"  pirate discard chosen: {cards_named(game.pirates_chosen[s])}")
+    if game.fleets:
+        lines.append("Fleets: " + ", ".join(f"seat {s} {'+'.join(f)}" for s, f in game.fleets))
+    if game.takes:
+        lines.append("Takes of the last trade step (taker>source): "
+                     + ", ".join(f"{x}>{y}" for x, y in game.takes))
+    if game.converted:
+        lines.append("Converted this turn: "
+                     + ", ".join(f"{multiset_text((a,))}>{multiset_text((b,))}"
+                                 for a, b in game.converted))
+    if game.result is not None:
+        r = game.result
+        lines.append(f"Game over after {r.rounds} rounds ({r.reason}): winner(s) "
+                     f"{', '.join(f'seat {w}' for w in r.winners)}; places "
+                     f"{'/'.join(map(str, r.places))}")
+        return lines
+    pending = game.pending
+    if pending is not None:
+        detail = json.dumps(jsonable(pending.detail), ensure_ascii=False)
+        lines.append(f"Pending: {pending.kind} by seat(s) "
+                     f"{', '.join(map(str, pending.seats))} {detail}")
+    legal = legal_texts(game)
+    lines.append(f"Legal ({len(legal)}): " + " ".join(legal))
+    return lines
+
+
+def _cmd_show(args: argparse.Namespace) -> int:
+    try:
+        game = _load(args)
+    except (NotationError, DeckError) as exc:
+        return _fail(str(exc), 2)
+    print("\n".join(describe(game)))
+    return 0

@@ -1,0 +1,322 @@
+"""``mundus sim``: play many games between bots in-process and summarise the results.
+
+Game ``i`` of a run uses a game seed and bot seeds derived from ``--seed`` and ``i`` only, so
+the same arguments give the same games and the same summary. With ``--rotate`` the bots move
+one seat clockwise from one game to the next (bot ``j`` sits at seat ``(j + i) % players``),
+which evens out the first Trade Master's advantage. Shared victories (R8.4) count ``1/k`` of
+a win for each of the ``k`` winners. docs/sim.md describes the output.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, TextIO
+
+from mundus_net.bots.base import Bot, load_bot
+from mundus_net.cli_args import add_deck_option, positive_int
+from mundus_net.engine.deck import Deck, DeckError, load_deck
+from mundus_net.engine.game import Game
+from mundus_net.engine.record import GameRecord
+from mundus_net.engine.seeds import bot_seed, game_seed
+from mundus_net.tools.runner import play_game
+
+REASONS = ("perfect", "doubloons", "queue", "round_limit")
+Progress = Callable[[int, int], None]
+
+
+def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval (95% by default) of a win rate ``wins / n``."""
+    if n <= 0:
+        return (0.0, 1.0)
+    p = wins / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def check_bots(players: int, bots: Sequence[str]) -> None:
+    """Raise ValueError with a clear message if ``bots`` cannot fill ``players`` seats."""
+    if not 2 <= players <= 6:
+        raise ValueError(f"a game has 2 to 6 players, not {players}")
+    if len(bots) != players:
+        raise ValueError(f"{players} players need {players} bots, one per seat, "
+                         f"but {len(bots)} were given ({','.join(bots) or 'none'})")
+    for spec in bots:
+        check_spec(spec)
+
+
+def check_spec(spec: str) -> None:
+    """Raise ValueError with a clear message if ``spec`` does not make a bot."""
+    if not spec:
+        raise ValueError("empty bot name in the bot list")
+    try:
+        load_bot(spec, 0)  # raises ValueError naming the bad spec
+    except ValueError:
+        raise
+    except Exception as exc:  # a factory that fails: report it like a bad spec
+        raise ValueError(f"cannot make bot {spec!r}: {type(exc).__name__}: {exc}") from None
+
+
+def _r(x: float) -> float:
+    return round(x, 6)
+
+
+def run_sim(players: int, bots: Sequence[str], games: int, seed: int = 0, *,
+            promo: bool = False, round_limit: int | None = None,
+            deck: Deck | str | Path | None = None, rotate: bool = False,
+            progress: Progress | None = None,
+            records: str | Path | None = None) -> dict[str, Any]:
+    """Play ``games`` games and return the summary (a JSON-ready dict, deterministic: no
+    timing in it). ``bots[j]`` is a strategy name or ``module:Class``; ``deck`` a Deck or a
+    deck file path; with ``records`` a directory, game ``i``'s GameRecord JSON is written to
+    ``records/game-00000i.json`` (docs/record.md). Raises ValueError for bad arguments
+    (DeckError for a bad deck file)."""
+    bots = list(bots)
+    check_bots(players, bots)
+    if games < 1:
+        raise ValueError(f"the number of games must be at least 1, not {games}")
+    if round_limit is not None and round_limit < 1:
+        raise ValueError(f"the round limit must be at least 1, not {round_limit}")
+    if isinstance(deck, (str, Path)):
+        deck = load_deck(deck)
+    if records is not None:
+        Path(records).mkdir(parents=True, exist_ok=True)
+
+    n = players
+    bot_wins = [0.0] * n
+    bot_money = [0] * n
+    bot_places = [0] * n
+    seat_wins = [0.0] * n
+    seat_money = [0] * n
+    reasons = dict.fromkeys(REASONS, 0)
+    rounds: list[int] = []
+    shared = 0
+    for i in range(games):
+        game = Game.new(n, game_seed(seed, i), promo=promo, deck=deck, round_limit=round_limit)
+        shift = i % n if rotate else 0
+        seat_of = [(j + shift) % n for j in range(n)]  # bot j -> seat
+        table: dict[int, Bot] = {}
+        for j, spec in enumerate(bots):
+            table[seat_of[j]] = load_bot(spec, bot_seed(seed, i, j))
+        play_game(game, [table[s] for s in range(n)])
+        result = game.result
+        assert result is not None
+        if records is not None:
+            bot_at = {s: j for j, s in enumerate(seat_of)}
+            record = GameRecord.from_game(game, f"sim-{seed}-{i}",
+                                          [f"{bots[bot_at[s]]} #{bot_at[s]}" for s in range(n)])
+            # In-process games: every decision is a bot's.
+            record.decisions = [replace(d, by="bot") for d in record.decisions]
+            record.meta = {"sim": {"game": i, "seating": [bot_at[s] for s in range(n)],
+                                   "bots": bots}}
+            (Path(records) / f"game-{i:06d}.json").write_text(record.to_json() + "\n",
+                                                             encoding="utf-8")
+        share = 1.0 / len(result.winners)
+        if len(result.winners) > 1:
+            shared += 1
+        for j in range(n):
+            s = seat_of[j]
+            if s in result.winners:
+                bot_wins[j] += share
+            bot_money[j] += result.doubloons[s]
+            bot_places[j] += result.places[s]
+        for s in range(n):
+            if s in result.winners:
+                seat_wins[s] += share
+            seat_money[s] += result.doubloons[s]
+        reasons[result.reason] = reasons.get(result.reason, 0) + 1
+        rounds.append(result.rounds)
+        if progress is not None:
+            progress(i + 1, games)
+
+    per_bot = []
+    for j, spec in enumerate(bots):
+        lo, hi = wilson(bot_wins[j], games)
+        per_bot.append({
+            "index": j, "bot": spec, "wins": _r(bot_wins[j]),
+            "win_rate": _r(bot_wins[j] / games), "win_rate_ci95": [_r(lo), _r(hi)],
+            "mean_doubloons": _r(bot_money[j] / games), "mean_place": _r(bot_places[j] / games),
+        })
+    by_name: dict[str, dict[str, Any]] = {}
+    for j, spec in enumerate(bots):
+        entry = by_name.setdefault(spec, {"seats": 0, "wins": 0.0, "doubloons": 0})
+        entry["seats"] += 1
+        entry["wins"] += bot_wins[j]
+        entry["doubloons"] += bot_money[j]
+    names = {}
+    for spec, entry in by_name.items():
+        seat_games = entry["seats"] * games
+        lo, hi = wilson(entry["wins"], seat_games)
+        names[spec] = {
+            "seats": entry["seats"], "wins": _r(entry["wins"]),
+            "win_rate": _r(entry["wins"] / seat_games), "win_rate_ci95": [_r(lo), _r(hi)],
+            "mean_doubloons": _r(entry["doubloons"] / seat_games),
+        }
+    per_seat = [{"seat": s, "wins": _r(seat_wins[s]), "win_rate": _r(seat_wins[s] / games),
+                 "mean_doubloons": _r(seat_money[s] / games)} for s in range(n)]
+    return {
+        "players": n,
+        "bots": bots,
+        "games": games,
+        "seed": seed,
+        "rotate": rotate,
+        "promo": promo,
+        "round_limit": round_limit,
+        "deck": deck.name if isinstance(deck, Deck) else "default",
+        "shared_victories": shared,
+        "per_bot": per_bot,
+        "by_name": names,
+        "per_seat": per_seat,
+        "mean_rounds": _r(sum(rounds) / games),
+        "min_rounds": min(rounds),
+        "max_rounds": max(rounds),
+        "end_reasons": reasons,
+    }
+
+
+# -- the command --------------------------------------------------------------------------
+
+
+def player_count(text: str) -> int:
+    value = positive_int(text)
+    if not 2 <= value <= 6:
+        raise argparse.ArgumentTypeError(f"a game has 2 to 6 players, not {value}")
+    return value
+
+
+def bot_list(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",")]
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "sim",
+        description="Play many games between bots in-process and summarise wins, doubloons, "
+                    "rounds and how the games ended. Same arguments, same output.")
+    parser.add_argument("--players", type=player_count, default=4, metavar="N",
+                        help="players per game, 2-6 (default 4)")
+    parser.add_argument("--bots", type=bot_list, default=None, metavar="LIST",
+                        help="comma-separated bots, one per seat: strategy names "
+                             "(random, greedy) or module:Class (default: greedy then random)")
+    parser.add_argument("--games", type=positive_int, default=100, metavar="N",
+                        help="number of games (default 100)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="master seed; game i's seeds derive from it and i (default 0)")
+    parser.add_argument("--rotate", action="store_true",
+                        help="move the bots one seat on after each game")
+    parser.add_argument("--promo", action="store_true", help="play with the promo cards")
+    parser.add_argument("--round-limit", type=positive_int, default=None, metavar="N",
+                        help="end a game after N rounds (R8.5; default: no limit)")
+    add_deck_option(parser)
+    parser.add_argument("--json", action="store_true",
+                        help="print the summary as one JSON object (no timing)")
+    parser.add_argument("--records", metavar="DIR", default=None,
+                        help="write each game's record to DIR/game-000042.json "
+                             "(docs/record.md; `mundus replay` shows it)")
+    parser.set_defaults(func=_main, sim_parser=parser)
+
+
+def _progress_line(stream: TextIO) -> Progress:
+    start = time.perf_counter()
+    last = [0.0]
+
+    def show(done: int, total: int) -> None:
+        now = time.perf_counter()
+        if done < total and now - last[0] < 0.2:
+            return
+        last[0] = now
+        rate = done / max(now - start, 1e-9)
+        stream.write(f"\rgame {done}/{total}  {rate:.1f} games/s ")
+        if done == total:
+            stream.write("\r" + " " * 40 + "\r")
+        stream.flush()
+
+    return show
+
+
+def _main(args: argparse.Namespace) -> int:
+    parser: argparse.ArgumentParser = args.sim_parser
+    bots = args.bots if args.bots is not None else ["greedy"] + ["random"] * (args.players - 1)
+    deck: Deck | None = None
+    try:
+        check_bots(args.players, bots)
+        if args.deck is not None:
+            deck = load_deck(args.deck)
+    except (ValueError, DeckError) as exc:
+        parser.error(str(exc))
+    progress = _progress_line(sys.stderr) if sys.stderr.isatty() else None
+    start = time.perf_counter()
+    summary = run_sim(args.players, bots, args.games, args.seed, promo=args.promo,
+                      round_limit=args.round_limit, deck=deck, rotate=args.rotate,
+                      progress=progress, records=args.records)
+    elapsed = time.perf_counter() - start
+    text = json.dumps(summary) if args.json else format_summary(summary, elapsed)
+    try:
+        print(text)
+        sys.stdout.flush()
+    except BrokenPipeError:  # e.g. piped into head: not an error of the run
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keeps the exit quiet
+    return 0
+
+
+def format_summary(s: dict[str, Any], elapsed: float | None = None) -> str:
+    """The human-readable form of a run_sim summary (with the speed if ``elapsed`` given)."""
+    options = []
+    if s["rotate"]:
+        options.append("seats rotated")
+    if s["promo"]:
+        options.append("promo cards")
+    if s["round_limit"] is not None:
+        options.append(f"round limit {s['round_limit']}")
+    if s["deck"] != "default":
+        options.append(f"deck {s['deck']}")
+    extra = f" ({', '.join(options)})" if options else ""
+    lines = [f"{s['games']} games, {s['players']} players, seed {s['seed']}, "
+             f"bots {','.join(s['bots'])}{extra}", ""]
+    width = max(len(b["bot"]) for b in s["per_bot"]) + 2
+    lines.append(f"{'bot':<{width + 3}}{'wins':>9}  {'win rate (95% CI)':<24}"
+                 f"{'doubloons':>10}{'place':>8}")
+    for b in s["per_bot"]:
+        lo, hi = b["win_rate_ci95"]
+        rate = f"{b['win_rate']:.1%} ({lo:.1%}-{hi:.1%})"
+        lines.append(f"{b['index']:<3}{b['bot']:<{width}}{b['wins']:>9.2f}  {rate:<24}"
+                     f"{b['mean_doubloons']:>10.1f}{b['mean_place']:>8.2f}")
+    if len(s["by_name"]) < len(s["per_bot"]):
+        lines.append("")
+        lines.append("by strategy (win rate per seat played):")
+        for name, e in s["by_name"].items():
+            lo, hi = e["win_rate_ci95"]
+            lines.append(f"   {name:<{width}}{e['wins']:>9.2f}  "
+                         f"{e['win_rate']:.1%} ({lo:.1%}-{hi:.1%}) over {e['seats']} seat(s), "
+                         f"mean doubloons {e['mean_doubloons']:.1f}")
+    lines.append("")
+    lines += table_lines(s)
+    if elapsed is not None:
+        lines.append(speed_line(s["games"], elapsed))
+    return "\n".join(lines)
+
+
+def table_lines(s: dict[str, Any]) -> list[str]:
+    """The lines on seats, shared victories, rounds and ends of a summary (the sim's or a
+    tournament's: both have these fields)."""
+    seats = "  ".join(f"{p['seat']}: {p['win_rate']:.1%}" for p in s["per_seat"])
+    ends = ", ".join(f"{k} {v}" for k, v in s["end_reasons"].items())
+    return [f"win rate by seat: {seats}",
+            f"shared victories: {s['shared_victories']} game(s); each of k tied winners "
+            "counts 1/k of a win",
+            f"rounds: mean {s['mean_rounds']:.2f} (min {s['min_rounds']}, "
+            f"max {s['max_rounds']})",
+            f"games ended by: {ends}"]
+
+
+def speed_line(games: int, elapsed: float) -> str:
+    return f"speed: {games / max(elapsed, 1e-9):.1f} games/s ({elapsed:.1f} s)"

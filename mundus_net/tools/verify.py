@@ -1,0 +1,324 @@
+"""Signed game records and ``mundus verify`` (docs/record.md, "Signed records").
+
+A host signs the whole record with its Ed25519 key: the signature covers the canonical JSON
+of the record body (every field but ``signature``), so a record changed in any field fails,
+and ``mundus verify`` also checks that the file is byte for byte the layout the host wrote.
+Then it checks the fair deal (the seed commitment against the revealed seed, the seed's
+derivation from the contributions, the deal the derived seed gives), every offer commitment,
+and that replaying the decisions gives the recorded result. It names the first thing that
+does not hold.
+
+Pure: it reads text and returns results (no sockets, no files but the CLI's).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from mundus_net.cli_args import add_deck_option
+from mundus_net.engine.decisions import Offer, RuleError
+from mundus_net.engine.deck import Deck, DeckError, default_deck, load_deck
+from mundus_net.engine.game import Game
+from mundus_net.engine.record import GameRecord, RecordError
+from mundus_net.protocol import commitment, fairdeal
+from mundus_net.protocol.signing import (
+    SIGNATURE_ALG,
+    deal_digest,
+    layout,
+    signed_message,
+)
+
+
+class UnreadableRecord(ValueError):
+    """The file is not a JSON object at all (exit status 2)."""
+
+
+# -- verification ---------------------------------------------------------------------------
+
+
+@dataclass
+class Check:
+    name: str
+    ok: bool
+    detail: str
+
+
+@dataclass
+class Report:
+    checks: list[Check] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return all(c.ok for c in self.checks) and not self.skipped
+
+    @property
+    def first_failure(self) -> Check | None:
+        return next((c for c in self.checks if not c.ok), None)
+
+
+CHECKS = ("signature", "layout", "record", "seed commitment", "seed derivation", "deal",
+          "offer commitments", "replay", "offers match decisions", "result")
+
+
+class _Failed(Exception):
+    pass
+
+
+def _hex(value: Any, size: int, what: str) -> bytes:
+    """Lowercase hex of ``size`` bytes, written one way only: the signature's own fields are
+    not signed, so another spelling of the same bytes must not pass."""
+    if not isinstance(value, str) or len(value) != 2 * size:
+        raise ValueError(f"{what} is not {size} bytes of hex")
+    raw = bytes.fromhex(value)
+    if raw.hex() != value:
+        raise ValueError(f"{what} is not lowercase hex")
+    return raw
+
+
+def verify_text(text: str, pinned_key: str | None = None, deck: Deck | None = None,
+                on_check: Callable[[Check], None] | None = None) -> Report:
+    """Check a signed record (the file's text). Stops at the first check that fails; the
+    rest are listed as skipped. UnreadableRecord when ``text`` is not a JSON object."""
+    try:
+        document = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise UnreadableRecord(f"not a JSON document: {exc}") from None
+    if not isinstance(document, dict):
+        raise UnreadableRecord("not a JSON object")
+    report = Report()
+
+    def check(name: str, ok: bool, detail: str) -> None:
+        found = Check(name, ok, detail)
+        report.checks.append(found)
+        if on_check is not None:
+            on_check(found)
+        if not ok:
+            raise _Failed
+
+    try:
+        _verify(document, text, pinned_key, deck, check)
+    except _Failed:
+        done = {c.name for c in report.checks}
+        report.skipped = [name for name in CHECKS if name not in done]
+    return report
+
+
+def _verify(document: dict[str, Any], text: str, pinned_key: str | None, deck: Deck | None,
+            check: Callable[[str, bool, str], None]) -> None:
+    # 1. The signature over the canonical body, by the pinned key if one is given.
+    signature = document.get("signature")
+    if not isinstance(signature, dict):
+        check("signature", False, "the record is not signed (no 'signature' field)")
+        return
+    body = {k: v for k, v in document.items() if k != "signature"}
+    try:
+        if signature.get("alg") != SIGNATURE_ALG:
+            raise ValueError(f"unknown algorithm {signature.get('alg')!r}")
+        key = _hex(signature.get("key"), 32, "the signing key")
+        value = _hex(signature.get("value"), 64, "the signature")
+        if set(signature) != {"alg", "key", "value"}:
+            raise ValueError("unknown fields in 'signature'")
+        message = signed_message(body)
+    except ValueError as exc:
+        check("signature", False, f"malformed signature: {exc}")
+        return
+    try:
+        Ed25519PublicKey.from_public_bytes(key).verify(value, message)
+    except InvalidSignature:
+        check("signature", False, f"the signature by key {key.hex()} does not match the "
+                                  "record: it was changed after it was signed, or signed by "
+                                  "another key")
+    fp = fairdeal_fingerprint(key)
+    if pinned_key is not None:
+        pinned = pinned_key.strip().lower()
+        check("signature", pinned == key.hex(),
+              f"signed by {key.hex()} ({fp})" + ("" if pinned == key.hex() else
+                                                 f", not by the pinned key {pinned}"))
+    else:
+        check("signature", True, f"signed by {key.hex()} ({fp}); no key pinned: compare it "
+                                 "with the one the host printed, or pass --host-key")
+
+    # 2. The file is exactly what was written.
+    expected = layout(document)
+    same = text == expected or text == expected.rstrip("\n")
+    check("layout", same, "the file is byte for byte as the host wrote it" if same else
+          "the content is signed, but the file's layout (spaces, escapes) was changed")
+
+    # 3. A record this version reads.
+    try:
+        record = GameRecord.from_json(text)
+    except RecordError as exc:
+        check("record", False, f"not a readable game record: {exc}")
+        return
+    deck = deck or default_deck()
+    if record.deck_digest and deck.digest != record.deck_digest:
+        check("record", False, f"played with deck {record.deck!r} ({record.deck_digest}); "
+                               "pass that deck with --deck FILE")
+    check("record", True, f"game {record.game_id}: {len(record.decisions)} decisions, "
+                          f"{len(record.offers)} committed offers")
+
+    # 4.-6. The fair deal.
+    fair = document.get("fairness")
+    if not isinstance(fair, dict):
+        check("seed commitment", False, "the record has no fair-deal data ('fairness')")
+        return
+    try:
+        if fair.get("scheme") != fairdeal.SCHEME:
+            raise ValueError(f"unknown scheme {fair.get('scheme')!r}")
+        promised = _hex(fair.get("commitment"), 32, "the seed commitment")
+        host_seed = _hex(fair.get("host_seed"), fairdeal.SEED_BYTES, "the host seed")
+        mixed = fair.get("mixed")
+        if not isinstance(mixed, bool):
+            raise ValueError("'mixed' is not true or false")
+        entries = fair.get("contributions")
+        if not isinstance(entries, list) or len(entries) != record.options.players:
+            raise ValueError("not one contribution per seat")
+        values = []
+        by_players = 0
+        for seat, entry in enumerate(entries):
+            if not isinstance(entry, dict) or entry.get("seat") != seat:
+                raise ValueError(f"contribution {seat} is not seat {seat}'s")
+            values.append(_hex(entry.get("value"), fairdeal.CONTRIBUTION_BYTES,
+                               f"the contribution of seat {seat}"))
+            by_players += entry.get("by") == "player"
+        digest = fair.get("deal_digest")
+        if not isinstance(digest, str):
+            raise ValueError("no deal digest")
+    except ValueError as exc:
+        check("seed commitment", False, f"malformed fair-deal data: {exc}")
+        return
+    opens = fairdeal.check_commitment(promised, record.game_id, host_seed)
+    check("seed commitment", opens,
+          "the revealed host seed opens the commitment published before any contribution"
+          if opens else "the revealed host seed does not open the commitment")
+    derived = fairdeal.engine_seed(record.game_id, host_seed, values, mixed)
+    how = (f"mixed from the host seed and {len(values)} contributions, {by_players} of them "
+           "from players' clients" if mixed else
+           "FIXED by the host (--fixed-seed): the contributions were not mixed in, so the "
+           "host chose the deal")
+    if mixed and not by_players:
+        how += " (no client contributed: the host alone chose the deal)"
+    check("seed derivation", derived == record.options.seed,
+          f"seed {derived}, {how}" if derived == record.options.seed else
+          f"the game was played with seed {record.options.seed}, but the host seed and the "
+          f"contributions give {derived}")
+    try:
+        game = Game(record.options, deck)
+    except RuleError as exc:
+        check("deal", False, f"the record's options make no game: {exc}")
+        return
+    dealt = deal_digest(game) == digest
+    check("deal", dealt, "the seed deals exactly the set-up the host played" if dealt
+          else "the set-up the seed deals is not the one the host played")
+
+    # 7. Every offer commitment.
+    for offer in record.offers:
+        try:
+            opened = commitment.verify(bytes.fromhex(offer.commitment), record.game_id,
+                                       offer.round, offer.seat, offer.offer,
+                                       bytes.fromhex(offer.nonce))
+        except ValueError:
+            opened = False
+        if not opened:
+            check("offer commitments", False, f"round {offer.round}, seat {offer.seat}: the "
+                                              "offer and nonce do not open the commitment")
+    check("offer commitments", True, f"all {len(record.offers)} open their commitments")
+
+    # 8.-10. Replay: every decision is legal, the committed offers are the ones played, and
+    # the game ends as recorded.
+    played: dict[tuple[int, int], tuple[int, ...]] = {}
+    for index, rec in enumerate(record.decisions):
+        if isinstance(rec.decision, Offer):
+            played[(game.round, rec.seat)] = tuple(sorted(rec.decision.cards))
+        try:
+            game.apply(rec.seat, rec.decision)
+        except RuleError as exc:
+            check("replay", False, f"decision {index + 1} (seat {rec.seat}) is illegal: {exc}")
+    check("replay", True, f"all {len(record.decisions)} decisions are legal")
+    for offer in record.offers:
+        shown = played.get((offer.round, offer.seat))
+        if shown != tuple(sorted(offer.offer)):
+            check("offers match decisions", False,
+                  f"round {offer.round}, seat {offer.seat} committed to {list(offer.offer)} "
+                  f"but the decisions play {list(shown) if shown else 'no offer'}")
+    check("offers match decisions", True, "every committed offer is the one played")
+    same_result = game.result == record.result and game.result is not None
+    check("result", same_result,
+          f"the replay ends as recorded ({_result_text(record)})" if same_result else
+          f"the replay ends with {game.result} but the record says {record.result}")
+
+
+def fairdeal_fingerprint(raw: bytes) -> str:
+    digits = hashlib.sha256(raw).hexdigest()[:16]
+    return " ".join(digits[i:i + 4] for i in range(0, 16, 4))
+
+
+def _result_text(record: GameRecord) -> str:
+    result = record.result
+    if result is None:
+        return "no result"
+    return f"won by seat {', '.join(map(str, result.winners))} after {result.rounds} rounds"
+
+
+# -- the command ----------------------------------------------------------------------------
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "verify",
+        description="Check a game record signed by its host (docs/record.md): the signature "
+                    "(by the pinned key with --host-key), the seed commitment, the seed's "
+                    "derivation from the players' contributions, the deal, every offer "
+                    "commitment, and that the decisions replay to the recorded result. "
+                    "Exit status 0: everything holds; 1: something does not (the first is "
+                    "named); 2: the file cannot be read.")
+    p.add_argument("record", metavar="RECORD", help="the record file (mundus host --record)")
+    p.add_argument("--host-key", metavar="HEX", default=None,
+                   help="the host's signing key (64 hex digits, as `mundus host` prints it): "
+                        "the record must be signed by it")
+    add_deck_option(p, recorded=True)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        with open(args.record, encoding="utf-8", newline="") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"mundus verify: cannot read {args.record}: {exc}", file=sys.stderr)
+        return 2
+    deck = None
+    if args.deck is not None:
+        try:
+            deck = load_deck(args.deck)
+        except DeckError as exc:
+            print(f"mundus verify: {exc}", file=sys.stderr)
+            return 2
+
+    def show(found: Check) -> None:
+        print(f"{'ok  ' if found.ok else 'FAIL'} {found.name}: {found.detail}", flush=True)
+
+    try:
+        report = verify_text(text, args.host_key, deck, on_check=show)
+    except UnreadableRecord as exc:
+        print(f"mundus verify: {args.record} is not a record: {exc}", file=sys.stderr)
+        return 2
+    if report.ok:
+        print(f"{args.record}: every check holds")
+        return 0
+    failed = report.first_failure
+    for name in report.skipped:
+        print(f"  -  {name}: not checked")
+    what = f"{failed.name}: {failed.detail}" if failed is not None else "incomplete"
+    print(f"{args.record}: DOES NOT HOLD: {what}")
+    return 1

@@ -1,0 +1,149 @@
+"""The layers of docs/architecture.md, enforced: which package may import which.
+
+Every import statement of every module (those inside functions too) is read with ``ast``;
+relative imports are resolved, and ``from package import module`` counts as importing the
+module. A layer may import itself, the layers listed for it, and the standard library plus
+the third-party packages listed for it.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Layer:
+    name: str
+    prefixes: tuple[str, ...]
+    may_use: frozenset[str]
+    third_party: frozenset[str] = frozenset()
+
+
+# Order matters: the first layer whose prefix matches a module is its layer.
+LAYERS = [
+    Layer("cli", ("mundus_net.cli", "mundus_net.__main__"), frozenset({"facade"})),
+    Layer("cli_args", ("mundus_net.cli_args",), frozenset()),
+    Layer("engine", ("mundus_net.engine",), frozenset()),
+    Layer("facade", ("mundus_net",), frozenset({"engine"})),
+    Layer("bots", ("mundus_net.bots",), frozenset({"engine"})),
+    Layer("protocol", ("mundus_net.protocol",), frozenset({"engine"}),
+          frozenset({"msgpack", "zmq"})),
+    Layer("host", ("mundus_net.host",),
+          frozenset({"engine", "facade", "bots", "protocol", "cli_args"}),
+          frozenset({"msgpack", "zmq", "cryptography"})),
+    Layer("tui", ("mundus_net.client.tui",),
+          frozenset({"engine", "facade", "bots", "protocol", "cli_args", "client"}),
+          frozenset({"prompt_toolkit", "zmq"})),
+    Layer("client", ("mundus_net.client",),
+          frozenset({"engine", "facade", "bots", "protocol", "cli_args"}),
+          frozenset({"msgpack", "zmq"})),
+    Layer("tools", ("mundus_net.tools",),
+          frozenset({"engine", "facade", "bots", "protocol", "cli_args", "host", "client",
+                     "tui"}),
+          frozenset({"cryptography", "openskill", "dask", "distributed", "matplotlib"})),
+]
+_PREFIX_ORDER = sorted(((p, layer) for layer in LAYERS for p in layer.prefixes),
+                       key=lambda item: -len(item[0]))
+
+
+def layer_of(module: str) -> Layer:
+    for prefix, layer in _PREFIX_ORDER:
+        if module == prefix or module.startswith(prefix + "."):
+            return layer
+    raise AssertionError(f"{module} belongs to no layer: add it to LAYERS and "
+                         "docs/architecture.md")
+
+
+def package_dirs() -> dict[str, Path]:
+    """Import name -> folder, from pyproject.toml's setuptools settings."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"]["setuptools"]
+    mapped = config.get("package-dir", {})
+    dirs = {}
+    for package in config["packages"]:
+        parts = package.split(".")
+        for i in range(len(parts), 0, -1):
+            head = ".".join(parts[:i])
+            if head in mapped:
+                dirs[package] = ROOT / mapped[head] / Path(*parts[i:])
+                break
+        else:
+            dirs[package] = ROOT / Path(*parts)
+    return dirs
+
+
+def modules() -> dict[str, Path]:
+    """Every module of the installed package, by import name."""
+    found = {}
+    for package, folder in package_dirs().items():
+        for path in sorted(folder.glob("*.py")):
+            name = package if path.stem == "__init__" else f"{package}.{path.stem}"
+            found[name] = path
+    return found
+
+
+MODULES = modules()
+
+
+def imports_of(module: str, path: Path) -> set[str]:
+    """The modules (or packages) that ``module`` imports, relative imports resolved."""
+    tree = ast.parse(path.read_text("utf-8"))
+    package = module if path.stem == "__init__" else module.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                source = ".".join(base + ([node.module] if node.module else []))
+            else:
+                source = node.module or ""
+            found.add(source)
+            found.update(f"{source}.{alias.name}" for alias in node.names
+                         if f"{source}.{alias.name}" in MODULES)
+    return found
+
+
+def test_every_folder_of_the_repository_installs_under_mundus_net() -> None:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"]["setuptools"]
+    assert all(p == "mundus_net" or p.startswith("mundus_net.") for p in config["packages"])
+    on_disk = {p.parent for p in ROOT.glob("*/**/__init__.py")
+               if p.parts[len(ROOT.parts)] in ("mundus_net", "client", "host", "protocol")}
+    assert on_disk == set(package_dirs().values()), "a package folder is not installed"
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_imports_follow_the_layers(module: str) -> None:
+    layer = layer_of(module)
+    stdlib = sys.stdlib_module_names
+    wrong = []
+    for imported in sorted(imports_of(module, MODULES[module])):
+        top = imported.split(".")[0]
+        if top == "mundus_net":
+            if imported == "mundus_net":
+                target = layer_of("mundus_net")
+            else:
+                known = [m for m in MODULES if imported == m or imported.startswith(m + ".")]
+                target = layer_of(max(known, key=len) if known else imported)
+            if target is not layer and target.name not in layer.may_use:
+                wrong.append(f"{imported} (layer {target.name})")
+        elif top not in stdlib and top != "__future__" and top not in layer.third_party:
+            wrong.append(f"{imported} (third-party)")
+    assert not wrong, (f"{module} (layer {layer.name}) may not import: {', '.join(wrong)}; "
+                       "see docs/architecture.md")
+
+
+def test_host_and_client_never_import_each_other() -> None:
+    host = layer_of("mundus_net.host")
+    client, tui = layer_of("mundus_net.client"), layer_of("mundus_net.client.tui")
+    assert "host" not in client.may_use | tui.may_use
+    assert not {"client", "tui"} & host.may_use
