@@ -1,0 +1,1078 @@
+"""The client side of the protocol without sockets, threads or clocks (docs/protocol.md).
+
+A :class:`ClientCore` takes what the host sent (:meth:`~ClientCore.receive`), what this side
+wants (:meth:`~ClientCore.decide`, :meth:`~ClientCore.offer`, :meth:`~ClientCore.chat`,
+:meth:`~ClientCore.ping`...) and the time: every input takes ``now``, a number of seconds on
+the caller's clock, and :meth:`~ClientCore.handle_timer` wants to be called when
+:meth:`~ClientCore.next_deadline` comes. It hands back what to send
+(:meth:`~ClientCore.outgoing`: frames for the DEALER socket and, in their place among them,
+the socket actions :class:`OpenDealer`, :class:`Subscribe` and :class:`CloseSockets`) and what
+happened (:meth:`~ClientCore.notices`). The ZeroMQ shell around it is
+:class:`mundus_net.client.connection.Connection`; tests pair cores with the host's ``Table``
+in memory (tests/test_client_core.py).
+
+Every decision the protocol leaves to a client is made here:
+
+* the public state by the Clone pattern (§5): a snapshot on a join or a gap, then updates in
+  ``seq`` order, those at or below the snapshot's ``seq`` dropped, so every public event is
+  delivered exactly once, in order; a private message ahead of the public state waits
+  :data:`SYNC_GRACE_S` for its update before a snapshot is asked (§6);
+* commit-reveal (§7): a fresh nonce and commitment for an offer, the reveal when asked, and
+  every seat's reveal checked against its commitment and the engine's revealed offer; the
+  fair deal (§15) checked likewise;
+* liveness (§11): a ping every heartbeat, a reconnect after :data:`LOST_AFTER` heartbeats of
+  host silence or a ``not_joined``; snapshot requests and answers that get no reply are sent
+  again; a ``rate_limited`` error holds everything for :data:`RATE_HOLD_S` (§10).
+
+Two rules hold throughout: nothing changes between two calls, and after any input,
+:meth:`~ClientCore.outgoing` and :meth:`~ClientCore.notices` say everything it led to.
+
+The life cycle (:class:`Link`):
+
+=====================  ==============================================  ===================
+from                   on                                               to
+=====================  ==============================================  ===================
+IDLE                   ``start``: a fresh DEALER and a hello            JOINING
+JOINING, RECONNECTING  ``welcome``: subscribe, ask for a snapshot       SYNCING
+SYNCING                a ``snapshot``                                   LIVE
+SYNCING, LIVE          5 heartbeats of silence, or ``not_joined``:      RECONNECTING
+                       Lost, a fresh DEALER, a hello with the token
+JOINING, RECONNECTING  5 heartbeats of silence: another hello           (the same)
+any                    ``close``, or the host refuses the hello         CLOSED
+=====================  ==============================================  ===================
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from mundus_net.client.wire import (
+    deck_from_wire,
+    freeze,
+    legal_decision,
+    result_from_wire,
+    seat_map,
+)
+from mundus_net.engine.decisions import Decision, Offer
+from mundus_net.engine.deck import Deck
+from mundus_net.engine.game import Pending, Result
+from mundus_net.engine.view import StateView
+from mundus_net.protocol import commitment, fairdeal
+from mundus_net.protocol.codec import decision_to_wire
+from mundus_net.protocol.errors import ProtocolError
+from mundus_net.protocol.messages import DEFAULT_HEARTBEAT_MS, decode_host, encode
+
+Message = dict[str, Any]
+
+LOST_AFTER = 5  # heartbeats of host silence before the host counts as gone (§11)
+SNAPSHOT_RETRY = 3  # heartbeats without a snapshot reply before asking again
+# A private message names the public update it goes with; that update travels on the other
+# socket and normally arrives within a millisecond. If it has not come after this long, it
+# was lost: ask for a snapshot instead of waiting for the next heartbeat (§6).
+SYNC_GRACE_S = 0.25
+ANSWER_RETRY = 2  # heartbeats without ok/error for an answer: it was dropped, answer again
+RATE_HOLD_S = 1.0  # after rate_limited the host drops everything for a second (§10)
+SECRET_PHASES = {"commit": "offer", "reveal": "offer"}
+ANSWERS = frozenset({"decide", "commit", "reveal"})  # the requests that answer a pending id
+
+
+# -- errors ---------------------------------------------------------------------------------
+
+
+class ClientError(Exception):
+    """This side used the API wrongly (nothing pending, not seated, closed...): nothing was
+    sent and nothing changed."""
+
+
+class HostError(Exception):
+    """The host refused a request (§10)."""
+
+    def __init__(self, code: str, message: str, rule: str | None = None) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self.rule = rule
+
+
+class ConnectTimeout(Exception):
+    """The host did not answer in time."""
+
+
+# -- settings, states and actions -----------------------------------------------------------
+
+
+class Link(Enum):
+    """Where the link to the host is in its life cycle (the table in the module docstring)."""
+
+    IDLE = "idle"
+    """Made; nothing sent yet."""
+    JOINING = "joining"
+    """The first hello is out; no welcome yet."""
+    SYNCING = "syncing"
+    """Welcomed; the first snapshot since the (re)join has not come yet."""
+    LIVE = "live"
+    """Welcomed and synced: the public state is complete up to ``seq``."""
+    RECONNECTING = "reconnecting"
+    """The host went silent or forgot this link: a new hello with the token is out."""
+    CLOSED = "closed"
+    """Closed for good (by this side, or a refused hello)."""
+
+
+class Channel(Enum):
+    """Where a message came from."""
+
+    DEALER = "dealer"
+    """This link's DEALER socket: replies, private messages, the host's pings."""
+    PUBLIC = "public"
+    """This link's SUB socket: updates and heartbeats (§5)."""
+    RELAYED = "relayed"
+    """The public stream as another link to the same table received it (``mundus bot --seats
+    N`` subscribes once): handled like PUBLIC, but it is no sign of life of this link."""
+
+
+@dataclass(frozen=True, slots=True)
+class ClientSettings:
+    """Who this client is at the table."""
+
+    name: str
+    role: str = "player"
+    """player or spectator."""
+    bot: bool = False
+    """Said in the hello: the host gives bots its bot deadline (§8)."""
+    contribute: bool = True
+    """Send a share of the seed (§15); spectators never do."""
+
+    def __post_init__(self) -> None:
+        if self.role not in ("player", "spectator"):
+            raise ValueError("role is player or spectator")
+
+
+class Action:
+    """A socket action among the outgoing frames, done in its place."""
+
+    __slots__ = ()
+
+
+@dataclass(frozen=True, slots=True)
+class OpenDealer(Action):
+    """Drop this link's sockets (DEALER and SUB) and connect a fresh DEALER to the table's
+    address: the frames that follow go on it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Subscribe(Action):
+    """Receive the table's public messages (a SUB socket on the host's ``pub_port``) and
+    hand them to :meth:`ClientCore.receive` as :attr:`Channel.PUBLIC`."""
+
+    pub_port: int
+
+
+@dataclass(frozen=True, slots=True)
+class CloseSockets(Action):
+    """The link is closed: close its sockets."""
+
+
+Outgoing = bytes | Action
+
+
+# -- what the core hands back ---------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Welcome:
+    seat: int | None
+    token: str | None
+    game: str
+    name: str
+    players: int
+    names: tuple[str, ...]
+    options: dict[str, Any]
+    deck: Deck
+    pub_port: int
+    heartbeat_ms: int
+    host_key: str | None = None  # the CURVE key the host proved it holds (None: insecure)
+    sign_key: str | None = None  # the Ed25519 key that signs the host's records (hex)
+    seed_commitment: bytes | None = None  # the host's commitment to its seed (§15)
+
+
+@dataclass(frozen=True, slots=True)
+class PendingDecision:
+    """This seat's pending decision as the host sent it (§6)."""
+
+    id: int
+    kind: str  # an engine phase, or commit / reveal
+    detail: dict[str, Any]
+    legal: tuple[Decision, ...]
+    deadline: float | None  # on the clock of the ``now`` it arrived with, or None
+    seq: int  # the public update it goes with
+
+    @property
+    def phase(self) -> str:
+        """The engine phase: commit and reveal are the offer step."""
+        return SECRET_PHASES.get(self.kind, self.kind)
+
+
+@dataclass(frozen=True, slots=True)
+class OfferSecret:
+    """What opens this seat's commitment; keep it to reveal after a restart."""
+
+    round: int
+    offer: tuple[int, ...]
+    nonce: bytes
+    commitment: bytes
+
+    def to_json(self) -> dict[str, Any]:
+        return {"round": self.round, "offer": list(self.offer), "nonce": self.nonce.hex(),
+                "commitment": self.commitment.hex()}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> OfferSecret:
+        return cls(int(data["round"]), tuple(int(c) for c in data["offer"]),
+                   bytes.fromhex(data["nonce"]), bytes.fromhex(data["commitment"]))
+
+
+class Notice:
+    """Something that happened, returned by :meth:`ClientCore.notices` (and
+    ``Connection.poll``)."""
+
+    __slots__ = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Joined(Notice):
+    welcome: Welcome
+    resumed: bool  # True after a reconnect with the token
+
+
+@dataclass(frozen=True, slots=True)
+class Synced(Notice):
+    """A snapshot was applied (after a join, a reconnect or a gap)."""
+
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class PublicEvents(Notice):
+    """New public events (each delivered once, in order) and the state they led to."""
+
+    seq: int
+    events: tuple[dict[str, Any], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PrivateUpdate(Notice):
+    events: tuple[dict[str, Any], ...]
+    pending: PendingDecision | None
+
+
+@dataclass(frozen=True, slots=True)
+class Accepted(Notice):
+    request: str  # decide, commit, reveal, chat, bye, contribute
+    id: int
+
+
+@dataclass(frozen=True, slots=True)
+class Refused(Notice):
+    """An ``error`` from the host (§10); ``request`` is the request type it answers."""
+
+    code: str
+    message: str
+    rule: str | None
+    request: str | None
+    id: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Pong(Notice):
+    """The answer to :meth:`ClientCore.ping`: ``seconds`` of round trip on the caller's
+    clock."""
+
+    id: int
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class Mismatch(Notice):
+    """A seat's reveal does not open its commitment, or differs from the offer the host
+    revealed: the host (or that seat) cheated. ``seat`` -1 is the host's own seed
+    commitment or the deal (§15)."""
+
+    round: int
+    seat: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Problem(Notice):
+    """A local difficulty worth telling the user (e.g. a lost secret after a restart)."""
+
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Lost(Notice):
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class GameOver(Notice):
+    result: Result
+
+
+@dataclass(frozen=True, slots=True)
+class Closed(Notice):
+    reason: str
+
+
+# -- the checks: commit-reveal (§7) and the fair deal (§15) ---------------------------------
+
+
+@dataclass
+class _OfferStep:
+    """One offer step's commitments and the engine's revealed offers, for verification."""
+
+    hashes: dict[int, bytes] = field(default_factory=dict)
+    round: int = 0
+    reveals: dict[int, tuple[int, ...]] | None = None  # reveals that open their commitment
+    revealed: dict[int, tuple[int, ...]] | None = None  # the engine's reveal event
+    violations: set[int] = field(default_factory=set)
+    compared: bool = False
+
+
+Report = Callable[[int, int, str], None]  # round, seat (-1: the host), reason
+
+
+class Checks:
+    """Checks what the host publishes against what it committed to: every seat's reveal
+    against its commitment and the engine's revealed offer (§7, step 5), and the fair deal
+    (§15). Reads public events only; each broken promise is ``report``-ed once."""
+
+    def __init__(self, report: Report) -> None:
+        self.report = report
+        self._step: _OfferStep | None = None  # the latest offer step only
+        self._fair: Message | None = None  # the fair_deal event
+
+    def event(self, event: Message, game_id: str | None, seat: int | None,
+              promised: bytes | None, contribution: bytes | None) -> None:
+        """One public event. ``promised`` is the seed commitment of the welcome,
+        ``contribution`` this client's share of the seed (None if it sent none)."""
+        kind = event.get("kind")
+        if kind in ("fair_deal", "seed_reveal"):
+            self._deal(event, game_id, seat, promised, contribution)
+        elif kind == "commitments":
+            self._step = _OfferStep(round=int(event["round"]), hashes={
+                s: bytes(h) for s, h in seat_map(event.get("commitments")).items()})
+        elif self._step is None:
+            return  # joined after the commitments: nothing to check against
+        elif kind == "violation":
+            self._step.violations.add(int(event["seat"]))
+        elif kind == "reveal":  # the engine's reveal of the offers
+            self._step.revealed = {s: tuple(sorted(o)) for s, o in
+                                   seat_map(event.get("offers")).items()}
+            self._compare(self._step)
+        elif kind == "reveals" and int(event["round"]) == self._step.round \
+                and game_id is not None:
+            self._verify(self._step, game_id, seat_map(event.get("reveals")))
+
+    def _deal(self, event: Message, game_id: str | None, seat: int | None,
+              promised: bytes | None, contribution: bytes | None) -> None:
+        """§15: the seed commitment is the one this client saw before it contributed, its
+        contribution is in the deal, and at the end the revealed seed opens the commitment
+        and gives the engine seed."""
+        if event["kind"] == "fair_deal":
+            self._fair = event
+            if promised is not None and bytes(event["commitment"]) != promised:
+                self.report(0, -1, "the host's seed commitment is not the one it told when "
+                                   "this client joined")
+            mine = seat_map(event.get("contributions")).get(seat or 0)
+            if contribution is not None and (mine is None or bytes(mine) != contribution):
+                self.report(0, -1, "this client's contribution to the seed is not in the deal")
+            return
+        fair = self._fair
+        if fair is None or game_id is None:
+            return  # joined without seeing the deal: nothing to check against
+        host_seed = bytes(event["host_seed"])
+        if not fairdeal.check_commitment(bytes(fair["commitment"]), game_id, host_seed):
+            self.report(0, -1, "the revealed host seed does not open its commitment")
+            return
+        values = seat_map(fair.get("contributions"))
+        try:
+            seed = fairdeal.engine_seed(game_id, host_seed,
+                                        [bytes(values[s]) for s in range(len(values))],
+                                        bool(fair.get("mixed", True)))
+        except (KeyError, ValueError):
+            seed = None
+        if seed != event.get("seed"):
+            self.report(0, -1, "the game's seed is not the one the host seed and the "
+                               "contributions give")
+
+    def _verify(self, step: _OfferStep, game_id: str, reveals: dict[int, Any]) -> None:
+        """Every published reveal must open its seat's commitment (§7, step 5)."""
+        rnd = step.round
+        step.reveals = {}
+        for seat, digest in sorted(step.hashes.items()):
+            reveal = reveals.get(seat)
+            if reveal is None:
+                if seat not in step.violations:
+                    self.report(rnd, seat, "committed, but no reveal was published")
+                continue
+            offer = tuple(sorted(reveal["offer"]))
+            if commitment.verify(digest, game_id, rnd, seat, offer, bytes(reveal["nonce"])):
+                step.reveals[seat] = offer
+            elif seat not in step.violations:  # a broken reveal the host did not flag
+                self.report(rnd, seat, f"the reveal {list(offer)} does not open the "
+                                       "commitment")
+        for seat in sorted(set(reveals) - set(step.hashes)):
+            self.report(rnd, seat, "a reveal without a commitment")
+        self._compare(step)
+
+    def _compare(self, step: _OfferStep) -> None:
+        """The offers the engine revealed must be the ones committed to."""
+        if step.reveals is None or step.revealed is None or step.compared:
+            return
+        step.compared = True
+        for seat, offer in sorted(step.reveals.items()):
+            shown = step.revealed.get(seat)
+            if seat not in step.violations and shown is not None and shown != offer:
+                self.report(step.round, seat, f"the host revealed {list(shown)} but the "
+                                              f"commitment opens to {list(offer)}")
+
+
+# -- the core -------------------------------------------------------------------------------
+
+
+class ClientCore:
+    """One client's side of the protocol with one host table: messages and time in, frames,
+    socket actions and notices out. Not thread-safe; no I/O of its own.
+
+    ``token`` and ``secret`` resume a seat (a saved token, an open commitment). ``on_secret``
+    is called with this seat's open commitment whenever it changes (None once it is spent),
+    before the frame that depends on it is queued: a client that keeps it can still reveal
+    after a restart. ``entropy(n)`` gives the n random bytes of this seat's share of the seed
+    (§15); tests pass a seeded one to play the same game every time.
+    """
+
+    def __init__(self, settings: ClientSettings, *, token: str | None = None,
+                 secret: OfferSecret | None = None,
+                 on_secret: Callable[[OfferSecret | None], None] | None = None,
+                 entropy: Callable[[int], bytes] = os.urandom) -> None:
+        self.settings = settings
+        self.entropy = entropy
+        self.link = Link.IDLE
+        self.token = token
+        self.secret = secret  # the open commitment of this seat, if any
+        self.on_secret = on_secret
+        self.contribution: bytes | None = None  # this seat's share of the seed (§15)
+
+        self.welcome: Welcome | None = None
+        self.seat: int | None = None
+        self.game_id: str | None = None
+        self.deck: Deck | None = None
+        self.heartbeat_s = DEFAULT_HEARTBEAT_MS / 1000
+
+        self.seq = 0  # the last public update applied
+        self.state: Message = {}
+        self.events: list[Message] = []  # every public event, in order
+        self.private: Message = {}
+        self.pending: PendingDecision | None = None
+        self.result: Result | None = None
+        self.mismatches: list[Mismatch] = []
+        self.latency: float | None = None  # seconds of the last ping -> pong
+
+        self._out: list[Outgoing] = []
+        self._notices: list[Notice] = []
+        self._ids = itertools.count(1)
+        self._requests: dict[int, tuple[str, int | None]] = {}  # id -> (type, pending id)
+        self._user_pings: set[int] = set()  # the pings ping() sent (they get a Pong)
+        self._ping_sent: dict[int, float] = {}
+        self._buffer: dict[int, Message] = {}  # updates that wait for a snapshot or a gap
+        self._last_heard = 0.0
+        self._last_sent = 0.0
+        self._snapshot_asked: float | None = None  # when, while a snapshot is awaited
+        self._snapshot_request: int | None = None  # the id of the last snapshot request
+        self._behind_since: float | None = None  # a private message is ahead of self.seq
+        self._answered: int | None = None  # the pending id answered last
+        self._answer_request: tuple[int, float] | None = None  # (request id, sent at)
+        self._hold_until: float | None = None  # rate-limited: send nothing before this
+        self._rejoined_at = -1e18  # the last hello after a not_joined (at most one a heartbeat)
+        self._warned_secret: int | None = None
+        # The last legal list: (pending id, the list as received, decoded). An equal list
+        # under a new id (commit, then reveal) is not decoded again.
+        self._legal_cache: tuple[int, Sequence[Any], tuple[Decision, ...]] | None = None
+        self._checks = Checks(self._mismatch)
+        self._frozen: dict[str, tuple[Any, Any]] = {}  # StateView's conversions, reused
+
+    # -- the life cycle -------------------------------------------------------------------------
+
+    @property
+    def connected(self) -> bool:
+        """Welcomed and not lost (SYNCING or LIVE)."""
+        return self.link is Link.LIVE or self.link is Link.SYNCING
+
+    @property
+    def synced(self) -> bool:
+        """The public state is complete up to :attr:`seq` (LIVE)."""
+        return self.link is Link.LIVE
+
+    @property
+    def closed(self) -> bool:
+        return self.link is Link.CLOSED
+
+    def start(self, now: float) -> None:
+        """Say hello: outgoing() gets an :class:`OpenDealer` and the hello. Called again, it
+        starts over with a fresh DEALER. Raises ClientError after :meth:`close`."""
+        if self.link is Link.CLOSED:
+            raise ClientError("the connection is closed")
+        self._reopen(now)
+
+    def bye(self, now: float) -> int | None:
+        """Say bye (the seat stays, marked away); returns the request id, or None when not
+        connected (nothing sent). :meth:`close` comes next."""
+        if not self.connected:
+            return None
+        message: Message = {"t": "bye"}
+        if self.token is not None:
+            message["token"] = self.token
+        return self._send(message, now)
+
+    def close(self, reason: str = "closed") -> None:
+        """Close for good: outgoing() gets :class:`CloseSockets` and notices() a
+        :class:`Closed`. Nothing is received or sent afterwards; a second call does nothing."""
+        if self.link is Link.CLOSED:
+            return
+        self.link = Link.CLOSED
+        self._out.append(CloseSockets())
+        self._notices.append(Closed(reason))
+
+    def _reopen(self, now: float) -> None:
+        """Fresh sockets and a hello (how a join and a reconnect start)."""
+        self._out.append(OpenDealer())
+        self.link = Link.JOINING if self.welcome is None else Link.RECONNECTING
+        self._snapshot_asked = None
+        self._behind_since = None
+        self._answered = None  # an answer lost with the old sockets must be sent again
+        self._answer_request = None
+        self._hold_until = None  # the host limits a connection, and this one is new
+        self._requests.clear()
+        self._user_pings.clear()
+        settings = self.settings
+        hello: Message = {"t": "hello", "name": settings.name, "role": settings.role}
+        if self.token is not None:
+            hello["token"] = self.token
+        if settings.bot:
+            hello["bot"] = True
+        if settings.contribute and settings.role == "player":
+            hello["contribute"] = True
+        self._send(hello, now)
+        self._last_heard = now
+
+    # -- inputs ---------------------------------------------------------------------------------
+
+    def receive(self, channel: Channel, message: bytes | Message, now: float) -> None:
+        """Take one message from the host, as a frame or already decoded by ``decode_host``;
+        read notices() and outgoing() afterwards.
+
+        A frame that does not decode, or a message that does not make sense, becomes a
+        :class:`Problem` notice and is otherwise ignored: a broken host never crashes the
+        client. Ignored after :meth:`close`."""
+        if self.link is Link.CLOSED:
+            return
+        if channel is not Channel.RELAYED:
+            self._last_heard = now  # any message is a sign of life (§11)
+        if isinstance(message, bytes):
+            try:
+                message = decode_host(message)
+            except ProtocolError as exc:
+                self._notices.append(Problem(f"unreadable message from the host: {exc}"))
+                return
+        try:
+            if channel is Channel.DEALER:
+                self._on_dealer(message, now)
+            else:
+                self._on_public(message, now)
+        except (KeyError, TypeError, ValueError, ProtocolError) as exc:
+            # A host that sends nonsense must not crash the client.
+            self._notices.append(Problem(f"bad {message.get('t')!r} from the host: {exc!r}"))
+
+    def handle_timer(self, now: float) -> None:
+        """Run the timers due at ``now`` (:meth:`_timers` lists them): the end of a rate-limit
+        hold, the silence that means the host is gone, a ping every heartbeat, answers and
+        snapshot requests without a reply, the :data:`SYNC_GRACE_S` grace. Call it at (or
+        after) :meth:`next_deadline`; calling it earlier is harmless."""
+        if self.link is Link.IDLE or self.link is Link.CLOSED:
+            return
+        while True:
+            # One at a time, in order, then look again: each one changes what the others see
+            # (a reconnect stops everything else), and moves itself past ``now``.
+            fire = next((fire for at, fire in self._timers() if at <= now), None)
+            if fire is None:
+                return
+            fire(now)
+
+    def next_deadline(self) -> float | None:
+        """When :meth:`handle_timer` has something to do (on the clock of the ``now`` values
+        given), or None (idle or closed). After ``handle_timer(now)`` it is later than
+        ``now``."""
+        if self.link is Link.IDLE or self.link is Link.CLOSED:
+            return None
+        return min(at for at, _ in self._timers())
+
+    def _timers(self) -> list[tuple[float, Callable[[float], object]]]:
+        """Every timer that is set: when it is due and what it does then, in the order they
+        run when several are due."""
+        hb = self.heartbeat_s
+        timers: list[tuple[float, Callable[[float], object]]] = []
+        if self._hold_until is not None:
+            timers.append((self._hold_until, self._end_hold))
+        timers.append((self._last_heard + LOST_AFTER * hb, self._silence))
+        if self.connected and self._hold_until is None:
+            timers.append((self._last_sent + hb, self._heartbeat))
+        if self._answer_request is not None:
+            timers.append((self._answer_request[1] + ANSWER_RETRY * hb, self._unanswered))
+        if self.connected:
+            if self._snapshot_asked is not None:
+                timers.append((self._snapshot_asked + SNAPSHOT_RETRY * hb, self._ask_snapshot))
+            elif self._behind_since is not None:
+                timers.append((self._behind_since + SYNC_GRACE_S, self._ask_snapshot))
+        return timers
+
+    def _end_hold(self, now: float) -> None:
+        """RATE_HOLD_S after rate_limited: send again, and answer again what may have been
+        dropped."""
+        self._hold_until = None
+        self._auto_answer(now)
+
+    def _silence(self, now: float) -> None:
+        """LOST_AFTER heartbeats without a word from the host: it is gone (§11). Fresh sockets
+        and a hello with the token (also while still joining: the hello may be lost)."""
+        if self.connected:
+            self._notices.append(Lost(f"no word from the host for {LOST_AFTER} heartbeats"))
+        self._reopen(now)
+
+    def _heartbeat(self, now: float) -> None:
+        """A heartbeat since the last message sent (§11): answer again what needs no one's
+        decision if its answer was refused, else ping."""
+        self._auto_answer(now)
+        if self._last_sent + self.heartbeat_s <= now:  # the timer's own sum: no answer went
+            ping: Message = {"t": "ping"}
+            if self.token is not None:
+                ping["token"] = self.token
+            self._send(ping, now)
+
+    def _unanswered(self, now: float) -> None:
+        """ANSWER_RETRY heartbeats without ok or error for an answer: the host never saw it,
+        so the decision is open again (reveals and saved commitments are sent again now)."""
+        request, self._answer_request = self._answer_request, None
+        if request is not None and request[0] in self._requests:
+            self._answered = None
+            self._notices.append(Problem("no reply to an answer; the decision is open again"))
+            self._auto_answer(now)
+
+    # -- outputs --------------------------------------------------------------------------------
+
+    def outgoing(self) -> list[Outgoing]:
+        """What to do on the sockets, in order, since the last call: encoded frames for the
+        DEALER and :class:`Action` objects."""
+        out, self._out = self._out, []
+        return out
+
+    def notices(self) -> list[Notice]:
+        """What happened since the last call, in order."""
+        out, self._notices = self._notices, []
+        return out
+
+    def waiting_for(self, request: int) -> bool:
+        """Whether request ``request`` still waits for its reply."""
+        return request in self._requests
+
+    # -- acting ---------------------------------------------------------------------------------
+
+    @property
+    def ready(self) -> PendingDecision | None:
+        """The pending decision if it waits for an answer from this side and the public state
+        has caught up with it (what a bot should decide on), else None. Reveals are answered
+        automatically and never returned."""
+        p = self.pending
+        if p is None or p.id == self._answered or p.kind == "reveal" or p.seq > self.seq \
+                or self.link is not Link.LIVE or self._hold_until is not None:
+            return None
+        return p
+
+    def decide(self, decision: Decision, now: float) -> int:
+        """Answer the pending decision; an :class:`Offer` in the offer step is committed
+        (§7). Returns the request id (the reply is an Accepted or Refused notice). Raises
+        ClientError when nothing is pending, it is answered already, or the decision does not
+        fit the step; nothing is sent then."""
+        p = self._open_pending()
+        if p.kind == "commit":
+            if not isinstance(decision, Offer):
+                raise ClientError(f"the offer step needs an Offer, not {decision!r}")
+            return self.offer(decision.cards, now)
+        if isinstance(decision, Offer):
+            raise ClientError(f"no offer is pending (the host waits for {p.kind})")
+        return self._answer(p.id, {"t": "decide", "decision": decision_to_wire(decision)}, now)
+
+    def offer(self, cards: Sequence[int], now: float) -> int:
+        """Commit to an offer: a fresh nonce, the commitment sent now, the reveal when the
+        host asks for it. Returns the request id; raises ClientError as :meth:`decide`."""
+        p = self._open_pending()
+        if p.kind != "commit":
+            raise ClientError(f"no offer is pending (the host waits for {p.kind})")
+        if self.game_id is None or self.seat is None:
+            raise ClientError("not seated")
+        rnd = self._round_of(p)
+        offer = tuple(sorted(cards))
+        nonce = commitment.new_nonce()
+        digest = commitment.commit(self.game_id, rnd, self.seat, offer, nonce)
+        # Saved before it is sent: a client restarted after committing can still reveal.
+        self._set_secret(OfferSecret(rnd, offer, nonce, digest))
+        return self._answer(p.id, {"t": "commit", "commitment": digest}, now)
+
+    def ping(self, now: float) -> int:
+        """Measure the round trip to the host now: a :class:`Pong` notice comes back (the
+        heartbeat pings update :attr:`latency` too). Returns the request id."""
+        message: Message = {"t": "ping"}
+        if self.token is not None:
+            message["token"] = self.token
+        request = self._send(message, now)
+        self._user_pings.add(request)
+        return request
+
+    def chat(self, text: str, now: float) -> int:
+        """Say ``text`` at the table; returns the request id. ClientError for spectators."""
+        return self._send({"t": "chat", "token": self._token(), "text": text}, now)
+
+    def request_snapshot(self, now: float) -> int:
+        """Ask for a fresh snapshot (the Clone pattern does this by itself on gaps); returns
+        the request id."""
+        return self._ask_snapshot(now)
+
+    def _open_pending(self) -> PendingDecision:
+        p = self.pending
+        if p is None:
+            raise ClientError("nothing is pending for this seat")
+        if p.id == self._answered:
+            raise ClientError(f"pending decision {p.id} is already answered")
+        return p
+
+    def _round_of(self, p: PendingDecision) -> int:
+        rnd = p.detail.get("round")
+        return int(rnd if rnd is not None else self.state.get("round", 0))
+
+    def _token(self) -> str:
+        if self.token is None:
+            raise ClientError("spectators may not act")
+        return self.token
+
+    def _answer(self, pending_id: int, message: Message, now: float) -> int:
+        """Send an answer to pending decision ``pending_id`` and remember it is answered."""
+        message["token"] = self._token()
+        message["pending"] = pending_id
+        request = self._send(message, now)
+        self._answered = pending_id
+        self._answer_request = (request, now)
+        return request
+
+    def _auto_answer(self, now: float) -> None:
+        """Reveals, and commitments made before a restart, need no one's decision."""
+        p = self.pending
+        if p is None or self._answered == p.id or self._hold_until is not None:
+            return
+        secret = self.secret
+        held = secret is not None and secret.round == self._round_of(p)
+        if p.kind == "reveal":
+            if secret is not None and held:
+                self._answer(p.id, {"t": "reveal", "offer": list(secret.offer),
+                                    "nonce": secret.nonce}, now)
+            elif self._warned_secret != p.id:
+                self._warned_secret = p.id
+                self._notices.append(Problem(
+                    "the host asks for a reveal but this client does not hold the offer's "
+                    "secret; the host will play the default offer"))
+        elif p.kind == "commit" and secret is not None and held:
+            # Committed in this offer step already (then restarted or reconnected): send the
+            # same commitment again rather than a new one the saved secret would not open.
+            self._answer(p.id, {"t": "commit", "commitment": secret.commitment}, now)
+
+    def _send(self, message: Message, now: float) -> int:
+        if self.link is Link.IDLE or self.link is Link.CLOSED:
+            raise ClientError("not connected")
+        request_id = next(self._ids) & 0x7FFFFFFF
+        self._requests[request_id] = (message["t"], message.get("pending"))
+        if message["t"] == "ping":
+            self._ping_sent[request_id] = now
+            self._ping_sent.pop(request_id - 16, None)  # unanswered pings are forgotten
+        if len(self._requests) > 1000:  # replies to pings may never come; forget old ones
+            for old in list(self._requests)[:500]:
+                del self._requests[old]
+            self._user_pings &= self._requests.keys()
+        message["id"] = request_id
+        self._out.append(encode(message))
+        self._last_sent = now
+        return request_id
+
+    def _ask_snapshot(self, now: float) -> int:
+        message: Message = {"t": "snapshot"}
+        if self.token is not None:
+            message["token"] = self.token
+        request = self._send(message, now)
+        self._snapshot_asked = now
+        self._snapshot_request = request
+        return request
+
+    # -- reading --------------------------------------------------------------------------------
+
+    def view(self) -> StateView:
+        """The table as this seat sees it, with the PlayerView reading API (for bots).
+        Raises ClientError before the welcome."""
+        if self.deck is None:
+            raise ClientError("not joined yet")
+        data = dict(self.state)
+        data.update(self.private)
+        data["seat"] = self.seat
+        p = self.pending
+        pending = None
+        if p is not None and self.seat is not None:
+            pending = Pending(p.phase, (self.seat,), freeze(p.detail))
+            data["phase"] = p.phase
+        return StateView(data, self.deck, list(p.legal) if p is not None else None, pending,
+                         self._frozen)
+
+    # -- messages on the DEALER -------------------------------------------------------------------
+
+    def _on_dealer(self, m: Message, now: float) -> None:
+        t = m["t"]
+        if t == "private":
+            self._set_private(m, int(m.get("seq", 0)), tuple(m.get("events") or ()), now)
+        elif t == "ok":
+            self._on_ok(m, now)
+        elif t == "error":
+            self._on_error(m, now)
+        elif t == "welcome":
+            self._on_welcome(m, now)
+        elif t == "snapshot":
+            self._on_snapshot(m, now)
+        elif t == "pong":
+            request = self._requests.pop(m.get("id", -1), None)
+            if request is not None:
+                self.latency = now - self._ping_sent.pop(m["id"], now)
+                if m["id"] in self._user_pings:
+                    self._user_pings.discard(m["id"])
+                    self._notices.append(Pong(m["id"], self.latency))
+        # a host's ping: only a sign of life
+
+    def _on_ok(self, m: Message, now: float) -> None:
+        request = self._requests.pop(m.get("id", -1), None)
+        if request is None or request[0] in ("ping", "snapshot"):
+            return
+        self._notices.append(Accepted(request[0], m["id"]))
+        p = self.pending
+        if request[0] in ANSWERS and p is not None and p.id == request[1]:
+            # §6: the answered decision is gone; the host sends no private message only to
+            # say so.
+            self.pending = None
+            self._notices.append(PrivateUpdate((), None))
+            self._check_behind(now)
+
+    def _on_error(self, m: Message, now: float) -> None:
+        request = self._requests.pop(m.get("id", -1), None)
+        kind, pending_id = request if request is not None else (None, None)
+        code = m.get("code")
+        if code == "rate_limited":
+            # The host names no request and drops what follows for a second (§10): hold,
+            # then answer the pending decision again (its answer may be among the dropped).
+            self._hold_until = now + RATE_HOLD_S
+            self._answered = None
+        elif pending_id is not None and pending_id == self._answered and code != "stale":
+            self._answered = None  # the answer did not count: the decision is open again
+        if code == "not_joined" and request is not None and kind not in ("hello", "bye") \
+                and now - self._rejoined_at >= self.heartbeat_s:
+            # The host does not know this link: it restarted (and resumed its game from its
+            # log) or forgot it. Say hello again, with the token (§11).
+            self._rejoined_at = now
+            self._notices.append(Lost("the host does not know this connection (restarted?)"))
+            self._reopen(now)
+            return
+        self._notices.append(Refused(str(code), str(m.get("message", "")), m.get("rule"),
+                                     kind, m.get("id")))
+        if kind == "hello":  # no seat (table full, bad token...): nothing more to do
+            self.close()
+
+    def _on_welcome(self, m: Message, now: float) -> None:
+        resumed = self.welcome is not None
+        deck = self.deck if self.deck is not None and resumed else deck_from_wire(m["deck"])
+        welcome = Welcome(
+            seat=m.get("seat"), token=m.get("token"), game=str(m["game"]), name=str(m["name"]),
+            players=int(m["players"]), names=tuple(m.get("names") or ()),
+            options=dict(m.get("options") or {}), deck=deck, pub_port=int(m["pub_port"]),
+            heartbeat_ms=int(m.get("heartbeat_ms") or DEFAULT_HEARTBEAT_MS),
+            host_key=m.get("host_key") if isinstance(m.get("host_key"), str) else None,
+            sign_key=m.get("sign_key") if isinstance(m.get("sign_key"), str) else None,
+            seed_commitment=bytes(m["seed_commitment"])
+            if isinstance(m.get("seed_commitment"), bytes) else None)
+        if resumed and self.game_id is not None and welcome.game != self.game_id:
+            # A new game behind the same address: start from nothing.
+            self.seq, self.state, self.events, self._buffer = 0, {}, [], {}
+            self.secret = None
+        self.welcome = welcome
+        self.seat = welcome.seat
+        if welcome.token is not None:
+            self.token = welcome.token
+        self.game_id = welcome.game
+        self.deck = deck
+        self.heartbeat_s = max(0.01, welcome.heartbeat_ms / 1000)
+        if self.link is not Link.LIVE:
+            self.link = Link.SYNCING
+        self._out.append(Subscribe(welcome.pub_port))
+        self._notices.append(Joined(welcome, resumed))
+        if m.get("contribute") and self.settings.contribute and self.token is not None:
+            # §15: the host committed to its seed (the welcome says to what) before this
+            # random share of the seed is sent.
+            self.contribution = self.entropy(fairdeal.CONTRIBUTION_BYTES)
+            self._send({"t": "contribute", "token": self.token, "value": self.contribution},
+                       now)
+        # A late join (or a rejoin) starts from a snapshot; updates that arrive before it
+        # are buffered (§5).
+        self._ask_snapshot(now)
+
+    def _on_snapshot(self, m: Message, now: float) -> None:
+        self._requests.pop(m.get("id", -1), None)
+        seq = int(m["seq"])
+        if self.synced and seq <= self.seq:
+            # Nothing new in it. The answer to the last request (request_snapshot with
+            # nothing missed) ends the wait; an older one (a retried request) does not.
+            if m.get("id") is not None and m.get("id") == self._snapshot_request:
+                self._snapshot_asked = None
+                self._apply_buffered(now)
+            return
+        events = list(m.get("events") or ())
+        known = len(self.events)
+        if known > len(events) or (known and events[known - 1] != self.events[-1]):
+            # The host's history is shorter than ours, or another one (a restarted host, which
+            # does not tell chats, comings and goings from before its restart): start over.
+            self.events = []
+        new = events[len(self.events):]
+        self.events = events
+        self.seq = seq
+        self.state = m["state"]
+        self._snapshot_asked = None
+        if self.connected:
+            self.link = Link.LIVE
+        if m.get("private") is not None:
+            self._set_private(m["private"], seq, (), now)
+        self._notices.append(Synced(seq))
+        self._after_public(new, now)
+        self._apply_buffered(now)
+        self._check_behind(now)
+
+    def _set_private(self, m: Message, seq: int, events: tuple[Message, ...], now: float
+                     ) -> None:
+        self.private = {k: v for k, v in m.items() if k not in ("v", "t", "id", "events",
+                                                               "pending", "seq")}
+        if self.private.get("seat") is not None:
+            self.seat = int(self.private["seat"])
+        raw = m.get("pending")
+        pending = None
+        if raw is not None:
+            deadline = raw.get("deadline_ms")
+            pending = PendingDecision(
+                id=int(raw["id"]), kind=str(raw["kind"]), detail=dict(raw.get("detail") or {}),
+                legal=self._decode_legal(int(raw["id"]), raw.get("legal") or ()),
+                deadline=None if deadline is None else now + deadline / 1000, seq=seq)
+        self.pending = pending
+        self._notices.append(PrivateUpdate(events, pending))
+        self._check_behind(now)
+        self._auto_answer(now)
+
+    def _decode_legal(self, pending_id: int, raw: Sequence[Any]) -> tuple[Decision, ...]:
+        cached = self._legal_cache
+        if cached is not None and (cached[0] == pending_id or cached[1] == raw):
+            self._legal_cache = (pending_id, cached[1], cached[2])
+            return cached[2]
+        legal = tuple(legal_decision(d) for d in raw)
+        self._legal_cache = (pending_id, raw, legal)
+        return legal
+
+    def _check_behind(self, now: float) -> None:
+        """A pending decision ahead of the public state starts the SYNC_GRACE_S grace."""
+        if self.pending is None or self.pending.seq <= self.seq:
+            self._behind_since = None
+        elif self._behind_since is None:
+            self._behind_since = now
+
+    # -- public messages (§5) -------------------------------------------------------------------
+
+    def _on_public(self, m: Message, now: float) -> None:
+        t = m["t"]
+        if t == "update":
+            seq = int(m["seq"])
+            if self._snapshot_asked is not None or not self.synced:
+                self._buffer[seq] = m
+            elif seq <= self.seq:
+                return  # already applied
+            elif seq == self.seq + 1:
+                self._apply_update(m, now)
+                self._apply_buffered(now)
+            else:  # a gap: something was missed
+                self._buffer[seq] = m
+                self._ask_snapshot(now)
+        elif t == "heartbeat" and self.synced and self._snapshot_asked is None \
+                and int(m["seq"]) > self.seq and int(m["seq"]) not in self._buffer:
+            self._ask_snapshot(now)  # the last update was lost
+
+    def _apply_update(self, m: Message, now: float) -> None:
+        changed = m["changed"]
+        if not isinstance(changed, dict):
+            raise TypeError("an update's 'changed' is a map")
+        self.seq = int(m["seq"])
+        # §5: the keys that changed replace ours; the others keep their values. A new map,
+        # so that a state handed out before stays as it was.
+        self.state = {**self.state, **changed}
+        events = list(m.get("events") or ())
+        self.events.extend(events)
+        self._after_public(events, now)
+
+    def _apply_buffered(self, now: float) -> None:
+        for seq in sorted(self._buffer):
+            if seq <= self.seq:
+                del self._buffer[seq]
+            elif seq == self.seq + 1:
+                self._apply_update(self._buffer.pop(seq), now)
+            else:
+                self._ask_snapshot(now)  # still a hole
+                return
+
+    def _after_public(self, events: list[Message], now: float) -> None:
+        if events:
+            self._notices.append(PublicEvents(self.seq, tuple(events)))
+        for event in events:
+            self._watch_offers(event)
+        self._check_behind(now)
+        if self.result is None:
+            result = result_from_wire(self.state.get("result"))
+            if result is not None:
+                self.result = result
+                self._notices.append(GameOver(result))
+
+    def _watch_offers(self, event: Message) -> None:
+        """Check one public event (§7, §15); a ``reveals`` event also spends the secret."""
+        promised = self.welcome.seed_commitment if self.welcome is not None else None
+        self._checks.event(event, self.game_id, self.seat, promised, self.contribution)
+        if event.get("kind") == "reveals" and self.secret is not None \
+                and self.secret.round <= int(event["round"]):
+            self._set_secret(None)
+
+    def _mismatch(self, rnd: int, seat: int, reason: str) -> None:
+        notice = Mismatch(rnd, seat, reason)
+        self.mismatches.append(notice)
+        self._notices.append(notice)
+
+    def _set_secret(self, secret: OfferSecret | None) -> None:
+        self.secret = secret
+        if self.on_secret is not None:
+            self.on_secret(secret)

@@ -1,0 +1,843 @@
+"""The client's protocol core (client/core.py) paired with the host's real Table in memory.
+
+No sockets, no threads, no sleeping: every frame goes through the real codec (the host
+decodes what a core sends with ``decode_client``, as the server does; a core decodes what the
+host sends with ``decode_host``), one fake clock drives the table and the cores, and time
+moves only when a test says so. A lost message is a message not delivered; a silent host is
+the clock moving on. Timer behaviour is asserted on clock values.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import itertools
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+import pytest
+
+from mundus_net.bots import load_bot
+from mundus_net.bots.base import Bot
+from mundus_net.client.core import (
+    ANSWER_RETRY,
+    LOST_AFTER,
+    RATE_HOLD_S,
+    SNAPSHOT_RETRY,
+    SYNC_GRACE_S,
+    Accepted,
+    Action,
+    Channel,
+    ClientCore,
+    ClientError,
+    ClientSettings,
+    Closed,
+    CloseSockets,
+    Joined,
+    Link,
+    Lost,
+    Mismatch,
+    Notice,
+    OfferSecret,
+    OpenDealer,
+    PendingDecision,
+    Pong,
+    Problem,
+    PublicEvents,
+    Refused,
+    Subscribe,
+    Synced,
+)
+from mundus_net.client.wire import freeze
+from mundus_net.engine.decisions import Announce, Offer
+from mundus_net.engine.view import PlayerView
+from mundus_net.host.table import Table, error_message
+from mundus_net.protocol import commitment
+from mundus_net.protocol.errors import ProtocolError
+from mundus_net.protocol.messages import PROTOCOL_VERSION, decode_client, decode_host, encode
+
+Message = dict[str, Any]
+UP, DEALER, PUBLIC = "up", "dealer", "public"  # the ways a message travels
+HB = 1.0  # the table's heartbeat (its default 1,000 ms)
+
+
+class Clock:
+    """The one clock of a test: the table reads it, the cores are given its values."""
+
+    def __init__(self, now: float = 0.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@dataclass(eq=False)
+class Peer:
+    """One core and what the host knows of it."""
+
+    core: ClientCore
+    conn: bytes = b""  # the identity the host sees (a fresh one for each fresh DEALER)
+    subscribed: bool = False
+    sent: list[Message] = field(default_factory=list)  # as the host decoded them
+    notices: list[Notice] = field(default_factory=list)
+
+    def of(self, kind: type[Notice]) -> list[Any]:
+        return [n for n in self.notices if isinstance(n, kind)]
+
+
+class Net:
+    """A Table and its cores joined as the server joins them (host/server.py): replies at
+    once, then the table advances and publishes its private messages, then its updates.
+
+    ``keep(peer, way, message)`` returning True keeps a message back (into :attr:`kept`,
+    for the test to deliver later, or never: a lost message); ``rewrite`` forges what the
+    host sends a peer (a cheating host)."""
+
+    def __init__(self, table: Table, clock: Clock) -> None:
+        self.table = table
+        self.clock = clock
+        self.peers: list[Peer] = []
+        self.keep: Callable[[Peer, str, Message], bool] = lambda peer, way, message: False
+        self.rewrite: Callable[[Peer, Message], Message] = lambda peer, message: message
+        self.kept: list[tuple[Peer, str, Message]] = []
+        self._conns = itertools.count(1)
+        self._next_beat = clock.now
+
+    def join(self, name: str, *, token: str | None = None, secret: OfferSecret | None = None,
+             **settings: Any) -> Peer:
+        # A share of the seed made from the name: the same game every run.
+        share = hashlib.sha256(name.encode()).digest()
+        core = ClientCore(ClientSettings(name, **settings), token=token, secret=secret,
+                          entropy=lambda n: share[:n])
+        peer = Peer(core)
+        self.peers.append(peer)
+        core.start(self.clock.now)
+        self.run()
+        return peer
+
+    # -- moving messages -------------------------------------------------------------------
+
+    def run(self) -> None:
+        """Move every frame until nothing moves."""
+        for _ in range(10_000):
+            moved = False
+            for peer in self.peers:
+                items = peer.core.outgoing()
+                moved = moved or bool(items)
+                self.send(peer, items)
+            self.table.advance()
+            updates, privates = self.table.drain()
+            for conn, message in privates:
+                for peer in self.peers:
+                    if peer.conn == conn:
+                        self.down(peer, DEALER, message)
+            for update in updates:
+                for peer in self.peers:
+                    if peer.subscribed:
+                        self.down(peer, PUBLIC, update)
+            if not moved and not updates and not privates:
+                self.collect()
+                return
+        raise AssertionError("the exchange never settles")
+
+    def send(self, peer: Peer, items: Iterable[bytes | Action]) -> None:
+        """Do what a core's outgoing() asks, as a transport does."""
+        for item in items:
+            if isinstance(item, OpenDealer):
+                peer.conn = b"conn-%d" % next(self._conns)
+                peer.subscribed = False
+            elif isinstance(item, Subscribe):
+                peer.subscribed = True
+            elif isinstance(item, CloseSockets):
+                peer.conn, peer.subscribed = b"", False
+            else:
+                assert isinstance(item, bytes)
+                message = decode_client(item)  # the host's own checks: valid protocol
+                peer.sent.append(message)
+                self.up(peer, message)
+
+    def up(self, peer: Peer, message: Message) -> None:
+        """One message reaches the host; its reply goes back."""
+        if self.keep(peer, UP, message):
+            self.kept.append((peer, UP, message))
+            return
+        self.down(peer, DEALER, self.table.handle(peer.conn, message))
+
+    def down(self, peer: Peer, way: str, message: Message) -> None:
+        """One message from the host reaches a core."""
+        if not peer.conn:
+            return  # its sockets are closed
+        if self.keep(peer, way, message):
+            self.kept.append((peer, way, message))
+            return
+        channel = Channel.DEALER if way == DEALER else Channel.PUBLIC
+        peer.core.receive(channel, encode(self.rewrite(peer, message)), self.clock.now)
+        self.collect()
+
+    def release(self) -> None:
+        """Deliver what was kept back, in order."""
+        kept, self.kept = self.kept, []
+        for peer, way, message in kept:
+            if way == UP:
+                self.up(peer, message)
+            else:
+                self.down(peer, way, message)
+        self.run()
+
+    def collect(self) -> None:
+        for peer in self.peers:
+            peer.notices.extend(peer.core.notices())
+
+    # -- time ------------------------------------------------------------------------------
+
+    def beat(self) -> None:
+        """The host's heartbeat (§11): a heartbeat on the PUB, a ping to each connection."""
+        for peer in self.peers:
+            if peer.subscribed:
+                self.down(peer, PUBLIC, {"t": "heartbeat", "seq": self.table.seq})
+        for conn in self.table.connections():
+            for peer in self.peers:
+                if peer.conn == conn:
+                    self.down(peer, DEALER, {"t": "ping"})
+
+    def tick(self, now: float) -> None:
+        """Time moves to ``now``: the host beats when due, every core runs its timers, and
+        everything moves."""
+        self.clock.now = now
+        if now >= self._next_beat:
+            self._next_beat = now + self.table.heartbeat_ms / 1000
+            self.beat()
+        for peer in self.peers:
+            peer.core.handle_timer(now)
+            due = peer.core.next_deadline()
+            assert due is None or due > now, "a timer did not move past now"
+        self.run()
+
+    # -- reading the host ------------------------------------------------------------------
+
+    def host_snapshot(self, peer: Peer) -> Message:
+        """What the host says its state is, through the codec (as a snapshot reply)."""
+        return decode_host(encode(self.table.handle(peer.conn, {"t": "snapshot"})))
+
+
+def frames(items: Iterable[bytes | Action]) -> list[Message]:
+    return [decode_client(item) for item in items if isinstance(item, bytes)]
+
+
+def table(clock: Clock, players: int = 3, host_bots: int = 0, **options: Any) -> Table:
+    settings: dict[str, Any] = {"seed": 5, "game_id": "core-game", "first_tm": 0,
+                                "bots": [load_bot("greedy", s) for s in range(host_bots)],
+                                "clock": clock}
+    settings.update(options)
+    return Table(players, **settings)
+
+
+def one_seat(now: float = 0.0, **options: Any) -> tuple[Net, Peer]:
+    """A table of two host bots (seats 0 and 1) and a core at seat 2, the first TM, joined
+    and synced at ``now``: the core is asked to announce."""
+    clock = Clock(now)
+    net = Net(table(clock, host_bots=2, first_tm=2, **options), clock)
+    peer = net.join("Ana")
+    assert link_of(peer) is Link.LIVE and peer.core.seat == 2
+    pending = ready_of(peer)
+    assert pending is not None and pending.kind == "announce"
+    return net, peer
+
+
+def play(net: Net, players: dict[Peer, Bot], step: float = 0.05,
+         until: Callable[[], bool] | None = None) -> None:
+    """Every core decides (its bot's choice) when its core says it is ready, the clock
+    moving ``step`` a turn, until every core has the result (or ``until()``)."""
+    done = until or (lambda: all(p.core.result is not None for p in players))
+    for _ in range(20_000):
+        if done():
+            return
+        for peer, bot in players.items():
+            pending = peer.core.ready
+            if pending is not None and pending.legal:
+                view = cast(PlayerView, peer.core.view())
+                peer.core.decide(bot.decide(view, pending.legal), net.clock.now)
+        net.tick(net.clock.now + step)
+    raise AssertionError("the game did not end")
+
+
+def delivered(peer: Peer) -> list[Message]:
+    return [e for n in peer.of(PublicEvents) for e in n.events]
+
+
+def asked_snapshots(peer: Peer) -> int:
+    return sum(m["t"] == "snapshot" for m in peer.sent)
+
+
+def game(host_bots: int = 1, rewrite: Callable[[Peer, Message], Message] | None = None,
+         **options: Any) -> tuple[Net, dict[Peer, Bot], Peer]:
+    """A 3-seat table: ``host_bots`` greedy host bots, cores (greedy and random) at the
+    other seats, and a spectator core; ``rewrite`` is in place before anyone joins."""
+    clock = Clock(100.0)
+    net = Net(table(clock, host_bots=host_bots, **options), clock)
+    if rewrite is not None:
+        net.rewrite = rewrite
+    players = {net.join(f"p{s}"): load_bot("greedy" if s % 2 else "random", s)
+               for s in range(host_bots, 3)}
+    watcher = net.join("eve", role="spectator")
+    return net, players, watcher
+
+
+def link_of(peer: Peer) -> Link:
+    """The core's life-cycle state, read afresh (mypy would keep an earlier narrowing)."""
+    return peer.core.link
+
+
+def ready_of(peer: Peer) -> PendingDecision | None:
+    """The decision the core waits to answer, read afresh."""
+    return peer.core.ready
+
+
+def announced(pending: PendingDecision) -> int:
+    """The N of the first legal announcement (what these tests answer)."""
+    decision = pending.legal[0]
+    assert isinstance(decision, Announce)
+    return decision.n
+
+
+def asked(peer: Peer) -> PendingDecision:
+    """The decision the core waits to answer (there must be one)."""
+    pending = peer.core.ready
+    assert pending is not None, "nothing to decide"
+    return pending
+
+
+def forging(change: Callable[[list[Message]], bool], seat: int | None = None
+            ) -> Callable[[Peer, Message], Message]:
+    """A host that forges, once, the first public events that ``change`` changes (given a
+    copy), in what it tells the core at ``seat`` (None: the spectator)."""
+    done: list[bool] = []
+
+    def rewrite(peer: Peer, message: Message) -> Message:
+        if done or peer.core.seat != seat or peer.core.settings.role != (
+                "player" if seat is not None else "spectator"):
+            return message
+        if message.get("t") not in ("update", "snapshot"):
+            return message
+        forged = copy.deepcopy(message)
+        if change(forged["events"]):
+            done.append(True)
+            return forged
+        return message
+
+    return rewrite
+
+
+def event_of(events: list[Message], kind: str) -> Message | None:
+    return next((e for e in events if e["kind"] == kind), None)
+
+
+# -- a whole game ---------------------------------------------------------------------------
+
+
+def test_a_whole_game_played_by_cores_ends_as_the_host_says() -> None:
+    net, players, watcher = game()
+    play(net, players)
+    assert net.table.over
+    expected = net.table.game.result
+    for peer in [*players, watcher]:
+        core = peer.core
+        assert core.result == expected and core.mismatches == []
+        snap = net.host_snapshot(peer)
+        assert (core.seq, core.state, core.events) == (snap["seq"], snap["state"],
+                                                       snap["events"])
+        assert delivered(peer) == core.events  # every public event once, in order
+        assert peer.of(Problem) == [] and peer.of(Lost) == []
+        assert asked_snapshots(peer) == 1  # the join's: updates in order need no other
+    for peer in players:
+        # Every offer was committed, revealed and checked; the fair deal was checked with
+        # this seat's contribution in it.
+        assert peer.core.secret is None and peer.core.contribution is not None
+        sent = [m["t"] for m in peer.sent]
+        assert sent.count("commit") == sent.count("reveal") > 0
+        assert any(e["kind"] == "seed_reveal" for e in peer.core.events)
+
+
+def test_the_hello_is_valid_protocol() -> None:
+    core = ClientCore(ClientSettings("ana", bot=True), token="ab" * 16)
+    assert core.next_deadline() is None and core.outgoing() == []
+    core.start(now=3.0)
+    out = core.outgoing()
+    assert isinstance(out[0], OpenDealer)
+    assert isinstance(out[1], bytes) and decode_host(out[1])["v"] == PROTOCOL_VERSION
+    hello = decode_client(out[1])
+    assert hello == {"t": "hello", "name": "ana", "role": "player", "token": "ab" * 16,
+                     "bot": True, "contribute": True, "id": hello["id"]}
+    assert core.link is Link.JOINING and core.next_deadline() == 3.0 + LOST_AFTER * HB
+    with pytest.raises(ClientError):
+        core.decide(Offer((1, 2)), 3.0)  # nothing pending: nothing sent
+    assert core.outgoing() == []
+
+
+def test_a_refused_hello_closes_the_core() -> None:
+    clock = Clock()
+    net = Net(table(clock, host_bots=3), clock)
+    peer = net.join("late")
+    assert [n.code for n in peer.of(Refused)] == ["table_full"]
+    assert link_of(peer) is Link.CLOSED and peer.of(Closed) and peer.conn == b""
+    assert peer.core.next_deadline() is None
+    with pytest.raises(ClientError):
+        peer.core.chat("hello?", clock.now)
+
+
+# -- the Clone pattern (§5) -----------------------------------------------------------------
+
+
+def test_a_lost_update_is_recovered_from_a_snapshot() -> None:
+    net, players, watcher = game()
+    play(net, players, until=lambda: net.table.seq >= 20)
+    lost: list[int] = []
+
+    def keep(peer: Peer, way: str, message: Message) -> bool:
+        if peer is watcher and way == PUBLIC and message["t"] == "update" and not lost:
+            lost.append(message["seq"])
+            return True
+        return False
+
+    net.keep = keep
+    net.kept = []
+    before = asked_snapshots(watcher)
+    play(net, players, until=lambda: bool(lost) and net.table.seq > lost[0] + 3)
+    assert asked_snapshots(watcher) == before + 1  # the next update showed the gap
+    play(net, players)
+    snap = net.host_snapshot(watcher)
+    assert (watcher.core.seq, watcher.core.state, watcher.core.events) == (
+        snap["seq"], snap["state"], snap["events"])
+    assert delivered(watcher) == watcher.core.events  # the lost events too, once each
+    assert watcher.core.result == net.table.game.result
+
+
+def test_a_lost_last_update_is_found_by_the_heartbeat() -> None:
+    net, peer = one_seat()
+    watcher = net.join("eve", role="spectator")
+    net.keep = lambda p, way, m: p is watcher and way == PUBLIC and m["t"] == "update"
+    peer.core.decide(asked(peer).legal[0], net.clock.now)
+    net.run()
+    assert net.kept and watcher.core.seq < net.table.seq
+    net.keep = lambda p, way, m: False
+    before = asked_snapshots(watcher)
+    net.beat()  # the heartbeat's seq is ahead of the watcher's
+    net.run()
+    assert asked_snapshots(watcher) == before + 1
+    assert watcher.core.seq == net.table.seq
+    assert watcher.core.state == net.host_snapshot(watcher)["state"]
+
+
+def test_updates_buffered_around_a_late_snapshot_are_applied_once() -> None:
+    """A late joiner's snapshot request waits while updates go by (buffered); the host's
+    snapshot then covers some of them, and one more arrives before the snapshot: the covered
+    ones are dropped and the last one applied after it."""
+    net, players, _ = game()
+    play(net, players, until=lambda: net.table.seq >= 10)
+    net.keep = lambda p, way, m: way == UP and m["t"] == "snapshot" \
+        and p.core.settings.name == "late"
+    late = net.join("late", role="spectator")
+    assert link_of(late) is Link.SYNCING and len(net.kept) == 1
+    seq = net.table.seq
+    play(net, players, until=lambda: net.table.seq >= seq + 2)  # buffered by the late one
+    # The host takes the snapshot now; its reply is kept back until another update passed.
+    net.keep = lambda p, way, m: p is late and way == DEALER and m["t"] == "snapshot"
+    net.release()
+    assert len(net.kept) == 1 and link_of(late) is Link.SYNCING
+    covered = net.kept[0][2]["seq"]
+    net.keep = lambda p, way, m: False
+    play(net, players, until=lambda: net.table.seq > covered)
+    net.release()
+    assert link_of(late) is Link.LIVE and late.of(Synced) == [Synced(covered)]
+    assert late.core.seq == net.table.seq > covered
+    assert late.core.events == net.host_snapshot(late)["events"]
+    assert delivered(late) == late.core.events  # nothing missed, nothing twice
+
+
+def test_a_snapshot_request_without_reply_is_asked_again() -> None:
+    net, peer = one_seat(now=10.0)
+    net.keep = lambda p, way, m: way == DEALER and m["t"] == "snapshot"
+    peer.core.request_snapshot(10.0)
+    net.run()
+    before = asked_snapshots(peer)
+    net.tick(10.0 + SNAPSHOT_RETRY * HB - 0.01)
+    assert asked_snapshots(peer) == before
+    assert peer.core.next_deadline() == 10.0 + SNAPSHOT_RETRY * HB
+    net.keep = lambda p, way, m: False
+    net.tick(10.0 + SNAPSHOT_RETRY * HB)
+    assert asked_snapshots(peer) == before + 1
+    # Answered (nothing new in it): the next thing due is the ping, a heartbeat on.
+    assert peer.core.next_deadline() == 10.0 + SNAPSHOT_RETRY * HB + HB
+
+
+def test_a_private_message_ahead_waits_the_grace_then_asks_for_a_snapshot() -> None:
+    """§6: the private message names update N; if N has not come SYNC_GRACE_S later, it was
+    lost: one snapshot, not before."""
+    net, peer = one_seat(now=20.0)
+    net.keep = lambda p, way, m: way == PUBLIC and m["t"] == "update"
+    peer.core.decide(asked(peer).legal[0], 20.0)
+    net.run()  # the host asks the next question: its update is kept back
+    pending = peer.core.pending
+    assert pending is not None and pending.seq > peer.core.seq
+    assert ready_of(peer) is None  # not before the public state has caught up
+    assert peer.core.next_deadline() == 20.0 + SYNC_GRACE_S
+    before = asked_snapshots(peer)
+    peer.core.handle_timer(20.0 + SYNC_GRACE_S - 0.01)
+    assert frames(peer.core.outgoing()) == []
+    peer.core.handle_timer(20.0 + SYNC_GRACE_S)
+    out = peer.core.outgoing()
+    assert [m["t"] for m in frames(out)] == ["snapshot"]
+    net.keep = lambda p, way, m: False
+    net.send(peer, out)
+    net.run()
+    assert asked_snapshots(peer) == before + 1
+    again = ready_of(peer)
+    assert again is not None and again.id == pending.id
+
+
+def test_an_update_within_the_grace_needs_no_snapshot() -> None:
+    net, peer = one_seat(now=20.0)
+    net.keep = lambda p, way, m: way == PUBLIC and m["t"] == "update"
+    peer.core.decide(asked(peer).legal[0], 20.0)
+    net.run()
+    net.keep = lambda p, way, m: False
+    net.clock.now = 20.0 + SYNC_GRACE_S / 2
+    net.release()  # the update comes in time
+    before = asked_snapshots(peer)
+    net.tick(20.0 + SYNC_GRACE_S * 2)
+    assert asked_snapshots(peer) == before and ready_of(peer) is not None
+
+
+# -- liveness (§11) -------------------------------------------------------------------------
+
+
+def test_five_silent_heartbeats_mean_lost_and_a_new_hello() -> None:
+    net, peer = one_seat(now=0.0)  # welcome and snapshot at t=0
+    core, token = peer.core, peer.core.token
+    core.handle_timer(now=4.9)
+    assert [m["t"] for m in frames(core.outgoing())] == ["ping"]  # not heard: not delivered
+    assert not any(isinstance(n, Lost) for n in core.notices())
+    assert core.next_deadline() == LOST_AFTER * HB == 5.0
+    core.handle_timer(now=5.1)  # more than five heartbeats of silence
+    assert any(isinstance(n, Lost) for n in core.notices())
+    out = core.outgoing()
+    assert isinstance(out[0], OpenDealer)  # fresh sockets
+    hello = frames(out)[-1]
+    assert hello["t"] == "hello" and hello["token"] == token
+    assert link_of(peer) is Link.RECONNECTING and ready_of(peer) is None
+    net.clock.now = 5.1
+    net.send(peer, out)
+    net.run()
+    assert link_of(peer) is Link.LIVE and core.seat == 2
+    assert [n.resumed for n in peer.of(Joined)] == [False, True]
+    assert ready_of(peer) is not None  # the same question, asked again
+
+
+def test_any_message_from_the_host_is_a_sign_of_life() -> None:
+    net, peer = one_seat(now=0.0)
+    net.clock.now = 4.0
+    net.beat()  # a host ping (and a PUB heartbeat) at t=4
+    peer.core.handle_timer(4.0 + LOST_AFTER * HB - 0.01)
+    assert link_of(peer) is Link.LIVE and peer.core.notices() == []
+    peer.core.handle_timer(4.0 + LOST_AFTER * HB)
+    assert [type(n) for n in peer.core.notices()] == [Lost]
+
+
+def test_silence_while_joining_says_hello_again() -> None:
+    core = ClientCore(ClientSettings("ana"))
+    core.start(0.0)
+    core.outgoing()
+    core.handle_timer(LOST_AFTER * HB - 0.1)
+    assert core.outgoing() == []  # no pings before a welcome
+    core.handle_timer(LOST_AFTER * HB)
+    out = core.outgoing()
+    assert isinstance(out[0], OpenDealer) and frames(out)[0]["t"] == "hello"
+    assert core.link is Link.JOINING and core.notices() == []  # never joined: nothing lost
+
+
+def test_pings_every_heartbeat_and_a_pong_times_the_round_trip() -> None:
+    net, peer = one_seat(now=0.0)
+    core = peer.core
+    assert core.next_deadline() == HB  # the next ping
+    request = core.ping(now=3.0)
+    net.keep = lambda p, way, m: way == DEALER and m["t"] == "pong"
+    net.run()
+    net.clock.now = 3.25
+    net.keep = lambda p, way, m: False
+    net.release()
+    assert peer.of(Pong) == [Pong(request, 0.25)] and core.latency == 0.25
+    assert core.next_deadline() == 3.0 + HB  # any message sent counts as a heartbeat
+    core.handle_timer(3.0 + HB)
+    assert [m["t"] for m in frames(core.outgoing())] == ["ping"]
+
+
+def test_a_host_that_forgot_the_connection_gets_a_new_hello() -> None:
+    """A restarted host (or one that forgot this DEALER) answers not_joined: hello again
+    with the token, at most once a heartbeat (§11)."""
+    net, peer = one_seat(now=0.0)
+    peer.conn = b"forgotten"  # ZeroMQ reconnected underneath: the host knows no such link
+    net.tick(1.0)  # the core's ping carries its token
+    assert [n.reason for n in peer.of(Lost)] == [
+        "the host does not know this connection (restarted?)"]
+    assert [m["t"] for m in peer.sent].count("hello") == 2 and link_of(peer) is Link.LIVE
+    assert peer.of(Joined)[-1].resumed and ready_of(peer) is not None
+    peer.conn = b"forgotten again"
+    net.clock.now = 1.5
+    peer.core.ping(1.5)
+    net.run()  # within the heartbeat: told, not another hello
+    assert len(peer.of(Lost)) == 1 and peer.of(Refused)[-1].code == "not_joined"
+    net.clock.now = 2.0
+    peer.core.ping(2.0)
+    net.run()
+    assert len(peer.of(Lost)) == 2 and link_of(peer) is Link.LIVE
+
+
+def test_public_messages_relayed_from_another_link_are_no_sign_of_life() -> None:
+    net, peer = one_seat(now=0.0)
+    core = peer.core
+    core.handle_timer(4.9)  # a ping: the next thing due is the silence
+    heartbeat = encode({"t": "heartbeat", "seq": net.table.seq})
+    core.receive(Channel.RELAYED, heartbeat, 4.95)
+    assert core.next_deadline() == LOST_AFTER * HB
+    core.receive(Channel.PUBLIC, heartbeat, 4.95)
+    assert core.next_deadline() == 4.9 + HB
+
+
+def test_a_broken_frame_is_a_problem_not_a_crash() -> None:
+    _, peer = one_seat(now=0.0)
+    peer.core.receive(Channel.DEALER, b"\xc1 not msgpack", 1.0)
+    peer.core.receive(Channel.PUBLIC, encode({"t": "update", "seq": "x"}), 1.0)
+    assert [type(n) for n in peer.core.notices()] == [Problem, Problem]
+    assert link_of(peer) is Link.LIVE
+
+
+# -- answers: retries and the rate limit (§10) ----------------------------------------------
+
+
+def test_a_dropped_answer_is_open_again_after_two_heartbeats() -> None:
+    net, peer = one_seat(now=10.0)
+    core = peer.core
+    pending = core.ready
+    assert pending is not None
+    lost: list[Message] = []
+
+    def keep(p: Peer, way: str, message: Message) -> bool:
+        if way == UP and message["t"] == "decide" and not lost:
+            lost.append(message)
+            return True
+        return False
+
+    net.keep = keep
+    core.decide(pending.legal[0], 10.0)
+    net.run()
+    assert lost and ready_of(peer) is None  # answered, as far as the core knows
+    assert core.next_deadline() == 10.0 + HB  # the ping comes first
+    net.tick(10.0 + ANSWER_RETRY * HB - 0.01)
+    assert ready_of(peer) is None and not peer.of(Problem)
+    net.tick(10.0 + ANSWER_RETRY * HB)  # no ok, no error: the host never saw it
+    assert [n.message for n in peer.of(Problem)] == [
+        "no reply to an answer; the decision is open again"]
+    again = ready_of(peer)
+    assert again is not None and again.id == pending.id
+    core.decide(again.legal[0], net.clock.now)
+    net.run()
+    assert [n.request for n in peer.of(Accepted)] == ["contribute", "decide"]
+    assert [m["pending"] for m in peer.sent if m["t"] == "decide"] == [pending.id] * 2
+    assert net.table.game.announced == announced(pending)
+
+
+def test_rate_limited_holds_everything_for_rate_hold_s() -> None:
+    net, peer = one_seat(now=10.0)
+    core = peer.core
+    pending = core.ready
+    assert pending is not None
+    net.keep = lambda p, way, m: way == UP  # the server drops it, and says so once:
+    core.decide(pending.legal[0], 10.0)
+    net.run()
+    limited = error_message(ProtocolError("rate_limited", "slow down"))
+    core.receive(Channel.DEALER, encode(limited), 10.0)
+    assert core.next_deadline() == 10.0 + RATE_HOLD_S
+    assert ready_of(peer) is None
+    core.handle_timer(10.0 + RATE_HOLD_S - 0.01)
+    assert core.outgoing() == [] and ready_of(peer) is None  # no ping, no answer while held
+    core.handle_timer(10.0 + RATE_HOLD_S)
+    assert [m["t"] for m in frames(core.outgoing())] == ["ping"]
+    again = ready_of(peer)  # the answer may have been among the dropped: it is open again
+    assert again is not None and again.id == pending.id
+    net.keep = lambda p, way, m: False
+    net.clock.now = 10.0 + RATE_HOLD_S
+    core.decide(again.legal[0], net.clock.now)
+    net.run()
+    assert peer.of(Accepted)[-1].request == "decide"
+    assert net.table.game.announced == announced(again)
+
+
+def test_a_refused_answer_is_open_again_and_a_stale_one_is_not() -> None:
+    _, peer = one_seat(now=0.0)
+    core = peer.core
+    pending = core.ready
+    assert pending is not None
+    illegal = error_message(ProtocolError("illegal", "R5.1: no", "R5.1"))
+    request = core.decide(pending.legal[0], 0.0)
+    core.outgoing()
+    core.receive(Channel.DEALER, encode({**illegal, "id": request}), 0.1)
+    assert ready_of(peer) == pending and [type(n) for n in core.notices()] == [Refused]
+    request = core.decide(pending.legal[0], 0.2)
+    core.outgoing()
+    stale = error_message(ProtocolError("stale", "gone"))
+    core.receive(Channel.DEALER, encode({**stale, "id": request}), 0.3)
+    assert ready_of(peer) is None
+
+
+# -- commit-reveal (§7) ---------------------------------------------------------------------
+
+
+def first_offer_step(net: Net, players: dict[Peer, Bot]) -> None:
+    play(net, players, until=lambda: any(e["kind"] == "reveals"
+                                         for p in players for e in p.core.events))
+
+
+def test_a_reveal_that_does_not_open_its_commitment_is_a_mismatch() -> None:
+    broken: list[int] = []
+
+    def change(events: list[Message]) -> bool:
+        reveals = event_of(events, "reveals")
+        if reveals is None:
+            return False
+        seat = min(reveals["reveals"])
+        reveals["reveals"][seat]["nonce"] = bytes(32)
+        broken.append(int(seat))
+        return True
+
+    net, players, watcher = game(rewrite=forging(change))
+    first_offer_step(net, players)
+    assert [(m.seat, "does not open" in m.reason) for m in watcher.of(Mismatch)] == [
+        (broken[0], True)]
+    assert watcher.core.mismatches == watcher.of(Mismatch)
+    assert all(p.core.mismatches == [] for p in players)  # they saw the honest reveals
+
+
+def test_an_engine_reveal_other_than_the_committed_offer_is_a_mismatch() -> None:
+    shown: list[int] = []
+
+    def change(events: list[Message]) -> bool:
+        reveal, reveals = event_of(events, "reveal"), event_of(events, "reveals")
+        if reveal is None or reveals is None:
+            return False
+        seat = min(reveals["reveals"])  # a seat that committed
+        reveal["offers"][seat] = [*reveal["offers"][seat], 9]
+        shown.append(int(seat))
+        return True
+
+    net, players, watcher = game(rewrite=forging(change))
+    first_offer_step(net, players)
+    [mismatch] = watcher.of(Mismatch)
+    assert mismatch.seat == shown[0] and "the host revealed" in mismatch.reason
+
+
+def test_the_client_reveals_what_it_committed_to() -> None:
+    net, players, _ = game()
+    first_offer_step(net, players)
+    for peer in players:
+        sent = {m["t"]: m for m in peer.sent if m["t"] in ("commit", "reveal")}
+        commit, reveal = sent["commit"], sent["reveal"]
+        assert commitment.verify(commit["commitment"], "core-game", 1, peer.core.seat or 0,
+                                 reveal["offer"], reveal["nonce"])
+        assert peer.core.secret is None  # spent once the reveals are out
+
+
+def test_a_restarted_client_recommits_its_saved_secret_and_reveals_it() -> None:
+    """The secret is saved before the commitment leaves; a client that restarts before the
+    host saw it (or after) sends the same commitment, then reveals it, by itself."""
+    net, players, _ = game(host_bots=2)
+    [peer] = players
+    saved: list[OfferSecret | None] = []
+    peer.core.on_secret = saved.append
+    net.keep = lambda p, way, m: way == UP and m["t"] == "commit"  # the commit is lost...
+    play(net, players, until=lambda: bool(net.kept))
+    secret = saved[-1]
+    assert secret is not None and ready_of(peer) is None
+    peer.core.close()  # ... and the client is gone
+    net.run()
+    net.keep = lambda p, way, m: False
+    net.kept = []
+    back = net.join("p2 again", token=peer.core.token, secret=secret)
+    assert back.core.seat == 2
+    sent = [m for m in back.sent if m["t"] in ("commit", "reveal")]
+    assert [m["t"] for m in sent] == ["commit", "reveal"]
+    assert sent[0]["commitment"] == secret.commitment
+    assert (tuple(sent[1]["offer"]), sent[1]["nonce"]) == (secret.offer, secret.nonce)
+    assert back.core.mismatches == [] and back.core.secret is None
+
+
+def test_a_dropped_reveal_is_sent_again_by_itself() -> None:
+    net, players, _ = game(host_bots=2)
+    [peer] = players
+    reveals: list[Message] = []
+
+    def keep(p: Peer, way: str, message: Message) -> bool:
+        if way == UP and message["t"] == "reveal":
+            reveals.append(message)
+            return len(reveals) == 1  # the first is lost on the way
+        return False
+
+    net.keep = keep
+    play(net, players, until=lambda: bool(reveals))
+    sent_at = net.clock.now
+    play(net, players, until=lambda: len(reveals) == 2)
+    assert net.clock.now >= sent_at + ANSWER_RETRY * HB  # not before the retry is due
+    assert (reveals[1]["offer"], reveals[1]["nonce"]) == (reveals[0]["offer"],
+                                                          reveals[0]["nonce"])
+    first_offer_step(net, players)
+    assert peer.core.mismatches == [] and peer.core.secret is None
+
+
+def test_a_reveal_asked_without_the_secret_is_a_problem() -> None:
+    net, players, _ = game(host_bots=2)
+    [peer] = players
+    net.keep = lambda p, way, m: way == UP and m["t"] == "reveal"
+    play(net, players, until=lambda: bool(net.kept))
+    net.keep = lambda p, way, m: False
+    peer.core.close()
+    back = net.join("p2 again", token=peer.core.token)  # no secret kept
+    assert [n.message for n in back.of(Problem)] == [
+        "the host asks for a reveal but this client does not hold the offer's secret; the "
+        "host will play the default offer"]
+
+
+# -- the fair deal (§15) --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("kind", "change", "reason"), [
+    ("fair_deal", lambda e: e.update(commitment=bytes(32)), "not the one it told"),
+    ("fair_deal", lambda e: e["contributions"].update({"1": bytes(32)}),
+     "contribution to the seed is not in the deal"),
+    ("seed_reveal", lambda e: e.update(host_seed=bytes(32)), "does not open"),
+    ("seed_reveal", lambda e: e.update(seed=e["seed"] ^ 1), "is not the one"),
+])
+def test_a_client_catches_a_host_that_breaks_the_fair_deal(
+        kind: str, change: Callable[[Message], None], reason: str) -> None:
+    def forge(events: list[Message]) -> bool:
+        event = event_of(events, kind)
+        if event is None:
+            return False
+        change(event)
+        return True
+
+    net, players, _ = game(rewrite=forging(forge, seat=1))  # told to seat 1 alone
+    seat1 = next(p for p in players if p.core.seat == 1)
+    assert seat1.core.contribution is not None
+    play(net, players)
+    # The first word of it, at the step that breaks (a forged deal breaks the seed check at
+    # the end too); all of it about the host (seat -1).
+    mismatches = seat1.of(Mismatch)
+    assert mismatches and reason in mismatches[0].reason, mismatches
+    assert {m.seat for m in mismatches} == {-1}
+    assert all(p.core.mismatches == [] for p in players if p is not seat1)
+
+
+def test_freeze_turns_wire_lists_into_tuples_all_the_way_down() -> None:
+    value = freeze({"a": [1, [2, 3]], "b": {"c": [4]}, "d": 5})
+    assert value == {"a": (1, (2, 3)), "b": {"c": (4,)}, "d": 5}
+    hash(value["a"])
