@@ -42,8 +42,11 @@ where the host is about to let something out (the end of :meth:`Table.answer`, b
 reply, and :meth:`Table.drain`, before the updates it returns), so an answer costs one commit.
 
 **Resume.** :func:`restore` builds a new :class:`~host.table.Table` from the ``create`` row and
-feeds it every logged input through its own handlers; each row the table writes again must
-be the logged row, byte for byte (so a log that does not replay is refused, naming the row).
+feeds it every logged input through its own handlers (:meth:`Table.replay_input
+<host.table.Table.replay_input>`, and :meth:`Table.resume <host.table.Table.resume>` for a
+``resumed`` row: this module uses nothing private of the table); each row the table writes
+again must be the logged row, byte for byte (so a log that does not replay is refused, naming
+the row).
 Host bots are made again from their strategy and seed and asked every question they were
 asked, in order, so they continue as if nothing happened; their logged choices are the ones
 played (a bot that is not deterministic is reported). Commitments made before the crash are
@@ -70,9 +73,8 @@ from mundus_net.bots.base import Bot, load_bot
 from mundus_net.engine.decisions import DECISION_TYPES, Decision
 from mundus_net.engine.deck import CardDef, Deck
 from mundus_net.engine.view import PlayerView
-from mundus_net.host.table import Conn, Table
+from mundus_net.host.table import LOGGED_INPUTS, ReplayRefused, Table
 from mundus_net.protocol.codec import DECISION_KINDS, decision_to_wire
-from mundus_net.protocol.commitment import new_nonce
 from mundus_net.protocol.statedir import state_dir
 
 FORMAT = "mundus-gamelog/1"
@@ -81,7 +83,6 @@ SUFFIX = ".sqlite3"
 GENESIS = hashlib.sha256(b"mundus-net/gamelog/1").hexdigest()
 RESERVE = 1000  # update numbers and pending ids reserved at a time
 _SQLITE_MAGIC = b"SQLite format 3\x00"
-REPLAY_CONN = b"\x00mundus-net/replay"  # never a ZeroMQ identity (those are 5 bytes)
 
 SCHEMA = """
 CREATE TABLE log (seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, data TEXT NOT NULL,
@@ -380,7 +381,7 @@ class GameLog:
         anything that depends on the rows leaves the host."""
         if self.failed is not None:
             raise GameLogError(f"{self.path}: the game log failed: {self.failed}")
-        issued_ids = table._next_id - 1  # friend access: the table's counters
+        issued_ids = table.next_pending_id - 1
         if issued_ids > self.reserved_ids or table.seq > self.reserved_seq:
             self.reserved_ids = issued_ids + RESERVE
             self.reserved_seq = table.seq + RESERVE
@@ -602,9 +603,9 @@ class _ReplayBot:
 def exact_decision(wire: dict[str, Any]) -> Decision:
     """The decision a host bot returned, as it was (not checked, not sorted: the table judges
     it again as it judged it then)."""
-    cls = DECISION_KINDS[wire["kind"]]
-    args = [tuple(v) if isinstance(v, list) else v for v in (wire[f] for f in cls._fields)]
-    return cast(Decision, cls(*args))
+    fields = {name: tuple(v) if isinstance(v, list) else v
+              for name, v in wire.items() if name != "kind"}
+    return cast(Decision, DECISION_KINDS[wire["kind"]](**fields))
 
 
 def deck_of(create: dict[str, Any]) -> Deck:
@@ -642,8 +643,17 @@ class Restored:
 
 def restore(log: GameLog, clock: Callable[[], float] | None = None,
             record_resume: bool = True) -> Restored:
-    """The table of ``log`` exactly as the log leaves it; then ``log`` is its journal. Raises
-    GameLogError (naming the row) when the log does not replay."""
+    """The table of ``log`` exactly as the log leaves it, made again from its ``create`` row
+    and every logged input (:meth:`Table.replay_input`, :meth:`Table.resume`); then ``log`` is
+    its journal, with the rows the crashed host was about to write and (``record_resume``) a
+    ``resumed`` row written, the table's history flushed and nothing left to send.
+
+    Returns the table, the number of rows replayed and the warnings (a host bot that chose
+    otherwise on replay). Raises GameLogError, naming the file and the row, when the table
+    cannot be made again or the log does not replay (a row the table refuses, or writes
+    differently). Nothing is half-built then: no table is returned, and ``log`` is as it was
+    opened (nothing written to it, its rows kept), so it can be closed or restored again.
+    LogFailure if the log cannot be written at the end."""
     rows = log.rows
     try:
         table = new_table(log.params, clock)
@@ -652,8 +662,6 @@ def restore(log: GameLog, clock: Callable[[], float] | None = None,
     warnings: list[str] = []
     replay = _Replay(rows)
     table.journal = replay
-    table._conns[REPLAY_CONN] = Conn("player", None, "replay")
-    bots = {s.index: s.host_bot for s in table.seats if s.host_bot is not None}
     try:
         while True:
             replay.skip_own()
@@ -662,9 +670,12 @@ def restore(log: GameLog, clock: Callable[[], float] | None = None,
             row = rows[replay.pos]
             before = replay.pos
             try:
-                _replay_row(table, row, replay, bots, warnings.append)
+                _replay_row(table, row, replay, warnings.append)
             except GameLogError:
                 raise
+            except ReplayRefused as exc:
+                raise GameLogError(f"row {row.seq} ({row.kind}) does not replay: "
+                                   f"{exc}") from None
             except Exception as exc:
                 raise GameLogError(f"row {row.seq} ({row.kind}) does not replay: "
                                    f"{type(exc).__name__}: {exc}") from None
@@ -673,102 +684,36 @@ def restore(log: GameLog, clock: Callable[[], float] | None = None,
                                    "did not make it")
     except GameLogError as exc:
         raise GameLogError(f"{log.path}: {exc}") from None
-    finally:
-        table._conns.pop(REPLAY_CONN, None)
-        for index, bot in bots.items():
-            table.seats[index].host_bot = bot
-        table.nonce_source = new_nonce
     table.journal = log
     for kind, data in replay.extra:
         log.write(kind, data)
     if record_resume:
         # Continue above everything handed out before the crash (a later restore makes the
         # same jump at this row).
-        jump = {"time": time.time(), "ids": max(table._next_id, log.reserved_ids + 1),
+        jump = {"time": time.time(), "ids": max(table.next_pending_id, log.reserved_ids + 1),
                 "seq": max(table.seq, log.reserved_seq)}
         log.write("resumed", jump)
-        _resumed(table, jump)
-    table.flush()  # the history becomes the snapshot's; nobody is listening yet
-    table._updates.clear()
-    table._privates.clear()
-    table.commit_log()
+        table.resume(int(jump["ids"]), int(jump["seq"]))
+    # The history becomes the snapshot's, and the rows are committed; nobody is listening
+    # yet, so what the table would send is dropped.
+    table.drain()
     log.rows = log.rows[:1]  # replayed: only the create row is kept
     return Restored(table, len(rows), warnings)
 
 
-def _resumed(table: Table, jump: dict[str, Any]) -> None:
-    """Where a host resumed the game: pending ids and update numbers jump past the reserved
-    bounds, and every seat is asked again with a new id."""
-    table._next_id = int(jump["ids"])
-    table.seq = int(jump["seq"])
-    table._pending = {}
-    table._after_change(())
-    table.record.meta["resumed"] = int(table.record.meta.get("resumed", 0)) + 1
-
-
-def _replay_row(table: Table, row: Row, replay: _Replay, bots: dict[int, Bot],
-                warn: Callable[[str], None]) -> None:
+def _replay_row(table: Table, row: Row, replay: _Replay, warn: Callable[[str], None]) -> None:
     kind, data = row.kind, row.data
-    if kind == "seat":
-        table._take_seat(int(data["seat"]), str(data["name"]), str(data["token"]),
-                         bool(data["bot"]), bool(data["contribute"]))
-        table._maybe_start()
-    elif kind == "flags":
-        seat_ = table.seats[int(data["seat"])]
-        replay.write(kind, data)
-        seat_.program = bool(data["bot"])
-        seat_.contribute = bool(data["contribute"])
-        table._maybe_start()
-    elif kind == "begin":
-        table.begin()
-    elif kind == "resumed":
-        replay.pos += 1
-        _resumed(table, data)
-    elif kind in ("decide", "commit", "reveal", "contribute"):
-        seat = int(data["seat"])
-        message: dict[str, Any] = {"t": kind, "token": table.seats[seat].token,
-                                   "pending": int(data.get("pending", 0))}
-        if kind == "contribute":
-            del message["pending"]
-            message["value"] = bytes.fromhex(data["value"])
-        elif kind == "decide":
-            message["decision"] = data["decision"]
-        elif kind == "commit":
-            message["commitment"] = bytes.fromhex(data["commitment"])
-        else:
-            message["offer"] = list(data["offer"])
-            message["nonce"] = bytes.fromhex(data["nonce"])
-        reply, later = table.answer(REPLAY_CONN, message)
-        if reply["t"] == "error" and not (kind == "reveal" and reply["code"] in (
-                "commit_mismatch", "illegal")):
-            raise GameLogError(f"row {row.seq} ({kind}) does not replay: {reply['code']}: "
-                               f"{reply['message']}")
-        if later is not None:
-            # RuntimeError: the engine refused a listed decision; its void row follows.
-            with contextlib.suppress(RuntimeError):
-                later()
-    elif kind == "timeout":
-        seat = int(data["seat"])
-        pending = table._pending.get(seat)
-        if pending is None or pending.id != data["pending"] or pending.kind != data["phase"]:
-            raise GameLogError(f"row {row.seq} (timeout) does not replay: seat {seat} is not "
-                               f"asked {data['phase']} {data['pending']}")
-        table._timeout(seat, pending)
+    if kind == "resumed":
+        replay.pos += 1  # the log's own row: the table does not write it again
+        table.resume(int(data["ids"]), int(data["seq"]))
     elif kind == "bot":
+        # The real bot is asked again and the logged choice played (the table refuses the
+        # row when this seat's host bot is not the one to play).
         seat = int(data["seat"])
-        due = table._bot_to_play()
-        if due != seat:
-            raise GameLogError(f"row {row.seq} (bot) does not replay: the host bot to play is "
-                               f"seat {due}, not {seat}")
-        nonce = data.get("nonce")
-        if nonce is not None:
-            secret = bytes.fromhex(nonce)
-            table.nonce_source = lambda: secret
-        table.seats[seat].host_bot = _ReplayBot(bots[seat], data, row.seq, warn)
-        try:
-            table._play_bot(seat)
-        finally:
-            table.seats[seat].host_bot = bots[seat]
-            table.nonce_source = new_nonce
+        inner = table.seats[seat].host_bot if 0 <= seat < table.players else None
+        stand_in = None if inner is None else _ReplayBot(inner, data, row.seq, warn)
+        table.replay_input(kind, data, bot=stand_in)
+    elif kind in LOGGED_INPUTS:
+        table.replay_input(kind, data)
     else:
         raise GameLogError(f"row {row.seq}: unexpected {kind!r} row")

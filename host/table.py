@@ -6,17 +6,23 @@ and sends what :meth:`Table.drain` returns: public updates for the PUB socket an
 messages for single connections. The clock is injected, so tests need no sleeping, and every
 handler checks everything before it changes anything: a refused message changes nothing.
 
+The game log (host/gamelog.py) restores a table through its public replay interface only:
+:meth:`Table.replay_input` takes one logged input again through the handlers that made it,
+:meth:`Table.resume` continues its pending ids and update numbers after a host restart, and
+:attr:`Table.next_pending_id` tells how many pending ids were handed out.
+
 Connections are opaque ``bytes`` (the ROUTER identities); the seat token, not the connection,
 is what lets a message act for a seat.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import secrets
 import time
 import traceback
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -48,6 +54,19 @@ MISSED_HEARTBEATS = 5  # §11: silence for this many heartbeats marks a seat awa
 DEFAULT_BOT_SECONDS = 10.0
 MAX_SPECTATORS = 200  # connections watching at once
 MAX_SPECTATOR_NAMES = 200  # spectator names told in the history (the first time each watches)
+# The rows of the game log that are inputs of the table: what Table.replay_input takes again.
+LOGGED_INPUTS = frozenset({"seat", "flags", "contribute", "begin", "decide", "commit", "reveal",
+                           "timeout", "bot"})
+# The connection replayed messages come from: never a ZeroMQ identity (those are 5 bytes).
+_REPLAY_CONN = b"\x00mundus-net/replay"
+# Errors a replayed reveal may get and still be taken: a broken reveal changes the game (§7).
+_REVEAL_TAKEN = ("commit_mismatch", "illegal")
+
+
+class ReplayRefused(Exception):
+    """A logged input that the table does not take again (:meth:`Table.replay_input`): the
+    message says why (for an answer, ``code: message`` of the error reply). Raised before
+    the table changed anything."""
 
 
 def error_message(err: ProtocolError) -> Message:
@@ -268,6 +287,12 @@ class Table:
 
     def pending_of(self, seat: int) -> SeatPending | None:
         return self._pending.get(seat)
+
+    @property
+    def next_pending_id(self) -> int:
+        """The id the next pending decision gets: every id below it was handed out (pending
+        ids count from 1 and never repeat, §8)."""
+        return self._next_id
 
     def public_state(self) -> Message:
         """§6 public state: the spectator's view plus the table."""
@@ -972,8 +997,11 @@ class Table:
         return next((s for s in game.waiting_seats() if self.seats[s].host_bot is not None),
                     None)
 
-    def _play_bot(self, seat: int) -> None:
-        bot = self.seats[seat].host_bot
+    def _play_bot(self, seat: int, stand_in: Bot | None = None,
+                  secret: bytes | None = None) -> None:
+        """The host bot of ``seat`` decides (``stand_in`` decides for it, and ``secret`` is its
+        offer's nonce, when a logged turn is replayed)."""
+        bot = stand_in if stand_in is not None else self.seats[seat].host_bot
         assert bot is not None
         legal = self.game.legal(seat)
         raised = None
@@ -987,7 +1015,9 @@ class Table:
         else:
             reason = f"bot chose an illegal decision ({choice!r})"
         offering = self.game.phase == OFFER
-        nonce = self.nonce_source() if offering else None
+        nonce = None
+        if offering:
+            nonce = secret if secret is not None else self.nonce_source()
         # Logged before it acts, with its offer's nonce: the log is private to the host, like
         # the tokens, and a restored table must open the same commitment.
         if self.journal is not None:
@@ -1023,8 +1053,6 @@ class Table:
         self.record.violations.append({"round": self.game.round, "seat": seat,
                                        "reason": reason, "phase": self.game.phase})
 
-    # -- outputs ------------------------------------------------------------------------------
-
     # -- the game log -----------------------------------------------------------------------
 
     def _write(self, kind: str, **data: Any) -> None:
@@ -1043,6 +1071,125 @@ class Table:
         """Make every row written so far durable (the server's answers and drains do)."""
         if self.journal is not None:
             self.journal.commit(self)
+
+    # -- replaying the game log --------------------------------------------------------------
+
+    def replay_input(self, kind: str, data: Mapping[str, Any], *,
+                     bot: Bot | None = None) -> None:
+        """Take one logged input again, through the handlers that took it the first time
+        (host/gamelog.py restores a table by replaying its log with this).
+
+        ``kind`` is one of :data:`LOGGED_INPUTS` and ``data`` the row as the table wrote it
+        to its journal: ``seat`` (a free seat is taken with the logged token, and the game
+        begins if it can), ``flags`` (what a ``hello`` with a token changed of its seat),
+        ``contribute``, ``decide``, ``commit`` and ``reveal`` (the seat's message again,
+        with its token), ``begin``, ``timeout`` (the default is played for the seat asked
+        that pending id and phase) and ``bot`` (the host bot of the row's seat, which must be
+        the one to play now, makes its move; ``bot``, if given, decides in its place for this
+        one turn, and the row's ``nonce`` is its offer's nonce). The table writes each row to
+        its :attr:`journal` again as it did the first time, with the rows the input leads to
+        (``begin``, ``void``), so the journal can compare them with the log. Nothing is
+        flushed and no clock step is taken.
+
+        Returns None. Raises :class:`ReplayRefused` when the table does not take the input:
+        no such seat, a ``seat`` that is not free, ``flags`` of a free seat, a ``timeout`` of
+        a question the seat is not asked, a ``bot`` row when another seat's host bot is the
+        one to play, or a message the table answers with an error (a reveal refused with
+        ``commit_mismatch`` or ``illegal`` is taken: it played the default offer, as it did
+        the first time). ReplayRefused is raised before anything changed, and none of the
+        input's rows stays in the journal. ``ValueError`` for a kind that is not an input or a
+        ``begin`` while seats are free, and ``KeyError``, ``TypeError`` or ``ValueError`` for
+        a row without its fields, also before anything changed. An exception from the journal
+        (a row that is not the logged one) or from the engine leaves the table changed part
+        of the way: it no longer follows its log and is to be thrown away.
+
+        An answer that the engine refuses although it listed it (a bug, logged as ``void``
+        the first time) is taken as it was then."""
+        if kind not in LOGGED_INPUTS:
+            raise ValueError(f"{kind!r} is not a logged input (one of "
+                             f"{', '.join(sorted(LOGGED_INPUTS))})")
+        if kind == "begin":
+            self.begin()
+            return
+        index = int(data["seat"])
+        if not 0 <= index < self.players:
+            raise ReplayRefused(f"there is no seat {index}")
+        seat = self.seats[index]
+        if kind == "seat":
+            if seat.taken:
+                raise ReplayRefused(f"seat {index} is not free")
+            self._take_seat(index, str(data["name"]), str(data["token"]), bool(data["bot"]),
+                            bool(data["contribute"]))
+            self._maybe_start()
+        elif kind == "flags":
+            if not seat.taken:
+                raise ReplayRefused(f"seat {index} is free: no hello changed it")
+            program, contribute = bool(data["bot"]), bool(data["contribute"])
+            self._write("flags", seat=index, bot=program, contribute=contribute)
+            seat.program = program
+            seat.contribute = contribute
+            self._maybe_start()
+        elif kind == "timeout":
+            pending = self._pending.get(index)
+            if pending is None or pending.id != data["pending"] \
+                    or pending.kind != data["phase"]:
+                raise ReplayRefused(f"seat {index} is not asked {data['phase']} "
+                                    f"{data['pending']}")
+            self._timeout(index, pending)
+        elif kind == "bot":
+            due = self._bot_to_play()
+            if due != index:
+                raise ReplayRefused(f"the host bot to play is seat {due}, not {index}")
+            nonce = data.get("nonce")
+            self._play_bot(index, bot, None if nonce is None else bytes.fromhex(nonce))
+        else:
+            self._replay_message(kind, seat, data)
+
+    def _replay_message(self, kind: str, seat: Seat, data: Mapping[str, Any]) -> None:
+        """A seat's logged message (decide, commit, reveal, contribute) answered again."""
+        message: Message = {"t": kind, "token": seat.token,
+                            "pending": int(data.get("pending", 0))}
+        if kind == "contribute":
+            del message["pending"]
+            message["value"] = bytes.fromhex(data["value"])
+        elif kind == "decide":
+            message["decision"] = data["decision"]
+        elif kind == "commit":
+            message["commitment"] = bytes.fromhex(data["commitment"])
+        else:
+            message["offer"] = list(data["offer"])
+            message["nonce"] = bytes.fromhex(data["nonce"])
+        self._conns[_REPLAY_CONN] = Conn("player", None, "replay")
+        try:
+            reply, later = self.answer(_REPLAY_CONN, message)
+        finally:
+            self._conns.pop(_REPLAY_CONN, None)
+        if reply["t"] == "error" and not (kind == REVEAL and reply["code"] in _REVEAL_TAKEN):
+            raise ReplayRefused(f"{reply['code']}: {reply['message']}")
+        if later is not None:
+            # RuntimeError: the engine refused a listed decision; its void row follows.
+            with contextlib.suppress(RuntimeError):
+                later()
+
+    def resume(self, next_pending_id: int, seq: int) -> None:
+        """The table goes on after a host restart (host/gamelog.py: a ``resumed`` row).
+
+        Pending ids continue from ``next_pending_id`` and update numbers from ``seq`` (both
+        past what the host handed out before it stopped, so that no answer or update from
+        before is taken for a new one); every seat's question is asked again with a new id
+        (and a new deadline); ``record.meta["resumed"]`` counts the restart. Returns None.
+        Raises ValueError, changing nothing, when either number would go back."""
+        if next_pending_id < self._next_id or seq < self.seq:
+            raise ValueError(f"a resumed table goes on, never back: pending id "
+                             f"{next_pending_id} (the next is {self._next_id}), update number "
+                             f"{seq} (the last is {self.seq})")
+        self._next_id = next_pending_id
+        self.seq = seq
+        self._pending = {}
+        self._after_change(())
+        self.record.meta["resumed"] = int(self.record.meta.get("resumed", 0)) + 1
+
+    # -- outputs ------------------------------------------------------------------------------
 
     def touch(self) -> None:
         """Something outside the table's own handlers may have changed it (the server calls

@@ -8,9 +8,12 @@ deterministically (the same question gets the same answer), as a seeded bot woul
 
 from __future__ import annotations
 
+import ast
 import hashlib
+import inspect
 import json
 import os
+import re
 import sqlite3
 import stat
 import time
@@ -23,6 +26,7 @@ from test_host_table import Clock, send
 
 from mundus_net.bots import load_bot
 from mundus_net.engine.notation import format_position
+from mundus_net.host import gamelog
 from mundus_net.host.gamelog import (
     GENESIS,
     BotSpec,
@@ -480,6 +484,7 @@ def test_the_listing_shows_what_can_be_resumed(tmp_path: Path) -> None:
 # -- a log that cannot be written ------------------------------------------------------------------
 
 
+@pytest.mark.network
 def test_a_log_that_cannot_be_written_stops_the_host_before_it_answers(tmp_path: Path) -> None:
     from mundus_net.client.connection import Connection, ConnectTimeout
     from mundus_net.host.gamelog import LogFailure
@@ -574,10 +579,153 @@ def test_a_table_restored_before_its_game_began_keeps_the_seats_given(
     log.close()
     reopened = GameLog.open(log.path)
     resumed = restore(reopened, clock=Clock()).table
-    assert not resumed.started and resumed.names == ["hb0", "hb1", "Ana", ""]
+    # Read from the public state: after ``assert not resumed.started`` mypy would take
+    # ``started`` for False below, and the rest of the test for unreachable.
+    assert not resumed.public_state()["table"]["started"]
+    assert resumed.names == ["hb0", "hb1", "Ana", ""]
     bo.hello(resumed)  # seat 3, and the game begins
     ana.hello(resumed)  # back with her token
     assert (ana.seat, bo.seat) == (2, 3) and resumed.started
     assert play(resumed, [ana, bo])
     reopened.close()
     same_game(resumed, uninterrupted)
+
+
+# -- restoring through the table's public interface ------------------------------------------------
+
+
+def state_of(table: Table) -> tuple[Any, ...]:
+    """What a restored table must have of the original: the public state, each seat's private
+    state, question and token, the pending ids handed out, and the record."""
+    seats = range(table.players)
+    return (table.public_state(), [table.private_state(s) for s in seats],
+            [table.pending_of(s) for s in seats], [s.token for s in table.seats],
+            table.next_pending_id, table.record.to_json())
+
+
+def mid_commit(table: Table, step: int, where: str) -> bool:
+    """Between two players' commitments of an offer step after the first: some seats have
+    committed, some not (read from the public state only)."""
+    state = table.public_state()
+    committed = state["table"]["committed"]
+    return where == "answered" and table.game.round >= 2 and 0 < len(committed) < 4
+
+
+@pytest.mark.parametrize("stop", [lambda t, step, where: (step, where) == (25, "turn"),
+                                  mid_commit], ids=["between-turns", "mid-commit"])
+def test_a_restored_table_has_the_public_and_private_state_of_the_original(
+        tmp_path: Path, stop: Stop) -> None:
+    table, log, players = start(tmp_path)
+    assert not play(table, players, stop)
+    log.close()  # everything was committed: the answers commit before their replies
+    reopened = GameLog.open(log.path)
+    restored = restore(reopened, clock=Clock(), record_resume=False)
+    resumed = restored.table
+    assert restored.warnings == []
+    assert resumed.public_state()["table"]["connected"] == [True, True, False, False]
+    for player in players:  # back with their tokens, as after a crash
+        player.hello(resumed)
+    assert state_of(resumed) == state_of(table)
+    reopened.close()
+
+
+def log_rows(path: Path) -> list[tuple[Any, ...]]:
+    db = sqlite3.connect(path)
+    try:
+        return db.execute("SELECT * FROM log ORDER BY seq").fetchall() + \
+            db.execute("SELECT seq, hash FROM head").fetchall()
+    finally:
+        db.close()
+
+
+def rewrite_row(path: Path, kind: str, change: Callable[[Message], bool]) -> int:
+    """The first ``kind`` row that ``change`` edits (it returns True), with every checksum and
+    the head made again, so that only replaying the log can tell; returns its seq."""
+    db = sqlite3.connect(path)
+    rows = db.execute("SELECT seq, kind, data FROM log ORDER BY seq").fetchall()
+    target = 0
+    previous = GENESIS
+    for seq, row_kind, text in rows:
+        if not target and row_kind == kind:
+            data = json.loads(text)
+            if change(data):
+                target, text = seq, dumps(data)
+        previous = row_hash(previous, seq, row_kind, text)
+        db.execute("UPDATE log SET data = ?, hash = ? WHERE seq = ?", (text, previous, seq))
+    db.execute("UPDATE head SET hash = ?", (previous,))
+    db.commit()
+    db.close()
+    assert target, f"no {kind} row to change"
+    return target
+
+
+def illegal_decision(data: Message) -> bool:
+    if data["decision"]["kind"] != "take":
+        return False
+    data["decision"] = {"kind": "announce", "n": 1}  # a decision of another question
+    return True
+
+
+def other_host_bot(data: Message) -> bool:
+    if data["seat"] != 0:
+        return False
+    data["seat"] = 1  # the other host bot moves out of turn
+    return True
+
+
+@pytest.mark.parametrize(("kind", "change", "reason"), [
+    ("decide", illegal_decision, "illegal: "),
+    ("bot", other_host_bot, "the host bot to play is seat 0, not 1"),
+], ids=["illegal-decision", "bot-out-of-turn"])
+def test_a_log_with_a_refused_entry_is_not_restored_and_is_left_as_it_was(
+        tmp_path: Path, kind: str, change: Callable[[Message], bool], reason: str) -> None:
+    path = finished_log(tmp_path)
+    target = rewrite_row(path, kind, change)
+    on_disk = log_rows(path)
+    log = GameLog.open(path)
+    opened = list(log.rows)
+    expected = f"{re.escape(str(path))}: row {target} \\({kind}\\) does not replay: " \
+               f"{re.escape(reason)}"
+    with pytest.raises(GameLogError, match=expected):
+        restore(log, clock=Clock())
+    # Nothing half-built: no table, nothing written to the log, its rows as opened, so the
+    # same restore fails the same way again.
+    assert log.rows == opened
+    with pytest.raises(GameLogError, match=expected):
+        restore(log, clock=Clock())
+    log.close()
+    assert log_rows(path) == on_disk
+    GameLog.open(path).close()  # closed cleanly: the next host can open it
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def _reaches_in(node: ast.expr) -> bool:
+    """An attribute starting with ``_`` of anything but ``self`` (``__dunder__`` names are
+    Python's public protocol, not private), or such a name given to getattr and the like."""
+    if isinstance(node, ast.Attribute):
+        return _private(node.attr) and not (isinstance(node.value, ast.Name)
+                                            and node.value.id == "self")
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+            and node.func.id in ("getattr", "setattr", "delattr", "hasattr") \
+            and len(node.args) > 1 and isinstance(node.args[1], ast.Constant):
+        name = node.args[1].value
+        return isinstance(name, str) and _private(name)
+    return False
+
+
+def private_uses(source: str) -> list[str]:
+    """Where ``source`` reaches into another object's private names."""
+    return [f"line {node.lineno}: {ast.unparse(node)}" for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.expr) and _reaches_in(node)]
+
+
+def test_the_game_log_uses_nothing_private_of_the_table_or_any_other_object() -> None:
+    assert private_uses("table._next_id = 1\nself._seq += 1\ntype(e).__name__\n"
+                        "getattr(t, '_pending')\nt.seats[0]._x\n") == [
+        "line 1: table._next_id", "line 4: getattr(t, '_pending')", "line 5: t.seats[0]._x"]
+    source = inspect.getsourcefile(gamelog)
+    assert source is not None
+    assert private_uses(Path(source).read_text(encoding="utf-8")) == []

@@ -6,6 +6,7 @@ fake one, so deadlines and heartbeats need no sleeping.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,7 +17,8 @@ from mundus_net.bots import load_bot
 from mundus_net.engine.decisions import Decision
 from mundus_net.engine.record import GameRecord
 from mundus_net.engine.view import PlayerView
-from mundus_net.host.table import Table, error_message
+from mundus_net.host.gamelog import dumps
+from mundus_net.host.table import LOGGED_INPUTS, ReplayRefused, Table, error_message
 from mundus_net.protocol.codec import decision_to_wire
 from mundus_net.protocol.commitment import commit, new_nonce, verify
 from mundus_net.protocol.errors import ProtocolError
@@ -619,3 +621,146 @@ def test_an_ok_clears_the_answered_decision_without_a_private_message() -> None:
     _, privates = table.drain()
     to_b = [m for conn, m in privates if conn == B]
     assert to_b and all(m["pending"] is None or m["pending"]["id"] != commit_id for m in to_b)
+
+
+# -- replaying the game log: Table.replay_input, Table.resume -----------------------------------
+
+
+class Rows:
+    """A journal that keeps every row the table writes as the game log stores it (canonical
+    JSON), with the clock's time of the write: enough to replay the table elsewhere."""
+
+    def __init__(self, clock: Clock) -> None:
+        self.clock = clock
+        self.rows: list[tuple[float, str, str]] = []
+
+    def write(self, kind: str, data: dict[str, Any]) -> None:
+        self.rows.append((self.clock.now, kind, dumps(data)))
+
+    def mark(self) -> int:
+        return len(self.rows)
+
+    def undo(self, mark: int) -> None:
+        del self.rows[mark:]
+
+    def commit(self, table: Table) -> None:
+        pass
+
+
+def logged_table(clock: Clock) -> tuple[Table, Rows]:
+    """A table that does not start by itself (so every row it writes is an input), with a
+    journal, before anyone joined."""
+    table = make_table(clock, autostart=False, decision_seconds=30)
+    rows = Rows(clock)
+    table.journal = rows
+    return table, rows
+
+
+def test_replaying_every_input_of_a_table_makes_the_same_table_and_the_same_rows() -> None:
+    """Seats, flags, a seed contribution, begin, decisions, commit, reveal, timeouts and the
+    host bot's turns, taken again by a new table through replay_input, in order."""
+    clock = Clock()
+    table, rows = logged_table(clock)
+    a = send(table, A, t="hello", name="Ana", role="player")
+    b = send(table, B, t="hello", name="Bo", role="player", contribute=True)
+    token_a, token_b = a["token"], b["token"]
+    assert send(table, A, t="hello", name="Ana", role="player", token=token_a,
+                bot=True)["t"] == "welcome"  # a flags row
+    assert send(table, B, t="contribute", token=token_b, value=bytes(range(32)))["t"] == "ok"
+    table.begin()
+    table.advance()
+    to_offer_step(table, token_a)
+    offer_b, nonce_b, _ = commit_offer(table, B, token_b, 2)
+    clock.now += 31  # A's commit times out (a network bot: 10 s); the reveals open
+    table.advance()
+    pb = pending(table, 2)
+    assert send(table, B, t="reveal", token=token_b, pending=pb["id"], offer=list(offer_b),
+                nonce=nonce_b)["t"] == "ok"
+    for _ in range(12):  # deadlines and the host bot play a few rounds more
+        clock.now += 31
+        table.advance()
+    assert {kind for _, kind, _ in rows.rows} == LOGGED_INPUTS  # every kind, inputs only
+
+    twin_clock = Clock()
+    twin, twin_rows = logged_table(twin_clock)
+    for now, kind, text in rows.rows:
+        twin_clock.now = now
+        twin.replay_input(kind, json.loads(text))
+    twin_clock.now = clock.now
+    assert twin_rows.rows == rows.rows  # byte for byte, as the game log compares them
+    assert twin.public_state() == table.public_state()
+    for seat in range(table.players):
+        assert twin.private_state(seat) == table.private_state(seat)
+        assert twin.pending_of(seat) == table.pending_of(seat)
+    assert [s.token for s in twin.seats] == [s.token for s in table.seats]
+    assert twin.next_pending_id == table.next_pending_id
+    assert snapshot(twin.game) == snapshot(table.game)
+    assert twin.record.to_json() == table.record.to_json()
+
+
+def test_a_refused_replayed_input_changes_nothing_and_leaves_no_row() -> None:
+    clock = Clock()
+    table, rows = logged_table(clock)
+    a = send(table, A, t="hello", name="Ana", role="player")
+    send(table, B, t="hello", name="Bo", role="player")
+    table.begin()
+    table.advance()
+    asked = pending(table, 1)
+    assert asked["kind"] == "announce"
+    written = list(rows.rows)
+    before = fingerprint(table)
+    refusals: list[tuple[str, dict[str, Any], str]] = [
+        ("seat", {"seat": 1, "name": "Cy", "token": "c" * 32, "bot": False,
+                  "contribute": False}, "seat 1 is not free"),
+        ("seat", {"seat": 7, "name": "Cy", "token": "c" * 32, "bot": False,
+                  "contribute": False}, "there is no seat 7"),
+        ("timeout", {"seat": 1, "pending": asked["id"] + 1, "phase": "announce"},
+         f"seat 1 is not asked announce {asked['id'] + 1}"),
+        ("bot", {"seat": 0, "round": 1, "decision": None, "raised": "ValueError",
+                 "shown": None, "nonce": None}, "the host bot to play is seat None, not 0"),
+        ("decide", {"seat": 1, "pending": asked["id"], "round": 1, "by": "player",
+                    "decision": {"kind": "announce", "n": 9}}, "illegal: "),
+        ("decide", {"seat": 2, "pending": asked["id"], "round": 1, "by": "player",
+                    "decision": {"kind": "announce", "n": 2}}, "stale: "),
+        ("commit", {"seat": 1, "pending": asked["id"], "round": 1,
+                    "commitment": bytes(32).hex()}, "commit_phase: "),
+    ]
+    for kind, data, reason in refusals:
+        with pytest.raises(ReplayRefused) as refused_input:
+            table.replay_input(kind, data)
+        assert str(refused_input.value).startswith(reason), (kind, refused_input.value)
+        assert fingerprint(table) == before, kind
+        assert rows.rows == written, kind  # an illegal decision's row was taken back
+    with pytest.raises(ValueError, match="'void' is not a logged input"):
+        table.replay_input("void", {"seat": 1})
+    assert fingerprint(table) == before and rows.rows == written
+    # The same table still takes the right input, and its token still acts for its seat.
+    table.replay_input("decide", {"seat": 1, "pending": asked["id"], "round": 1,
+                                  "by": "player", "decision": {"kind": "announce", "n": 2}})
+    assert table.game.announced == 2
+    assert send(table, A, t="ping", token=a["token"])["t"] == "pong"
+
+
+def test_resume_asks_every_seat_again_above_the_given_bounds_and_never_goes_back() -> None:
+    table, token_a, _ = seated()
+    table.drain()
+    asked = pending(table, 1)
+    issued, seq = table.next_pending_id, table.seq
+    assert asked["id"] < issued
+    before = fingerprint(table)
+    with pytest.raises(ValueError, match="never back"):
+        table.resume(issued - 1, seq + 10)
+    with pytest.raises(ValueError, match="never back"):
+        table.resume(issued + 10, seq - 1)
+    assert fingerprint(table) == before and "resumed" not in table.record.meta
+    table.resume(issued + 100, seq + 50)
+    again = pending(table, 1)
+    assert (again["kind"], again["legal"]) == (asked["kind"], asked["legal"])
+    assert again["id"] == issued + 100 and table.next_pending_id == issued + 101
+    assert table.record.meta["resumed"] == 1
+    refused(table, A, "stale", t="decide", token=token_a, pending=asked["id"],
+            decision={"kind": "announce", "n": 2})  # an answer from before the restart
+    assert send(table, A, t="decide", token=token_a, pending=again["id"],
+                decision={"kind": "announce", "n": 2})["t"] == "ok"
+    updates, _ = table.drain()
+    assert [u["seq"] for u in updates] == [seq + 51]  # update numbers go on from the bound
