@@ -1,4 +1,4 @@
-"""Help for each decision the game asks for, with the RULES.md IDs that apply, and a summary
+"""Help for each decision the game asks for, with the docs/rules.md IDs that apply, and a summary
 of one round: who gained what, and why.
 
 The help names the rules (``R5.5``...) so a player who doubts can look them up, and a host's
@@ -137,7 +137,7 @@ HELP: dict[str, Help] = {
 
 
 def rules_for(kind: str) -> tuple[str, ...]:
-    """The RULES.md IDs that apply to a decision kind (empty if unknown)."""
+    """The docs/rules.md IDs that apply to a decision kind (empty if unknown)."""
     found = HELP.get(kind)
     return found.rules if found is not None else ()
 
@@ -185,7 +185,7 @@ def help_text(kind: str, view: View | None = None) -> str:
             else:
                 parts.append(f"This round's {EVENT_NAMES.get(event, event)} does not affect "
                              f"you (Juan de la Cosa).")
-    parts.append(f"Rules: {', '.join(found.rules)}.")
+    parts.append(f"Rules: {', '.join(found.rules)}. See docs/rules.md.")
     return " ".join(parts)
 
 

@@ -44,7 +44,7 @@ POWER_NAMES = {
     "tradingpost": "Trading Post",
 }
 
-# What a character or building does, in a few words (RULES.md sections 9 and 10).
+# What a character or building does, in a few words (docs/rules.md sections 9 and 10).
 POWER_EFFECTS = {
     "almagro": "sets may take the pile's top card",
     "cosa": "no event affects him",

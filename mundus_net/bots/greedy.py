@@ -53,7 +53,7 @@ from mundus_net.engine.decisions import (
 from mundus_net.engine.deck import CardDef, Deck, default_deck
 from mundus_net.engine.view import PlayerView
 
-# Rule constants (RULES.md R6.2, R8.2, P04, R5.10).
+# Rule constants (docs/rules.md R6.2, R8.2, P04, R5.10).
 SERIES_PAY = (0, 0, 0, 0, 5, 7, 10, 15, 20, 25)
 RELIC_PAY = (0, 3, 7, 12, 18, 25)
 VICENTE_PAY = (0, 3, 4, 5)

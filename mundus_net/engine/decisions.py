@@ -162,7 +162,7 @@ END_TURN = EndTurn()
 
 
 class RuleError(Exception):
-    """A refused decision. ``rule`` is the RULES.md ID it breaks; the state is unchanged."""
+    """A refused decision. ``rule`` is the docs/rules.md ID it breaks; the state is unchanged."""
 
     def __init__(self, rule: str, message: str) -> None:
         super().__init__(f"{rule}: {message}")

@@ -1,4 +1,4 @@
-"""Development cards (R1.5, RULES.md sections 9 and 10) and the deck file format.
+"""Development cards (R1.5, docs/rules.md sections 9 and 10) and the deck file format.
 
 The default deck ships as package data (``data/default.deck``); a host may load another file
 in the same format (docs/deck-format.md). A malformed file raises :class:`DeckError` naming

@@ -1,4 +1,4 @@
-"""The rules engine: a game state that applies validated decisions (RULES.md R1-R8).
+"""The rules engine: a game state that applies validated decisions (docs/rules.md R1-R8).
 
 The state is plain data (lists, dicts, ints) so that it copies and serialises quickly. At any
 moment :attr:`Game.pending` says which seat(s) must decide what, :meth:`Game.legal` lists the

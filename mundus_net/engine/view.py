@@ -133,7 +133,7 @@ class PlayerView:
 
     @property
     def promo(self) -> bool:
-        """Whether the promo cards are in play (a table option, RULES.md §10)."""
+        """Whether the promo cards are in play (a table option, docs/rules.md §10)."""
         return self._game.options.promo
 
     @property

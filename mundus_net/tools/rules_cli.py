@@ -139,7 +139,7 @@ def _cmd_apply(args: argparse.Namespace) -> int:
         except NotationError as exc:
             return _fail(f"{exc} (decision {i} of {count})", 2)
         except RuleError as exc:
-            return _fail(f"{exc} (decision {i} of {count}: {text})", 1)
+            return _fail(f"{exc} (decision {i} of {count}: {text}; see docs/rules.md)", 1)
     result = game.result
     out = {
         "position": format_position(game),
