@@ -50,7 +50,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import zmq
 
@@ -225,7 +225,8 @@ def round_trips(count: int, seed: int, secure: bool, echo: BareEcho
                     if pending is None:
                         conn.poll(1.0)
                         continue
-                    decision = bot.decide(conn.view(), pending.legal)  # type: ignore[arg-type]
+                    # A StateView has PlayerView's reading API (as in mundus_net.client.bot).
+                    decision = bot.decide(cast(PlayerView, conn.view()), pending.legal)
                     sample = echo.round_trip()
                     start = clock()
                     request = conn.decide(decision)

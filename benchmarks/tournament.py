@@ -25,7 +25,8 @@ import sys
 import time
 from typing import Any
 
-from mundus_net.tools.tournament import Row, Settings, run_tournament
+from mundus_net.tools.results import Row
+from mundus_net.tools.tournament import Settings, run_tournament
 
 TARGET = 1.8
 

@@ -1,3 +1,5 @@
-"""The client library: a connection to a table (docs/protocol.md), the state files it keeps,
-LAN discovery and ``mundus bot``; the terminal client is :mod:`mundus_net.client.tui`. It
-never imports :mod:`mundus_net.host` (docs/architecture.md)."""
+"""The client library: a connection to a table (docs/protocol.md) as a socket-free protocol
+core (:mod:`mundus_net.client.core`) and a thin ZeroMQ transport
+(:mod:`mundus_net.client.connection`), the state files it keeps, LAN discovery and
+``mundus bot``; the terminal client is :mod:`mundus_net.client.tui`. It never imports
+:mod:`mundus_net.host` (docs/architecture.md)."""

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -45,6 +44,7 @@ from mundus_net.engine.defaults import default_choice
 from mundus_net.engine.game import Result
 from mundus_net.engine.view import PlayerView
 from mundus_net.protocol.security import fetch_key
+from mundus_net.protocol.statedir import atomic_write
 
 Log = Callable[[str], None]
 
@@ -186,9 +186,7 @@ def write_session(path: Path, conn: Connection) -> None:
     data = {"address": conn.address, "game": conn.game_id, "seat": conn.seat,
             "token": conn.token,
             "secret": None if conn.secret is None else conn.secret.to_json()}
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data), encoding="utf-8")
-    os.replace(tmp, path)
+    atomic_write(path, json.dumps(data))
 
 
 def _jsonable(value: Any) -> Any:

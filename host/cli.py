@@ -36,6 +36,7 @@ from mundus_net.host.server import Host
 from mundus_net.host.table import DEFAULT_BOT_SECONDS, Message, Table
 from mundus_net.protocol.security import SecurityError, require_curve
 from mundus_net.protocol.signing import sign_record
+from mundus_net.protocol.statedir import atomic_write
 
 DEFAULT_PORT = 7700
 
@@ -397,7 +398,7 @@ def _write_record(path: str | None, table: Table, keys: HostKeys | None = None) 
     if path is None:
         return
     try:
-        Path(path).write_text(record_text(table, keys), encoding="utf-8")
+        atomic_write(Path(path), record_text(table, keys), 0o644)
     except OSError as exc:
         print(f"mundus host: cannot write the record to {path}: {exc}", file=sys.stderr)
         return

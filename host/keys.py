@@ -20,7 +20,6 @@ import json
 import os
 import sys
 import threading
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,9 +45,9 @@ SIGN_FILE = "host-sign-key"
 FORMAT = "mundus-net/host-key/1"
 
 
-def default_key_dir(environ: Mapping[str, str] | None = None) -> Path:
+def default_key_dir() -> Path:
     """``$XDG_STATE_HOME/mundus-net``, or ``~/.local/state/mundus-net``."""
-    return state_dir(environ)
+    return state_dir()
 
 
 @dataclass(frozen=True)

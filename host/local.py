@@ -37,6 +37,7 @@ from mundus_net.host.keys import HostKeys
 from mundus_net.host.server import Host
 from mundus_net.host.table import Table
 from mundus_net.protocol.security import SecurityError
+from mundus_net.protocol.statedir import atomic_write
 
 READY = "READY"
 WAIT_FOR_JOIN_S = 120.0  # a table nobody joins (the client failed) goes away after this
@@ -138,7 +139,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if args.record is not None:
             try:
-                args.record.write_text(record_text(table, keys), encoding="utf-8")
+                atomic_write(args.record, record_text(table, keys), 0o644)
             except OSError as exc:
                 print(f"cannot write the record to {args.record}: {exc}", file=sys.stderr)
     return 0

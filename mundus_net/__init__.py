@@ -2,7 +2,7 @@
 
 General layout (docs/architecture.md has the whole map, and a test enforces it):
 
-- :mod:`mundus_net.engine`: the rules (RULES.md R1-R8), pure: no I/O, no network, no terminal;
+- :mod:`mundus_net.engine`: the rules (docs/rules.md R1-R8), pure: no I/O, no network, no terminal;
 - :mod:`mundus_net.bots`: built-in strategies, on the engine only;
 - :mod:`mundus_net.protocol`: the wire messages, the commitments, record signing (no sockets'
   owners, no terminal);

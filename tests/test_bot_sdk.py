@@ -219,6 +219,7 @@ def test_the_example_bot_loads_by_module_class_and_by_path(monkeypatch: pytest.M
     assert a.result == b.result and a.result is not None
 
 
+@pytest.mark.network
 def test_the_example_bot_plays_from_the_mundus_command() -> None:
     script = Path(sys.executable).with_name("mundus")
     command = [str(script)] if script.exists() else [sys.executable, "-m", "mundus_net.cli"]

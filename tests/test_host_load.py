@@ -21,6 +21,7 @@ from collections import Counter
 from typing import Any
 
 import msgpack
+import pytest
 import zmq
 from keyed_bot import KeyedBot
 
@@ -40,7 +41,10 @@ from mundus_net.protocol.messages import (
 )
 from mundus_net.protocol.security import make_client
 
-WAIT = 30.0
+pytestmark = pytest.mark.network
+
+WAIT = 120.0  # a deadline for every wait: generous, so a loaded machine is not a failure
+ATTACK_MESSAGES = 2000  # the attack goes on at least this long, however fast the game ends
 SEED = 9
 HOST_BOTS = [("greedy", 100 + i) for i in range(4)]
 NETWORK_BOTS = {4: 4, 5: 5}  # seat -> KeyedBot seed
@@ -285,7 +289,6 @@ def test_a_bot_game_under_load_and_attack_ends_as_without_the_attack() -> None:
     threads = [threading.Thread(target=spectators.run, daemon=True),
                threading.Thread(target=attacker.run, daemon=True)]
     rss_before = max_rss_mb()
-    started = time.monotonic()
     players: dict[int, CountingBot] = {}
     try:
         threads[0].start()
@@ -316,8 +319,8 @@ def test_a_bot_game_under_load_and_attack_ends_as_without_the_attack() -> None:
         final = host.call(lambda t: t.public_state()["result"])
         answered = ("malformed", "bad_field", "bad_token", "rate_limited")
         deadline = time.monotonic() + WAIT
-        while spectators.results() != [final] * SPECTATORS or not all(
-                attacker.replies[code] for code in answered):
+        while spectators.results() != [final] * SPECTATORS or attacker.sent < ATTACK_MESSAGES \
+                or not all(attacker.replies[code] for code in answered):
             assert time.monotonic() < deadline, (spectators.results().count(final),
                                                  {c: attacker.replies[c] for c in answered})
             time.sleep(0.02)
@@ -333,7 +336,6 @@ def test_a_bot_game_under_load_and_attack_ends_as_without_the_attack() -> None:
         spectators.close()
         host.stop()
         ctx.destroy(linger=0)
-    took = time.monotonic() - started
 
     # The game ended exactly as without the attack.
     assert table.game.result == expected
@@ -349,7 +351,7 @@ def test_a_bot_game_under_load_and_attack_ends_as_without_the_attack() -> None:
     # Every spectator saw the end.
     assert spectators.results() == [table.public_state()["result"]] * SPECTATORS
     # The attack was answered (and rate-limited), and nothing in the host broke.
-    assert attacker.sent > 2000, attacker.sent
+    assert attacker.sent >= ATTACK_MESSAGES, attacker.sent
     assert attacker.replies["malformed"] and attacker.replies["bad_field"]
     assert attacker.replies["bad_token"] and attacker.replies["rate_limited"]
     assert errors == [], errors[:3]
@@ -361,4 +363,3 @@ def test_a_bot_game_under_load_and_attack_ends_as_without_the_attack() -> None:
     assert spectator_events <= MAX_SPECTATOR_NAMES
     assert published < 20_000
     assert max_rss_mb() - rss_before < 200, "the host's memory grew without bound"
-    assert took < WAIT

@@ -25,7 +25,7 @@ from mundus_net.protocol.messages import PROTOCOL_VERSION, decode_host, encode
 from mundus_net.protocol.security import make_client
 
 Message = dict[str, Any]
-WAIT = 5.0  # no wait in these tests is longer
+WAIT = 60.0  # a deadline for every wait: generous, so a loaded machine is not a failure
 
 
 class RawClient:
@@ -181,6 +181,7 @@ def assert_refused(host: Host, client: RawClient, code: str, send: Callable[[], 
 # -- bad input --------------------------------------------------------------------------------
 
 
+@pytest.mark.network
 def test_malformed_frames_are_answered_once_and_change_nothing(
         table_host: Host, players: tuple[RawClient, RawClient]) -> None:
     a, _ = players
@@ -201,10 +202,12 @@ def test_malformed_frames_are_answered_once_and_change_nothing(
 
     error = assert_refused(table_host, a, "malformed", two_frames)
     assert "one frame" in error["message"]
-    time.sleep(0.1)
+    # The host answers in order: once this ping's pong is in, every earlier answer is too.
+    assert a.request(t="ping")["t"] == "pong"
     assert a.replies == []  # each bad message was answered exactly once
 
 
+@pytest.mark.network
 def test_wrong_types_and_unknown_fields_are_named(
         table_host: Host, players: tuple[RawClient, RawClient]) -> None:
     a, _ = players
@@ -223,6 +226,7 @@ def test_wrong_types_and_unknown_fields_are_named(
     assert "'commitment'" in error["message"]
 
 
+@pytest.mark.network
 def test_an_oversized_frame_is_dropped_and_the_host_runs_on(
         ctx: zmq.Context[Any], table_host: Host, players: tuple[RawClient, RawClient]) -> None:
     a, _ = players
@@ -248,6 +252,7 @@ def _ping(client: RawClient) -> Message | None:
     return next((m for m in client.replies if m.get("id") == rid), None)
 
 
+@pytest.mark.network
 def test_an_unknown_message_type_is_refused(
         table_host: Host, players: tuple[RawClient, RawClient]) -> None:
     a, _ = players
@@ -256,6 +261,7 @@ def test_an_unknown_message_type_is_refused(
     assert "launch" in error["message"]
 
 
+@pytest.mark.network
 def test_a_wrong_seat_token_acts_for_nobody(
         table_host: Host, players: tuple[RawClient, RawClient]) -> None:
     a, b = players
@@ -270,6 +276,7 @@ def test_a_wrong_seat_token_acts_for_nobody(
         decision={"kind": "announce", "n": 3}))
 
 
+@pytest.mark.network
 def test_a_decision_out_of_turn_or_for_another_seat_is_refused(
         table_host: Host, players: tuple[RawClient, RawClient]) -> None:
     a, b = players
@@ -285,6 +292,7 @@ def test_a_decision_out_of_turn_or_for_another_seat_is_refused(
         t="commit", token=a.token, pending=p["id"], commitment=bytes(32)))
 
 
+@pytest.mark.network
 def test_an_illegal_decision_carries_its_rule(
         table_host: Host, players: tuple[RawClient, RawClient]) -> None:
     a, _ = players
@@ -294,6 +302,7 @@ def test_an_illegal_decision_carries_its_rule(
     assert error["rule"] == "R5.1" and error["message"].startswith("R5.1")
 
 
+@pytest.mark.network
 def test_a_replayed_message_is_stale(
         table_host: Host, players: tuple[RawClient, RawClient]) -> None:
     a, _ = players
@@ -311,6 +320,7 @@ def test_a_replayed_message_is_stale(
     assert error["id"] == 99
 
 
+@pytest.mark.network
 def test_a_broken_reveal_is_a_violation_and_the_game_goes_on(
         table_host: Host, players: tuple[RawClient, RawClient]) -> None:
     a, b = players
@@ -341,6 +351,7 @@ def test_a_broken_reveal_is_a_violation_and_the_game_goes_on(
     assert a.request(t="ping")["t"] == "pong"
 
 
+@pytest.mark.network
 def test_a_flood_is_rate_limited_and_a_legitimate_client_is_still_served(
         ctx: zmq.Context[Any], table_host: Host, players: tuple[RawClient, RawClient]) -> None:
     a, _ = players
@@ -349,24 +360,13 @@ def test_a_flood_is_rate_limited_and_a_legitimate_client_is_still_served(
     try:
         junk = encode({"t": "ping"})
         garbage = b"\x93\x01\x02"
-        flood_started = time.monotonic()
         for i in range(3000):
             flood.send_raw(junk if i % 2 else garbage)
-        started = time.monotonic()
-        assert a.request(t="ping")["t"] == "pong"
-        assert time.monotonic() - started < 2.0
-        # Under load the host may still be working through the flood: read its answers until
-        # the rate_limited one has come (bounded), then a little more.
-        deadline = time.monotonic() + 5.0
-        while time.monotonic() < deadline and not any(
-                m.get("code") == "rate_limited" for m in flood.replies):
-            flood.pump(0.1)
-        flood.pump(0.3)
-        elapsed = time.monotonic() - flood_started
-        limited = [m for m in flood.replies if m.get("code") == "rate_limited"]
-        assert 1 <= len(limited) <= 1 + elapsed  # at most one a second
-        # the burst and the refill were answered; the rest was dropped without an answer
-        assert len(flood.replies) <= 200 + 100 * elapsed + len(limited)
+        assert a.request(t="ping")["t"] == "pong"  # the legitimate client is still served
+        # The flooder is told that it is limited; how many answers a second the limiter
+        # allows is test_the_rate_limiter_refills' job (an injected clock), not this one's:
+        # here it would depend on the machine's speed.
+        flood.wait_for(lambda: any(m.get("code") == "rate_limited" for m in flood.replies))
         assert state_of(table_host, a) == before
     finally:
         flood.close()
@@ -385,6 +385,7 @@ def test_the_rate_limiter_refills() -> None:
 # -- secrecy ----------------------------------------------------------------------------------
 
 
+@pytest.mark.network
 def test_no_client_sees_an_offer_before_every_commitment_is_in(
         table_host: Host, players: tuple[RawClient, RawClient]) -> None:
     a, b = players
@@ -440,6 +441,7 @@ def test_no_client_sees_an_offer_before_every_commitment_is_in(
 # -- whole games ------------------------------------------------------------------------------
 
 
+@pytest.mark.network
 def test_a_game_of_host_bots_runs_to_the_end_with_a_spectator_watching(
         ctx: zmq.Context[Any]) -> None:
     table = Table(4, seed=8, game_id="bot-game", autostart=False, heartbeat_ms=100,
@@ -483,6 +485,7 @@ def test_a_game_of_host_bots_runs_to_the_end_with_a_spectator_watching(
         host.stop()
 
 
+@pytest.mark.network
 def test_silent_players_are_marked_away_and_back(ctx: zmq.Context[Any]) -> None:
     table = Table(2, seed=1, heartbeat_ms=40, bots=[load_bot("random", 0)])
     host = start_host(table)
@@ -499,6 +502,7 @@ def test_silent_players_are_marked_away_and_back(ctx: zmq.Context[Any]) -> None:
         assert host.wait(WAIT)
 
 
+@pytest.mark.network
 def test_the_host_survives_a_bug_in_handling_a_message(
         table_host: Host, players: tuple[RawClient, RawClient]) -> None:
     a, _ = players
@@ -515,6 +519,7 @@ def test_the_host_survives_a_bug_in_handling_a_message(
 # -- the command --------------------------------------------------------------------------------
 
 
+@pytest.mark.network
 def test_mundus_host_plays_a_bot_table_and_writes_the_record(
         tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
     from mundus_net.cli import main

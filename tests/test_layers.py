@@ -35,7 +35,7 @@ LAYERS = [
     Layer("facade", ("mundus_net",), frozenset({"engine"})),
     Layer("bots", ("mundus_net.bots",), frozenset({"engine"})),
     Layer("protocol", ("mundus_net.protocol",), frozenset({"engine"}),
-          frozenset({"msgpack", "zmq"})),
+          frozenset({"msgpack", "zmq", "platformdirs"})),
     Layer("host", ("mundus_net.host",),
           frozenset({"engine", "facade", "bots", "protocol", "cli_args"}),
           frozenset({"msgpack", "zmq", "cryptography"})),
@@ -44,11 +44,12 @@ LAYERS = [
           frozenset({"prompt_toolkit", "zmq"})),
     Layer("client", ("mundus_net.client",),
           frozenset({"engine", "facade", "bots", "protocol", "cli_args"}),
-          frozenset({"msgpack", "zmq"})),
+          frozenset({"msgpack", "zmq", "filelock"})),
     Layer("tools", ("mundus_net.tools",),
           frozenset({"engine", "facade", "bots", "protocol", "cli_args", "host", "client",
                      "tui"}),
-          frozenset({"cryptography", "openskill", "dask", "distributed", "matplotlib"})),
+          frozenset({"cryptography", "openskill", "dask", "distributed", "matplotlib",
+                     "tqdm"})),
 ]
 _PREFIX_ORDER = sorted(((p, layer) for layer in LAYERS for p in layer.prefixes),
                        key=lambda item: -len(item[0]))

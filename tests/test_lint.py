@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.network
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ["mundus_net", "client", "host", "protocol"]
 CHECKED = [*PACKAGES, "tests", "benchmarks", "examples"]
@@ -46,9 +48,10 @@ def test_ruff_is_clean_on_packages_tests_and_benchmarks() -> None:
     assert run.returncode == 0, run.stdout + run.stderr
 
 
-def test_mypy_is_clean_on_packages(tmp_path: Path) -> None:
+def test_mypy_is_clean_on_packages_tests_and_benchmarks(tmp_path: Path) -> None:
     tree = installed_layout(tmp_path)
     run = subprocess.run([_tool("mypy"), "--config-file", str(ROOT / "pyproject.toml"),
-                          "mundus_net"],
+                          "mundus_net", "tests",
+                          "benchmarks", "examples"],
                          cwd=tree, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout + run.stderr

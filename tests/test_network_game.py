@@ -24,6 +24,8 @@ from mundus_net.engine.record import GameRecord
 from mundus_net.host.server import Host
 from mundus_net.host.table import Table
 
+pytestmark = pytest.mark.network
+
 ROOT = Path(__file__).resolve().parent.parent
 SEED = 11
 WAIT = 30.0  # seconds: the longest any step may take (a game takes about one)
@@ -276,7 +278,7 @@ def play_two_seats(host: Host, drop_one_update: bool = False
                 dropped.append(int(message["seq"]))
                 return
             handle(message)
-        follower._on_sub = lossy  # type: ignore[method-assign,assignment]
+        follower._on_sub = lossy  # type: ignore[method-assign]
     try:
         lead.connect(WAIT)
         follower.connect(WAIT)
@@ -304,7 +306,8 @@ def play_two_seats(host: Host, drop_one_update: bool = False
 def test_a_second_seat_in_one_process_shares_the_first_ones_public_messages(
         host: Host) -> None:
     lead, follower, synced = play_two_seats(host)
-    assert synced == 1
+    # at least the join's snapshot; a late update may cost another (a grace timer decides)
+    assert synced >= 1
     assert follower._sub is None  # one SUB socket for both seats
     assert follower.seat == 3 and lead.seat == 2
     assert follower.result is not None and follower.result == lead.result
@@ -315,6 +318,6 @@ def test_a_second_seat_in_one_process_shares_the_first_ones_public_messages(
 def test_a_seat_sharing_public_messages_recovers_a_lost_update_with_its_own_snapshot(
         host: Host) -> None:
     lead, follower, synced = play_two_seats(host, drop_one_update=True)
-    assert synced == 2  # the gap: a snapshot of its own
+    assert synced >= 2  # the gap: a snapshot of its own, beyond the join's
     assert follower.result is not None and follower.result == lead.result
     assert (follower.seq, follower.state) == (lead.seq, lead.state)

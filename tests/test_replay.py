@@ -203,6 +203,7 @@ def test_sim_records_replay_to_the_same_result(tmp_path: Path) -> None:
         record = GameRecord.from_json(path.read_text(encoding="utf-8"))
         game = record.replay()
         assert game.is_over and game.result == record.result
+        assert game.result is not None
         assert {d.by for d in record.decisions} == {"bot"}
         greedy = record.names.index("greedy #0")
         assert greedy == i % 3  # rotated one seat on each game
@@ -224,6 +225,7 @@ def wait_status(t: Term, pattern: str) -> re.Match[str]:
     return found
 
 
+@pytest.mark.network
 def test_stepping_through_a_game_in_the_terminal(tmp_path: Path, record: GameRecord,
                                                  record_file: Path) -> None:
     model = Replay(record)
@@ -269,6 +271,7 @@ def test_stepping_through_a_game_in_the_terminal(tmp_path: Path, record: GameRec
         t.close()
 
 
+@pytest.mark.network
 def test_starting_as_a_seat_at_a_decision(tmp_path: Path, record: GameRecord,
                                           record_file: Path) -> None:
     model = Replay(record)

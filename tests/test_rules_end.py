@@ -57,9 +57,10 @@ def test_R7_order_of_a_round(players: int) -> None:
             rounds.append([])
         elif rounds and e.kind != "decision":
             rounds[-1].append(e.kind)
-    assert len(rounds) == g.result.rounds  # type: ignore[union-attr]
+    assert g.result is not None
+    assert len(rounds) == g.result.rounds
     for kinds in rounds:
-        steps = [STEP_OF_EVENT[k] for k in kinds if STEP_OF_EVENT[k] is not None]
+        steps = [step for k in kinds if (step := STEP_OF_EVENT[k]) is not None]
         assert steps == sorted(steps), kinds
         assert kinds[0] == "event"
         assert "round_end" in kinds

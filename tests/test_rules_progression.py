@@ -34,7 +34,8 @@ from mundus_net.engine.view import PlayerView, public_log
 
 
 def income_of_turn(g: Game, seat: int) -> int:
-    return [e for e in events(g, "income") if e["seat"] == seat][-1]["gain"]
+    gain: int = [e for e in events(g, "income") if e["seat"] == seat][-1]["gain"]
+    return gain
 
 
 # -- R6.1 turn order ------------------------------------------------------------------------------

@@ -29,7 +29,8 @@ def promo_game(players: int = 3, seed: int = 0) -> Game:
 
 
 def income(g: Game, seat: int) -> dict[str, int]:
-    return [e for e in events(g, "income") if e["seat"] == seat][-1]["parts"]
+    parts: dict[str, int] = [e for e in events(g, "income") if e["seat"] == seat][-1]["parts"]
+    return parts
 
 
 def test_promo_cards_are_off_unless_the_host_turns_them_on() -> None:

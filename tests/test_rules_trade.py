@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import pytest
 from conftest import (
     R,
@@ -82,7 +84,7 @@ def test_R5_2_casas_may_offer_zero_to_n() -> None:
     start_announce(g, {0: [1, 2, 3, 4, 5], 1: [2, 3, 4, 5, 6], 2: [5, 6, 7, 8, 9]}, tm=0)
     g.apply(0, Announce(3))
     assert g.pending is not None and g.pending.detail["sizes"][1] == (0, 3)
-    sizes = {len(d.cards) for d in g.legal(1)}
+    sizes = {len(cast(Offer, d).cards) for d in g.legal(1)}
     assert sizes == {0, 1, 2, 3}
     assert_refused(g, 1, Offer((2, 3, 4, 5)), "R5.2")
     g.apply(1, Offer(()))
@@ -240,7 +242,7 @@ def test_R5_7_no_ping_pong_take_back() -> None:
     g = new_game(3, seed=4)
     # X = 0 took from Y = 1, then Y took from X: X takes now.
     start_takes(g, {0: [1], 1: [5], 2: [8]}, taker=0, takes=[(0, 1), (1, 0)])
-    assert {d.seat for d in g.legal(0)} == {2}
+    assert {cast(Take, d).seat for d in g.legal(0)} == {2}
     err = assert_refused(g, 0, Take(1, 5, None), "R5.7")
     assert "ping-pong" in str(err)
     g.apply(0, Take(2, 8, None))
@@ -258,7 +260,7 @@ def test_R5_7_lifted_when_only_y_has_cards() -> None:
     """R5.7 ruling: if the only cards X could take belong to Y, X may take from Y."""
     g = new_game(3, seed=4)
     start_takes(g, {0: [1], 1: [5, 6]}, taker=0, takes=[(0, 1), (1, 0)])
-    assert {d.seat for d in g.legal(0)} == {1}
+    assert {cast(Take, d).seat for d in g.legal(0)} == {1}
     g.apply(0, Take(1, 5, None))
 
 
@@ -280,7 +282,7 @@ def test_R5_7_ping_pong_in_a_real_trade() -> None:
     g.apply(0, Take(2, 7, None))
     assert g.active == 2
     assert_refused(g, 2, Take(0, 4, None), "R5.7")
-    assert all(d.seat == 1 for d in g.legal(2))
+    assert all(cast(Take, d).seat == 1 for d in g.legal(2))
 
 
 # -- R5.8 / R5.9 the end of the trade -------------------------------------------------------------

@@ -159,6 +159,7 @@ def captures() -> Iterator[dict[bool, tuple[bytes, Table, list[Connection]]]]:
     yield {insecure: play_through_proxy(insecure) for insecure in (False, True)}
 
 
+@pytest.mark.network
 def test_nothing_readable_crosses_the_wire_with_encryption(
         captures: dict[bool, tuple[bytes, Table, list[Connection]]]) -> None:
     wire, table, conns = captures[False]
@@ -168,6 +169,7 @@ def test_nothing_readable_crosses_the_wire_with_encryption(
     assert found == []
 
 
+@pytest.mark.network
 def test_the_same_game_without_encryption_shows_everything(
         captures: dict[bool, tuple[bytes, Table, list[Connection]]]) -> None:
     wire, table, conns = captures[True]  # the control: the markers are the right ones
@@ -196,6 +198,7 @@ def test_host_keys_are_made_once_private_and_kept(tmp_path: Path) -> None:
         parse_key("not a key")
 
 
+@pytest.mark.network
 def test_the_key_port_tells_the_public_keys_and_a_wrong_key_hears_nothing() -> None:
     keys = HostKeys.generate()
     table = Table(2, bots=[load_bot("random", 0)])
@@ -222,6 +225,7 @@ def test_the_key_port_tells_the_public_keys_and_a_wrong_key_hears_nothing() -> N
         host.stop()
 
 
+@pytest.mark.network
 def test_an_insecure_host_says_so_on_its_key_port() -> None:
     host = Host(Table(2, bots=[load_bot("random", 0)]), port=0, insecure=True,
                 log=lambda text: None)
@@ -296,9 +300,9 @@ def test_the_terminal_client_says_insecure_on_every_screen() -> None:
 
     for width in (80, 30, 10):
         insecure = TableModel(address="tcp://127.0.0.1:1", insecure=True)
-        line = "".join(text for _, text in insecure._status_line(width))
+        line = "".join(fragment[1] for fragment in insecure._status_line(width))
         assert line.startswith("INSECURE"[:width]) and len(line) <= width
-        screen = "".join(text for _, text in insecure.draw(width, 10))  # "Connecting…"
+        screen = "".join(fragment[1] for fragment in insecure.draw(width, 10))  # "Connecting…"
         assert "INSECURE"[:width] in screen
     secure = TableModel(address="tcp://127.0.0.1:1")
-    assert "INSECURE" not in "".join(text for _, text in secure.draw(80, 10))
+    assert "INSECURE" not in "".join(fragment[1] for fragment in secure.draw(80, 10))

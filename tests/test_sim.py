@@ -10,15 +10,10 @@ import pytest
 
 from mundus_net.cli import main
 from mundus_net.engine.deck import default_deck_text
-from mundus_net.tools.sim import (
-    REASONS,
-    _progress_line,
-    bot_seed,
-    format_summary,
-    game_seed,
-    run_sim,
-    wilson,
-)
+from mundus_net.engine.seeds import bot_seed, game_seed
+from mundus_net.tools.progress import ProgressReport
+from mundus_net.tools.results import REASONS, wilson
+from mundus_net.tools.sim import format_summary, run_sim
 
 FOUR_RANDOM = ["random"] * 4
 
@@ -155,14 +150,14 @@ def test_cli_bad_arguments(argv: list[str], message: str,
     assert message in capsys.readouterr().err
 
 
-def test_progress_line() -> None:
+def test_progress_bar_on_a_terminal() -> None:
     stream = io.StringIO()
-    show = _progress_line(stream)
+    show = ProgressReport(stream, "sim", tty=True, redraw_s=0)
     show(1, 3)
     show(3, 3)
     text = stream.getvalue()
-    assert "game 1/3" in text and "game 3/3" in text
-    assert text.endswith("\r")
+    assert "sim:" in text and "1/3" in text and "3/3" in text
+    assert text.endswith("\r")  # cleared at the end
 
 
 def test_wilson_interval() -> None:

@@ -14,9 +14,9 @@ import pytest
 
 from mundus_net.cli import main
 from mundus_net.engine.record import GameRecord
+from mundus_net.tools.progress import ProgressReport
 from mundus_net.tools.sim import run_sim
 from mundus_net.tools.tournament import (
-    ProgressBar,
     Settings,
     chunks,
     format_table,
@@ -51,6 +51,7 @@ def test_chunks_cover_the_games_in_order() -> None:
         assert [i for a, b in parts for i in range(a, b)] == list(range(games))
 
 
+@pytest.mark.network
 def test_same_results_whatever_jobs_and_as_the_rotated_sim() -> None:
     settings = Settings(BOTS, 3, seed=4)
     one, rows1 = run_tournament(settings, 9, jobs=1)
@@ -98,6 +99,7 @@ def test_fewer_players_than_bots_and_bad_settings() -> None:
         run_tournament(Settings(("random", "random"), 2), 1, network=True, scheduler="x")
 
 
+@pytest.mark.network
 def test_cli_outputs_are_the_same_for_one_and_two_jobs(tmp_path: Path,
                                                        capsys: pytest.CaptureFixture[str]
                                                        ) -> None:
@@ -144,15 +146,15 @@ def test_cli_rejects_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_progress_bar_on_a_terminal_and_in_a_log() -> None:
     tty = io.StringIO()
-    clock = iter([0.0, 1.0, 2.0, 3.0]).__next__
-    bar = ProgressBar(tty, tty=True, clock=clock)
+    bar = ProgressReport(tty, "tournament", tty=True, redraw_s=0)
     bar(1, 4)
     bar(4, 4)
-    assert "\r[######------------------] 1/4" in tty.getvalue()
-    assert "ETA 3s" in tty.getvalue() and tty.getvalue().endswith("\n")
+    drawn = tty.getvalue()
+    assert "tournament:" in drawn and "1/4" in drawn and "4/4" in drawn and "game/s" in drawn
+    assert drawn.endswith("\r")  # the bar is cleared at the end (leave=False)
     log = io.StringIO()
     times = iter(float(t) for t in range(200)).__next__
-    bar = ProgressBar(log, tty=False, clock=times)
+    bar = ProgressReport(log, "tournament", tty=False, clock=times)
     for done in range(1, 101):
         bar(done, 100)
     lines = log.getvalue().splitlines()
@@ -177,6 +179,7 @@ def test_network_games_give_the_in_process_results(tmp_path: Path) -> None:
     assert record.result is not None and list(record.result.places) == rows[1]["places"]
 
 
+@pytest.mark.network
 def test_scheduler_runs_on_a_local_dask_cluster() -> None:
     distributed = pytest.importorskip("distributed")
     settings = Settings(BOTS, 3, seed=6)

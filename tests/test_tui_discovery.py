@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from tui_term import ROOT, Term, environment, phase
 
 from mundus_net.bots.base import load_bot
@@ -33,6 +34,7 @@ def test_the_beacon_round_trips() -> None:
     assert decode_beacon(encode_beacon(a)) == a
 
 
+@pytest.mark.network
 def test_a_beacon_is_heard_on_loopback() -> None:
     table = Table(4, seed=1, bots=[load_bot("greedy", i) for i in range(3)],
                   name="Loopback table")
@@ -63,6 +65,7 @@ def test_a_beacon_is_heard_on_loopback() -> None:
     assert not beacon._thread.is_alive()
 
 
+@pytest.mark.network
 def test_join_lists_the_announced_table_and_watch_follows_it(tmp_path: Path) -> None:
     port = free_udp_port()
     log = (tmp_path / "host.out").open("w")

@@ -15,7 +15,17 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui_term import Term, choices, colour_codes, environment, hand, phase, stop_tables
+import pytest
+from tui_term import (
+    Term,
+    answer,
+    choices,
+    colour_codes,
+    environment,
+    hand,
+    phase,
+    stop_tables,
+)
 
 from mundus_net.engine.game import Game
 from mundus_net.engine.notation import format_decision, parse_decision
@@ -24,6 +34,8 @@ from mundus_net.engine.view import PlayerView
 ME = 3  # the bots take the first seats
 SEED = 7
 ROUNDS = 3
+
+pytestmark = pytest.mark.network  # every test plays in a pseudo-terminal (pexpect)
 
 
 @dataclass
@@ -42,15 +54,6 @@ def ask(t: Term) -> str:
     """Wait for a question (or the end); its phase, or "over"."""
     return str(t.wait(lambda t: "over" if "Game over after" in t.text() else phase(t),
                       what="a question or the end"))
-
-
-def answer(t: Term, text: str) -> None:
-    """Type ``text`` and Enter, and wait until the client has taken both in (the input line
-    shows the text, then is empty again): any question shown after that is a new one."""
-    t.send(text)
-    t.wait(lambda t: t.lines()[-1].endswith("> " + text), what=f"the echo of {text!r}")
-    t.send("\r")
-    t.wait(lambda t: t.lines()[-1].endswith(">"), what="the input line to clear")
 
 
 def status(t: Term) -> str:
@@ -126,7 +129,8 @@ def test_a_whole_game_against_three_bots(tmp_path: Path) -> None:
             mine += 1
         game.apply(seat, decision)
     assert mine == len(seen)
-    assert game.is_over and list(game.result.doubloons) == result["doubloons"]
+    assert game.is_over and game.result is not None
+    assert list(game.result.doubloons) == result["doubloons"]
 
 
 def _detours(t: Term) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import sys
 from pathlib import Path
 
 import pytest
@@ -104,7 +105,9 @@ def test_sending_marks_the_question_answered() -> None:
     action = model.interpret("1")
     assert isinstance(action, Send)
     model.sending(action)
-    assert model.ready is None and model.prompt_text() == "> "
+    # Read into a local: mypy keeps a narrowed ``model.ready`` across the calls below.
+    ready_while_sending = model.ready
+    assert ready_while_sending is None and model.prompt_text() == "> "
     waiting = model.interpret("2")
     assert isinstance(waiting, Say) and "on its way" in waiting.text
     model.send_failed(RuntimeError("gone"))
@@ -119,7 +122,9 @@ def test_the_turn_lists_the_advisor_and_end() -> None:
     assert all(c.decisions[0] in legal for c in choices if len(c.decisions) == 1)
     assert model.interpret("end") == Send((EndTurn(),))
     assert model.interpret("pass") == Send((EndTurn(),))
-    assert choices_for(model.snap.view, model.snap.ready, NAMES) == choices
+    view, ready = model.snap.view, model.snap.ready
+    assert view is not None and ready is not None
+    assert choices_for(view, ready, NAMES) == choices
 
 
 @pytest.mark.parametrize("width, height", [(80, 24), (100, 30), (160, 50)])
@@ -144,11 +149,17 @@ def test_help_names_the_rules() -> None:
     assert "Help (F1 or Esc closes)" in text and "R5.7" in text
 
 
+@pytest.mark.skipif(sys.platform != "linux", reason="the XDG folders are Linux's")
+def test_the_state_folder_follows_xdg_state_home(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    assert state_dir() == tmp_path / "mundus-net"
+    monkeypatch.setenv("XDG_STATE_HOME", "relative/path")  # the spec: ignore a relative path
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert state_dir() == tmp_path / ".local" / "state" / "mundus-net"
+
+
 def test_tokens_are_private_and_per_address(tmp_path: Path) -> None:
-    assert state_dir({"XDG_STATE_HOME": str(tmp_path), "HOME": "/nowhere"}) == \
-        tmp_path / "mundus-net"
-    assert state_dir({"XDG_STATE_HOME": "relative/path", "HOME": str(tmp_path)}) == \
-        tmp_path / ".local" / "state" / "mundus-net"
     store = TokenStore(tmp_path / "state" / "tokens.json")
     secret = OfferSecret(2, (1, 5), b"\x01" * 32, b"\x02" * 32)
     store.save("tcp://127.0.0.1:7700", "a" * 32, game="g1", seat=3, name="Ana", secret=secret,

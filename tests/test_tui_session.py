@@ -12,7 +12,10 @@ import signal
 import stat
 from pathlib import Path
 
+import pytest
 from tui_term import Term, colour_codes, environment, hand, phase, stop_tables
+
+pytestmark = pytest.mark.network
 
 
 def test_ctrl_c_leaves_and_join_resumes_the_seat(tmp_path: Path) -> None:

@@ -161,8 +161,8 @@ def test_public_log_hides_offers_gifts_deals_and_secret_decisions_from_others() 
     g = Game.new(3, 5)
     bots = [RandomBot(s) for s in range(3)]
     while not g.is_over and g.round < 4:
-        seat = g.waiting_seats()[0]
-        g.apply(seat, bots[seat].decide(PlayerView(g, seat), g.legal(seat)))
+        mover = g.waiting_seats()[0]
+        g.apply(mover, bots[mover].decide(PlayerView(g, mover), g.legal(mover)))
     seen = set()
     for seat in (None, 0, 1, 2):
         for e, entry in zip(g.log, public_log(g, seat), strict=True):
@@ -176,7 +176,8 @@ def test_public_log_hides_offers_gifts_deals_and_secret_decisions_from_others() 
             if e.kind == "deal":
                 assert ("cards" in entry) == (seat is not None)
                 if seat is not None:
-                    assert entry["cards"] == e.private[seat]["cards"]  # type: ignore[index]
+                    assert e.private is not None
+                    assert entry["cards"] == e.private[seat]["cards"]
             if e.kind == "decision" and e.private and owner != seat:
                 assert "decision" not in entry
                 seen.add(e.public["type"])
@@ -209,7 +210,7 @@ def test_R2_6_the_seed_never_appears_in_the_public_log() -> None:
 def test_known_hands_kept_by_a_view_equal_a_fresh_reading_of_the_round(seed: int) -> None:
     """A view folds in only the new events at each read; a fresh reading starts at the last
     round event: both must always agree (rounds, gifts and pirate discards included)."""
-    kept = {}
+    kept: dict[int, PlayerView] = {}
     for g in played_states(4, seed, every=1):
         view = kept.setdefault(id(g), PlayerView(g, None))
         assert view.known_hands == known_hands(g)

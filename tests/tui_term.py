@@ -21,7 +21,7 @@ import pyte
 
 ROOT = Path(__file__).resolve().parent.parent
 MUNDUS = shutil.which("mundus", path=str(Path(sys.executable).parent)) or "mundus"
-WAIT = 20.0  # seconds: the longest any one step may take
+WAIT = 60.0  # seconds: a deadline for every step, generous so a loaded machine is no failure
 
 # SGR parameters that set a colour: 30-37, 38;..., 39 aside, 40-47, 48;..., 90-97, 100-107.
 _SGR = re.compile(rb"\x1b\[([0-9;]*)m")
@@ -53,9 +53,9 @@ class Term:
     """One program in a pseudo-terminal of ``cols`` x ``rows``."""
 
     def __init__(self, args: Sequence[str], env: Mapping[str, str], cols: int = 100,
-                 rows: int = 30, program: str = MUNDUS) -> None:
+                 rows: int = 30, program: str = MUNDUS, cwd: Path = ROOT) -> None:
         self.cols, self.rows = cols, rows
-        self.child = pexpect.spawn(program, list(args), env=dict(env), cwd=str(ROOT),
+        self.child = pexpect.spawn(program, list(args), env=dict(env), cwd=str(cwd),
                                    dimensions=(rows, cols), encoding=None, timeout=WAIT)
         self.screen = pyte.Screen(cols, rows)
         self.stream = pyte.ByteStream(self.screen)
@@ -210,3 +210,12 @@ def hand(t: Term) -> list[int]:
             assert len(cards) == int(m.group(1)), f"cannot read the hand line {line!r}"
             return sorted(cards)
     raise AssertionError("no hand line on the screen:\n" + t.text())
+
+
+def answer(t: Term, text: str) -> None:
+    """Type ``text`` and Enter, and wait until the client has taken both in (the input line
+    shows the text, then is empty again): any question shown after that is a new one."""
+    t.send(text)
+    t.wait(lambda t: t.lines()[-1].endswith("> " + text), what=f"the echo of {text!r}")
+    t.send("\r")
+    t.wait(lambda t: t.lines()[-1].endswith(">"), what="the input line to clear")

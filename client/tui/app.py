@@ -50,7 +50,6 @@ from prompt_toolkit.layout.controls import BufferControl, UIContent, UIControl
 from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.layout.processors import BeforeInput
 from prompt_toolkit.output import ColorDepth
-from prompt_toolkit.styles import BaseStyle, Style, merge_styles
 from prompt_toolkit.utils import get_cwidth
 
 from mundus_net.client.background import ConnectionThread
@@ -81,6 +80,7 @@ from mundus_net.client.tui.sentences import (
     dev_name,
     seat_name,
 )
+from mundus_net.client.wire import freeze
 from mundus_net.engine.decisions import (
     TARGET_CASH,
     TARGET_DRAW,
@@ -144,11 +144,6 @@ TUI_STYLE_RULES: dict[str, tuple[str, str]] = {
 }
 
 
-def make_style(color: bool) -> BaseStyle:
-    extra = Style([(name, rules[0] if color else rules[1])
-                   for name, rules in TUI_STYLE_RULES.items()])
-    return merge_styles([render.make_style(color), extra])
-
 
 # -- what the connection thread hands over ------------------------------------------------------
 
@@ -192,7 +187,7 @@ def take_snapshot(conn: Connection) -> Snapshot:
     pending = None
     legal: list[Decision] = []
     if ready is not None and conn.seat is not None:
-        pending = Pending(ready.phase, (conn.seat,), _frozen(ready.detail))
+        pending = Pending(ready.phase, (conn.seat,), freeze(ready.detail))
         data["phase"] = ready.phase
         legal = list(ready.legal)
     connected = table.get("connected")
@@ -201,15 +196,6 @@ def take_snapshot(conn: Connection) -> Snapshot:
                     tuple(bool(c) for c in connected) if connected is not None else None,
                     tuple(bool(b) for b in bots) if bots is not None else None,
                     conn.connected, conn.seat, conn.result)
-
-
-def _frozen(value: Any) -> Any:
-    """Wire lists as tuples, as the engine's views give them (the advisor hashes them)."""
-    if isinstance(value, list):
-        return tuple(_frozen(v) for v in value)
-    if isinstance(value, dict):
-        return {k: _frozen(v) for k, v in value.items()}
-    return value
 
 
 # -- the choices --------------------------------------------------------------------------------
@@ -896,7 +882,7 @@ class TableApp:
 
         depth = ColorDepth.DEFAULT if self.color else ColorDepth.DEPTH_1_BIT
         return Application(layout=Layout(root, focused_element=line), key_bindings=kb,
-                           style=make_style(self.color), full_screen=True,
+                           style=render.make_style(self.color, TUI_STYLE_RULES), full_screen=True,
                            color_depth=depth, mouse_support=False)
 
     async def _tick(self) -> None:

@@ -86,11 +86,13 @@ def use_color(environ: Mapping[str, str] | None = None) -> bool:
     return not env.get("NO_COLOR") and env.get("TERM", "") != "dumb"
 
 
-def make_style(color: bool | None = None) -> Style:
-    """The Style for these class names; ``color=None`` asks the environment."""
+def make_style(color: bool | None = None,
+               extra: Mapping[str, tuple[str, str]] | None = None) -> Style:
+    """The Style for these class names and a screen's ``extra`` ones (name -> (with colour,
+    without)); ``color=None`` asks the environment."""
     colored = use_color() if color is None else color
-    return Style([(name, rules[0] if colored else rules[1])
-                  for name, rules in STYLE_RULES.items()])
+    rules = {**STYLE_RULES, **(extra or {})}
+    return Style([(name, pair[0] if colored else pair[1]) for name, pair in rules.items()])
 
 
 # -- fragments and lines ------------------------------------------------------------------------

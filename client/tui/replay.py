@@ -27,7 +27,6 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import HSplit, Layout, Window
 from prompt_toolkit.output import ColorDepth
-from prompt_toolkit.styles import BaseStyle, Style, merge_styles
 
 from mundus_net.cli_args import add_deck_option
 from mundus_net.client.tui import render
@@ -58,11 +57,6 @@ REPLAY_STYLE_RULES: dict[str, tuple[str, str]] = {
     "keys": ("ansibrightblack", ""),
 }
 
-
-def make_style(color: bool) -> BaseStyle:
-    extra = Style([(name, rules[0] if color else rules[1])
-                   for name, rules in REPLAY_STYLE_RULES.items()])
-    return merge_styles([render.make_style(color), extra])
 
 
 # -- the model ----------------------------------------------------------------------------------
@@ -296,7 +290,8 @@ class ReplayApp:
         window = Window(ScreenControl(model.draw, focusable=True), wrap_lines=False)
         depth = ColorDepth.DEFAULT if self.color else ColorDepth.DEPTH_1_BIT
         return Application(layout=Layout(HSplit([window]), focused_element=window),
-                           key_bindings=kb, style=make_style(self.color), full_screen=True,
+                           key_bindings=kb, full_screen=True,
+                           style=render.make_style(self.color, REPLAY_STYLE_RULES),
                            color_depth=depth, mouse_support=False)
 
     def run(self) -> int:

@@ -74,10 +74,15 @@ def make_bot(spec: str, seed: int) -> Bot:
 
 
 def play_refereed(game: Game, bots: Sequence[Bot], *, time_limit: float | None = None,
-                  clock: Callable[[], float] = time.perf_counter) -> list[Fault]:
+                  strict: bool = False, clock: Callable[[], float] = time.perf_counter
+                  ) -> list[Fault]:
     """Run ``game`` to its end with ``bots[seat]`` deciding for each seat; charge the default
     decision for every failed decision (see the module docstring) and return the faults in
-    the order they happened. ``time_limit`` is in seconds per decision (None: no limit)."""
+    the order they happened. ``time_limit`` is in seconds per decision (None: no limit).
+
+    With ``strict``, a failed decision is not charged but raised: the bot's own exception,
+    the engine's RuleError for an illegal decision, TypeError for something that is not a
+    decision (``mundus sim``: a bug in a bot stops the run with its traceback)."""
     if len(bots) != game.players:
         raise ValueError(f"{game.players} seats need {game.players} bots, not {len(bots)}")
     views = [PlayerView(game, seat) for seat in range(game.players)]
@@ -86,28 +91,37 @@ def play_refereed(game: Game, bots: Sequence[Bot], *, time_limit: float | None =
     faults: list[Fault] = []
     number = 0  # decisions applied so far (every one is a real choice: auto ones are not ours)
     limit = float("inf") if time_limit is None else time_limit
+    timed = time_limit is not None
     while game.phase != OVER:
         phase = game.phase
         seat = game.waiting_seats()[0] if phase in SIMULTANEOUS else game.active
         legal = legal_of(seat)
         kind = detail = ""
-        start = clock()
+        start = clock() if timed else 0.0
         try:
             decision = deciders[seat](views[seat], legal)
         except Exception as exc:
+            if strict:
+                raise
             kind, detail = "error", f"{type(exc).__name__}: {exc}"
         else:
-            took = clock() - start
+            took = clock() - start if timed else 0.0
             if took > limit:
                 kind, detail = "timeout", f"answered after {took:.3f} s (limit {limit:g} s)"
             elif type(decision) not in _DECISION_TYPES:
+                if strict:
+                    raise TypeError(f"seat {seat}'s bot answered {decision!r}, not a decision")
                 kind, detail = "illegal", f"not a decision: {decision!r}"
             else:
                 try:
                     apply(seat, decision)  # a refused decision leaves the game untouched
                 except RuleError as err:
+                    if strict:
+                        raise
                     kind, detail = "illegal", f"{decision!r}: {err}"
                 except Exception as exc:  # malformed fields the engine trips over
+                    if strict:
+                        raise
                     kind, detail = "illegal", f"{decision!r}: {type(exc).__name__}: {exc}"
         if kind:
             faults.append(Fault(seat, kind, phase, game.round, number, detail))

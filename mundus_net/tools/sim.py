@@ -11,36 +11,27 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import replace
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
-from mundus_net.bots.base import Bot, load_bot
 from mundus_net.cli_args import add_deck_option, positive_int
 from mundus_net.engine.deck import Deck, DeckError, load_deck
-from mundus_net.engine.game import Game
-from mundus_net.engine.record import GameRecord
-from mundus_net.engine.seeds import bot_seed, game_seed
-from mundus_net.tools.runner import play_game
-
-REASONS = ("perfect", "doubloons", "queue", "round_limit")
-Progress = Callable[[int, int], None]
-
-
-def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The Wilson score interval (95% by default) of a win rate ``wins / n``."""
-    if n <= 0:
-        return (0.0, 1.0)
-    p = wins / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
+from mundus_net.tools.progress import Progress, ProgressReport
+from mundus_net.tools.results import (
+    bot_list,
+    check_spec,
+    player_count,
+    r6,
+    speed_line,
+    table_lines,
+    tally,
+    wilson,
+)
+from mundus_net.tools.tournament import Settings, play_one
 
 
 def check_bots(players: int, bots: Sequence[str]) -> None:
@@ -52,22 +43,6 @@ def check_bots(players: int, bots: Sequence[str]) -> None:
                          f"but {len(bots)} were given ({','.join(bots) or 'none'})")
     for spec in bots:
         check_spec(spec)
-
-
-def check_spec(spec: str) -> None:
-    """Raise ValueError with a clear message if ``spec`` does not make a bot."""
-    if not spec:
-        raise ValueError("empty bot name in the bot list")
-    try:
-        load_bot(spec, 0)  # raises ValueError naming the bad spec
-    except ValueError:
-        raise
-    except Exception as exc:  # a factory that fails: report it like a bad spec
-        raise ValueError(f"cannot make bot {spec!r}: {type(exc).__name__}: {exc}") from None
-
-
-def _r(x: float) -> float:
-    return round(x, 6)
 
 
 def run_sim(players: int, bots: Sequence[str], games: int, seed: int = 0, *,
@@ -91,60 +66,29 @@ def run_sim(players: int, bots: Sequence[str], games: int, seed: int = 0, *,
     if records is not None:
         Path(records).mkdir(parents=True, exist_ok=True)
 
-    n = players
-    bot_wins = [0.0] * n
-    bot_money = [0] * n
-    bot_places = [0] * n
-    seat_wins = [0.0] * n
-    seat_money = [0] * n
-    reasons = dict.fromkeys(REASONS, 0)
-    rounds: list[int] = []
-    shared = 0
+    # The tournament's game loop, in this process, strict: a failing bot stops the run.
+    settings = Settings(tuple(bots), players, seed, round_limit, promo, time_limit=None,
+                        records=None if records is None else str(records), rotate=rotate,
+                        strict=True, deck=deck, label="sim")
+    rows = []
     for i in range(games):
-        game = Game.new(n, game_seed(seed, i), promo=promo, deck=deck, round_limit=round_limit)
-        shift = i % n if rotate else 0
-        seat_of = [(j + shift) % n for j in range(n)]  # bot j -> seat
-        table: dict[int, Bot] = {}
-        for j, spec in enumerate(bots):
-            table[seat_of[j]] = load_bot(spec, bot_seed(seed, i, j))
-        play_game(game, [table[s] for s in range(n)])
-        result = game.result
-        assert result is not None
-        if records is not None:
-            bot_at = {s: j for j, s in enumerate(seat_of)}
-            record = GameRecord.from_game(game, f"sim-{seed}-{i}",
-                                          [f"{bots[bot_at[s]]} #{bot_at[s]}" for s in range(n)])
-            # In-process games: every decision is a bot's.
-            record.decisions = [replace(d, by="bot") for d in record.decisions]
-            record.meta = {"sim": {"game": i, "seating": [bot_at[s] for s in range(n)],
-                                   "bots": bots}}
-            (Path(records) / f"game-{i:06d}.json").write_text(record.to_json() + "\n",
-                                                             encoding="utf-8")
-        share = 1.0 / len(result.winners)
-        if len(result.winners) > 1:
-            shared += 1
-        for j in range(n):
-            s = seat_of[j]
-            if s in result.winners:
-                bot_wins[j] += share
-            bot_money[j] += result.doubloons[s]
-            bot_places[j] += result.places[s]
-        for s in range(n):
-            if s in result.winners:
-                seat_wins[s] += share
-            seat_money[s] += result.doubloons[s]
-        reasons[result.reason] = reasons.get(result.reason, 0) + 1
-        rounds.append(result.rounds)
+        rows.append(play_one(settings, i))
         if progress is not None:
             progress(i + 1, games)
+    n = players
+    counted = tally(n, n, rows)
+    bot_wins, bot_places, seat_wins = counted.wins, counted.places, counted.seat_wins
+    bot_money = [sum(money) for money in counted.money]
+    seat_money, reasons, rounds = counted.seat_money, counted.reasons, counted.rounds
+    shared = counted.shared
 
     per_bot = []
     for j, spec in enumerate(bots):
         lo, hi = wilson(bot_wins[j], games)
         per_bot.append({
-            "index": j, "bot": spec, "wins": _r(bot_wins[j]),
-            "win_rate": _r(bot_wins[j] / games), "win_rate_ci95": [_r(lo), _r(hi)],
-            "mean_doubloons": _r(bot_money[j] / games), "mean_place": _r(bot_places[j] / games),
+            "index": j, "bot": spec, "wins": r6(bot_wins[j]),
+            "win_rate": r6(bot_wins[j] / games), "win_rate_ci95": [r6(lo), r6(hi)],
+            "mean_doubloons": r6(bot_money[j] / games), "mean_place": r6(bot_places[j] / games),
         })
     by_name: dict[str, dict[str, Any]] = {}
     for j, spec in enumerate(bots):
@@ -157,12 +101,12 @@ def run_sim(players: int, bots: Sequence[str], games: int, seed: int = 0, *,
         seat_games = entry["seats"] * games
         lo, hi = wilson(entry["wins"], seat_games)
         names[spec] = {
-            "seats": entry["seats"], "wins": _r(entry["wins"]),
-            "win_rate": _r(entry["wins"] / seat_games), "win_rate_ci95": [_r(lo), _r(hi)],
-            "mean_doubloons": _r(entry["doubloons"] / seat_games),
+            "seats": entry["seats"], "wins": r6(entry["wins"]),
+            "win_rate": r6(entry["wins"] / seat_games), "win_rate_ci95": [r6(lo), r6(hi)],
+            "mean_doubloons": r6(entry["doubloons"] / seat_games),
         }
-    per_seat = [{"seat": s, "wins": _r(seat_wins[s]), "win_rate": _r(seat_wins[s] / games),
-                 "mean_doubloons": _r(seat_money[s] / games)} for s in range(n)]
+    per_seat = [{"seat": s, "wins": r6(seat_wins[s]), "win_rate": r6(seat_wins[s] / games),
+                 "mean_doubloons": r6(seat_money[s] / games)} for s in range(n)]
     return {
         "players": n,
         "bots": bots,
@@ -176,7 +120,7 @@ def run_sim(players: int, bots: Sequence[str], games: int, seed: int = 0, *,
         "per_bot": per_bot,
         "by_name": names,
         "per_seat": per_seat,
-        "mean_rounds": _r(sum(rounds) / games),
+        "mean_rounds": r6(sum(rounds) / games),
         "min_rounds": min(rounds),
         "max_rounds": max(rounds),
         "end_reasons": reasons,
@@ -184,17 +128,6 @@ def run_sim(players: int, bots: Sequence[str], games: int, seed: int = 0, *,
 
 
 # -- the command --------------------------------------------------------------------------
-
-
-def player_count(text: str) -> int:
-    value = positive_int(text)
-    if not 2 <= value <= 6:
-        raise argparse.ArgumentTypeError(f"a game has 2 to 6 players, not {value}")
-    return value
-
-
-def bot_list(text: str) -> list[str]:
-    return [part.strip() for part in text.split(",")]
 
 
 def register(subparsers: Any) -> None:
@@ -225,24 +158,6 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=_main, sim_parser=parser)
 
 
-def _progress_line(stream: TextIO) -> Progress:
-    start = time.perf_counter()
-    last = [0.0]
-
-    def show(done: int, total: int) -> None:
-        now = time.perf_counter()
-        if done < total and now - last[0] < 0.2:
-            return
-        last[0] = now
-        rate = done / max(now - start, 1e-9)
-        stream.write(f"\rgame {done}/{total}  {rate:.1f} games/s ")
-        if done == total:
-            stream.write("\r" + " " * 40 + "\r")
-        stream.flush()
-
-    return show
-
-
 def _main(args: argparse.Namespace) -> int:
     parser: argparse.ArgumentParser = args.sim_parser
     bots = args.bots if args.bots is not None else ["greedy"] + ["random"] * (args.players - 1)
@@ -253,7 +168,7 @@ def _main(args: argparse.Namespace) -> int:
             deck = load_deck(args.deck)
     except (ValueError, DeckError) as exc:
         parser.error(str(exc))
-    progress = _progress_line(sys.stderr) if sys.stderr.isatty() else None
+    progress = ProgressReport(sys.stderr, "sim") if sys.stderr.isatty() else None
     start = time.perf_counter()
     summary = run_sim(args.players, bots, args.games, args.seed, promo=args.promo,
                       round_limit=args.round_limit, deck=deck, rotate=args.rotate,
@@ -305,18 +220,3 @@ def format_summary(s: dict[str, Any], elapsed: float | None = None) -> str:
     return "\n".join(lines)
 
 
-def table_lines(s: dict[str, Any]) -> list[str]:
-    """The lines on seats, shared victories, rounds and ends of a summary (the sim's or a
-    tournament's: both have these fields)."""
-    seats = "  ".join(f"{p['seat']}: {p['win_rate']:.1%}" for p in s["per_seat"])
-    ends = ", ".join(f"{k} {v}" for k, v in s["end_reasons"].items())
-    return [f"win rate by seat: {seats}",
-            f"shared victories: {s['shared_victories']} game(s); each of k tied winners "
-            "counts 1/k of a win",
-            f"rounds: mean {s['mean_rounds']:.2f} (min {s['min_rounds']}, "
-            f"max {s['max_rounds']})",
-            f"games ended by: {ends}"]
-
-
-def speed_line(games: int, elapsed: float) -> str:
-    return f"speed: {games / max(elapsed, 1e-9):.1f} games/s ({elapsed:.1f} s)"

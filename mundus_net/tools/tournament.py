@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import math
 import multiprocessing
 import os
 import statistics
@@ -24,24 +23,29 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
+from mundus_net.bots.base import load_bot
 from mundus_net.cli_args import positive_int, seconds
+from mundus_net.engine.deck import Deck
 from mundus_net.engine.game import Game
 from mundus_net.engine.seeds import bot_seed, game_seed
+from mundus_net.protocol.statedir import atomic_write
+from mundus_net.tools.progress import ProgressReport
 from mundus_net.tools.referee import FAULT_KINDS, fault_counts, make_bot, play_refereed, record_of
-from mundus_net.tools.sim import (
-    REASONS,
+from mundus_net.tools.results import (
+    Row,
     bot_list,
     check_spec,
     player_count,
+    r6,
     speed_line,
     table_lines,
+    tally,
     wilson,
 )
 
 DEFAULT_TIME_LIMIT = 10.0  # seconds per decision, as the host's default for network bots
-Row = dict[str, Any]
 Progress = Callable[[int, int], None]
 
 
@@ -60,6 +64,10 @@ class Settings:
     promo: bool = False
     time_limit: float | None = DEFAULT_TIME_LIMIT
     records: str | None = None  # directory for each game's GameRecord JSON
+    rotate: bool = True  # seats rotate from game to game (see seating()); else bot j at seat j
+    strict: bool = False  # a failing bot raises instead of being charged (mundus sim)
+    deck: Deck | None = None  # None: the default deck
+    label: str = "tournament"  # names the games' ids and the records' meta key
 
     def check(self) -> None:
         """Raise ValueError with a clear message for settings that cannot be played."""
@@ -76,11 +84,14 @@ class Settings:
             raise ValueError(f"the time limit must be positive, not {self.time_limit}")
 
 
-def seating(index: int, bots: int, players: int) -> tuple[int, ...]:
+def seating(index: int, bots: int, players: int, rotate: bool = True) -> tuple[int, ...]:
     """The bot (index into the bot list) at each seat of game ``index``: seat ``s`` holds
     bot ``(s - index) mod bots``. Over any ``bots`` consecutive games every bot sits in every
     seat exactly once (with as many bots as players, bot ``j`` sits at seat
-    ``(j + index) % players``, as in ``mundus sim --rotate``)."""
+    ``(j + index) % players``, as in ``mundus sim --rotate``). Without ``rotate``, seat ``s``
+    holds bot ``s`` in every game."""
+    if not rotate:
+        return tuple(range(players))
     return tuple((s - index) % bots for s in range(players))
 
 
@@ -88,8 +99,8 @@ def record_path(directory: str | Path, index: int) -> Path:
     return Path(directory) / f"game-{index:06d}.json"
 
 
-def game_id(seed: int, index: int) -> str:
-    return f"tournament-{seed}-{index}"
+def game_id(seed: int, index: int, label: str = "tournament") -> str:
+    return f"{label}-{seed}-{index}"
 
 
 def seat_names(settings: Settings, seats: Sequence[int]) -> list[str]:
@@ -103,21 +114,24 @@ def seat_names(settings: Settings, seats: Sequence[int]) -> list[str]:
 
 def play_one(settings: Settings, index: int) -> Row:
     """Play game ``index`` in this process and return its row (and write its record if
-    ``settings.records`` is set)."""
-    seats = seating(index, len(settings.bots), settings.players)
+    ``settings.records`` is set). The one game loop of ``mundus tournament`` and
+    ``mundus sim``: game ``i`` is the same game in both."""
+    seats = seating(index, len(settings.bots), settings.players, settings.rotate)
     seed = game_seed(settings.seed, index)
     game = Game.new(settings.players, seed, promo=settings.promo,
-                    round_limit=settings.round_limit)
-    bots = [make_bot(settings.bots[j], bot_seed(settings.seed, index, j)) for j in seats]
-    faults = play_refereed(game, bots, time_limit=settings.time_limit)
+                    round_limit=settings.round_limit, deck=settings.deck)
+    bots = [load_bot(settings.bots[j], bot_seed(settings.seed, index, j)) if settings.strict
+            else make_bot(settings.bots[j], bot_seed(settings.seed, index, j)) for j in seats]
+    faults = play_refereed(game, bots, time_limit=settings.time_limit, strict=settings.strict)
     result = game.result
-    assert result is not None
+    if result is None:  # pragma: no cover - play_refereed returns at the end only
+        raise TournamentError(f"game {index} did not end")
     if settings.records is not None:
-        record = record_of(game, game_id(settings.seed, index), seat_names(settings, seats),
-                           faults, meta={"tournament": {"game": index, "seating": list(seats),
-                                                        "bots": list(settings.bots)}})
-        record_path(settings.records, index).write_text(record.to_json() + "\n",
-                                                        encoding="utf-8")
+        meta: dict[str, object] = {settings.label: {
+            "game": index, "seating": list(seats), "bots": list(settings.bots)}}
+        record = record_of(game, game_id(settings.seed, index, settings.label),
+                           seat_names(settings, seats), faults, meta=meta)
+        atomic_write(record_path(settings.records, index), record.to_json() + "\n", 0o644)
     return make_row(index, seed, seats, result.winners, result.places, result.doubloons,
                     result.rounds, result.reason, fault_counts(faults, settings.players))
 
@@ -232,9 +246,6 @@ def run_tournament(settings: Settings, games: int, *, jobs: int = 1, network: bo
 # -- the summary --------------------------------------------------------------------------------
 
 
-def _r(x: float) -> float:
-    return round(x, 6)
-
 
 def ratings(bots: int, rows: Iterable[Row]) -> list[dict[str, float]]:
     """openskill Plackett-Luce ratings of each bot, rating each game's places in game order
@@ -248,7 +259,7 @@ def ratings(bots: int, rows: Iterable[Row]) -> list[dict[str, float]]:
         rated = model.rate([[current[j]] for j in seats], ranks=list(row["places"]))
         for j, team in zip(seats, rated, strict=True):
             current[j] = team[0]
-    return [{"mu": _r(r.mu), "sigma": _r(r.sigma), "ordinal": _r(r.ordinal())}
+    return [{"mu": r6(r.mu), "sigma": r6(r.sigma), "ordinal": r6(r.ordinal())}
             for r in current]
 
 
@@ -256,43 +267,22 @@ def summarise(settings: Settings, rows: Sequence[Row]) -> dict[str, Any]:
     """The tournament's summary from its rows (in game order): a JSON-ready dict with no
     timing in it, so the same games give the same bytes."""
     n_bots, players = len(settings.bots), settings.players
-    played = [0] * n_bots
-    wins = [0.0] * n_bots
-    money: list[list[int]] = [[] for _ in range(n_bots)]
-    places = [0] * n_bots
-    faults: list[dict[str, int]] = [dict.fromkeys(FAULT_KINDS, 0) for _ in range(n_bots)]
-    seat_wins = [0.0] * players
-    seat_money = [0] * players
-    reasons = dict.fromkeys(REASONS, 0)
-    shared = 0
-    for row in rows:
-        winners = row["winners"]
-        share = 1.0 / len(winners)
-        shared += len(winners) > 1
-        reasons[row["reason"]] = reasons.get(row["reason"], 0) + 1
-        for s, j in enumerate(row["seating"]):
-            played[j] += 1
-            money[j].append(row["doubloons"][s])
-            places[j] += row["places"][s]
-            seat_money[s] += row["doubloons"][s]
-            if s in winners:
-                wins[j] += share
-                seat_wins[s] += share
-            for kind, count in row["faults"][s].items():
-                faults[j][kind] = faults[j].get(kind, 0) + count
+    counted = tally(n_bots, players, rows)
+    played, wins, money, places = counted.played, counted.wins, counted.money, counted.places
+    faults, seat_wins, seat_money = counted.faults, counted.seat_wins, counted.seat_money
+    reasons, shared, rounds = counted.reasons, counted.shared, counted.rounds
     games = len(rows)
-    rounds = [row["rounds"] for row in rows]
     rating = ratings(n_bots, rows)
     per_bot = []
     for j, spec in enumerate(settings.bots):
         n = played[j]
         lo, hi = wilson(wins[j], n)
         per_bot.append({
-            "index": j, "bot": spec, "games": n, "wins": _r(wins[j]),
-            "win_rate": _r(wins[j] / n) if n else 0.0, "win_rate_ci95": [_r(lo), _r(hi)],
-            "mean_doubloons": _r(statistics.fmean(money[j])) if n else 0.0,
-            "sd_doubloons": _r(statistics.stdev(money[j])) if n > 1 else 0.0,
-            "mean_place": _r(places[j] / n) if n else 0.0,
+            "index": j, "bot": spec, "games": n, "wins": r6(wins[j]),
+            "win_rate": r6(wins[j] / n) if n else 0.0, "win_rate_ci95": [r6(lo), r6(hi)],
+            "mean_doubloons": r6(statistics.fmean(money[j])) if n else 0.0,
+            "sd_doubloons": r6(statistics.stdev(money[j])) if n > 1 else 0.0,
+            "mean_place": r6(places[j] / n) if n else 0.0,
             "rating": rating[j], "faults": faults[j],
         })
     by_name: dict[str, dict[str, Any]] = {}
@@ -306,13 +296,13 @@ def summarise(settings: Settings, rows: Sequence[Row]) -> dict[str, Any]:
     for spec, entry in by_name.items():
         n = entry["games"]
         lo, hi = wilson(entry["wins"], n)
-        names[spec] = {"entries": entry["entries"], "games": n, "wins": _r(entry["wins"]),
-                       "win_rate": _r(entry["wins"] / n) if n else 0.0,
-                       "win_rate_ci95": [_r(lo), _r(hi)],
-                       "mean_doubloons": _r(statistics.fmean(entry["money"])) if n else 0.0}
-    per_seat = [{"seat": s, "wins": _r(seat_wins[s]),
-                 "win_rate": _r(seat_wins[s] / games) if games else 0.0,
-                 "mean_doubloons": _r(seat_money[s] / games) if games else 0.0}
+        names[spec] = {"entries": entry["entries"], "games": n, "wins": r6(entry["wins"]),
+                       "win_rate": r6(entry["wins"] / n) if n else 0.0,
+                       "win_rate_ci95": [r6(lo), r6(hi)],
+                       "mean_doubloons": r6(statistics.fmean(entry["money"])) if n else 0.0}
+    per_seat = [{"seat": s, "wins": r6(seat_wins[s]),
+                 "win_rate": r6(seat_wins[s] / games) if games else 0.0,
+                 "mean_doubloons": r6(seat_money[s] / games) if games else 0.0}
                 for s in range(players)]
     return {
         "bots": list(settings.bots), "players": players, "games": games,
@@ -320,7 +310,7 @@ def summarise(settings: Settings, rows: Sequence[Row]) -> dict[str, Any]:
         "time_limit": settings.time_limit,
         "per_bot": per_bot, "by_name": names, "per_seat": per_seat,
         "shared_victories": shared,
-        "mean_rounds": _r(statistics.fmean(rounds)) if rounds else 0.0,
+        "mean_rounds": r6(statistics.fmean(rounds)) if rounds else 0.0,
         "min_rounds": min(rounds, default=0), "max_rounds": max(rounds, default=0),
         "end_reasons": reasons,
         "faults": {kind: sum(f.get(kind, 0) for f in faults) for kind in FAULT_KINDS},
@@ -400,60 +390,6 @@ def write_csv(path: str | Path, settings: Settings, rows: Sequence[Row]) -> None
             writer.writerow(line)
 
 
-# -- progress -----------------------------------------------------------------------------------
-
-
-class ProgressBar:
-    """Progress on ``stream``: a bar with the rate and the ETA redrawn in place on a terminal,
-    else a plain line every tenth of the run (and at least every ``every`` seconds)."""
-
-    def __init__(self, stream: TextIO, tty: bool | None = None, every: float = 30.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self.stream = stream
-        self.tty = stream.isatty() if tty is None else tty
-        self.every = every
-        self.clock = clock
-        self.start = clock()
-        self.last = -math.inf
-        self.last_step = 0
-
-    def __call__(self, done: int, total: int) -> None:
-        now = self.clock()
-        elapsed = max(now - self.start, 1e-9)
-        rate = done / elapsed
-        eta = (total - done) / rate if rate > 0 else math.inf
-        if self.tty:
-            if done < total and now - self.last < 0.1:
-                return
-            self.last = now
-            width = 24
-            full = width * done // max(total, 1)
-            bar = "#" * full + "-" * (width - full)
-            self.stream.write(f"\r[{bar}] {done}/{total} {done / max(total, 1):4.0%}  "
-                              f"{rate:.1f} games/s  ETA {_duration(eta)}  ")
-            if done == total:
-                self.stream.write("\n")
-        else:
-            step = 10 * done // max(total, 1)
-            if done < total and step == self.last_step and now - self.last < self.every:
-                return
-            self.last, self.last_step = now, step
-            self.stream.write(f"tournament: {done}/{total} games ({done / max(total, 1):.0%}), "
-                              f"{rate:.1f} games/s, ETA {_duration(eta)}\n")
-        self.stream.flush()
-
-
-def _duration(seconds: float) -> str:
-    if not math.isfinite(seconds):
-        return "?"
-    seconds = round(seconds)
-    if seconds < 60:
-        return f"{seconds}s"
-    if seconds < 3600:
-        return f"{seconds // 60}m{seconds % 60:02d}s"
-    return f"{seconds // 3600}h{seconds // 60 % 60:02d}m"
-
-
 # -- the command --------------------------------------------------------------------------------
 
 
@@ -516,7 +452,7 @@ def _main(args: argparse.Namespace) -> int:
         settings.check()
     except ValueError as exc:
         parser.error(str(exc))
-    progress = ProgressBar(sys.stderr)
+    progress = ProgressReport(sys.stderr, "tournament")
     start = time.perf_counter()
     try:
         summary, rows = run_tournament(settings, args.games, jobs=args.jobs,

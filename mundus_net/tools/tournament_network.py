@@ -25,8 +25,8 @@ from typing import IO, Any
 
 from mundus_net.engine.record import GameRecord, RecordError
 from mundus_net.engine.seeds import bot_seed, game_seed
+from mundus_net.tools.results import Row
 from mundus_net.tools.tournament import (
-    Row,
     Settings,
     TournamentError,
     make_row,
@@ -44,11 +44,9 @@ _SEATED = re.compile(r"took seat (\d+)")
 
 
 def mundus_command() -> list[str]:
-    """How to run ``mundus``: the script next to this Python, else ``python -m``."""
-    script = Path(sys.executable).with_name("mundus")
-    if script.is_file() and os.access(script, os.X_OK):
-        return [str(script)]
-    return [sys.executable, "-m", "mundus_net.cli"]
+    """How to run ``mundus``: this Python with ``-P``, so that nothing in the current folder
+    can stand in for the installed package."""
+    return [sys.executable, "-P", "-m", "mundus_net"]
 
 
 class _Lines:

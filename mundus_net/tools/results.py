@@ -1,0 +1,115 @@
+"""Counting and printing what a run of games adds up to: one place for ``mundus sim`` and
+``mundus tournament`` (the games themselves are played by
+:func:`mundus_net.tools.tournament.play_one` for both), and the checks of their bot lists."""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from mundus_net.bots.base import load_bot
+from mundus_net.cli_args import positive_int
+from mundus_net.tools.referee import FAULT_KINDS
+
+Row = dict[str, Any]
+REASONS = ("perfect", "doubloons", "queue", "round_limit")
+
+
+def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval (95% by default) of a win rate ``wins / n``."""
+    if n <= 0:
+        return (0.0, 1.0)
+    p = wins / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def check_spec(spec: str) -> None:
+    """Raise ValueError with a clear message if ``spec`` does not make a bot."""
+    if not spec:
+        raise ValueError("empty bot name in the bot list")
+    try:
+        load_bot(spec, 0)  # raises ValueError naming the bad spec
+    except ValueError:
+        raise
+    except Exception as exc:  # a factory that fails: report it like a bad spec
+        raise ValueError(f"cannot make bot {spec!r}: {type(exc).__name__}: {exc}") from None
+
+
+def r6(x: float) -> float:
+    return round(x, 6)
+
+
+@dataclass
+class Tally:
+    """What a run of games adds up to, per bot (index into the bot list) and per seat: the
+    one count behind both summaries (the tournament's and the sim's). A shared victory
+    (R8.4) counts ``1/k`` of a win for each of the ``k`` winners."""
+
+    played: list[int]
+    wins: list[float]
+    money: list[list[int]]  # each game's final doubloons
+    places: list[int]  # summed
+    faults: list[dict[str, int]]
+    seat_wins: list[float]
+    seat_money: list[int]
+    reasons: dict[str, int]
+    shared: int
+    rounds: list[int]
+
+
+def tally(bots: int, players: int, rows: Iterable[Row]) -> Tally:
+    """Add up the rows (in game order, so float sums are the same bytes every time)."""
+    t = Tally([0] * bots, [0.0] * bots, [[] for _ in range(bots)], [0] * bots,
+              [dict.fromkeys(FAULT_KINDS, 0) for _ in range(bots)], [0.0] * players,
+              [0] * players, dict.fromkeys(REASONS, 0), 0, [])
+    for row in rows:
+        winners = row["winners"]
+        share = 1.0 / len(winners)
+        t.shared += len(winners) > 1
+        t.reasons[row["reason"]] = t.reasons.get(row["reason"], 0) + 1
+        t.rounds.append(row["rounds"])
+        for s, j in enumerate(row["seating"]):
+            t.played[j] += 1
+            t.money[j].append(row["doubloons"][s])
+            t.places[j] += row["places"][s]
+            t.seat_money[s] += row["doubloons"][s]
+            if s in winners:
+                t.wins[j] += share
+                t.seat_wins[s] += share
+            for kind, count in row["faults"][s].items():
+                t.faults[j][kind] = t.faults[j].get(kind, 0) + count
+    return t
+
+
+def player_count(text: str) -> int:
+    value = positive_int(text)
+    if not 2 <= value <= 6:
+        raise argparse.ArgumentTypeError(f"a game has 2 to 6 players, not {value}")
+    return value
+
+
+def bot_list(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",")]
+
+
+def table_lines(s: dict[str, Any]) -> list[str]:
+    """The lines on seats, shared victories, rounds and ends of a summary (the sim's or a
+    tournament's: both have these fields)."""
+    seats = "  ".join(f"{p['seat']}: {p['win_rate']:.1%}" for p in s["per_seat"])
+    ends = ", ".join(f"{k} {v}" for k, v in s["end_reasons"].items())
+    return [f"win rate by seat: {seats}",
+            f"shared victories: {s['shared_victories']} game(s); each of k tied winners "
+            "counts 1/k of a win",
+            f"rounds: mean {s['mean_rounds']:.2f} (min {s['min_rounds']}, "
+            f"max {s['max_rounds']})",
+            f"games ended by: {ends}"]
+
+
+def speed_line(games: int, elapsed: float) -> str:
+    return f"speed: {games / max(elapsed, 1e-9):.1f} games/s ({elapsed:.1f} s)"
