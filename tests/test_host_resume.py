@@ -27,7 +27,7 @@ from mundus_net.engine.record import GameRecord
 pytestmark = pytest.mark.network
 
 ROOT = Path(__file__).resolve().parent.parent
-WAIT = 40.0
+WAIT = 120.0  # a deadline for every wait, generous: a loaded machine is no failure
 SEED = 5
 MUNDUS = [sys.executable, "-m", "mundus_net.cli"]
 

@@ -28,7 +28,7 @@ pytestmark = pytest.mark.network
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = 11
-WAIT = 30.0  # seconds: the longest any step may take (a game takes about one)
+WAIT = 120.0  # a deadline for every step, generous: a loaded machine is not a failure
 
 
 @pytest.fixture
@@ -85,6 +85,14 @@ class BotProcess:
         result: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
         return result
 
+    def exited(self) -> bool:
+        return self.proc.poll() is not None
+
+    def output(self) -> str:
+        """What an ended process wrote (its exit status and standard error)."""
+        _, err = self.proc.communicate(timeout=WAIT)
+        return f"exit {self.proc.returncode}: {err.strip()[-2000:]}"
+
     def kill(self) -> None:
         self.proc.send_signal(signal.SIGKILL)
         self.proc.communicate(timeout=WAIT)
@@ -104,8 +112,11 @@ def start_bots(host: Host, tmp: Path) -> list[BotProcess]:
     """Two network bots, one after the other, so that they take seats 2 and 3 in order."""
     bots: list[BotProcess] = []
     for seat, name in ((2, "netbot2"), (3, "netbot3")):
-        bots.append(BotProcess(host, tmp, name, seed=seat))
-        wait_until(lambda name=name: seated(host, name), what=f"{name} to join")  # type: ignore[misc]
+        bot = BotProcess(host, tmp, name, seed=seat)
+        bots.append(bot)
+        wait_until(lambda bot=bot: seated(host, bot.name) or bot.exited(),  # type: ignore[misc]
+                   what=f"{name} to join")  # (mypy cannot type a lambda's default argument)
+        assert seated(host, name), f"{name} ended before it took a seat: {bot.output()}"
     return bots
 
 

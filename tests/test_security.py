@@ -40,7 +40,7 @@ from mundus_net.protocol.security import (
     parse_key,
 )
 
-WAIT = 20.0
+WAIT = 60.0  # a deadline for every wait, generous: a loaded machine is no failure
 
 
 # -- a recording TCP proxy --------------------------------------------------------------------
