@@ -367,10 +367,13 @@ def network_game(seed: int, strategy: str, secure: bool = True,
             procs.append(subprocess.Popen(
                 [sys.executable, "-m", "mundus_net.cli", "bot", "--connect", host.address,
                  "--strategy", strategy, "--seed", str(first), "--name", f"bench{first}",
-                 "--seats", str(seats), "--json", *security], cwd=ROOT,
-                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True))
+                 "--seats", str(seats), "--json", "--timeout", str(WAIT), *security],
+                cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True))
             deadline = time.monotonic() + WAIT
             while host.call(lambda t: t.free_seats()) > PLAYERS - first - seats:
+                if procs[-1].poll() is not None:
+                    raise RuntimeError(f"bot {first} exited {procs[-1].returncode} before "
+                                       "it joined")
                 if time.monotonic() > deadline:
                     raise TimeoutError(f"bot {first} did not join")
                 time.sleep(0.01)
