@@ -186,3 +186,36 @@ def test_load_bot_by_name_and_by_module_class() -> None:
 def test_load_bot_rejects_bad_specs(spec: str, message: str) -> None:
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
         load_bot(spec, 0)
+
+
+def test_greedy_values_storage_for_next_rounds_event() -> None:
+    """In the storage step (after every progression turn, R6.9) the queue is final: greedy
+    values kept cards for next round's event, queue card 1's icon (R3.2), unless it owns Juan
+    de la Cosa (R3.4), and a pair by the best queue card a set of its class reaches; in the
+    other steps storage is valued as for any round."""
+    from mundus_net.bots.greedy import STORE_PAIR, STORE_QUEUE, store_worths
+
+    events: set[str | None] = set()
+    for seed in range(6):
+        game = Game.new(4, seed)
+        bots = [GreedyBot(seed * 4 + s) for s in range(4)]
+        while not game.is_over:
+            seat = game.waiting_seats()[0]
+            view = PlayerView(game, seat)
+            ctx = bots[seat].context(view)
+            if game.phase != "store":
+                assert ctx.next_event is None
+                assert ctx.store_pair[1:] == [STORE_PAIR] * 3
+            else:
+                cosa = game.owner.get("cosa") == seat
+                icon = game.deck[game.queue[0]].icon if game.queue else None
+                assert ctx.next_event == (None if cosa else icon)
+                events.add(ctx.next_event)
+                pair, single, relic = store_worths(ctx.next_event)
+                assert (ctx.store_single, ctx.store_relic) == (single, relic)
+                assert all(pair * (1 - STORE_QUEUE) - 1e-9 <= p <= pair + 1e-9
+                           for p in ctx.store_pair[1:])
+                if ctx.next_event != "ST":  # a rare pair's set reaches any queue card
+                    assert ctx.store_pair[3] == pytest.approx(pair)
+            game.apply(seat, bots[seat].decide(view, game.legal(seat)))
+    assert None in events and len(events) >= 2  # with an event and without

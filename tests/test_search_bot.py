@@ -18,7 +18,15 @@ from mundus_net.bots.search import MAX_ALL, SEARCH_PHASES, SearchBot, _PolicyBot
 from mundus_net.engine.cards import RESOURCE_COUNTS, VALUES, from_counts, to_counts
 from mundus_net.engine.decisions import SplitFleet
 from mundus_net.engine.determinize import determinize, unseen_resources
-from mundus_net.engine.game import OFFER, OVER, PHASES, PIRATES, Game
+from mundus_net.engine.game import (
+    OFFER,
+    OVER,
+    PHASES,
+    PIRATES,
+    SIMULTANEOUS,
+    STORE,
+    Game,
+)
 from mundus_net.engine.view import PlayerView
 from mundus_net.tools.runner import play_game
 
@@ -39,14 +47,31 @@ def decision_points(players: int, seed: int, every: int = 5) -> Iterator[tuple[G
 
 def _public(data: dict[str, Any], phase: str) -> dict[str, Any]:
     """A view snapshot without what a determinization may not reproduce: the known cards
-    (read from the log) and, in a simultaneous step, which other seats have fixed their
-    (unseen) secret choice."""
+    (read from the log) and, in a simultaneous step, which seats have fixed their (unseen)
+    secret choice: the others', and the seat's own pirate discard or storage, which its view
+    does not show (its offer is shown and kept). _check_determinization checks the rest."""
     out = dict(data)
     out.pop("known_hands", None)  # read from the log, which a determinized game lacks
-    if phase in (OFFER, PIRATES):
-        for key in ("offered", "pirates_done", "pending"):
+    if phase in SIMULTANEOUS:
+        for key in ("offered", "pirates_done", "store_done", "pending"):
             out.pop(key, None)
     return out
+
+
+def _check_simultaneous(mine: PlayerView, view: PlayerView) -> None:
+    """In a simultaneous step the determinized game asks again every seat whose secret
+    choice is unseen: its waiting seats include the live ones, with the same constraints,
+    and it waits for no seat the live step does not ask."""
+    live, made = view.pending, mine.pending
+    assert live is not None and made is not None and made.kind == live.kind
+    assert set(live.seats) <= set(made.seats)
+    if view.phase == OFFER:
+        assert (view.seat in made.seats) == (view.seat in live.seats)  # its offer is kept
+        return
+    due = view.pirates_due if view.phase == PIRATES else view.store_due
+    assert set(made.seats) == {s for s, k in enumerate(due) if k}  # everyone asked decides
+    key = "counts" if view.phase == PIRATES else "capacity"
+    assert made.detail[key] == {s: due[s] for s in made.seats}
 
 
 def _check_determinization(g: Game, seat: int, deciding: bool, rng: random.Random) -> None:
@@ -55,6 +80,8 @@ def _check_determinization(g: Game, seat: int, deciding: bool, rng: random.Rando
     assert_conserved(d)
     mine = PlayerView(d, seat)
     assert _public(mine.to_dict(), g.phase) == _public(view.to_dict(), g.phase)
+    if g.phase in SIMULTANEOUS:
+        _check_simultaneous(mine, view)
     if deciding:
         assert d.legal(seat) == g.legal(seat)
     for s, cards in enumerate(view.known_hands):  # publicly seen cards are where they were seen
@@ -96,6 +123,33 @@ def test_determinize_matches_the_view_and_conserves_every_card(players: int,
             _check_determinization(g, seat, seat == deciding, rng)
             checked += 1
     assert checked > 100
+
+
+def test_determinize_a_first_edition_storage_step() -> None:
+    """A view of a first-edition game (rules=1: each player stores at the end of his own
+    turn) in its storage step determinizes to the same step: the storing seat is the active
+    one, with the same choices, and the game plays on to its end."""
+    rng = random.Random(4)
+    found = 0
+    for seed in range(1, 30):
+        g = Game.new(4, seed, rules=1)
+        bots = [GreedyBot(seed + s) for s in range(4)]
+        while not g.is_over and found < 3:
+            seat = g.waiting_seats()[0]
+            if g.phase == STORE and len(g.legal(seat)) > 1:
+                view = PlayerView(g, seat)
+                assert view.store_due == ()
+                d = determinize(view, rng)
+                assert d.options.rules == 1 and d.active == seat
+                assert d.waiting_seats() == (seat,) and d.legal(seat) == g.legal(seat)
+                play_game(d, [GreedyBot(s) for s in range(4)])
+                assert d.is_over
+                assert_conserved(d)
+                found += 1
+            g.apply(seat, bots[seat].decide(PlayerView(g, seat), g.legal(seat)))
+        if found >= 3:
+            break
+    assert found == 3
 
 
 def test_known_hands_are_a_lower_bound_of_the_hands() -> None:
@@ -238,6 +292,53 @@ def test_candidates_start_with_greedys_choice_and_are_capped() -> None:
     assert set(cands) <= set(legal)
 
 
+def _storage_steps(need: int) -> Iterator[Game]:
+    """Live games of greedy bots in a storage step where several seats are asked."""
+    found = 0
+    for seed in range(1, 40):
+        g = Game.new(4, seed)
+        bots = [GreedyBot(seed + s) for s in range(4)]
+        while not g.is_over:
+            if g.phase == STORE and len(g.waiting_seats()) >= 2 and not g.store_chosen:
+                yield g  # the caller plays the storage step
+                found += 1
+                if found >= need:
+                    return
+                continue
+            seat = g.waiting_seats()[0]
+            g.apply(seat, bots[seat].decide(PlayerView(g, seat), g.legal(seat)))
+
+
+@pytest.mark.parametrize("store_horizon", [1, 2])
+def test_search_bot_decides_the_simultaneous_storage_step(store_horizon: int) -> None:
+    """Storage is simultaneous (R6.9): every seat asked, the first in line or not, and
+    before or after the others have chosen, gets a legal answer from a search whose
+    rollouts play the storage step (the round ends there) or, with store_horizon=2, the
+    next round as well."""
+    ends: list[tuple[int, int]] = []
+
+    class Watched(SearchBot):
+        def _rollout(self, g: _SimGame, seat: int, seed: int) -> float:
+            score = super()._rollout(g, seat, seed)
+            ends.append((g.round, g.result is not None))
+            return score
+
+    searched = 0
+    for g in _storage_steps(4):
+        rnd = g.round
+        for seat in g.waiting_seats():  # each chooses in turn; the step ends after the last
+            legal = g.legal(seat)
+            bot = Watched(seat, iterations=1, store_horizon=store_horizon)
+            ends.clear()
+            d = bot.decide(PlayerView(g, seat), legal)
+            assert d in legal
+            searched += bot.searches.get("store", 0)
+            assert all(r == rnd + store_horizon - 1 or over for r, over in ends)
+            g.apply(seat, d)
+        assert g.round == rnd + 1 or g.is_over  # all stored and discarded: the round ended
+    assert searched >= 2
+
+
 def test_search_bot_with_an_endgame_horizon_plays_legally() -> None:
     """With rollouts over several rounds from the start (endgame=0), the bot still answers
     legally to the end of the game; bad budgets are refused."""
@@ -245,6 +346,6 @@ def test_search_bot_with_an_endgame_horizon_plays_legally() -> None:
             *(Checked(GreedyBot(s)) for s in range(3))]
     assert play_game(Game.new(4, 9), bots).is_over
     for bad in ({"endgame_rounds": 0}, {"iterations": 0}, {"candidates": 0}, {"horizon": 0},
-                {"seconds": 0.0}):
+                {"seconds": 0.0}, {"store_horizon": 0}):
         with pytest.raises(ValueError):
             SearchBot(1, **bad)

@@ -12,7 +12,11 @@ takes the best (ties are broken by the bot's own seeded generator). The evaluati
   cards for warehouses, shipyard income, and a per-round worth for each character power;
 * before the progression step (caravel picks, pirates, offers, takes, the gift) the same
   planner is used with all merchants free, plus a small bonus for near-combinations
-  (pairs, three distinct values) because the hand will still change.
+  (pairs, three distinct values) because the hand will still change;
+* the storage step comes once every player has had his turn (R6.9), when the queue is final:
+  kept cards are valued for next round's event, the icon of queue card 1 (R3.2; King's Aid
+  raises pairs and relics, Indigenous People lowers singles, Storm lowers pairs), and a pair
+  by the best queue card a set of its class would reach (``STORE_NEXT``, ``STORE_QUEUE``).
 
 Card definitions come from ``view.deck`` when the view offers one, else the default deck;
 an unknown development id is valued as an average card. See docs/sim.md.
@@ -67,6 +71,14 @@ CARD_WORTH = 1.3  # one more resource card in a round (a caravel's yield)
 STORE_RELIC = 3.5  # a relic kept in a warehouse for the next round
 STORE_PAIR = 1.6  # each card of a kept pair (or more) of one value
 STORE_SINGLE = 0.7  # a kept single card (plus a little per value)
+# Storage comes after every progression turn (R6.9), so the queue is final and next round's
+# event is the icon of queue card 1 (R3.2): factors on (pair, single, relic) stored for it.
+STORE_NEXT: dict[str | None, tuple[float, float, float]] = {
+    "KA": (1.5, 1.0, 1.2),  # King's Aid: any number of identical sets
+    "IP": (1.0, 0.3, 1.0),  # Indigenous People: a series pays 1 a card
+    "ST": (0.6, 1.0, 1.0),  # Storm: a set reaches queue card 1 only
+}
+STORE_QUEUE = 1.0  # share of a stored pair's worth that follows the queue card its set reaches
 MERCHANT_FIRST = 1.8  # per round, a merchant of a class the bot has none of
 MERCHANT_MORE = 0.6  # per round, another merchant of a class it already has
 WAREHOUSE_SLOT = (0.9, 0.7, 0.4, 0.25)  # per round, the 1st, 2nd, ... warehouse slot
@@ -90,6 +102,17 @@ _REACH = {  # R6.3: (class, size) -> furthest queue position
     (3, 3): 5, (3, 4): 5, (3, 5): 5,
 }
 
+
+def store_worths(next_event: str | None,
+                 table: dict[str | None, tuple[float, float, float]] | None = None
+                 ) -> tuple[float, float, float]:
+    """What a stored (pair card, single card, relic) is worth for a next round with this
+    event (None: no event, or the seat is not affected), in doubloons."""
+    pair, single, relic = (STORE_NEXT if table is None else table).get(
+        next_event, (1.0, 1.0, 1.0))
+    return STORE_PAIR * pair, STORE_SINGLE * single, STORE_RELIC * relic
+
+
 Counts = tuple[int, ...]
 Choice = tuple[Any, ...] | None  # ("perfect",) or ("set", value, own, wild, target)
 
@@ -111,7 +134,9 @@ class _Context:
     Built from the view only; rebuilt when any of its inputs change.
     """
 
-    def __init__(self, view: PlayerView, deck: Deck, turn: bool) -> None:
+    def __init__(self, view: PlayerView, deck: Deck, turn: bool,
+                 store_next: dict[str | None, tuple[float, float, float]] | None = None,
+                 store_queue: float = 0.0) -> None:
         seat = view.seat
         assert seat is not None
         self.seat = seat
@@ -159,6 +184,21 @@ class _Context:
             self.sets_left = 3 if self.ka else 1
             self.series_ok = self.relics_ok = self.perfect_ok = True
         self.store_ok = self.capacity > 0 and not self.fire
+        # In the storage step the queue is final: next round's event is its card 1's icon
+        # (R3.2; Juan de la Cosa's owner is not affected, R3.4).
+        foresight = view.phase == "store" and store_next is not None
+        self.next_event = (self.card(self.queue[0]).icon
+                           if foresight and self.queue and "cosa" not in self.powers else None)
+        pair, self.store_single, self.store_relic = store_worths(self.next_event,
+                                                                 store_next or {})
+        self.store_pair = [pair] * 4  # per class of the pair's value
+        if foresight and store_queue and self.qv:
+            top = max(self.qv)
+            if top > 0:
+                for cls in (1, 2, 3):
+                    reach = 1 if self.next_event == "ST" else _REACH[cls, 3]
+                    share = max(max(self.qv[:reach]), 0.0) / top
+                    self.store_pair[cls] *= 1.0 - store_queue + store_queue * share
         self._shadow: _Context | None = None
         self._fresh_memos()
 
@@ -255,17 +295,18 @@ class _Context:
         room = self.capacity
         total = 0.0
         take = min(room, relics)
-        total += take * STORE_RELIC
+        total += take * self.store_relic
         room -= take
         if room <= 0:
             return total
         worths: list[float] = []
+        pair, single = self.store_pair, self.store_single
         for v in range(1, 10):
             n = numbered[v]
             if n >= 2:
-                worths.extend([STORE_PAIR] * min(n, 3))
+                worths.extend([pair[CLASS_OF[v]]] * min(n, 3))
             elif n == 1:
-                worths.append(STORE_SINGLE + 0.03 * v)
+                worths.append(single + 0.03 * v)
         if worths:
             worths.sort(reverse=True)
             total += sum(worths[:room])
@@ -409,15 +450,21 @@ class _Context:
 
 def context_key(view: PlayerView) -> tuple[Any, ...]:
     """Everything public an evaluation context depends on: views with equal keys share one."""
-    turn = view.phase == "turn"
+    phase = view.phase
+    turn = phase == "turn"
     pend = view.pending
     flags = tuple(sorted(pend.detail.items())) if turn and pend is not None else ()
-    return (view.round, turn, flags, view.event, view.queue, view.developments,
-            view.doubloons, view.merchants_used if turn else (), view.devpile_size)
+    return (view.round, turn, phase == "store", flags, view.event, view.queue,
+            view.developments, view.doubloons, view.merchants_used if turn else (),
+            view.devpile_size)
 
 
 class GreedyBot:
     """The greedy heuristic player (see the module docstring)."""
+
+    # How the storage step values kept cards: by next round's event (None: as any round).
+    store_next: dict[str | None, tuple[float, float, float]] | None = STORE_NEXT
+    store_queue = STORE_QUEUE
 
     def __init__(self, seed: int = 0, deck: Deck | None = None) -> None:
         self.rng = random.Random(seed)
@@ -441,7 +488,8 @@ class GreedyBot:
         return self._ctx
 
     def _new_context(self, view: PlayerView) -> _Context:
-        return _Context(view, self._deck(view), view.phase == "turn")
+        return _Context(view, self._deck(view), view.phase == "turn", self.store_next,
+                        self.store_queue)
 
     def _best(self, legal: Sequence[Decision], score: Callable[[Decision], float]) -> Decision:
         best = -1e18

@@ -15,15 +15,19 @@ the bot
 3. in each determinization plays every candidate and then the rest of the round with the
    greedy player deciding for every seat (its own included), in a copy of the game that keeps
    no log, and scores the end of the round: each seat's doubloons plus what its developments
-   and stored cards are worth for the rest of the game (the greedy player's estimates), turned
-   into a share of the win with a softmax (a finished game scores its real result);
+   and stored cards are worth for the rest of the game (the greedy player's estimates, the
+   stored cards for next round's event, queue card 1's icon), turned into a share of the win
+   with a softmax (a finished game scores its real result). Storage is the round's last
+   step, after every progression turn, and simultaneous (R6.9): the other seats' secret
+   choices are made again in each determinization, and the rollout ends there (with
+   ``store_horizon=2`` it plays the next round too);
 4. takes the candidate with the best total; the same determinizations and rollout seeds serve
    every candidate (common random numbers), so the comparison is fair, and greedy's choice
    wins ties.
 
 Budget: ``SearchBot(seed, iterations=4)`` samples 4 determinizations per searched decision
 (twice as many for the announcement, the first player, a tied TM and progression turns:
-``weights``), about 1 s of CPU per 4-player game; ``seconds=0.05`` searches until that much
+``weights``), about 1.3 s of CPU per 4-player game; ``seconds=0.05`` searches until that much
 time has gone by instead (at least one determinization; with both, whichever ends first). A
 time budget makes the bot depend on the machine's speed; an iteration budget alone is
 deterministic for a seed. See docs/bots.md ("The search bot") for its measured strength.
@@ -44,14 +48,12 @@ from mundus_net.bots.greedy import (
     MERCHANT_MORE,
     POWER_RATE,
     SHIPYARD_RATE,
-    STORE_PAIR,
-    STORE_RELIC,
-    STORE_SINGLE,
     WAREHOUSE_SLOT,
     WIN_DOUBLOONS,
     GreedyBot,
     _Context,
     context_key,
+    store_worths,
 )
 from mundus_net.engine.cards import RELIC
 from mundus_net.engine.decisions import Decision, MakeSet
@@ -68,6 +70,7 @@ DEFAULT_WEIGHTS = {"announce": 2.0, "first": 2.0, "tm_tie": 2.0, "turn": 2.0}
 DEFAULT_MARGIN = 3.0  # doubloons of greedy's score: scored choices further behind are not tried
 DEFAULT_DEV_SCALE = 0.7  # developments at 70% of greedy's estimate (1.0: no better, docs/bots.md)
 CONTEXT_CACHE = 256  # evaluation contexts kept per rollout player
+DEFAULT_STORE_HORIZON = 1  # rounds played by a rollout from a storage decision
 
 
 class _SimGame(Game):
@@ -150,8 +153,9 @@ class SearchBot:
     share of the win; ``dev_scale``: a factor on what developments are worth at the end of
     a rollout. ``endgame``: once some seat has this many doubloons, rollouts play
     ``endgame_rounds`` rounds (this one included) or to the end of the game, whichever
-    comes first (None, the default: never). ``phases``: the decision kinds searched; greedy
-    plays the others.
+    comes first (None, the default: never). ``store_horizon``: rounds played by a rollout
+    from a storage decision, the round's last step (1: the rollout ends with the storage
+    step). ``phases``: the decision kinds searched; greedy plays the others.
     """
 
     def __init__(self, seed: int = 0, iterations: int | None = None,
@@ -160,6 +164,7 @@ class SearchBot:
                  horizon: int = 1, temperature: float = 8.0,
                  dev_scale: float = DEFAULT_DEV_SCALE,
                  endgame: float | None = None, endgame_rounds: int = 3,
+                 store_horizon: int = DEFAULT_STORE_HORIZON,
                  phases: Sequence[str] = SEARCH_PHASES) -> None:
         if iterations is not None and iterations < 1:
             raise ValueError("iterations must be at least 1")
@@ -171,6 +176,8 @@ class SearchBot:
             raise ValueError("candidates must be at least 1")
         if endgame_rounds < 1:
             raise ValueError("endgame_rounds must be at least 1")
+        if store_horizon < 1:
+            raise ValueError("store_horizon must be at least 1")
         self.rng = random.Random(seed)
         self.iterations = (DEFAULT_ITERATIONS if iterations is None and seconds is None
                            else iterations)
@@ -183,6 +190,7 @@ class SearchBot:
         self.dev_scale = dev_scale
         self.endgame = endgame
         self.endgame_rounds = endgame_rounds
+        self.store_horizon = store_horizon
         self.phases = frozenset(phases)
         self.greedy = _Ranker(seed)
         self.policy = [_PolicyBot(seed + 1 + s) for s in range(6)]
@@ -234,7 +242,10 @@ class SearchBot:
         seat = view.seat
         assert seat is not None
         totals = [0.0] * len(cands)
-        stop = view.round + self.horizon - 1
+        horizon = self.horizon
+        if view.phase == "store":  # the last step of the round (R6.9): look further
+            horizon = max(horizon, self.store_horizon)
+        stop = view.round + horizon - 1
         if self.endgame is not None and max(view.doubloons) >= self.endgame:
             stop = max(stop, view.round + self.endgame_rounds - 1)
         weight = self.weights.get(view.phase, 1.0)
@@ -298,12 +309,15 @@ def _rounds_left(g: Game) -> float:
 def worths(g: Game, scale: float = 1.0) -> list[float]:
     """Each seat's doubloons plus what its developments and stored cards are worth for the
     rest of the game, in doubloons (the greedy player's estimates, as it values a
-    development it owns)."""
+    development it owns; stored cards as it values them for next round's event)."""
     r = _rounds_left(g)
     later = max(r - 1.0, 0.0)
     deck = g.deck
     n = g.players
     caravels = [len(c) for c in g.caravels]
+    # Stored cards serve in the next round, whose event is queue card 1's icon (R3.2, R3.4).
+    event = deck[g.queue[0]].icon if g.queue else None
+    cosa = g.owner.get("cosa")
     out = []
     for s in range(n):
         value = 0.0
@@ -330,13 +344,14 @@ def worths(g: Game, scale: float = 1.0) -> list[float]:
         value = g.doubloons[s] + value * scale
         stored = g.stored[s]
         if any(stored):
+            pair, single, relic = store_worths(None if s == cosa else event)
             for v in range(1, 10):
                 k = stored[v]
                 if k >= 2:
-                    value += STORE_PAIR * min(k, 3)
+                    value += pair * min(k, 3)
                 elif k:
-                    value += STORE_SINGLE + 0.03 * v
-            value += STORE_RELIC * stored[RELIC]
+                    value += single + 0.03 * v
+            value += relic * stored[RELIC]
         out.append(value)
     return out
 
