@@ -626,7 +626,9 @@ def new_table(create: dict[str, Any], clock: Callable[[], float] | None = None) 
                  fixed_seed=fixed, host_seed=bytes.fromhex(create["host_seed"]),
                  promo=bool(options["promo"]), deck=deck_of(create),
                  first_tm=options["first_tm"], round_limit=options["round_limit"],
-                 name=str(create["name"]), game_id=str(create["game"]), bots=bots,
+                 # a log written before the rules correction names no edition: the first
+                 rules=int(options.get("rules", 1)), name=str(create["name"]),
+                 game_id=str(create["game"]), bots=bots,
                  bot_names=[str(b["name"]) for b in create["bots"]],
                  decision_seconds=create["decision_seconds"],
                  bot_seconds=float(create["bot_seconds"]),

@@ -30,7 +30,7 @@ from mundus_net.bots.base import Bot
 from mundus_net.engine.decisions import Decision, Offer, RuleError
 from mundus_net.engine.deck import Deck, default_deck
 from mundus_net.engine.defaults import default_decision
-from mundus_net.engine.game import OFFER, Game, Options, Pending
+from mundus_net.engine.game import OFFER, RULES_EDITION, Game, Options, Pending
 from mundus_net.engine.record import GameRecord, RecordedDecision, RecordedOffer
 from mundus_net.engine.view import PlayerView
 from mundus_net.protocol import fairdeal
@@ -157,7 +157,8 @@ class Table:
 
     def __init__(self, players: int, *, seed: int | None = None, promo: bool = False,
                  deck: Deck | None = None, first_tm: int | None = 0,
-                 round_limit: int | None = None, name: str = "Mundus table",
+                 round_limit: int | None = None, rules: int = RULES_EDITION,
+                 name: str = "Mundus table",
                  game_id: str | None = None, bots: Sequence[Bot] = (),
                  bot_names: Sequence[str] | None = None,
                  decision_seconds: float | None = None,
@@ -194,7 +195,7 @@ class Table:
         # Until the game starts, a game with the same options stands in (its seed is not
         # the game's: that is known only when every contribution is in).
         options = Options(players, seed if fixed_seed and seed is not None else 0, promo,
-                          first_tm, round_limit)
+                          first_tm, round_limit, rules)
         self.game = Game(options, self.deck)  # RuleError for impossible options
         self.decision_seconds = decision_seconds
         self.bot_seconds = bot_seconds
@@ -352,7 +353,8 @@ class Table:
             "options": {"promo": self.game.options.promo,
                         "round_limit": self.game.options.round_limit,
                         "decision_seconds": self.decision_seconds,
-                        "first_tm": self.game.options.first_tm},
+                        "first_tm": self.game.options.first_tm,
+                        "rules": self.game.options.rules},
             "deck": [_card_wire(asdict(c)) for c in self.deck.cards],
             "pub_port": self.pub_port, "heartbeat_ms": self.heartbeat_ms,
             "host_key": self.host_key, "sign_key": self.sign_key,

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from mundus_net.engine.cards import RELIC, RESOURCE_COUNTS, VALUES, from_counts, to_counts
-from mundus_net.engine.decisions import Decision, RuleError
+from mundus_net.engine.decisions import Decision, EndTurn, RuleError
 from mundus_net.engine.game import Game
 
 R = RELIC
@@ -248,16 +248,21 @@ def start_takes(g: Game, faceup: dict[int, Sequence[int]], *, taker: int, tm: in
 
 
 def start_turn(g: Game, seat: int, hand: Sequence[int], *, event: str | None = None,
-               last: bool = False, others: Sequence[int] | None = (R,)) -> None:
+               last: bool = False, others: Sequence[int] | None = (R,),
+               kept: dict[int, Sequence[int]] | None = None) -> None:
     """``seat``'s progression turn with ``hand``. By default the seat plays first and every
     other seat holds ``others`` (a relic: its turn then waits for a real decision instead of
     being played automatically). ``last=True`` makes it the last turn of the round (the others
-have played: their hands are empty)."""
+    have played: their hands are empty, or hold ``kept``, what they kept after their turns
+    for the storage step, R6.9)."""
     clear_table(g)
     n = g.players
     for s in range(n):
         if s != seat and others and not last:
             set_hand(g, s, others)
+    for s, cards in (kept or {}).items():
+        assert last and s != seat, "kept hands are those of seats that have played"
+        set_hand(g, s, cards)
     set_hand(g, seat, hand)
     g.event = event
     if last:
@@ -268,6 +273,21 @@ have played: their hands are empty)."""
         g.turn_index = 0
     g._start_turn()
     invalidate(g)
+
+
+def end_turns(g: Game) -> None:
+    """End every progression turn still to play (EndTurn, whatever the hand), so that the
+    storage step or the next round comes."""
+    while g.phase == "turn":
+        g.apply(g.active, EndTurn())
+
+
+def stored_event_cards(g: Game, seat: int) -> tuple[int, ...]:
+    """The cards of ``seat``'s last "store" event (its private part: only it sees them)."""
+    e = [e for e in g.log if e.kind == "store" and e.public["seat"] == seat][-1]
+    assert e.private is not None
+    cards: tuple[int, ...] = e.private[seat]["cards"]
+    return cards
 
 
 def events(g: Game, kind: str, start: int = 0) -> list[dict[str, Any]]:

@@ -7,7 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from mundus_net.engine.deck import DeckError, default_deck, default_deck_text, load_deck, parse_deck
+from mundus_net.engine.deck import (
+    DeckError,
+    builtin_decks,
+    deck_for_record,
+    default_deck,
+    default_deck_text,
+    load_deck,
+    parse_deck,
+)
 from mundus_net.engine.game import Game
 
 HEADER = "mundus-deck 1\n"
@@ -37,6 +45,10 @@ def test_section_9_card_list() -> None:
     deck = default_deck()
     for i in range(1, 13):
         assert deck[f"D{i:02d}"].kind == "caravel" and deck[f"D{i:02d}"].caravel == i
+    caravels = {c.id: (c.players, c.income) for c in deck.cards if c.kind == "caravel"}
+    assert caravels == {"D01": (2, 0), "D02": (2, 0), "D03": (2, 0), "D04": (2, 0),
+                        "D05": (2, 0), "D06": (2, 0), "D07": (3, 0), "D08": (3, 0),
+                        "D09": (4, 0), "D10": (3, 0), "D11": (5, 0), "D12": (6, 0)}
     icons = {c.id: c.icon for c in deck.cards if c.icon}
     assert icons == {"D02": "KA", "D04": "FI", "D05": "IP", "D08": "ST", "D10": "PI",
                      "D14": "ST", "D17": "KA", "D19": "PI", "D23": "IP", "D27": "FI",
@@ -48,7 +60,7 @@ def test_section_9_card_list() -> None:
                          "D19": (3, 2, 0), "D20": (3, 5, 0), "D21": (3, 6, 1)}
     warehouses = {c.id: (c.capacity, c.players, c.income)
                   for c in deck.cards if c.kind == "warehouse"}
-    assert warehouses == {"D22": (2, 2, 0), "D23": (2, 2, 0), "D24": (2, 3, 0),
+    assert warehouses == {"D22": (2, 2, 0), "D23": (2, 2, 0), "D24": (2, 4, 0),
                           "D25": (2, 6, 0), "D26": (1, 2, 1), "D27": (1, 2, 1),
                           "D28": (1, 2, 1), "D29": (1, 4, 1)}
     shipyards = {c.id: c.players for c in deck.cards if c.kind == "shipyard"}
@@ -59,6 +71,49 @@ def test_section_9_card_list() -> None:
                      "D39": ("pizarro", 2, 0), "D40": ("valdivia", 2, 1),
                      "D41": ("orellana", 2, 0), "D42": ("cortes", 2, 3),
                      "D43": ("ponce", 3, 0), "D44": ("coronado", 4, 0)}
+
+
+def _ids(players: int, deck_name: str = "default") -> set[str]:
+    return {c.id for c in builtin_decks()[deck_name].for_players(players, promo=False)}
+
+
+def test_section_9_caravel_10_is_a_3_player_card_and_warehouse_D24_a_4_player_card() -> None:
+    """Section 9, corrected: the supply example's 3-player table has a caravel 10, so D10 is
+    a 3-player card; D24 (warehouse for 2) takes the 4-player place."""
+    assert "D10" not in _ids(2) and "D24" not in _ids(2)
+    assert "D10" in _ids(3) and "D24" not in _ids(3)
+    assert {"D10", "D24"} <= _ids(4)
+    g = Game.new(3, 0)
+    assert "D10" in g.queue + g.devpile and "D24" not in g.queue + g.devpile
+
+
+@pytest.mark.parametrize("deck_name", ["default", "first-edition"])
+@pytest.mark.parametrize(("players", "size"), [(2, 24), (3, 30), (4, 36), (5, 40), (6, 44)])
+def test_section_9_deck_sizes_24_30_36_40_44(deck_name: str, players: int, size: int) -> None:
+    """Section 9: 24, 30, 36, 40 and 44 cards with 2 to 6 players, in the corrected deck and in
+    the first edition's alike (the correction swaps two player counts)."""
+    assert len(_ids(players, deck_name)) == size
+    assert len(builtin_decks()[deck_name].for_players(players, promo=True)) == size + 5
+
+
+def test_section_9_first_edition_deck_keeps_the_old_counts_and_is_found_by_digest() -> None:
+    """Section 9 before the correction, shipped for old records: caravel 10 from 4 players,
+    D24 from 3; otherwise the same cards. deck_for_record finds a shipped deck by the digest a
+    record names (an empty digest means the default deck; an unknown one, none)."""
+    decks = builtin_decks()
+    assert list(decks) == ["default", "first-edition"]
+    first, default = decks["first-edition"], decks["default"]
+    assert first.name == "first-edition" and default is default_deck()
+    assert first["D10"].players == 4 and first["D24"].players == 3
+    assert default["D10"].players == 3 and default["D24"].players == 4
+    assert "D10" not in _ids(3, "first-edition") and "D24" in _ids(3, "first-edition")
+    changed = [a.id for a, b in zip(first.cards, default.cards, strict=True) if a != b]
+    assert changed == ["D10", "D24"]
+    assert first.digest != default.digest
+    assert deck_for_record(first.digest) == first
+    assert deck_for_record(default.digest) == default
+    assert deck_for_record("") == default
+    assert deck_for_record("0" * len(default.digest)) is None
 
 
 def test_a_loaded_deck_file_is_used_by_the_game(tmp_path: Path) -> None:

@@ -126,7 +126,7 @@ def test_seats_in_join_order_host_bots_first_tokens_and_table_full() -> None:
     assert len(a["token"]) == 32 and int(a["token"], 16) >= 0
     assert a["names"] == [table.names[0], "Ana", ""]
     assert a["options"] == {"promo": False, "round_limit": None, "decision_seconds": None,
-                            "first_tm": 1}
+                            "first_tm": 1, "rules": 2}
     assert {c["id"] for c in a["deck"]} == {c.id for c in table.deck.cards}
     # a retried hello on the same connection keeps its seat rather than taking another
     again = send(table, A, t="hello", name="Ana", role="player")

@@ -57,7 +57,8 @@ def test_the_wheel_installs_one_top_level_name(installed: Path) -> None:
     assert packages == {"mundus_net"} and modules == set()
     for layer in ("engine", "bots", "tools", "protocol", "host", "client", "client/tui"):
         assert (installed / "mundus_net" / layer / "__init__.py").is_file(), layer
-    assert (installed / "mundus_net" / "engine" / "data" / "default.deck").is_file()
+    for deck in ("default.deck", "first-edition.deck"):  # the first for old records
+        assert (installed / "mundus_net" / "engine" / "data" / deck).is_file()
 
 
 def test_play_and_verify_from_a_folder_that_shadows_every_name(installed: Path,

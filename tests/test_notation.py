@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import give, start_turn
 
 from mundus_net.bots.random_bot import RandomBot
 from mundus_net.cli import main
@@ -37,8 +38,8 @@ from mundus_net.engine.decisions import (
     Store,
     Take,
 )
-from mundus_net.engine.deck import default_deck, default_deck_text, parse_deck
-from mundus_net.engine.game import OVER, PHASES, Game
+from mundus_net.engine.deck import builtin_decks, default_deck, default_deck_text, parse_deck
+from mundus_net.engine.game import OVER, PHASES, Game, Pending
 from mundus_net.engine.notation import (
     DERIVED_SLOTS,
     EXCLUDED_SLOTS,
@@ -96,6 +97,38 @@ def start() -> str:
     return format_position(Game.new(4, 7))
 
 
+# Positions written before the rules correction (R6.9, R6.10, section 9), by `mundus rules
+# new --players 4 --seed 7` and in a random game of the engine of that time: tag mn1, no
+# store fields, the default deck of then (now shipped as first-edition, found by its digest).
+FIRST_EDITION_DIGEST = "a61f33f4ee7d"
+MN1_START = (
+    "mn1 players=4 seed=7 promo=0 first_tm=0 round_limit=- deck=default@a61f33f4ee7d round=1 "
+    "tm=0 event=- phase=announce active=0 market=234 display=- queue=D28,D13,D08,D40,D04 "
+    "doubloons=0/0/0/0 hands=11569/11356/11244/12459 stored=-/-/-/- devs=-/-/-/- "
+    "faceup=-/-/-/- fleets=- pick_queue=- pirates_due=- pirates_chosen=- announced=0 offers=- "
+    "tie=- takes=- gift_to=- turn_order=- turn_index=0 turn_sets=0 turn_series=0 "
+    "turn_relics=0 turn_perfect=0 converted=- merchants_used=- perfect_shown=- queue_short=0 "
+    "result=- reshuffles=0 "
+    "draw=5R371456R1144732312966294368R39143R41535R36722343R953876R85722485279R32126378529325"
+    "18RR768R86216R discard=- "
+    "devpile=D31,D27,D37,D14,D23,D01,D02,D41,D43,D26,D24,D44,D19,D39,D16,D36,D09,D22,D32,D17,"
+    "D06,D03,D18,D38,D15,D42,D29,D05,D10,D30,D07"
+)
+
+MN1_STORE = (
+    "mn1 players=3 seed=4 promo=0 first_tm=0 round_limit=- deck=default@a61f33f4ee7d round=6 "
+    "tm=0 event=- phase=store active=0 market=3RR display=- queue=D28,D43,D05,D13,D17 "
+    "doubloons=19/5/15 hands=246/16688/257RR stored=-/-/- devs=D14,D07,D22/-/- faceup=-/-/- "
+    "fleets=0:D07 pick_queue=- pirates_due=- pirates_chosen=- announced=3 offers=- tie=- "
+    "takes=0>2,2>1,1>0,0>2,2>0,0>1,1>2,2>0,0>1 gift_to=- turn_order=0,1,2 turn_index=0 "
+    "turn_sets=0 turn_series=1 turn_relics=0 turn_perfect=0 converted=- merchants_used=D14 "
+    "perfect_shown=- queue_short=0 result=- reshuffles=0 draw=4236314649767215689R94425 "
+    "discard=123451228911148R2335136852223923564567833356R1279877R453449R137RR12351111R32569 "
+    "devpile=D31,D19,D24,D26,D41,D04,D37,D40,D23,D39,D38,D36,D30,D03,D08,D02,D16,D01,D27,D15,"
+    "D06,D42"
+)
+
+
 # -- positions ------------------------------------------------------------------------------
 
 
@@ -151,7 +184,7 @@ def test_positions_equal_ignores_the_log_but_not_state() -> None:
 
 def test_starting_position_lists_every_field_once_in_order(start: str) -> None:
     tokens = start.split()
-    assert tokens[0] == "mn1"
+    assert tokens[0] == "mn2"
     assert [t.partition("=")[0] for t in tokens[1:]] == list(POSITION_FIELDS)
     assert _field(start, "deck").startswith("default@")
     assert _field(start, "phase") == "announce"
@@ -210,11 +243,18 @@ def test_malformed_position_names_the_field_and_problem(start: str, key: str, va
 
 @pytest.mark.parametrize(("text", "message"), [
     ("", "empty position"),
-    ("fen players=4", "a position starts with 'mn1', not 'fen'"),
+    ("fen players=4", "a position starts with 'mn2' (or 'mn1', before the rules correction), "
+                      "not 'fen'"),
+    ("mn3 players=4", "a position starts with 'mn2'"),
+    ("mn2 players", "'players' is not a key=value field"),
+    ("mn2 colour=red", "unknown position field 'colour'"),
+    ("mn2 players=4 players=4", "position field 'players' is given twice"),
+    ("mn2 players=4", "position field(s) missing: seed, promo"),
     ("mn1 players", "'players' is not a key=value field"),
     ("mn1 colour=red", "unknown position field 'colour'"),
     ("mn1 players=4 players=4", "position field 'players' is given twice"),
     ("mn1 players=4", "position field(s) missing: seed, promo"),
+    ("mn1 store_due=-", "unknown position field 'store_due' in an mn1 position"),
 ])
 def test_malformed_position_structure_is_reported(text: str, message: str) -> None:
     with pytest.raises(NotationError, match=_escape(message)):
@@ -459,7 +499,126 @@ def test_default_deck_digest_is_written(start: str) -> None:
 def test_positions_in_the_notation_docs_parse() -> None:
     doc = Path(__file__).resolve().parent.parent / "docs" / "notation.md"
     lines = [line for line in doc.read_text("utf-8").splitlines()
-             if line.startswith("mn1 ") and " ... " not in line]
+             if line.startswith(("mn1 ", "mn2 ")) and " ... " not in line]
     assert len(lines) >= 2
     games = [parse_position(line) for line in lines]
     assert positions_equal(games[0], Game.new(3, 4))
+
+
+# -- rules editions: mn1 and mn2 positions, the storage step (R6.9) ---------------------------
+
+
+def test_R6_9_an_mn1_position_is_read_by_the_first_edition_rules_and_round_trips() -> None:
+    """An mn1 position (written before the correction) is read as rules edition 1, with the
+    first-edition deck its digest names; it is written back as mn1, without the store fields,
+    naming that deck, and that text round-trips unchanged. It is the position a new game of
+    the first edition starts from."""
+    game = parse_position(MN1_START)
+    assert game.options.rules == 1
+    assert game.deck.name == "first-edition" and game.deck.digest == FIRST_EDITION_DIGEST
+    assert game.deck["D10"].players == 4 and game.deck["D24"].players == 3
+    text = format_position(game)
+    assert text == _with(MN1_START, "deck", f"first-edition@{FIRST_EDITION_DIGEST}")
+    assert text.split()[0] == "mn1" and "store_due=" not in text and "store_chosen=" not in text
+    again = parse_position(text)
+    assert again.options.rules == 1 and format_position(again) == text
+    assert positions_equal(again, game)
+    first = builtin_decks()["first-edition"]
+    assert format_position(Game.new(4, 7, rules=1, deck=first)) == text
+
+
+def test_R6_9_an_mn1_store_position_plays_on_by_the_first_edition() -> None:
+    """An mn1 position in the storage of the first edition (seat 0 at the end of its own
+    turn, the round's first) stores, discards and passes to the next turn, as it did."""
+    game = parse_position(MN1_STORE)
+    assert game.options.rules == 1 and game.deck.name == "first-edition"
+    assert game.pending == Pending("store", (0,), {"capacity": {0: 2}})
+    text = format_position(game)
+    assert text == _with(MN1_STORE, "deck", f"first-edition@{FIRST_EDITION_DIGEST}")
+    assert format_position(parse_position(text)) == text
+    apply_decision(game, "0.store:24")
+    assert [(e.kind, e.public.get("seat")) for e in game.log[1:3]] == [("store", 0),
+                                                                      ("discard", 0)]
+    assert game.log[2].public["cards"] == (6,)
+    assert game.stored[0] == [0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0]
+    # Seat 1 could only end its turn (played by the engine); seat 2 holds two relics.
+    assert game.phase == "turn" and game.active == 2 and game.turn_index == 2
+
+
+def _mn2_store_game() -> Game:
+    """The storage step after every turn: seats 0, 1 and 2 asked (warehouses for 2, 1, 1);
+    seat 0 has chosen in secret."""
+    game = Game.new(3, 9)
+    give(game, 0, "D22")
+    give(game, 1, "D26")
+    give(game, 2, "D28")
+    start_turn(game, 2, [3, 8], last=True, kept={0: [1, 5, 9, 10], 1: [2, 6, 6]})
+    game.apply(2, EndTurn())
+    game.apply(0, Store((9, 10)))
+    return game
+
+
+def test_R6_9_an_mn2_store_position_round_trips_and_plays_on_alike() -> None:
+    """An mn2 position in the storage step writes who is asked for how many cards and the
+    secret choices made so far; it round-trips, and continuing it plays exactly like the
+    original game."""
+    game = _mn2_store_game()
+    text = format_position(game)
+    assert text.split()[0] == "mn2"
+    assert _field(text, "phase") == "store" and _field(text, "turn_index") == "3"
+    assert _field(text, "store_due") == "0:2,1:1,2:1"
+    assert _field(text, "store_chosen") == "0:9R"
+    keys = [t.partition("=")[0] for t in text.split()[1:]]
+    assert keys.index("merchants_used") + 1 == keys.index("store_due")
+    assert keys.index("store_chosen") + 1 == keys.index("perfect_shown")
+    parsed = parse_position(text)
+    assert parsed.options.rules == 2
+    assert position_differences(parsed, game) == []
+    assert format_position(parsed) == text
+    assert parsed.pending == game.pending == Pending("store", (1, 2),
+                                                     {"capacity": {0: 2, 1: 1, 2: 1}})
+    assert parsed.legal(1) == game.legal(1) and parsed.legal(0) == []
+    mark = len(game.log)
+    for g in (game, parsed):
+        apply_decision(g, "1.store:6")
+        apply_decision(g, "2.store:-")
+    assert positions_equal(parsed, game)
+    assert parsed.log == game.log[mark:]
+    assert parsed.round == 2 and _field(format_position(parsed), "store_due") == "-"
+
+
+@pytest.mark.parametrize(("key", "value", "message"), [
+    ("store_chosen", "0:9R,1:6", None),  # well formed: seat 1 is asked
+    ("store_due", "1:1,2:1",  # seat 0, who has chosen, is no longer asked
+     "position field 'store_chosen': a seat that is not asked to store has chosen"),
+    ("turn_index", "2", "position field 'turn_index': phase store comes after every turn "
+                        "(index 3)"),
+    ("store_due", "0:3,1:1,2:1", "position field 'store_due': seat 0's warehouses hold 2 "
+                                 "card(s)"),
+    ("store_chosen", "0:159", "position field 'store_chosen': seat 0 stores cards that are "
+                              "not in its hand"),
+    ("store_chosen", "0:9R,1:6,2:8", "position field 'store_due': phase store needs a seat "
+                                     "still to choose"),
+    ("store_due", "0:1,1:1,2:1", "position field 'store_due': seat 0's warehouses hold 2 "
+                                 "card(s)"),  # asked for less than its capacity
+    ("store_due", "0:2,2:1", "position field 'store_due': seat 1 has warehouses and cards: "
+                             "it is asked too"),  # an eligible seat left out
+])
+def test_R6_9_a_malformed_store_position_names_the_field(key: str, value: str,
+                                                          message: str | None) -> None:
+    text = _with(format_position(_mn2_store_game()), key, value)
+    if message is None:
+        assert parse_position(text).waiting_seats() == (2,)
+        return
+    with pytest.raises(NotationError, match=_escape(message)):
+        parse_position(text)
+
+
+def test_R6_9_store_fields_outside_the_store_phase_are_refused(start: str) -> None:
+    with pytest.raises(NotationError,
+                       match=_escape("position field 'store_due': storage is only pending in "
+                                     "the store phase")):
+        parse_position(_with(start, "store_due", "0:1"))
+    with pytest.raises(NotationError, match=_escape("position field(s) missing: store_due, "
+                                                    "store_chosen")):
+        parse_position(MN1_START.replace("mn1 ", "mn2 ", 1))

@@ -26,20 +26,34 @@ from mundus_net.engine.decisions import (
     PickCards,
     RuleError,
 )
-from mundus_net.engine.game import Game
+from mundus_net.engine.game import Event, Game
 from mundus_net.tools.runner import play_game
 
 PHASE_STEP = {  # R7: which step of the round each pending decision belongs to
     "coronado": 0, "split": 1, "pick": 1, "sergio": 1, "pirates": 1, "announce": 2,
-    "offer": 2, "tm_tie": 2, "take": 2, "gift": 2, "first": 3, "turn": 3, "store": 3,
+    "offer": 2, "tm_tie": 2, "take": 2, "gift": 2, "first": 3, "turn": 3, "store": 4,
 }
 STEP_OF_EVENT = {
     "event": 0, "deal": 1, "display": 1, "unstore": 1, "pick": 1, "split": 1, "buy": 1,
     "pirates": 1, "reshuffle": None, "announce": 2, "offer": 2, "reveal": 2, "trade_master": 2,
     "take": 2, "trade_end": 2, "gift": 2, "first": 3, "convert": 3, "set": 3, "series": 3,
-    "relics": 3, "perfect": 3, "income": 3, "revert": 3, "store": 3, "discard": 3,
-    "round_end": 4, "game_over": 4,
+    "relics": 3, "perfect": 3, "income": 3, "revert": 3, "store": 4, "discard": 4,
+    "round_end": 5, "game_over": 5,
 }
+# Rules edition 1 (Options.rules=1): storage and discard belonged to each progression turn.
+STEP_OF_EVENT_FIRST_EDITION = {**STEP_OF_EVENT, "store": 3, "discard": 3, "round_end": 4,
+                               "game_over": 4}
+
+
+def _rounds(g: Game) -> list[list[Event]]:
+    """The log split at each "round" event (the events before round 1's are dropped)."""
+    rounds: list[list[Event]] = []
+    for e in g.log:
+        if e.kind == "round":
+            rounds.append([])
+        elif rounds:
+            rounds[-1].append(e)
+    return rounds
 
 
 # -- R7 the order of one round --------------------------------------------------------------------
@@ -47,29 +61,65 @@ STEP_OF_EVENT = {
 
 @pytest.mark.parametrize("players", [2, 4, 6])
 def test_R7_order_of_a_round(players: int) -> None:
-    """R7: event -> supply (pirates) -> trade -> progression turns (income, shipyards,
-    storage, discard) -> end-of-round check, in every round of a random game."""
+    """R7: event -> supply (pirates) -> trade -> progression turns (each ending with income
+    and shipyards) -> storage and discard for everyone at once -> end-of-round check, in every
+    round of a random game. The storage choices come after the last turn's income; then the
+    store events and every seat's discard, in seat order, come together, with no decision
+    among them, right before the end-of-round check."""
     g = play_game(Game.new(players, 30 + players, promo=True),
                   [RandomBot(s) for s in range(players)])
-    rounds: list[list[str]] = []
-    for e in g.log:
-        if e.kind == "round":
-            rounds.append([])
-        elif rounds and e.kind != "decision":
-            rounds[-1].append(e.kind)
     assert g.result is not None
+    rounds = _rounds(g)
     assert len(rounds) == g.result.rounds
-    for kinds in rounds:
+    stored = 0
+    for evs in rounds:
+        kinds = [e.kind for e in evs if e.kind != "decision"]
         steps = [step for k in kinds if (step := STEP_OF_EVENT[k]) is not None]
+        assert steps == sorted(steps), kinds
+        assert kinds[0] == "event"
+        assert kinds.count("income") == players  # one progression turn each
+        every = [e.kind for e in evs]
+        end = every.index("round_end")
+        first = min(i for i, k in enumerate(every) if k in ("store", "discard"))
+        last_income = max(i for i, k in enumerate(every) if k == "income")
+        store_choices = [i for i, e in enumerate(evs)
+                         if e.kind == "decision" and e.public["type"] == "Store"]
+        assert all(last_income < i < first for i in store_choices)
+        block = evs[first:end]
+        n_store = sum(e.kind == "store" for e in block)
+        assert [e.kind for e in block] == ["store"] * n_store + ["discard"] * players
+        assert n_store == len(store_choices)
+        assert [e.public["seat"] for e in block if e.kind == "discard"] == list(range(players))
+        stored += n_store
+    assert stored, "the game has a storage step to check"
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_R7_order_of_a_round_first_edition(players: int) -> None:
+    """R7 as rules edition 1 read it: each progression turn ends with its income, then its
+    player's storage, then his discard."""
+    g = play_game(Game.new(players, 30 + players, promo=True, rules=1),
+                  [RandomBot(s) for s in range(players)])
+    assert g.result is not None
+    rounds = _rounds(g)
+    assert len(rounds) == g.result.rounds
+    stored = 0
+    for evs in rounds:
+        kinds = [e.kind for e in evs if e.kind != "decision"]
+        steps = [step for k in kinds if (step := STEP_OF_EVENT_FIRST_EDITION[k]) is not None]
         assert steps == sorted(steps), kinds
         assert kinds[0] == "event"
         assert "round_end" in kinds
         assert kinds.count("discard") == players
         # Within each progression turn: income, then storage, then discard.
         turn_kinds = [k for k in kinds if k in ("income", "store", "discard")]
-        for i in range(0, len(turn_kinds)):
+        for i in range(len(turn_kinds)):
             if turn_kinds[i] == "store":
                 assert turn_kinds[i - 1] == "income" and turn_kinds[i + 1] == "discard"
+                stored += 1
+            elif turn_kinds[i] == "income":
+                assert turn_kinds[i + 1] in ("store", "discard")
+    assert stored, "the game stores at the end of a turn"
 
 
 def test_R7_a_decision_of_another_step_is_refused() -> None:

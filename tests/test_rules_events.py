@@ -7,6 +7,7 @@ from conftest import (
     R,
     assert_refused,
     begin_round,
+    end_turns,
     events,
     give,
     new_game,
@@ -170,14 +171,18 @@ def test_R3_4_cosa_owner_ignores_indigenous_people() -> None:
 
 
 def test_R3_4_cosa_owner_may_store_under_fire() -> None:
-    """R3.4: Fire does not stop Cosa's owner from storing."""
-    g = new_game(3, seed=5)
+    """R3.4: Fire does not stop Cosa's owner from storing (in the storage step after the last
+    turn, R6.9), while another warehouse owner is not asked."""
+    g = new_game(3, seed=5, round_limit=1)  # the game stops at the round end: stored stays
     give(g, 0, "D37", "D26")
-    start_turn(g, 0, [5, 6], event="FI")
+    give(g, 1, "D27")
+    start_turn(g, 0, [5, 6], event="FI", last=True, kept={1: [7]})
     g.apply(0, EndTurn())
     assert g.phase == "store"
+    assert g.waiting_seats() == (0,) and g.store_due == {0: 1}
     g.apply(0, Store((6,)))
     assert g.stored[0][6] == 1
+    assert sum(g.stored[1]) == 0
 
 
 def test_R3_4_cosa_owner_loses_nothing_to_pirates() -> None:
@@ -228,10 +233,27 @@ def test_R3_5_pirates_act_right_after_supply_before_the_trade() -> None:
     assert kinds.index("pick") < kinds.index("pirates")
 
 
-def test_R3_5_fire_acts_at_the_end_of_the_progression_turn() -> None:
-    """R3.5/R6.9: under Fire a warehouse owner is not asked to store: the hand is
-    discarded at the end of the turn."""
+def test_R3_5_fire_acts_when_cards_are_stored_at_the_end_of_the_progression_step() -> None:
+    """R3.5/R6.9: under Fire a warehouse owner is not asked to store: when every turn is
+    played, there is no storage step and his hand is discarded with the others."""
     g = new_game(3, seed=5)
+    give(g, 0, "D26")
+    start_turn(g, 0, [5, 6], event="FI")
+    g.apply(0, EndTurn())
+    assert g.phase == "turn" and g.active == 1
+    assert g.hands[0][5] == g.hands[0][6] == 1  # kept until every turn is played
+    mark = len(g.log)
+    end_turns(g)
+    assert "store" not in [e.kind for e in g.log[mark:]]
+    assert sum(g.stored[0]) == 0
+    assert events(g, "discard", mark)[0] == {"seat": 0, "cards": (5, 6)}
+    assert g.round == 2
+
+
+def test_R3_5_first_edition_fire_acts_at_the_end_of_the_progression_turn() -> None:
+    """R3.5/R6.9 as rules edition 1 read it: not asked to store, the hand is discarded at the
+    end of the turn."""
+    g = new_game(3, seed=5, rules=1)
     give(g, 0, "D26")
     start_turn(g, 0, [5, 6], event="FI")
     g.apply(0, EndTurn())

@@ -7,6 +7,8 @@ from conftest import (
     R,
     assert_conserved,
     assert_refused,
+    calm,
+    end_turns,
     events,
     give,
     invalidate,
@@ -14,6 +16,7 @@ from conftest import (
     put_queue_first,
     start_takes,
     start_turn,
+    stored_event_cards,
 )
 
 from mundus_net.engine.cards import to_counts
@@ -29,7 +32,7 @@ from mundus_net.engine.decisions import (
     Store,
     Take,
 )
-from mundus_net.engine.game import Game
+from mundus_net.engine.game import Game, Pending
 from mundus_net.engine.view import PlayerView, public_log
 
 
@@ -353,7 +356,11 @@ def test_R6_5_a_relic_may_be_converted() -> None:
     g.apply(0, MakeSeries((4, 5, 6, 7)))
     # The converted card is spent first: the relic is discarded, the real 4 stays in hand.
     assert events(g, "series")[-1]["spent"] == (5, 6, 7, R)
-    assert events(g, "discard")[-1]["cards"] == (4,)
+    # Nothing else to do: the turn ends by itself; the 4 waits in hand for the discard
+    # after every turn (R6.10).
+    assert g.active == 1 and g.hands[0] == to_counts([4])
+    end_turns(g)
+    assert [e["cards"] for e in events(g, "discard") if e["seat"] == 0] == [(4,)]
     assert_conserved(g)
 
 
@@ -382,14 +389,18 @@ def test_R6_5_bad_conversions_are_refused() -> None:
 def test_R6_5_converted_card_reverts_at_the_end_of_the_turn() -> None:
     """R6.5: the new value holds for the rest of the turn only: the card is stored or
     discarded as what it is."""
-    g = new_game(3, seed=5)
+    g = new_game(3, seed=5, round_limit=1)  # the game stops at the round end: stored stays
     give(g, 0, "D13", "D26")
     start_turn(g, 0, [5, 6])
     g.apply(0, Convert(5, 2))
-    # Nothing else to do: the turn ends by itself and the storage decision is pending.
-    assert g.phase == "store"
+    # Nothing else to do: the turn ends by itself and the card is a 5 again.
+    assert g.phase == "turn" and g.active == 1
     assert g.hands[0] == to_counts([5, 6])
+    assert g.converted == []
+    end_turns(g)  # the storage step, after every turn (R6.9)
+    assert g.phase == "store" and g.waiting_seats() == (0,)
     assert Store((5,)) in g.legal(0) and Store((2,)) not in g.legal(0)
+    assert_refused(g, 0, Store((2,)), "R6.9")
     g.apply(0, Store((5,)))
     assert g.stored[0] == to_counts([5])
     assert_conserved(g)
@@ -466,30 +477,38 @@ def test_R6_8_shipyards_pay_per_opponent_with_more_caravels() -> None:
 
 
 # -- R6.9 / R6.10 warehouses and discard ----------------------------------------------------------
+#
+# Rules edition 2 (the default): every player takes his progression turn and keeps his hand;
+# then every seat that may store chooses, at once and in secret (phase store); then every hand
+# is discarded at once, face up, and the round ends. Rules edition 1 (Options.rules=1, the
+# reading before the correction) stored and discarded at the end of each turn: its tests are
+# named first_edition.
 
 
 def test_R6_9_store_up_to_the_warehouses_capacity() -> None:
     """R6.9: a warehouse for 2 and one for 1 keep up to 3 cards; more is refused."""
-    g = new_game(3, seed=8)
+    g = new_game(3, seed=8, round_limit=1)  # the game stops at the round end: stored stays
     give(g, 0, "D22", "D26")
     start_turn(g, 0, [1, 5, 9, R])
     g.apply(0, EndTurn())
+    end_turns(g)
     assert g.phase == "store"
-    assert g.pending is not None and g.pending.detail == {"capacity": 3}
+    assert g.pending == Pending("store", (0,), {"capacity": {0: 3}})
     assert_refused(g, 0, Store((1, 5, 9, R)), "R6.9")
     assert_refused(g, 0, Store((2,)), "R6.9")
     g.apply(0, Store((5, 9, R)))
     assert g.stored[0] == to_counts([5, 9, R])
-    assert events(g, "discard")[-1]["cards"] == (1,)
+    assert [e["cards"] for e in events(g, "discard") if e["seat"] == 0] == [(1,)]
     assert_conserved(g)
 
 
 def test_R6_9_stored_cards_are_hidden() -> None:
     """R6.9: opponents see how many cards are stored, not which."""
-    g = new_game(3, seed=8)
+    g = new_game(3, seed=8, round_limit=1)
     give(g, 0, "D22")
     start_turn(g, 0, [7, 9])
     g.apply(0, EndTurn())
+    end_turns(g)
     g.apply(0, Store((7, 9)))
     other = PlayerView(g, 1).to_dict()
     assert other["stored_sizes"][0] == 2
@@ -497,6 +516,8 @@ def test_R6_9_stored_cards_are_hidden() -> None:
     assert PlayerView(g, 0).stored == (7, 9)
     store = [e for e in public_log(g, 1) if e["kind"] == "store"][-1]
     assert "cards" not in store
+    assert store["count"] == 2
+    assert stored_event_cards(g, 0) == (7, 9)
 
 
 def test_R6_9_fire_no_storing_but_warehouse_income_paid() -> None:
@@ -507,18 +528,262 @@ def test_R6_9_fire_no_storing_but_warehouse_income_paid() -> None:
     g.apply(0, EndTurn())
     assert g.phase == "turn" and g.active == 1
     assert g.doubloons[0] == 1
+    end_turns(g)  # nobody else may store: no storage step
+    assert events(g, "store") == []
     assert g.stored[0] == [0] * 11
 
 
-def test_R6_10_other_cards_are_discarded_face_up() -> None:
-    """R6.10: every card left in hand is discarded face up at the end of the turn."""
+def test_R6_9_storage_is_chosen_only_after_the_last_progression_turn() -> None:
+    """R6.9: a player keeps his hand at the end of his turn; storage is chosen when every
+    player has played (turn_index == players), never in the turns: a Store then is not the
+    pending decision (R7)."""
     g = new_game(3, seed=8)
+    give(g, 0, "D22")
+    give(g, 1, "D26")
+    give(g, 2, "D28")
+    start_turn(g, 0, [1, 5, 9])  # the others hold a relic
+    g.apply(0, EndTurn())
+    assert g.phase == "turn" and g.active == 1 and g.turn_index == 1
+    assert g.hands[0] == to_counts([1, 5, 9])  # kept for the storage step
+    assert events(g, "store") == [] and events(g, "discard") == []
+    for seat in range(3):
+        assert_refused(g, seat, Store(()), "R7")
+    assert_refused(g, 0, Store((5, 9)), "R7")
+    g.apply(1, EndTurn())
+    assert g.phase == "turn" and g.active == 2
+    assert_refused(g, 0, Store((5, 9)), "R7")
+    g.apply(2, EndTurn())
+    assert g.phase == "store" and g.turn_index == g.players == 3
+    # Every seat that may store is asked at once.
+    assert g.store_due == {0: 2, 1: 1, 2: 1}
+    assert g.pending == Pending("store", (0, 1, 2), {"capacity": {0: 2, 1: 1, 2: 1}})
+    assert g.waiting_seats() == (0, 1, 2)
+    for viewer in (None, 0, 1, 2):
+        view = PlayerView(g, viewer)
+        assert view.store_due == (2, 1, 1) and view.store_done == ()
+    assert all(g.legal(s) for s in range(3))
+
+
+def _storage_step(round_limit: int | None = None) -> Game:
+    """Three seats with warehouses, every turn played: seat 2 played last; seats 0 and 1 kept
+    their hands."""
+    g = new_game(3, seed=9, round_limit=round_limit)
+    give(g, 0, "D22")  # holds 2
+    give(g, 1, "D26")  # holds 1
+    give(g, 2, "D28")  # holds 1
+    calm(g)
+    start_turn(g, 2, [3, 8], last=True, kept={0: [1, 5, 9, R], 1: [2, 6, 6]})
+    g.apply(2, EndTurn())
+    assert g.phase == "store" and g.waiting_seats() == (0, 1, 2)
+    return g
+
+
+def test_R6_9_a_choice_stays_secret_and_changes_nothing_for_the_others() -> None:
+    """R6.9 ruling: all choose at once and in secret. Until the last choice is in, nothing of
+    a submitted choice reaches the other seats' views or the public log (only store_done says
+    who has chosen), nothing is stored yet, and the other waiting seats' legal choices are the
+    same as before: no seat's choice can depend on another's."""
+    g = _storage_step()
+    observers = (None, 1, 2)
+    views = {s: PlayerView(g, s).to_dict() for s in observers}
+    legal = {s: list(g.legal(s)) for s in (1, 2)}
+    hands, stored, mark = [h[:] for h in g.hands], [h[:] for h in g.stored], len(g.log)
+    g.apply(0, Store((9, R)))
+    assert g.phase == "store" and g.waiting_seats() == (1, 2)
+    assert g.hands == hands and g.stored == stored  # nothing stored or discarded yet
+    for s in observers:
+        after = PlayerView(g, s).to_dict()
+        assert after["store_done"] == (0,) and views[s]["store_done"] == ()
+        assert after["pending"] == {**views[s]["pending"], "seats": (1, 2)}
+        unchanged = {"store_done", "pending"}
+        assert {k: v for k, v in after.items() if k not in unchanged} == \
+            {k: v for k, v in views[s].items() if k not in unchanged}
+        assert public_log(g, s, mark) == [
+            {"kind": "decision", "seat": 0, "type": "Store", "auto": False}]
+    assert {s: g.legal(s) for s in (1, 2)} == legal
+    # The seat that chose sees its own choice in its log, and cannot choose again.
+    assert public_log(g, 0, mark)[0]["decision"] == Store((9, R))
+    assert PlayerView(g, 0).hand == (1, 5, 9, R)
+    assert_refused(g, 0, Store(()), "R7")
+    g.apply(2, Store((8,)))
+    assert PlayerView(g, 1).store_done == (0, 2)
+    assert events(g, "store") == []
+    g.apply(1, Store((6,)))
+    # All in: stored at once, one store event per seat (count public, cards private).
+    assert events(g, "store", mark) == [{"seat": 0, "count": 2}, {"seat": 1, "count": 1},
+                                        {"seat": 2, "count": 1}]
+    assert [stored_event_cards(g, s) for s in range(3)] == [(9, R), (6,), (8,)]
+
+
+def test_R6_9_a_choice_over_the_capacity_or_not_in_hand_is_refused() -> None:
+    """R6.9: up to the warehouses' total capacity, from the hand; the error names R6.9."""
+    g = _storage_step()
+    assert_refused(g, 0, Store((1, 5, 9)), "R6.9")
+    assert_refused(g, 1, Store((2, 6)), "R6.9")
+    assert_refused(g, 1, Store((5,)), "R6.9")  # not in seat 1's hand
+    assert_refused(g, 0, Store((2,)), "R6.9")
+    assert {len(d.cards) for d in g.legal(0) if isinstance(d, Store)} == {0, 1, 2}
+    assert {len(d.cards) for d in g.legal(1) if isinstance(d, Store)} == {0, 1}
+    g.apply(0, Store(()))  # keeping nothing is a choice too
+    assert g.waiting_seats() == (1, 2)
+
+
+def test_R6_9_fire_seats_hit_are_not_asked_cosa_is_income_still_paid() -> None:
+    """R6.9 ruling and R3.4: under Fire no seat hit by it is asked and all its cards are
+    discarded, while its warehouse income is still paid; the owner of Juan de la Cosa (D37) is
+    not hit, and is asked."""
+    g = new_game(4, seed=10, round_limit=1)
+    give(g, 0, "D26")  # warehouse for 1, income 1: hit by Fire
+    give(g, 1, "D37", "D22")  # Cosa and a warehouse for 2: not hit
+    give(g, 3, "D28")  # a warehouse, but an empty hand
+    start_turn(g, 0, [5, 6], event="FI", last=True, kept={1: [7, 8, R], 2: [3, 4]})
+    g.apply(0, EndTurn())
+    assert events(g, "income")[-1] == {"seat": 0, "gain": 1, "parts": {"printed": 1}}
+    assert g.doubloons[0] == 1
+    assert g.phase == "store"
+    assert g.store_due == {1: 2}
+    assert g.pending == Pending("store", (1,), {"capacity": {1: 2}})
+    for seat in (0, 2, 3):
+        assert g.legal(seat) == []
+        assert_refused(g, seat, Store(()), "R7")
+    assert_refused(g, 0, Store((5,)), "R7")
+    g.apply(1, Store((7, R)))
+    assert [e["seat"] for e in events(g, "store")] == [1]
+    assert g.stored == [[0] * 11, to_counts([7, R]), [0] * 11, [0] * 11]
+    assert [(e["seat"], e["cards"]) for e in events(g, "discard")] == [
+        (0, (5, 6)), (1, (8,)), (2, (3, 4)), (3, ())]
+    assert_conserved(g)
+
+
+def test_R6_9_a_seat_without_warehouse_or_without_cards_is_not_asked() -> None:
+    """R6.9: only seats with warehouse capacity and cards in hand are asked."""
+    g = new_game(3, seed=11)
+    give(g, 0, "D22")  # a warehouse and cards: asked
+    give(g, 1, "D26")  # a warehouse, no card left
+    start_turn(g, 2, [1, 2], last=True, kept={0: [4]})  # seat 2: cards, no warehouse
+    g.apply(2, EndTurn())
+    assert g.phase == "store"
+    assert g.pending == Pending("store", (0,), {"capacity": {0: 2}})
+    assert PlayerView(g, 2).store_due == (2, 0, 0)
+    assert g.legal(1) == [] and g.legal(2) == []
+
+
+@pytest.mark.parametrize("fire", [False, True])
+def test_R6_9_nobody_may_store_straight_to_the_discard_and_the_next_round(fire: bool) -> None:
+    """R6.9/R6.10: when no seat may store (no warehouse, or all hit by Fire), the hands are
+    discarded right after the last turn and the next round begins."""
+    g = new_game(3, seed=12)
+    if fire:
+        give(g, 1, "D26")
+    calm(g)
+    start_turn(g, 0, [5, 6], event="FI" if fire else None, last=True,
+               kept={1: [1, 2], 2: [R]})
+    mark = len(g.log)
+    g.apply(0, EndTurn())
+    kinds = [e.kind for e in g.log[mark:]]
+    assert kinds[:kinds.index("round")] == [
+        "decision", "income", "discard", "discard", "discard", "round_end"]
+    assert [(e["seat"], e["cards"]) for e in events(g, "discard", mark)] == [
+        (0, (5, 6)), (1, (1, 2)), (2, (R,))]
+    assert g.round == 2 and g.phase != "store"
+    assert events(g, "store") == []
+    assert_conserved(g)
+
+
+def test_R6_9_first_edition_stores_at_the_end_of_each_turn() -> None:
+    """R6.9 as rules edition 1 read it (Options.rules=1, kept so that old records replay):
+    the player stores at the end of his own turn, then discards, then the next turn."""
+    g = new_game(3, seed=8, rules=1)
+    give(g, 0, "D22", "D26")
+    start_turn(g, 0, [1, 5, 9, R])
+    g.apply(0, EndTurn())
+    assert g.phase == "store" and g.turn_index == 0
+    assert g.pending == Pending("store", (0,), {"capacity": {0: 3}})
+    assert_refused(g, 0, Store((1, 5, 9, R)), "R6.9")
+    assert_refused(g, 0, Store((2,)), "R6.9")
+    g.apply(0, Store((5, 9, R)))
+    assert g.stored[0] == to_counts([5, 9, R])
+    assert events(g, "discard")[-1] == {"seat": 0, "cards": (1,)}
+    assert g.phase == "turn" and g.active == 1
+    assert_conserved(g)
+
+
+def test_R6_10_every_hand_is_discarded_at_once_face_up_after_the_last_choice() -> None:
+    """R6.10: when the last storage choice is in, every other card of every hand is
+    discarded: all the discard events come together, in seat order, with no decision between
+    them, their cards public (every seat and a spectator read them); the hands are then empty
+    and the round ends."""
+    g = _storage_step(round_limit=1)
+    g.apply(2, Store(()))
+    g.apply(1, Store((6,)))
+    discard_before = len(g.discard)
+    mark = len(g.log)
+    g.apply(0, Store((9, R)))
+    assert [(e.kind, e.public.get("seat")) for e in g.log[mark:]] == [
+        ("decision", 0), ("store", 0), ("store", 1), ("store", 2),
+        ("discard", 0), ("discard", 1), ("discard", 2), ("round_end", None),
+        ("game_over", None)]
+    expected = [{"seat": 0, "cards": (1, 5)}, {"seat": 1, "cards": (2, 6)},
+                {"seat": 2, "cards": (3, 8)}]
+    assert events(g, "discard", mark) == expected
+    for seat in (None, 0, 1, 2):
+        assert [{k: e[k] for k in ("seat", "cards")} for e in public_log(g, seat, mark)
+                if e["kind"] == "discard"] == expected
+        assert sorted(PlayerView(g, seat).discard) == sorted(g.discard)
+    assert all(not any(h) for h in g.hands)
+    assert len(g.discard) == discard_before + 6
+    assert g.stored == [to_counts([9, R]), to_counts([6]), [0] * 11]
+    assert_conserved(g)
+
+
+def test_R6_10_stored_cards_come_back_at_the_next_supply() -> None:
+    """R6.10/R4.1: the discard ends the round; the stored cards return to their owners' hands
+    at the next supply, before the deal."""
+    g = _storage_step()
+    g.apply(0, Store((9, R)))
+    g.apply(1, Store((6,)))
+    mark = len(g.log)
+    g.apply(2, Store(()))
+    assert g.round == 2
+    unstore = [e for e in g.log[mark:] if e.kind == "unstore"]
+    assert [(e.public, e.private) for e in unstore] == [
+        ({"seat": 0, "count": 2}, {0: {"cards": (9, R)}}),
+        ({"seat": 1, "count": 1}, {1: {"cards": (6,)}})]
+    kinds = [e.kind for e in g.log[mark:]]
+    assert kinds.index("discard") < kinds.index("round") < kinds.index("unstore") \
+        < kinds.index("deal")
+    deal = next(e for e in g.log[mark:] if e.kind == "deal")
+    assert deal.private is not None
+    assert g.hands[0] == to_counts([9, R, *deal.private[0]["cards"]])
+    assert g.hands[1] == to_counts([6, *deal.private[1]["cards"]])
+    assert g.stored == [[0] * 11] * 3
+    assert_conserved(g)
+
+
+def test_R6_10_first_edition_discards_at_the_end_of_each_turn() -> None:
+    """R6.10 as rules edition 1 read it: every card left in hand is discarded face up at the
+    end of the player's own turn."""
+    g = new_game(3, seed=8, rules=1)
     start_turn(g, 0, [3, 4, R])
     before = len(g.discard)
     g.apply(0, EndTurn())
     assert g.hands[0] == [0] * 11
     assert len(g.discard) == before + 3
     assert events(g, "discard")[-1] == {"seat": 0, "cards": (3, 4, R)}
+    assert sorted(PlayerView(g, 2).discard) == sorted(g.discard)
+
+
+def test_R6_10_other_cards_are_discarded_face_up() -> None:
+    """R6.10: every card left in hand is discarded face up, once every turn is played."""
+    g = new_game(3, seed=8)
+    start_turn(g, 0, [3, 4, R])
+    before = len(g.discard)
+    g.apply(0, EndTurn())
+    assert g.hands[0] == to_counts([3, 4, R])  # kept until every player has played
+    end_turns(g)
+    assert len(g.discard) == before + 5  # seat 0's three cards, the others' relics
+    assert events(g, "discard")[0] == {"seat": 0, "cards": (3, 4, R)}
+    assert [e["seat"] for e in events(g, "discard")] == [0, 1, 2]
     assert sorted(PlayerView(g, 2).discard) == sorted(g.discard)
 
 

@@ -9,6 +9,7 @@ from conftest import (
     assert_refused,
     begin_round,
     calm,
+    end_turns,
     events,
     give,
     new_game,
@@ -202,4 +203,7 @@ def test_P05_trading_post_income_per_merchant_and_warehouse() -> None:
     start_turn(g, 0, [1])
     g.apply(0, EndTurn())
     assert income(g, 0)["tradingpost"] == 4
+    end_turns(g)  # the warehouses hold cards in the storage step, after every turn (R6.9)
     assert g.phase == "store"
+    assert g.pending is not None and g.pending.seats == (0,)
+    assert g.pending.detail == {"capacity": {0: 3}}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from conftest import (
     R,
     assert_conserved,
@@ -19,7 +20,7 @@ from conftest import (
 from mundus_net.engine.cards import to_counts
 from mundus_net.engine.decisions import PickCards, PirateDiscard, SplitFleet
 from mundus_net.engine.deck import parse_deck
-from mundus_net.engine.game import Game
+from mundus_net.engine.game import Game, Pending
 
 NO_ICON = "D01"
 
@@ -219,9 +220,47 @@ def test_R4_5_pizarro_highest_caravel_counts_as_zero() -> None:
     assert picks(g) == [(0, ("D03", "D08"), (4, 9)), (1, ("D05",), (6,))]
 
 
+@pytest.mark.parametrize("tm", [0, 1, 2])
+def test_R4_3_to_R4_6_rulebook_supply_example_at_a_3_player_table(tm: int) -> None:
+    """The rulebooks' supply example (R4.3-R4.6): a 3-player table where A's fleet is caravel
+    10, B's 3+8 and C's 1+2+7. Six caravels in play: six cards are turned face up (R4.3).
+    Fleet values 10, 11 and 10 (R4.5). A and C tie at 10 and C holds the lower caravel, so C
+    chooses his three cards first, then A one card, and B takes the two remaining (R4.6),
+    whoever is the TM. A 3-player table can hold caravel 10 only since it is a 3-player card
+    (section 9)."""
+    g = new_game(3, seed=6)
+    assert "D10" in {c.id for c in g.deck.for_players(3, promo=False)}
+    a, b, c = 0, 1, 2
+    fleet_a, fleet_b, fleet_c = ("D10",), ("D03", "D08"), ("D01", "D02", "D07")
+    give(g, a, *fleet_a)
+    give(g, b, *fleet_b)
+    give(g, c, *fleet_c)
+    calm(g)
+    display = [2, 3, 5, 6, 8, 9]
+    begin_round(g, 2, tm=tm, display=display)
+    assert g.event is None
+    assert events(g, "display")[-1]["cards"] == tuple(display)  # R4.3: one per caravel
+    assert [(s, f, g.fleet_strength(s, f)) for s, f in g.fleets] == [
+        (a, fleet_a, (10, 10)), (b, fleet_b, (11, 3)), (c, fleet_c, (10, 1))]
+    assert g.pick_queue == [(c, fleet_c), (a, fleet_a), (b, fleet_b)]
+    assert g.pending == Pending("pick", (c,), {"fleet": fleet_c, "count": 3})
+    assert_refused(g, a, PickCards((9,)), "R7")
+    assert_refused(g, c, PickCards((8, 9)), "R4.6")  # the fleet's three cards at once
+    g.apply(c, PickCards((6, 8, 9)))
+    assert g.pending == Pending("pick", (a,), {"fleet": fleet_a, "count": 1})
+    g.apply(a, PickCards((5,)))
+    # B takes the two remaining resources (its only choice, applied by the engine).
+    assert picks(g) == [(c, fleet_c, (6, 8, 9)), (a, fleet_a, (5,)), (b, fleet_b, (2, 3))]
+    assert g.display == []
+    assert [sum(h) for h in g.hands] == [5 + 1, 5 + 2, 5 + 3]
+    assert g.phase == "announce"
+    assert_conserved(g)
+
+
 def test_R4_6_rulebook_example_fleets_10_vs_3_8_vs_1_2_7() -> None:
-    """R4.6, the rulebook's example: A has caravel 10, B 3+8, C 1+2+7. C (10, holding the
-    lower caravel) picks first on the 10-vs-10 tie, then A (10), then B (11)."""
+    """R4.6, the rulebook's example at a 4-player table (a fourth seat without caravels
+    changes nothing): C (10, holding the lower caravel) picks first on the 10-vs-10 tie, then
+    A (10), then B (11)."""
     g = new_game(4, seed=6)
     a, b, c = 0, 1, 2
     give(g, a, "D10")

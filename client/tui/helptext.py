@@ -44,8 +44,8 @@ _TURN = (
     "The perfect combination (values 1-9 and a relic) wins at the end of the round. "
     "A card serves in one combination only. Each merchant turns one card into a value of its "
     "class once per round, and a development works as soon as you take it. "
-    "When you end the turn you receive your developments' income, shipyards pay 1 for each "
-    "opponent with more caravels, you may store cards, and the rest of your hand is discarded."
+    "When you end the turn you receive your developments' income and shipyards pay 1 for each "
+    "opponent with more caravels; you keep your other cards until everyone has played."
 )
 
 HELP: dict[str, Help] = {
@@ -121,12 +121,14 @@ HELP: dict[str, Help] = {
         "the others follow in seat order. The first player has the pick of the queue."),
     "turn": Help(
         "Your progression turn",
-        ("R6.2", "R6.3", "R6.4", "R6.5", "R6.6", "R6.7", "R6.8", "R6.10", "R8.1"), _TURN),
+        ("R6.2", "R6.3", "R6.4", "R6.5", "R6.6", "R6.7", "R6.8", "R8.1"), _TURN),
     "store": Help(
-        "Store cards", ("R6.9", "R6.10", "R4.1"),
-        "Keep up to your warehouses' capacity in cards: they come back to your hand at the "
-        "start of the next round, before the deal, and opponents do not see them. The rest of "
-        "your hand is discarded face up. No storing under Fire."),
+        "Store cards (end of the round)", ("R6.9", "R6.10", "R4.1"),
+        "Everyone has played: every player with warehouses chooses at the same time, in "
+        "secret, which cards to keep, up to the warehouses' capacity. Stored cards come back "
+        "to your hand at the start of the next round, before the deal, and opponents do not "
+        "see them. Then every hand is discarded at once, face up. No storing under Fire. "
+        "Queue card 1 now shows next round's event."),
     "over": Help(
         "The game is over", ("R8.1", "R8.2", "R8.3", "R8.4"),
         "At the end of a round the game ends if someone showed the perfect combination (they "

@@ -233,7 +233,7 @@ STEPS = {
     "gift": "Trade step: balance",
     "first": "Progression step",
     "turn": "Progression step",
-    "store": "Progression step: storage",
+    "store": "End of the round: storage",
     "over": "Game over",
 }
 
@@ -561,8 +561,10 @@ def choices_text(view: View, names: Sequence[str],
             return "Playing combinations"
         return f"Your hand allows: {advisor.summary(view)}; end the turn when done"
     if kind == "store":
-        cap = detail.get("capacity", 0)
-        return f"Keep up to {plural(int(cap), 'card')} in your warehouses; the rest are discarded"
+        caps = {int(k): v for k, v in dict(detail.get("capacity") or {}).items()}
+        cap = caps.get(me, 0) if me is not None else 0
+        return (f"End of the round: keep up to {plural(int(cap), 'card')} in your warehouses, "
+                "secretly; then every hand is discarded")
     return PHASE_WORDS.get(kind, kind)
 
 

@@ -33,7 +33,7 @@ from mundus_net.client.tui import render
 from mundus_net.client.tui.app import ScreenControl
 from mundus_net.client.tui.sentences import Narrator, seat_name
 from mundus_net.engine.decisions import RuleError
-from mundus_net.engine.deck import Deck, DeckError, default_deck, load_deck
+from mundus_net.engine.deck import Deck, DeckError, deck_for_record, default_deck, load_deck
 from mundus_net.engine.game import Game
 from mundus_net.engine.notation import format_decision
 from mundus_net.engine.record import GameRecord, RecordError
@@ -70,7 +70,7 @@ class Replay:
     def __init__(self, record: GameRecord, deck: Deck | None = None, *,
                  seat: int | None = None, every: int = CACHE_EVERY) -> None:
         self.record = record
-        self.deck = deck or default_deck()
+        self.deck = deck or deck_for_record(record.deck_digest) or default_deck()
         self.every = max(1, every)
         self.total = len(record.decisions)
         game = record.replay(self.deck, upto=0)  # checks the deck

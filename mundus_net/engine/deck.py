@@ -201,3 +201,28 @@ def default_deck() -> Deck:
     if _DEFAULT is None:
         _DEFAULT = parse_deck(default_deck_text(), source="default.deck", name="default")
     return _DEFAULT
+
+
+# The decks shipped beside the default one, by file: the default deck before the rules
+# correction of section 9 (caravel 10 from 3 players, warehouse D24 from 4), kept so that the
+# records played with it still replay and verify.
+BUILTIN_DECK_FILES = {"default": "default.deck", "first-edition": "first-edition.deck"}
+
+
+def builtin_decks() -> dict[str, Deck]:
+    """Every shipped deck by name (``default`` first)."""
+    decks = {"default": default_deck()}
+    for name, file in BUILTIN_DECK_FILES.items():
+        if name not in decks:
+            text = resources.files("mundus_net.engine").joinpath(f"data/{file}").read_text(
+                "utf-8")
+            decks[name] = parse_deck(text, source=file, name=name)
+    return decks
+
+
+def deck_for_record(digest: str) -> Deck | None:
+    """The shipped deck whose digest is ``digest`` (what a record names), or None: how
+    ``mundus verify`` and ``mundus replay`` find the deck of an old record by themselves."""
+    if not digest:
+        return default_deck()
+    return next((d for d in builtin_decks().values() if d.digest == digest), None)

@@ -15,8 +15,10 @@ seat's point of view:
 * the development draw pile is the deck in play (R2.3) minus the queue and every owned
   development, shuffled;
 * secret decisions already fixed by other seats in a simultaneous step (offers, pirate
-  discards) are not visible, so they are dropped: those seats decide again in the
-  determinized game. The seat's own fixed offer is kept;
+  discards, storage) are not visible, so they are dropped: those seats decide again in the
+  determinized game. The seat's own fixed offer is kept; its own fixed pirate discard or
+  storage is not shown by the view, so it too is made again (a seat asked to decide has
+  fixed nothing yet, so the games a search plays from its decisions are exact);
 * the game's seed, which fixes later reshuffles of the discard pile, is drawn at random.
 
 Only public properties of :class:`~mundus_net.engine.view.PlayerView` are read (the same names a
@@ -34,6 +36,7 @@ from mundus_net.engine.game import (
     OFFER,
     OVER,
     PIRATES,
+    RULES_EDITION,
     SIMULTANEOUS,
     STORE,
     TM_TIE,
@@ -69,7 +72,8 @@ def unseen_resources(view: PlayerView) -> list[int]:
         for c in offer:
             known[c] += 1
     pend = view.pending
-    active = pend.seats[0] if pend is not None and pend.kind in (TURN, STORE) else None
+    # Converted cards exist only in a progression turn (storage comes after every turn).
+    active = pend.seats[0] if pend is not None and pend.kind == TURN else None
     for src, dst in view.converted:
         known[src] += 1  # the real card: in the active seat's hand, shown as ``dst``
         if active == seat:
@@ -97,19 +101,23 @@ def determinize(view: PlayerView, rng: random.Random,
     deck = view.deck
     pend = view.pending
     phase = view.phase
+    # A storage step without ``store_due`` comes from a first-edition game (each player
+    # stored at the end of his own turn): only then is the storing seat the active one.
+    first_edition = phase == STORE and pend is not None and not view.store_due
     options = Options(players=n, seed=rng.getrandbits(63), promo=bool(view.promo), first_tm=0,
-                      round_limit=view.round_limit)
+                      round_limit=view.round_limit,
+                      rules=1 if first_edition else RULES_EDITION)
     g = game_class.__new__(game_class)
     g._blank(options, deck)
     g.round = view.round
     g.tm = view.trade_master
     g.event = view.event
     g.phase = phase
-    if pend is not None and phase not in SIMULTANEOUS:
+    if pend is not None and (phase not in SIMULTANEOUS or first_edition):
         g.active = pend.seats[0]
     else:
         g.active = view.trade_master
-    active = g.active if phase in (TURN, STORE) else None
+    active = g.active if phase == TURN else None
     g.market = list(view.market)
     g.display = list(view.display)
     g.queue = list(view.queue)
@@ -122,6 +130,8 @@ def determinize(view: PlayerView, rng: random.Random,
     g.pick_queue = [(s, tuple(f)) for s, f in view.pick_queue or ()]
     if phase == PIRATES:
         g.pirates_due = {s: k for s, k in enumerate(view.pirates_due or ()) if k}
+    if phase == STORE:  # R6.9: who may store; the others' secret choices are made again
+        g.store_due = {s: k for s, k in enumerate(view.store_due or ()) if k}
     g.announced = view.announced
     if phase == OFFER and view.my_offer is not None:
         g.offers = {seat: tuple(view.my_offer)}

@@ -71,8 +71,10 @@ STORE = "store"
 OVER = "over"
 PHASES = (CORONADO, SPLIT, PICK, SERGIO, PIRATES, ANNOUNCE, OFFER, TM_TIE, TAKE, GIFT, FIRST,
           TURN, STORE, OVER)
-SIMULTANEOUS = (OFFER, PIRATES)
+SIMULTANEOUS = (OFFER, PIRATES, STORE)
 
+RULES_EDITION = 2  # R6.9/R6.10: storage and discard once, after every progression turn
+RULES_EDITIONS = (1, 2)
 HAND_DEAL = 5  # R4.2
 MARKET_SIZE = 3  # R2.2
 QUEUE_SIZE = 5  # R2.3
@@ -117,13 +119,19 @@ class Result:
 
 @dataclass(frozen=True, slots=True)
 class Options:
-    """Table options. ``first_tm`` None draws the first TM at random (R2.4)."""
+    """Table options. ``first_tm`` None draws the first TM at random (R2.4).
+
+    ``rules`` is the edition of the rules the game follows: 2 (the default) stores and
+    discards once for everyone after every progression turn (R6.9, R6.10); 1 is the earlier
+    reading, kept so that records and positions made before the correction still replay:
+    each player stored and discarded at the end of his own turn."""
 
     players: int
     seed: int = 0
     promo: bool = False
     first_tm: int | None = 0
     round_limit: int | None = None
+    rules: int = RULES_EDITION
 
 
 class Game:
@@ -167,6 +175,8 @@ class Game:
         "result",
         "round",
         "shipyards",
+        "store_chosen",
+        "store_due",
         "stored",
         "takes",
         "tie",
@@ -190,6 +200,9 @@ class Game:
             raise RuleError("R2.4", f"seat {options.first_tm} is not at this table")
         if options.round_limit is not None and options.round_limit < 1:
             raise RuleError("R8.5", "the round limit must be at least 1")
+        if options.rules not in RULES_EDITIONS:
+            raise RuleError("R7", f"rules edition {options.rules!r} is not one of "
+                                  f"{', '.join(map(str, RULES_EDITIONS))}")
         self._blank(options, deck or default_deck())
         rng = random.Random(options.seed)  # R2.6: one seeded generator for the setup
         self.draw: list[int] = [v for v in VALUES for _ in range(RESOURCE_COUNTS[v])]
@@ -237,6 +250,8 @@ class Game:
         self.pick_queue: list[tuple[int, tuple[str, ...]]] = []
         self.pirates_due: dict[int, int] = {}
         self.pirates_chosen: dict[int, Cards] = {}
+        self.store_due: dict[int, int] = {}
+        self.store_chosen: dict[int, Cards] = {}
         self.announced = 0
         self.offers: dict[int, Cards] = {}
         self.faceup = [[0] * 11 for _ in range(n)]
@@ -259,8 +274,9 @@ class Game:
 
     @classmethod
     def new(cls, players: int, seed: int = 0, *, promo: bool = False, deck: Deck | None = None,
-            first_tm: int | None = 0, round_limit: int | None = None) -> Game:
-        return cls(Options(players, seed, promo, first_tm, round_limit), deck)
+            first_tm: int | None = 0, round_limit: int | None = None,
+            rules: int = RULES_EDITION) -> Game:
+        return cls(Options(players, seed, promo, first_tm, round_limit, rules), deck)
 
     def copy(self) -> Self:
         """An independent copy of the same class (the log is shared up to this point, not
@@ -291,9 +307,15 @@ class Game:
             seats = tuple(s for s in range(self.players) if s not in self.offers)
             return Pending(OFFER, seats, {"n": self.announced, "sizes": {
                 s: self._offer_sizes(s) for s in seats}})
+        # The details of the simultaneous steps name every seat of the step, not only those
+        # still waiting: one seat's answer leaves the others' question as it was (§8).
         if phase == PIRATES:
             seats = tuple(s for s in sorted(self.pirates_due) if s not in self.pirates_chosen)
-            return Pending(PIRATES, seats, {"counts": {s: self.pirates_due[s] for s in seats}})
+            return Pending(PIRATES, seats, {"counts": dict(sorted(self.pirates_due.items()))})
+        if phase == STORE:
+            seats = self.waiting_seats()
+            due = self.store_due if self.options.rules >= 2 else {self.active: 0}
+            return Pending(STORE, seats, {"capacity": {s: self.capacity[s] for s in sorted(due)}})
         detail: dict[str, Any] = {}
         if phase == PICK:
             fleet = self.pick_queue[0][1]
@@ -302,8 +324,6 @@ class Game:
             detail = {"candidates": self.tie}
         elif phase == GIFT:
             detail = {"to": self.gift_to}
-        elif phase == STORE:
-            detail = {"capacity": self.capacity[self.active]}
         elif phase == TURN:
             detail = {"sets": self.turn_sets, "series": self.turn_series,
                       "relics": self.turn_relics, "perfect": self.turn_perfect}
@@ -400,6 +420,8 @@ class Game:
             return tuple([s for s in range(self.players) if s not in offers])
         if phase == PIRATES:
             return tuple(s for s in sorted(self.pirates_due) if s not in self.pirates_chosen)
+        if phase == STORE and self.options.rules >= 2:
+            return tuple(s for s in sorted(self.store_due) if s not in self.store_chosen)
         if phase == OVER:
             return ()
         return (self.active,)
@@ -1028,34 +1050,77 @@ class Game:
                 hand[src] += 1
             self._log("revert", seat=seat, cards=tuple(self.converted))
             self.converted = []
-        if self.capacity[seat] and any(self.hands[seat]) and not (
-                self.event == "FI" and self.affected(seat)):  # R6.9
+        if self.options.rules >= 2:  # R6.9, R6.10: the hand waits for the end of the step
+            self._next_turn()
+            return
+        if self._may_store(seat):  # the first edition: storage at the end of each turn
             self.phase = STORE
             return
-        self._finish_turn(seat)
+        self._discard_hand(seat)
+        self._next_turn()
+
+    def _may_store(self, seat: int) -> bool:
+        """R6.9: warehouses, cards in hand, and no Fire (unless Juan de la Cosa, R3.4)."""
+        return bool(self.capacity[seat]) and any(self.hands[seat]) and not (
+            self.event == "FI" and self.affected(seat))
+
+    def _next_turn(self) -> None:
+        self.turn_index += 1
+        if self.turn_index < self.players:
+            self._start_turn()
+        elif self.options.rules >= 2:
+            self._start_storage()
+        else:
+            self._end_round()
+
+    def _start_storage(self) -> None:
+        """R6.9: every player who can store chooses at once and in secret."""
+        self.store_due = {s: self.capacity[s] for s in range(self.players) if self._may_store(s)}
+        self.store_chosen = {}
+        if self.store_due:
+            self.phase = STORE
+            return
+        self._discard_all()
 
     def _do_store(self, seat: int, d: Store) -> None:
-        if len(d.cards) > self.capacity[seat]:
-            raise RuleError("R6.9", f"your warehouses hold {self.capacity[seat]} card(s)")
+        room = self.store_due.get(seat, 0) if self.options.rules >= 2 else self.capacity[seat]
+        if len(d.cards) > room:
+            raise RuleError("R6.9", f"your warehouses hold {room} card(s)")
         self._check_in_hand(seat, d.cards, "R6.9")
-        for v in d.cards:
+        if self.options.rules < 2:
+            self._store(seat, d.cards)
+            self._discard_hand(seat)
+            self._next_turn()
+            return
+        # Secret until the last one is in (R6.9), then stored and discarded all at once.
+        self.store_chosen[seat] = tuple(sorted(d.cards))
+        if len(self.store_chosen) == len(self.store_due):
+            for s, cards in sorted(self.store_chosen.items()):
+                self._store(s, cards)
+            self._discard_all()
+
+    def _store(self, seat: int, cards: Cards) -> None:
+        for v in cards:
             self.hands[seat][v] -= 1
             self.stored[seat][v] += 1
-        self._log("store", {seat: {"cards": tuple(sorted(d.cards))}}, seat=seat,
-                  count=len(d.cards))
-        self._finish_turn(seat)
+        self._log("store", {seat: {"cards": tuple(sorted(cards))}}, seat=seat,
+                  count=len(cards))
 
-    def _finish_turn(self, seat: int) -> None:
-        left = from_counts(self.hands[seat])  # R6.10
+    def _discard_hand(self, seat: int) -> None:
+        """R6.10: every card left in the hand, face up to the discard pile."""
+        left = from_counts(self.hands[seat])
         if left:
             self.discard.extend(left)
             self.hands[seat] = [0] * 11
         self._log("discard", seat=seat, cards=left)
-        self.turn_index += 1
-        if self.turn_index < self.players:
-            self._start_turn()
-        else:
-            self._end_round()
+
+    def _discard_all(self) -> None:
+        """R6.10: every hand at once, face up, in seat order; then the round ends (R8)."""
+        self.store_due = {}
+        self.store_chosen = {}
+        for s in range(self.players):
+            self._discard_hand(s)
+        self._end_round()
 
     # -- R8 end of the game -------------------------------------------------------------
 
@@ -1108,6 +1173,10 @@ class Game:
                 return []
             return [PirateDiscard(c)
                     for c in submultisets(self.hands[seat], self.pirates_due[seat])]
+        if phase == STORE and self.options.rules >= 2:
+            if seat not in self.store_due or seat in self.store_chosen:
+                return []
+            return combos.stores(tuple(self.hands[seat]), self.store_due[seat])
         if seat != self.active or phase == OVER:
             return []
         return _LEGAL[phase](self, seat)

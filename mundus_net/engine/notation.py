@@ -48,7 +48,7 @@ from mundus_net.engine.decisions import (
     Store,
     Take,
 )
-from mundus_net.engine.deck import EVENTS, Deck, default_deck
+from mundus_net.engine.deck import EVENTS, Deck, builtin_decks, deck_for_record
 from mundus_net.engine.game import (
     CORONADO,
     CORONADO_COST,
@@ -70,7 +70,11 @@ from mundus_net.engine.game import (
     Result,
 )
 
-POSITION_TAG = "mn1"
+# The tag names the rules edition (Options.rules): ``mn2`` the current rules, ``mn1`` a position
+# written before the correction of R6.9/R6.10 (storage at the end of each turn), still read
+# and written as it was, and played by the first edition's rules.
+POSITION_TAGS = {1: "mn1", 2: "mn2"}
+POSITION_TAG = POSITION_TAGS[2]
 # Every field of a position, in the order format_position writes them.
 POSITION_FIELDS = (
     "players", "seed", "promo", "first_tm", "round_limit", "deck",
@@ -81,9 +85,13 @@ POSITION_FIELDS = (
     "announced", "offers", "tie", "takes", "gift_to",
     "turn_order", "turn_index", "turn_sets", "turn_series", "turn_relics", "turn_perfect",
     "converted", "merchants_used",
+    "store_due", "store_chosen",
     "perfect_shown", "queue_short", "result",
     "reshuffles", "draw", "discard", "devpile",
 )
+STORE_FIELDS = ("store_due", "store_chosen")  # only in mn2 positions
+FIELDS_OF_EDITION = {1: tuple(k for k in POSITION_FIELDS if k not in STORE_FIELDS),
+                     2: POSITION_FIELDS}
 # Game slots a position does not hold: rebuilt from ``devs`` or not part of a position.
 DERIVED_SLOTS = frozenset({"owner", "caravels", "merchants", "capacity", "shipyards"})
 EXCLUDED_SLOTS = frozenset({"log", "options", "players", "_legal"})
@@ -226,6 +234,9 @@ def format_position(game: Game) -> str:
         "converted": ",".join(f"{card_text(a)}>{card_text(b)}"
                               for a, b in game.converted) or EMPTY,
         "merchants_used": _ids(sorted(game.merchants_used)),
+        "store_due": ",".join(f"{s}:{k}" for s, k in game.store_due.items()) or EMPTY,
+        "store_chosen": ",".join(f"{s}:{multiset_text(c)}"
+                                 for s, c in game.store_chosen.items()) or EMPTY,
         "perfect_shown": _seats(game.perfect_shown),
         "queue_short": _bool(game.queue_short),
         "result": _result_text(game.result),
@@ -234,7 +245,9 @@ def format_position(game: Game) -> str:
         "discard": pile_text(game.discard),
         "devpile": _ids(game.devpile),
     }
-    return " ".join([POSITION_TAG, *(f"{k}={values[k]}" for k in POSITION_FIELDS)])
+    edition = game.options.rules
+    return " ".join([POSITION_TAGS[edition],
+                     *(f"{k}={values[k]}" for k in FIELDS_OF_EDITION[edition])])
 
 
 # -- positions: reading ---------------------------------------------------------------------
@@ -250,19 +263,25 @@ class _Fields:
         tokens = text.split()
         if not tokens:
             raise NotationError("empty position")
-        if tokens[0] != POSITION_TAG:
-            raise NotationError(f"a position starts with {POSITION_TAG!r}, not {tokens[0]!r}")
+        edition = next((e for e, tag in POSITION_TAGS.items() if tag == tokens[0]), None)
+        if edition is None:
+            raise NotationError(f"a position starts with {POSITION_TAG!r} (or {POSITION_TAGS[1]!r},"
+                                f" before the rules correction), not {tokens[0]!r}")
+        self.edition = edition
+        fields = FIELDS_OF_EDITION[edition]
         self.raw: dict[str, str] = {}
         for token in tokens[1:]:
             key, eq, value = token.partition("=")
             if not eq:
                 raise NotationError(f"{token!r} is not a key=value field")
-            if key not in POSITION_FIELDS:
-                raise NotationError(f"unknown position field {key!r}")
+            if key not in fields:
+                raise NotationError(f"unknown position field {key!r}"
+                                    + (f" in an {tokens[0]} position" if key in POSITION_FIELDS
+                                       else ""))
             if key in self.raw:
                 raise NotationError(f"position field {key!r} is given twice")
             self.raw[key] = value
-        missing = [k for k in POSITION_FIELDS if k not in self.raw]
+        missing = [k for k in fields if k not in self.raw]
         if missing:
             raise NotationError(f"position field(s) missing: {', '.join(missing)}")
         self.players = 0
@@ -386,10 +405,13 @@ def _read_deck(f: _Fields, deck: Deck | None) -> Deck:
     if not name:
         raise NotationError("position field 'deck': the deck name is empty")
     if deck is None:
-        if name != "default":
+        deck = builtin_decks().get(name)
+        if deck is None:
             raise NotationError(f"position field 'deck': the position uses deck {name!r}; "
                                 "pass that deck (--deck FILE)")
-        deck = default_deck()
+        if name == "default" and digest and digest != deck.digest:
+            # the default deck of an earlier edition (docs/deck-format.md)
+            deck = deck_for_record(digest) or deck
     elif deck.name != name:
         raise NotationError(f"position field 'deck': the position uses deck {name!r}, "
                             f"not {deck.name!r}")
@@ -414,6 +436,7 @@ def parse_position(text: str, deck: Deck | None = None) -> Game:
         first_tm=f.read("first_tm", f.opt_seat),
         round_limit=f.read("round_limit",
                            lambda t: None if t == EMPTY else _parse_int(t, "limit", 1)),
+        rules=f.edition,
     )
     g = Game.__new__(Game)
     g._blank(options, _read_deck(f, deck))
@@ -450,6 +473,10 @@ def parse_position(text: str, deck: Deck | None = None) -> Game:
     g.turn_perfect = f.read("turn_perfect", f.flag)
     g.converted = f.read("converted", lambda t: f.pairs(t, _parse_card))
     g.merchants_used = set(f.read("merchants_used", f.ids))
+    if f.edition >= 2:
+        g.store_due = f.read("store_due",
+                             lambda t: f.seat_map(t, lambda x: _parse_int(x, "count", 1)))
+        g.store_chosen = f.read("store_chosen", lambda t: f.seat_map(t, _parse_multiset))
     g.perfect_shown = f.read("perfect_shown", f.seat_list)
     g.queue_short = f.read("queue_short", f.flag)
     g.result = f.read("result", f.result)
@@ -589,6 +616,10 @@ def _check_state(g: Game) -> None:
             raise _bad("pirates_chosen", f"seat {s} discards {k} card(s)")
     if not set(g.pirates_chosen) <= set(g.pirates_due):
         raise _bad("pirates_chosen", "a seat without pirate discards due has chosen some")
+    if (g.store_due or g.store_chosen) and phase != STORE:
+        raise _bad("store_due", "storage is only pending in the store phase")
+    if not set(g.store_chosen) <= set(g.store_due):
+        raise _bad("store_chosen", "a seat that is not asked to store has chosen")
     if g.turn_order and sorted(g.turn_order) != list(range(n)):
         raise _bad("turn_order", "it lists every seat once, or is -")
     if g.gift_to == active and phase == GIFT:
@@ -656,6 +687,30 @@ def _check_gift(g: Game) -> None:
         raise _bad("hands", f"phase gift needs a card in seat {g.active}'s hand")
 
 
+def _check_store(g: Game) -> None:
+    if g.options.rules < 2:
+        _check_turn(g)
+        return
+    if g.turn_index != g.players:  # R6.9: after the last progression turn
+        raise _bad("turn_index", f"phase store comes after every turn (index {g.players})")
+    waiting = [s for s in g.store_due if s not in g.store_chosen]
+    if not waiting:
+        raise _bad("store_due", "phase store needs a seat still to choose")
+    for s, k in g.store_due.items():
+        if k != g.capacity[s]:
+            raise _bad("store_due", f"seat {s}'s warehouses hold {g.capacity[s]} card(s)")
+        if not any(g.hands[s]):
+            raise _bad("store_due", f"seat {s} has no card to store")
+        if g.event == "FI" and g.affected(s):
+            raise _bad("store_due", f"seat {s} may not store this round (Fire, R6.9)")
+    left_out = [s for s in range(g.players) if s not in g.store_due and g._may_store(s)]
+    if left_out:  # R6.9: every player who may store is asked
+        raise _bad("store_due", f"seat {left_out[0]} has warehouses and cards: it is asked too")
+    for s, cards in g.store_chosen.items():
+        if len(cards) > g.store_due[s] or not _within(cards, g.hands[s]):
+            raise _bad("store_chosen", f"seat {s} stores cards that are not in its hand")
+
+
 def _check_turn(g: Game) -> None:
     if not g.turn_order or g.turn_index >= g.players:
         raise _bad("turn_index", f"phase {g.phase} needs a turn order and an index below "
@@ -677,7 +732,7 @@ _PHASE_CHECKS: dict[str, Callable[[Game], None]] = {
     TAKE: _check_take,
     GIFT: _check_gift,
     TURN: _check_turn,
-    STORE: _check_turn,
+    STORE: _check_store,
 }
 
 

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from mundus_net.engine.decisions import Decision, RuleError
-from mundus_net.engine.deck import Deck, default_deck
+from mundus_net.engine.deck import Deck, deck_for_record, default_deck
 from mundus_net.engine.game import Game, Options, Result
 
 FORMAT = "mundus-record/1"
@@ -105,7 +105,8 @@ class GameRecord:
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise RecordError(f"not a game record (expected format {FORMAT!r})")
         try:
-            options = Options(**data["options"])
+            # A record made before the rules correction names no edition: the first (R6.9).
+            options = Options(**{"rules": 1, **data["options"]})
             decisions = []
             for index, (seat, text_, by) in enumerate(data["decisions"]):
                 try:
@@ -133,7 +134,7 @@ class GameRecord:
 
     def replay(self, deck: Deck | None = None, upto: int | None = None) -> Game:
         """The game after the first ``upto`` decisions (all by default)."""
-        deck = deck or default_deck()
+        deck = deck or deck_for_record(self.deck_digest) or default_deck()
         if self.deck_digest and deck.digest != self.deck_digest:
             raise RecordError(f"the record was played with deck {self.deck!r} "
                               f"({self.deck_digest}), not {deck.name!r} ({deck.digest})")

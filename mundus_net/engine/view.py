@@ -161,6 +161,21 @@ class PlayerView:
         return tuple(sorted(g.pirates_chosen)) if g.phase == "pirates" else ()
 
     @property
+    def store_due(self) -> tuple[int, ...]:
+        """Per seat, how many cards it may keep in its warehouses in the storage step after
+        the progression turns (R6.9; 0: it is not asked)."""
+        g = self._game
+        if g.phase != "store" or g.options.rules < 2:
+            return ()
+        return tuple(g.store_due.get(s, 0) for s in range(g.players))
+
+    @property
+    def store_done(self) -> tuple[int, ...]:
+        """Seats whose storage choice is fixed (still secret) in the storage step."""
+        g = self._game
+        return tuple(sorted(g.store_chosen)) if g.phase == "store" else ()
+
+    @property
     def turn_order(self) -> tuple[int, ...]:
         """The order of this round's progression turns once the TM has chosen (R6.1)."""
         g = self._game
@@ -251,6 +266,8 @@ class PlayerView:
             "pick_queue": self.pick_queue,
             "pirates_due": self.pirates_due,
             "pirates_done": self.pirates_done,
+            "store_due": self.store_due,
+            "store_done": self.store_done,
             "turn_order": self.turn_order,
             "turn_index": self.turn_index,
             "perfect_shown": self.perfect_shown,
@@ -431,8 +448,8 @@ _VIEW_FIELDS = frozenset({
     "queue", "draw_size", "devpile_size", "discard", "doubloons", "developments",
     "hand_sizes", "stored_sizes", "fleets", "offered", "faceup", "takes", "converted",
     "merchants_used", "hand", "stored", "my_offer", "promo", "round_limit", "pick_queue",
-    "pirates_due", "pirates_done", "turn_order", "turn_index", "perfect_shown", "queue_short",
-    "known_hands",
+    "pirates_due", "pirates_done", "store_due", "store_done", "turn_order", "turn_index",
+    "perfect_shown", "queue_short", "known_hands",
 })
 
 

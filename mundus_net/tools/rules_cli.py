@@ -19,7 +19,7 @@ from mundus_net.cli_args import add_deck_option
 from mundus_net.engine.cards import RESOURCE_NAMES, from_counts
 from mundus_net.engine.decisions import DECISION_TYPES, RuleError
 from mundus_net.engine.deck import EVENT_NAMES, Deck, DeckError, load_deck
-from mundus_net.engine.game import Event, Game, Pending
+from mundus_net.engine.game import RULES_EDITION, Event, Game, Pending
 from mundus_net.engine.notation import (
     NotationError,
     apply_decision,
@@ -183,7 +183,9 @@ def describe(game: Game) -> list[str]:
         f"Table: {o.players} players, seed {o.seed}, deck {game.deck.name}, "
         f"promo {'on' if o.promo else 'off'}, first TM "
         f"{'random' if o.first_tm is None else f'seat {o.first_tm}'}, round limit "
-        f"{o.round_limit or 'none'}",
+        f"{o.round_limit or 'none'}"
+        + ("" if o.rules == RULES_EDITION else
+           f", rules of edition {o.rules} (storage at the end of each turn)"),
         f"Market:  {cards_named(game.market)}",
         f"Display: {cards_named(game.display)}",
         "Queue:   " + ("; ".join(f"{i}. {_dev(game, c)}" for i, c in enumerate(game.queue, 1))

@@ -26,7 +26,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from mundus_net.cli_args import add_deck_option
 from mundus_net.engine.decisions import Offer, RuleError
-from mundus_net.engine.deck import Deck, DeckError, default_deck, load_deck
+from mundus_net.engine.deck import Deck, DeckError, deck_for_record, default_deck, load_deck
 from mundus_net.engine.game import Game
 from mundus_net.engine.record import GameRecord, RecordError
 from mundus_net.protocol import commitment, fairdeal
@@ -160,7 +160,7 @@ def _verify(document: dict[str, Any], text: str, pinned_key: str | None, deck: D
     except RecordError as exc:
         check("record", False, f"not a readable game record: {exc}")
         return
-    deck = deck or default_deck()
+    deck = deck or deck_for_record(record.deck_digest) or default_deck()
     if record.deck_digest and deck.digest != record.deck_digest:
         check("record", False, f"played with deck {record.deck!r} ({record.deck_digest}); "
                                "pass that deck with --deck FILE")
