@@ -59,6 +59,16 @@ def _rounds(g: Game) -> list[list[Event]]:
 # -- R7 the order of one round --------------------------------------------------------------------
 
 
+def _rounds_of_a_random_game(players: int, rules: int) -> list[list[Event]]:
+    """The log of a whole game of random bots (promo cards on), round by round."""
+    g = play_game(Game.new(players, 30 + players, promo=True, rules=rules),
+                  [RandomBot(s) for s in range(players)])
+    assert g.result is not None
+    rounds = _rounds(g)
+    assert len(rounds) == g.result.rounds
+    return rounds
+
+
 @pytest.mark.parametrize("players", [2, 4, 6])
 def test_R7_order_of_a_round(players: int) -> None:
     """R7: event -> supply (pirates) -> trade -> progression turns (each ending with income
@@ -66,13 +76,8 @@ def test_R7_order_of_a_round(players: int) -> None:
     round of a random game. The storage choices come after the last turn's income; then the
     store events and every seat's discard, in seat order, come together, with no decision
     among them, right before the end-of-round check."""
-    g = play_game(Game.new(players, 30 + players, promo=True),
-                  [RandomBot(s) for s in range(players)])
-    assert g.result is not None
-    rounds = _rounds(g)
-    assert len(rounds) == g.result.rounds
     stored = 0
-    for evs in rounds:
+    for evs in _rounds_of_a_random_game(players, rules=2):
         kinds = [e.kind for e in evs if e.kind != "decision"]
         steps = [step for k in kinds if (step := STEP_OF_EVENT[k]) is not None]
         assert steps == sorted(steps), kinds
@@ -98,13 +103,8 @@ def test_R7_order_of_a_round(players: int) -> None:
 def test_R7_order_of_a_round_first_edition(players: int) -> None:
     """R7 as rules edition 1 read it: each progression turn ends with its income, then its
     player's storage, then his discard."""
-    g = play_game(Game.new(players, 30 + players, promo=True, rules=1),
-                  [RandomBot(s) for s in range(players)])
-    assert g.result is not None
-    rounds = _rounds(g)
-    assert len(rounds) == g.result.rounds
     stored = 0
-    for evs in rounds:
+    for evs in _rounds_of_a_random_game(players, rules=1):
         kinds = [e.kind for e in evs if e.kind != "decision"]
         steps = [step for k in kinds if (step := STEP_OF_EVENT_FIRST_EDITION[k]) is not None]
         assert steps == sorted(steps), kinds
