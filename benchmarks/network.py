@@ -359,7 +359,7 @@ def network_game(seed: int, strategy: str, secure: bool = True,
     table = Table(PLAYERS, seed=seed, heartbeat_ms=1000, fixed_seed=True)
     host = TimedHost(table, port=0, on_update=on_update, log=_stderr, insecure=not secure)
     host.start()
-    security = ["--host-key", str(host.public_key)] if secure else ["--insecure"]
+    security = [f"--host-key={host.public_key}"] if secure else ["--insecure"]
     # One process per seat, seed = seat; or one process whose seats get seeds 0, 1, 2, 3.
     runs = [(seat, 1) for seat in range(PLAYERS)] if layout == "processes" else [(0, PLAYERS)]
     try:

@@ -113,7 +113,7 @@ def _changed(address: str, old: str, new: str, path: Path) -> UntrustedHost:
         f"first joined it is {fingerprint(old)}. Someone may be pretending to be the host",
         "(a man-in-the-middle), or the host was set up anew with a new key.",
         "Refusing to connect. If you trust the new key (ask the host for the fingerprint it",
-        f"printed), join with --host-key {shlex.quote(new)}",
+        f"printed), join with {shlex.quote(f'--host-key={new}')}",
         f"or remove the entry for {address} from {path}.",
     )))
 

@@ -331,7 +331,8 @@ def _run(args: argparse.Namespace, table: Table, host: Host, keys: HostKeys | No
           f"{host.key_port})")
     print_identity(keys)
     # Z85 has shell characters (<, &, $...): quoted, the line can be pasted into a shell.
-    pin = "--insecure" if keys is None else f"--host-key {shlex.quote(keys.public_key)}"
+    # One word: a key may start with "-", which would read as an option.
+    pin = "--insecure" if keys is None else shlex.quote(f"--host-key={keys.public_key}")
     if table.free_seats():
         print(f"  a bot joins with:  mundus bot --connect {address} {pin}")
         print(f"waiting for {table.free_seats()} player(s)...", flush=True)

@@ -93,3 +93,12 @@ def test_version_comes_from_the_installed_metadata(capsys: pytest.CaptureFixture
     with pytest.raises(SystemExit):
         cli.main(["--version"])
     assert capsys.readouterr().out.strip() == f"mundus-net {version('mundus-net')}"
+
+
+def test_a_host_key_that_starts_with_a_dash_is_passed_as_one_word() -> None:
+    """Z85 keys may start with "-" (about 1 in 85): the commands the program writes for
+    itself and prints for people use ``--host-key=KEY``, which argparse reads as a value."""
+    key = "-" + "a" * 39
+    args = cli.build_parser("bot").parse_args(
+        ["bot", "--connect", "tcp://127.0.0.1:1", f"--host-key={key}"])
+    assert args.host_key == key

@@ -106,7 +106,7 @@ def play(processes: list[Process], tmp: Path, crash_round: int | None) -> dict[s
     game = host.wait_line(r"game log: \S+ \(after a crash: mundus host --resume (\w+)\)").group(1)
     bots = []
     for seat in (2, 3):
-        bot = Process([*MUNDUS, "bot", "--connect", address, "--host-key", key,
+        bot = Process([*MUNDUS, "bot", "--connect", address, f"--host-key={key}",
                        "--strategy", "tests/keyed_bot.py:KeyedBot", "--seed", str(seat),
                        "--name", f"net{seat}", "--json", "--timeout", str(WAIT)])
         processes.append(bot)

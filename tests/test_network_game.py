@@ -66,7 +66,7 @@ class BotProcess:
                         "--json", "--timeout", str(WAIT)]
         # The host's sockets are CURVE-encrypted: the bot pins the host's key.
         assert host.public_key is not None
-        self.command += ["--host-key", host.public_key]
+        self.command += [f"--host-key={host.public_key}"]
         self.runs: list[subprocess.Popen[str]] = []
         self.start()
 
@@ -242,7 +242,7 @@ def test_one_bot_process_plays_two_seats_over_two_connections(host: Host) -> Non
     proc = subprocess.Popen(
         [sys.executable, "-m", "mundus_net.cli", "bot", "--connect", host.address,
          "--strategy", "greedy", "--seed", "2", "--seats", "2", "--name", "pair", "--json",
-         "--timeout", str(WAIT), "--host-key", host.public_key],
+         "--timeout", str(WAIT), f"--host-key={host.public_key}"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         out, err = proc.communicate(timeout=WAIT)

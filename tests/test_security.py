@@ -275,7 +275,7 @@ def test_trust_on_first_use_then_a_changed_key_is_refused_loudly(tmp_path: Path)
     warning = str(refused.value)
     assert "WARNING: THE HOST KEY OF THIS ADDRESS HAS CHANGED!" in warning
     assert second.fingerprint in warning and first.fingerprint in warning
-    assert f"--host-key {shlex.quote(second.public_key)}" in warning
+    assert shlex.quote(f"--host-key={second.public_key}") in warning
     assert str(store.path) in warning
     # The same from a LAN beacon that offers another key.
     with pytest.raises(UntrustedHost):

@@ -187,7 +187,9 @@ def _run_table(settings: Settings, index: int, seats: tuple[int, ...], seed: int
             spec = settings.bots[j]
             cmd = [*mundus, "bot", "--connect", address, "--strategy", spec,
                    "--seed", str(bot_seed(settings.seed, index, j)), "--name", names[s],
-                   "--json", "--timeout", str(STEP_TIMEOUT), "--host-key", keyed.group(1)]
+                   "--json", "--timeout", str(STEP_TIMEOUT),
+                   # one word: a key may start with "-", which argparse takes for an option
+                   f"--host-key={keyed.group(1)}"]
             out_path, err_path = work / f"bot{s}.out", work / f"bot{s}.err"
             with out_path.open("w", encoding="utf-8") as bot_out, \
                     err_path.open("w", encoding="utf-8") as bot_err:
