@@ -209,15 +209,19 @@ def default_deck() -> Deck:
 BUILTIN_DECK_FILES = {"default": "default.deck", "first-edition": "first-edition.deck"}
 
 
+_BUILTIN: dict[str, Deck] = {}
+
+
 def builtin_decks() -> dict[str, Deck]:
-    """Every shipped deck by name (``default`` first)."""
-    decks = {"default": default_deck()}
-    for name, file in BUILTIN_DECK_FILES.items():
-        if name not in decks:
-            text = resources.files("mundus_net.engine").joinpath(f"data/{file}").read_text(
-                "utf-8")
-            decks[name] = parse_deck(text, source=file, name=name)
-    return decks
+    """Every shipped deck by name (``default`` first); each file is read once a process."""
+    if not _BUILTIN:
+        _BUILTIN["default"] = default_deck()
+        for name, file in BUILTIN_DECK_FILES.items():
+            if name not in _BUILTIN:
+                text = resources.files("mundus_net.engine").joinpath(f"data/{file}").read_text(
+                    "utf-8")
+                _BUILTIN[name] = parse_deck(text, source=file, name=name)
+    return dict(_BUILTIN)
 
 
 def deck_for_record(digest: str) -> Deck | None:
