@@ -20,7 +20,7 @@ import os
 import statistics
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,7 +31,7 @@ from mundus_net.engine.deck import Deck
 from mundus_net.engine.game import Game
 from mundus_net.engine.seeds import bot_seed, game_seed
 from mundus_net.protocol.statedir import atomic_write
-from mundus_net.tools.progress import ProgressReport
+from mundus_net.tools.progress import Progress, ProgressReport
 from mundus_net.tools.referee import FAULT_KINDS, fault_counts, make_bot, play_refereed, record_of
 from mundus_net.tools.results import (
     Row,
@@ -46,7 +46,6 @@ from mundus_net.tools.results import (
 )
 
 DEFAULT_TIME_LIMIT = 10.0  # seconds per decision, as the host's default for network bots
-Progress = Callable[[int, int], None]
 
 
 class TournamentError(RuntimeError):
