@@ -68,5 +68,5 @@ def test_network_benchmark_reports_the_floor_and_both_layouts() -> None:
     assert figures["same_results"] and figures["one_process"]["same_results"]
     assert figures["decisions_per_game"] > 0
     # the floor is measured and reported (its size is the benchmark's to print, not ours)
-    assert {"floor_game_ms", "in_process_game_ms", "floor_ratio"} <= set(figures)
+    assert all(key in figures for key in ("floor_game_ms", "in_process_game_ms", "floor_ratio"))
     assert {"game_target_met", "rtt_target_met", "room_us_per_decision"} <= set(figures)
