@@ -314,8 +314,8 @@ class Game:
             return Pending(PIRATES, seats, {"counts": dict(sorted(self.pirates_due.items()))})
         if phase == STORE:
             seats = self.waiting_seats()
-            due = self.store_due if self.options.rules >= 2 else {self.active: 0}
-            return Pending(STORE, seats, {"capacity": {s: self.capacity[s] for s in sorted(due)}})
+            step = sorted(self.store_due) if self.options.rules >= 2 else [self.active]
+            return Pending(STORE, seats, {"capacity": {s: self.capacity[s] for s in step}})
         detail: dict[str, Any] = {}
         if phase == PICK:
             fleet = self.pick_queue[0][1]
