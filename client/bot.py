@@ -41,7 +41,8 @@ from mundus_net.client.known_hosts import (
 )
 from mundus_net.engine.decisions import DECISION_TYPES, Offer
 from mundus_net.engine.defaults import default_choice
-from mundus_net.engine.game import Result
+from mundus_net.engine.game import REASON_WORDS, Result
+from mundus_net.engine.notation import format_decision
 from mundus_net.engine.view import PlayerView
 from mundus_net.protocol.security import fetch_key
 from mundus_net.protocol.statedir import atomic_write
@@ -51,6 +52,29 @@ Log = Callable[[str], None]
 
 def _stderr(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
+
+
+
+def table_names(conn: Connection) -> list[str]:
+    """The players' names as the table knows them now (the welcome's until the first state)."""
+    table = conn.state.get("table")
+    names = table.get("names") if isinstance(table, dict) else None
+    if not isinstance(names, list) and conn.welcome is not None:
+        names = list(conn.welcome.names)
+    return [str(n) for n in names] if isinstance(names, list) else []
+
+
+def player(seat: int | None, names: Sequence[str]) -> str:
+    """``Ann (seat 1)``: a player by name, with the 0-based seat index."""
+    if seat is None:
+        return "no seat"
+    name = names[seat] if 0 <= seat < len(names) and names[seat] else ""
+    return f"{name} (seat {seat})" if name else f"seat {seat}"
+
+
+def ordinal(place: int) -> str:
+    suffix = "th" if 10 <= place % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(place % 10, "th")
+    return f"{place}{suffix}"
 
 
 class NetworkBot:
@@ -102,7 +126,8 @@ class NetworkBot:
             try:
                 decision = self.bot.decide(view, pending.legal)
             except Exception as exc:  # a broken strategy must not lose the seat
-                self.fault("error", f"the strategy failed ({exc!r}); playing the default")
+                self.fault("error", f"the strategy failed ({type(exc).__name__}: {exc}); "
+                                    "playing the default")
                 decision = default
             else:
                 if not isinstance(decision, DECISION_TYPES):
@@ -112,13 +137,13 @@ class NetworkBot:
                 elif isinstance(decision, Offer):  # checked here: a commitment is final
                     decision = Offer(tuple(sorted(decision.cards)))
                     if decision not in pending.legal:
-                        self.fault("illegal", f"illegal offer {decision!r}; playing the "
-                                              "default")
+                        self.fault("illegal", f"illegal offer {format_decision(decision)}; "
+                                              "playing the default")
                         decision = default
         try:
             conn.decide(decision)
         except (ClientError, TypeError, ValueError, KeyError) as exc:  # malformed too
-            self.log(f"cannot answer: {exc!r}")
+            self.log(f"cannot answer: {exc}")
             if refused == 0:
                 self.faults["illegal"] = self.faults.get("illegal", 0) + 1
             self._refused[pending.id] = refused + 1
@@ -136,12 +161,14 @@ class NetworkBot:
                     self.faults["illegal"] = self.faults.get("illegal", 0) + 1
                 self._refused[pending.id] = refused + 1
         elif isinstance(notice, Mismatch):
-            self.log(f"COMMITMENT MISMATCH round {notice.round} seat {notice.seat}: "
+            who = player(notice.seat, table_names(self.conn))
+            self.log(f"COMMITMENT MISMATCH in round {notice.round}, the offer of {who}: "
                      f"{notice.reason}")
         elif isinstance(notice, Lost):
             self.log(f"connection lost ({notice.reason}); reconnecting")
         elif isinstance(notice, Joined) and notice.resumed:
-            self.log(f"back at the table, seat {notice.welcome.seat}")
+            self.log(f"{player(notice.welcome.seat, table_names(self.conn))} is back at the "
+                     "table")
         elif isinstance(notice, Problem):
             self.log(notice.message)
         elif isinstance(notice, Closed):
@@ -234,7 +261,10 @@ def register(subparsers: Any) -> None:
     p.add_argument("--timeout", type=float, default=10.0,
                    help="seconds to wait for the host when joining (default 10)")
     add_security_arguments(p)
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--json", action="store_true",
+                   help="print the result as one JSON line: seat (this bot's, 0-based), "
+                        "winners (their seats), reason, doubloons and places (in seat order), "
+                        "rounds, faults")
     # Every message received, one JSON line each (bytes as hex): for tests and debugging.
     p.add_argument("--trace", type=Path, help=argparse.SUPPRESS)
     p.set_defaults(func=run)
@@ -306,7 +336,8 @@ def run(args: argparse.Namespace) -> int:
                 return 1
             if path is not None:
                 write_session(path, one)
-            _stderr(f"{names[k]}: seat {welcome.seat} at {welcome.name!r} (game {welcome.game})")
+            _stderr(f"{names[k]} took seat {welcome.seat} at the table \"{welcome.name}\" "
+                    f"(game {welcome.game})")
             players.append(NetworkBot(one, bots[k]))
         finished = [players[0].play()] if seats == 1 else play_all(players)
     except KeyboardInterrupt:
@@ -316,26 +347,45 @@ def run(args: argparse.Namespace) -> int:
                 "left the table (the seats stay, marked away)")
         return 130
     status = 0
-    for player, result in zip(players, finished, strict=True):
-        player.conn.close(bye=True)
+    for seat_bot, result in zip(players, finished, strict=True):
+        seat_bot.conn.close(bye=True)
         if result is None:
-            _stderr("mundus bot: the connection closed before the game ended")
+            _stderr(f"mundus bot: {_me(seat_bot.conn)}: the connection closed before the game "
+                    "ended")
             status = 1
             continue
-        _report(args, player, result)
+        _report(args, seat_bot, result)
     return status
 
 
-def _report(args: argparse.Namespace, player: NetworkBot, result: Result) -> None:
-    seat = player.conn.seat
+def _me(conn: Connection) -> str:
+    """This seat's player: ``greedy-bot (seat 2)``."""
+    names = table_names(conn)
+    seat = conn.seat
+    if seat is not None and not (0 <= seat < len(names) and names[seat]):
+        names = [*names, *[""] * (seat + 1 - len(names))]
+        names[seat] = conn.name
+    return player(seat, names) if seat is not None else conn.name
+
+
+def _report(args: argparse.Namespace, bot: NetworkBot, result: Result) -> None:
+    seat = bot.conn.seat
     if args.json:
         print(json.dumps({"seat": seat, "winners": list(result.winners),
                           "reason": result.reason, "doubloons": list(result.doubloons),
                           "places": list(result.places), "rounds": result.rounds,
-                          "faults": player.faults}), flush=True)
+                          "faults": bot.faults}), flush=True)
+        return
+    names = table_names(bot.conn)
+    winners = " and ".join(player(s, names) for s in result.winners)
+    how = REASON_WORDS.get(result.reason, result.reason)
+    me = _me(bot.conn)
+    if seat is None or not 0 <= seat < len(result.places):
+        mine = f"{me} has no place"
+    elif seat in result.winners:
+        mine = f"{me} won with {result.doubloons[seat]} doubloons"
     else:
-        won = seat in result.winners
-        print(f"game over after {result.rounds} rounds ({result.reason}): winners "
-              f"{', '.join(map(str, result.winners))}; doubloons "
-              f"{' '.join(map(str, result.doubloons))}; seat {seat} "
-              f"{'won' if won else 'placed ' + str(result.places[seat or 0])}", flush=True)
+        mine = (f"{me} placed {ordinal(result.places[seat])} with {result.doubloons[seat]} "
+                "doubloons")
+    rounds = f"{result.rounds} round{'s' if result.rounds != 1 else ''}"
+    print(f"game over after {rounds}, ended {how}; won by {winners}; {mine}", flush=True)

@@ -19,6 +19,7 @@ from typing import Any
 from mundus_net.bots.base import Bot, load_bot, strategy_names
 from mundus_net.cli_args import add_deck_option, seconds, whole_number
 from mundus_net.engine.deck import Deck, DeckError, load_deck
+from mundus_net.engine.game import REASON_WORDS, Result
 from mundus_net.engine.seeds import derive_seed
 from mundus_net.host import beacon
 from mundus_net.host.gamelog import (
@@ -166,12 +167,20 @@ def join_address(bind: str, port: int) -> str:
     return f"tcp://{shown}:{port}"
 
 
+def player(seat: int, names: list[str]) -> str:
+    """``Ann (seat 1)``: a player by name, with the 0-based seat index."""
+    name = names[seat] if 0 <= seat < len(names) and names[seat] else ""
+    return f"{name} (seat {seat})" if name else f"seat {seat}"
+
+
 def _describe(event: Message, names: list[str]) -> str | None:
-    """One line for the host's console, for the events worth telling the host's owner."""
+    """One line for the host's console, for the events worth telling the host's owner: a
+    player by name, with the 0-based seat index (``Ann (seat 1) is away``)."""
     kind = event["kind"]
     seat = event.get("seat")
-    who = f"seat {seat} ({names[seat] if isinstance(seat, int) and seat < len(names) else ''})"
+    who = player(seat, names) if isinstance(seat, int) else "a player"
     if kind == "joined":
+        # "NAME took seat N": tournaments read the seat from this line.
         return f"{event['name']} took seat {seat}" + (" (a bot)" if event.get("bot") else "")
     if kind == "started":
         return "every seat is taken: the game begins"
@@ -180,12 +189,27 @@ def _describe(event: Message, names: list[str]) -> str | None:
     if kind == "round":
         return f"round {event['round']}"
     if kind == "violation":
-        return f"{who}: violation ({event.get('reason')}); the default was played"
+        return (f"{who}: answer refused ({event.get('reason')}); the default decision was "
+                "played")
     if kind == "timeout":
         return f"{who} ran out of time ({event.get('phase')})"
     if kind == "spectator":
         return f"{event['name']} is watching"
     return None
+
+
+def standings(result: Result, names: list[str]) -> list[str]:
+    """The final standings by place, 1st first (seat order among equals); players who share
+    a place are marked so (R8.4: the winners share place 1)."""
+    order = sorted(range(len(result.places)), key=lambda s: (result.places[s], s))
+    lines = []
+    for seat in order:
+        place = result.places[seat]
+        shared = sum(1 for p in result.places if p == place) > 1
+        mark = (" (shared victory)" if place == 1 else " (tied)") if shared else ""
+        lines.append(f"  place {place}: {player(seat, names)}, {result.doubloons[seat]} "
+                     f"doubloons{mark}")
+    return lines
 
 
 def _main(args: argparse.Namespace) -> int:
@@ -323,7 +347,7 @@ def _serve(args: argparse.Namespace, table: Table, keys: HostKeys | None, state_
 def _run(args: argparse.Namespace, table: Table, host: Host, keys: HostKeys | None,
          host_bots: int, log: GameLog | None) -> int:
     address = join_address(args.bind, host.port)
-    print(f"{table.name!r}: {table.players} seats, {host_bots} host bot(s), game "
+    print(f"table \"{table.name}\": {table.players} seats, {host_bots} host bot(s), game "
           f"{table.game_id}")
     if log is not None:
         print(f"game log: {log.path} (after a crash: mundus host --resume {table.game_id})")
@@ -364,13 +388,15 @@ def _run(args: argparse.Namespace, table: Table, host: Host, keys: HostKeys | No
         print("the table stopped before the game ended")
         return 1
     names_now = table.names
-    winners = ", ".join(f"{names_now[s]} (seat {s})" for s in result.winners)
-    print(f"game over after {result.rounds} round(s) ({result.reason}): won by {winners}")
+    winners = " and ".join(player(s, names_now) for s in result.winners)
+    how = REASON_WORDS.get(result.reason, result.reason)
+    rounds = f"{result.rounds} round{'s' if result.rounds != 1 else ''}"
+    print(f"game over after {rounds}, ended {how}; won by {winners}")
     if keys is None:
         print("INSECURE: this game was played without encryption")
-    for seat in range(table.players):
-        print(f"  place {result.places[seat]}: seat {seat} {names_now[seat]}, "
-              f"{result.doubloons[seat]} doubloons")
+    print("final standings:")
+    for line in standings(result, names_now):
+        print(line)
     return 0
 
 

@@ -4,8 +4,12 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,7 +17,17 @@ from mundus_net.bots.base import load_bot
 from mundus_net.cli import main
 from mundus_net.engine.game import Game
 from mundus_net.engine.record import GameRecord
-from mundus_net.tools.report import Tournament, load_results, record_series, tournament_stats
+from mundus_net.tools import report as report_module
+from mundus_net.tools.report import (
+    Tournament,
+    draw_record,
+    draw_win_rates,
+    end_words,
+    load_results,
+    nice_axis,
+    record_series,
+    tournament_stats,
+)
 from mundus_net.tools.runner import play_game
 from mundus_net.tools.sim import run_sim
 
@@ -121,8 +135,8 @@ def test_the_real_tournament_and_sim_outputs(tmp_path: Path,
 @pytest.mark.parametrize(("data", "message"), [
     ("{oops", "not a JSON document"),
     ({"hello": 1}, "neither a game record"),
-    ({"format": "mundus-record/1"}, "a broken game record"),
-    ({"summary": {"players": 3}}, "missing or malformed"),
+    ({"format": "mundus-record/1"}, "it is a damaged game record"),
+    ({"summary": {"players": 3}}, "a field is missing or malformed"),
 ])
 def test_bad_inputs_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                            data: object, message: str) -> None:
@@ -146,3 +160,64 @@ def test_without_matplotlib_it_says_how_to_install_it(
     assert main(["report", str(path), "--out", str(tmp_path)]) == 1
     assert "pip install 'mundus-net[plots]'" in capsys.readouterr().err
     assert not list(tmp_path.glob("*.png"))
+
+
+def test_the_title_says_how_the_game_ended_in_words(record: GameRecord) -> None:
+    series = record_series(record)
+    assert series.reason == "round_limit"
+    assert end_words(series) == "ended at the round limit after 4 rounds"
+    for reason, words in (("perfect", "ended by a perfect combination after 4 rounds"),
+                          ("doubloons", "ended when a player reached 75 doubloons after 4 "
+                                        "rounds"),
+                          ("queue", "ended when the queue ran out after 4 rounds")):
+        assert end_words(replace(series, reason=reason)) == words
+    unfinished = replace(series, reason=None, winners=(),
+                         unfinished="it stops in round 5, after decision 80")
+    assert end_words(unfinished) == "not finished: it stops in round 5, after decision 80"
+
+
+@pytest.mark.parametrize("top", [0, 3, 15, 34, 49, 73, 80, 87, 100, 140, 999])
+def test_nice_axes_end_on_a_round_value_a_little_above_the_data(top: int) -> None:
+    upper, step = nice_axis(top)
+    assert upper > top and upper <= 1.6 * top + 5  # a margin, not a band of empty space
+    assert 4 <= upper / step <= 9 and upper / step == int(upper / step)
+    mantissa = step / 10 ** math.floor(math.log10(step))
+    assert mantissa in (1, 2, 2.5, 5) and step == int(step)
+
+
+def drawn_axes(monkeypatch: pytest.MonkeyPatch, draw: Callable[[], object]) -> Any:
+    """The axes of the figure ``draw`` saves (nothing is written)."""
+    saved: list[Any] = []
+    monkeypatch.setattr(report_module, "_save", lambda fig, path, fmt: saved.append(fig))
+    draw()
+    return saved[0].axes[0]
+
+
+def test_the_record_picture_fits_its_axis_to_the_doubloons(
+        record: GameRecord, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    series = record_series(record)
+    top = max(max(d) for d in series.doubloons)
+    assert top < 60  # a round-limit game far from 75 doubloons
+    ax = drawn_axes(monkeypatch, lambda: draw_record(series, tmp_path / "x.png"))
+    low, high = ax.get_ylim()
+    assert top < high <= nice_axis(top)[0] and low <= 0
+    ticks = list(ax.get_yticks())
+    assert ticks[0] == 0 and ticks[-1] == high
+    assert all(line.get_linestyle() != "--" for line in ax.get_lines())  # no 75 line
+    # A game that reaches 75 doubloons shows the line, and the axis goes past it.
+    rich = replace(series, doubloons=[[*d[:-1], 87 if s == 0 else d[-1]]
+                                      for s, d in enumerate(series.doubloons)])
+    ax = drawn_axes(monkeypatch, lambda: draw_record(rich, tmp_path / "y.png"))
+    assert ax.get_ylim()[1] >= 90
+    assert any(line.get_linestyle() == "--" for line in ax.get_lines())
+
+
+def test_the_win_rate_axis_fits_the_intervals(monkeypatch: pytest.MonkeyPatch,
+                                              tmp_path: Path) -> None:
+    low = tournament_stats(tiny_tournament())
+    low = replace(low, bots=[replace(b, win_rate=0.1, ci95=(0.0, 0.2)) for b in low.bots])
+    ax = drawn_axes(monkeypatch, lambda: draw_win_rates(low, tmp_path / "w.png"))
+    assert 34 <= ax.get_ylim()[1] <= 50  # the even share (33%) and a margin, not 100%
+    high = replace(low, bots=[replace(b, win_rate=0.9, ci95=(0.8, 0.99)) for b in low.bots])
+    ax = drawn_axes(monkeypatch, lambda: draw_win_rates(high, tmp_path / "w.png"))
+    assert ax.get_ylim()[1] > 100 and max(ax.get_yticks()) == 100

@@ -199,3 +199,21 @@ def test_mundus_verify_prints_each_check_and_names_the_first_failure(
     (tmp_path / "junk.json").write_text("{not json", encoding="utf-8")
     assert main(["verify", str(tmp_path / "junk.json")]) == 2
     assert main(["verify", str(tmp_path / "missing.json")]) == 2
+
+
+def test_a_changed_result_is_told_in_words_both_ways(signed: str) -> None:
+    changed = resign(signed, lambda d: d["result"]["doubloons"].__setitem__(0, 99))
+    failed = verify_text(changed).first_failure
+    assert failed is not None and failed.name == "result"
+    assert failed.detail.startswith("the replay ends with the game won by ")
+    assert "but the record says: won by " in failed.detail and "99/" in failed.detail
+    assert "None" not in failed.detail and "Result(" not in failed.detail
+
+
+def test_a_file_that_is_no_record_is_unreadable_with_its_kind_named() -> None:
+    with pytest.raises(UnreadableRecord, match="it is empty"):
+        verify_text("")
+    with pytest.raises(UnreadableRecord, match="it is the results of a tournament"):
+        verify_text(json.dumps({"summary": {}, "games": []}))
+    with pytest.raises(UnreadableRecord, match="it is cut short"):
+        verify_text('{"format": "mundus-record/1", "decisions": [[0, "anno')

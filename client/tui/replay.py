@@ -227,15 +227,36 @@ class Replay:
         return out
 
 
+def _file_error(exc: OSError) -> str:
+    """Why a file cannot be read, in plain words."""
+    if isinstance(exc, FileNotFoundError):
+        return "there is no such file"
+    if isinstance(exc, IsADirectoryError):
+        return "it is a folder, not a file"
+    if isinstance(exc, PermissionError):
+        return "you are not allowed to read it (permission denied)"
+    reason = exc.strerror or str(exc)
+    return f"it cannot be read ({reason[:1].lower()}{reason[1:]})"
+
+
 def load_replay(path: str | Path, deck_path: str | None = None) -> Replay:
-    """Read and replay a record file; RecordError (or DeckError) says what is wrong."""
+    """Read and replay a record file; RecordError (or DeckError) says in plain words what is
+    wrong with it (missing, empty, cut short, damaged, a picture or a game log...)."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RecordError(f"cannot read it: {exc}") from None
-    record = GameRecord.from_json(text)
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise RecordError(_file_error(exc)) from None
+    record = GameRecord.from_json(raw)
     deck = load_deck(deck_path) if deck_path is not None else None
     return Replay(record, deck)
+
+
+def unfinished_note(model: Replay) -> str | None:
+    """Where the game of an unfinished record stops, or None once it is over."""
+    if model.final.is_over:
+        return None
+    return (f"it stops in round {model.final.round}, after decision {model.total}; the "
+            "replay ends there")
 
 
 def parse_viewer(text: str, names: Sequence[str]) -> int | None:
@@ -323,9 +344,11 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         model = load_replay(args.record, args.deck)
-    except (RecordError, DeckError) as exc:
-        print(f"mundus replay: {args.record}: not a game record that replays: {exc}",
-              file=sys.stderr)
+    except RecordError as exc:
+        print(f"mundus replay: {args.record}: {exc}", file=sys.stderr)
+        return 2
+    except DeckError as exc:
+        print(f"mundus replay: --deck: {exc}", file=sys.stderr)
         return 2
     try:
         model.set_seat(parse_viewer(args.viewer, model.names))
@@ -337,4 +360,8 @@ def run(args: argparse.Namespace) -> int:
         print("mundus replay: the replay screen needs a terminal (standard input and output)",
               file=sys.stderr)
         return 2
+    note = unfinished_note(model)
+    if note is not None:  # stays on the terminal after the screen closes
+        print(f"mundus replay: the game in {args.record} did not finish ({note})",
+              file=sys.stderr)
     return ReplayApp(model).run()

@@ -81,6 +81,14 @@ QUEUE_SIZE = 5  # R2.3
 WIN_DOUBLOONS = 75  # R8.2
 SERIES_PAY = {4: 5, 5: 7, 6: 10, 7: 15, 8: 20, 9: 25}  # R6.2
 RELIC_PAY = {1: 3, 2: 7, 3: 12, 4: 18, 5: 25}  # R6.2
+
+# How a game ended (Result.reason), in words that follow "the game ended ..." (R8.1-R8.5).
+REASON_WORDS = {
+    "perfect": "by a perfect combination",
+    "doubloons": "when a player reached 75 doubloons",
+    "queue": "when the queue ran out",
+    "round_limit": "at the round limit",
+}
 VICENTE_PAY = {1: 3, 2: 4, 3: 5}  # P04, by class
 CORONADO_COST = 2  # R3.3
 SERGIO_COST = 2  # P01
@@ -783,7 +791,7 @@ class Game:
         if type(source) is not int or not 0 <= source < self.players:
             raise RuleError("R5.5", f"there is no seat {source!r}")
         if type(card) is not int or not 1 <= card <= RELIC or not self.faceup[source][card]:
-            raise RuleError("R5.5", f"seat {source} offers no such card face up")
+            raise RuleError("R5.5", f"seat {source} has no such card on the table")
         # source offers the card, so only a ping-pong can rule it out (rarely: check it then).
         if source == self._ping_pong(seat) and source not in self.take_sources(seat):
             raise RuleError("R5.7", f"no ping-pong: you may not take from seat {source} again "

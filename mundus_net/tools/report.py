@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -25,9 +26,10 @@ from typing import TYPE_CHECKING, Any
 
 from mundus_net.cli_args import add_deck_option
 from mundus_net.engine.deck import Deck, DeckError, load_deck
-from mundus_net.engine.game import WIN_DOUBLOONS
+from mundus_net.engine.game import REASON_WORDS, WIN_DOUBLOONS
 from mundus_net.engine.record import FORMAT as RECORD_FORMAT
 from mundus_net.engine.record import GameRecord, RecordError
+from mundus_net.tools.results import file_error
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -57,6 +59,8 @@ class RoundSeries:
     doubloons: list[list[int]]  # per seat, one value per entry of ``rounds``
     winners: tuple[int, ...]
     reason: str | None
+    # Where an unfinished game stops ("round 4, after decision 60"); None once it is over.
+    unfinished: str | None = None
 
 
 @dataclass(frozen=True)
@@ -81,24 +85,37 @@ class Tournament:
 Results = GameRecord | Tournament
 
 
+def _record_words(data: str | bytes) -> str:
+    """The record loader's words for what ``data`` is (empty, cut short, a picture...)."""
+    try:
+        GameRecord.from_json(data)
+    except RecordError as exc:
+        return str(exc)
+    return "it is not a game record"
+
+
 def load_results(path: str | Path) -> Results:
-    """A game record or tournament results, read from a JSON file (ReportError if neither)."""
+    """A game record or tournament results, read from a JSON file (ReportError if neither;
+    its message says in plain words what the file is instead)."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ReportError(f"cannot read it: {exc}") from None
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise ReportError(file_error(exc)) from None
     try:
+        text = raw.decode("utf-8")
         data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ReportError(f"not a JSON document: {exc}") from None
+    except (ValueError, RecursionError):  # not UTF-8, or not JSON
+        raise ReportError(_record_words(raw)) from None
     if isinstance(data, dict) and data.get("format") == RECORD_FORMAT:
         try:
             return GameRecord.from_json(text)
         except RecordError as exc:
-            raise ReportError(f"a broken game record: {exc}") from None
+            raise ReportError(str(exc)) from None
     if isinstance(data, dict) and ("summary" in data or "per_bot" in data):
         return tournament_stats(data)
-    raise ReportError("neither a game record (docs/record.md) nor tournament results "
+    if isinstance(data, dict) and ("format" in data or "token" in data):
+        raise ReportError(_record_words(text))  # another file of this program
+    raise ReportError("it is neither a game record (docs/record.md) nor tournament results "
                       "(mundus tournament --json FILE, docs/tournament.md)")
 
 
@@ -120,9 +137,18 @@ def record_series(record: GameRecord, deck: Deck | None = None) -> RoundSeries:
         for seat, value in enumerate(result.doubloons):
             money[seat].append(int(value))
     title = f"Game {record.game_id}: doubloons by round"
+    unfinished = None if result is not None else (
+        f"it stops in round {game.round}, after decision {len(record.decisions)}")
     return RoundSeries(title, names, rounds, money,
                        result.winners if result is not None else (),
-                       result.reason if result is not None else None)
+                       result.reason if result is not None else None, unfinished)
+
+
+def _field_words(exc: Exception) -> str:
+    """``no "per_bot"`` for a missing key, else what was wrong with a value."""
+    if isinstance(exc, KeyError) and exc.args:
+        return f"no \"{exc.args[0]}\""
+    return "a value of the wrong kind"
 
 
 def _label(spec: str, index: int) -> str:
@@ -151,10 +177,10 @@ def tournament_stats(data: dict[str, Any]) -> Tournament:
             stats.append(BotStats(_label(str(b["bot"]), index), int(b.get("games", games)),
                                   float(b["win_rate"]), (lo, hi), dists.get(index, [])))
     except (KeyError, TypeError, ValueError, IndexError) as exc:
-        raise ReportError(f"tournament results with a missing or malformed field: {exc!r}"
-                          ) from None
+        raise ReportError(f"it is damaged tournament results: a field is missing or "
+                          f"malformed ({_field_words(exc)})") from None
     if not stats:
-        raise ReportError("tournament results without any bot")
+        raise ReportError("it is tournament results without any bot")
     seed = summary.get("seed")
     title = f"{games} games, {players} players" + (f", seed {seed}" if seed is not None else "")
     return Tournament(title, players, games, stats)
@@ -190,6 +216,64 @@ def _colour(index: int) -> str:
     return f"C{index % 10}"
 
 
+def nice_axis(top: float, *, integer: bool = True, margin: float = 0.06) -> tuple[float, float]:
+    """(upper limit, tick step) of an axis from 0 that shows values up to ``top`` with a
+    margin above them: the step is 1, 2 or 5 times a power of ten (2.5 too when ``integer``
+    is false or the step is at least 10), the limit the smallest multiple of a step that
+    leaves 4 to 9 intervals."""
+    target = max(top, 0.0) * (1 + margin) + (1 if integer else 0)
+    target = max(target, 4.0 if integer else 1e-9)
+    best: tuple[float, float] | None = None
+    power = 10.0 ** math.floor(math.log10(target / 9))
+    for scale in (power, power * 10):
+        for m in (1, 2, 2.5, 5):
+            step = m * scale
+            if integer and (step < 1 or step != int(step)):
+                continue
+            intervals = math.ceil(target / step - 1e-9)
+            if 4 <= intervals <= 9:
+                upper = intervals * step
+                if best is None or upper < best[0] or (upper == best[0] and step > best[1]):
+                    best = (upper, step)
+    if best is None:  # (not reached for positive targets)
+        return (target, target / 4)
+    return best
+
+
+def _fit_y(ax: Any, top: float, *, integer: bool = True, margin: float = 0.06,
+           ticks_to: float | None = None) -> float:
+    """Set the y axis from 0 to a round value above ``top``, ticks on round values (none
+    above ``ticks_to``); returns the upper limit."""
+    from matplotlib.ticker import FixedLocator
+
+    upper, step = nice_axis(top, integer=integer, margin=margin)
+    ax.set_ylim(-0.015 * upper, upper)  # (a sliver below 0: markers at 0 are not cut)
+    count = round(upper / step)
+    ticks = [i * step for i in range(count + 1)]
+    if ticks_to is not None:
+        ticks = [t for t in ticks if t <= ticks_to + 1e-9]
+    ax.yaxis.set_major_locator(FixedLocator(ticks))
+    return upper
+
+
+def _near_the_end(top: float) -> bool:
+    """Whether values up to ``top`` come near the 75 doubloons that end a game (R8.2): only
+    then is that line drawn (on a chart that stays far below it, it would squash the data)."""
+    return top >= 0.8 * WIN_DOUBLOONS
+
+
+def end_words(series: RoundSeries) -> str:
+    """How the game ended, in words, for the picture's title (``ended at the round limit
+    after 8 rounds``), or where an unfinished game stops; empty if neither is known."""
+    if series.unfinished is not None:
+        return f"not finished: {series.unfinished}"
+    if series.reason is None:
+        return ""
+    rounds = series.rounds[-1]
+    how = REASON_WORDS.get(series.reason, f"by {series.reason.replace('_', ' ')}")
+    return f"ended {how} after {rounds} round{'s' if rounds != 1 else ''}"
+
+
 def draw_record(series: RoundSeries, path: Path, fmt: str = "png") -> Path:
     """Doubloons per round, one line per seat, the winners' lines thicker."""
     fig = _figure(9, 4.5)
@@ -199,17 +283,23 @@ def draw_record(series: RoundSeries, path: Path, fmt: str = "png") -> Path:
         ax.plot(series.rounds, series.doubloons[seat], marker="o", markersize=4,
                 linewidth=2.6 if won else 1.4, color=_colour(seat),
                 label=f"{name} ({series.doubloons[seat][-1]})" + (" — winner" if won else ""))
-    ax.axhline(WIN_DOUBLOONS, color="0.5", linestyle="--", linewidth=1)
-    ax.annotate(f"{WIN_DOUBLOONS}: the game ends (R8.2)", (series.rounds[0], WIN_DOUBLOONS),
-                xytext=(2, 3), textcoords="offset points", fontsize=8, color="0.35")
+    top = max((max(values) for values in series.doubloons if values), default=0)
+    if _near_the_end(top):
+        ax.axhline(WIN_DOUBLOONS, color="0.5", linestyle="--", linewidth=1)
+        ax.annotate(f"{WIN_DOUBLOONS}: the game ends (R8.2)",
+                    (series.rounds[0], WIN_DOUBLOONS), xytext=(2, 3),
+                    textcoords="offset points", fontsize=8, color="0.35")
+        top = max(top, WIN_DOUBLOONS + 4)  # room for the line's label
+    _fit_y(ax, top)
     ax.set_xticks(series.rounds)
     ax.set_xlabel("round (0: the start; values at the end of each round)")
     ax.set_ylabel("doubloons")
-    reason = f" · ended by {series.reason}" if series.reason else ""
-    ax.set_title(series.title + reason, fontsize=11)
+    end = end_words(series)
+    ax.set_title(series.title + (f"\n{end}" if end else ""), fontsize=11)
     ax.grid(True, alpha=0.3)
     fig.legend(loc="outside right upper", fontsize=8, frameon=False,
-               title="final doubloons", title_fontsize=8)
+               title="final doubloons" if series.unfinished is None else "doubloons so far",
+               title_fontsize=8)
     return _save(fig, path, fmt)
 
 
@@ -230,11 +320,12 @@ def draw_win_rates(t: Tournament, path: Path, fmt: str = "png") -> Path:
                     ha="center", fontsize=8)
     even = 100 / t.players
     ax.axhline(even, color="0.5", linestyle="--", linewidth=1)
-    ax.annotate(f"even share {even:.0f}%", (-0.45, even), xytext=(0, 3),
-                textcoords="offset points", fontsize=8, color="0.35")
+    ax.set_xlabel(f"bar: win rate · whiskers: 95% interval · dashed: the even share, "
+                  f"{even:.0f}%", fontsize=8, color="0.35")
     ax.set_xticks(x, [b.label for b in t.bots])
-    top = max(100 * b.ci95[1] for b in t.bots)
-    ax.set_ylim(0, min(100.0, top + 15) if top < 85 else 115)
+    top = max([100 * b.ci95[1] for b in t.bots] + [even])
+    # Room above the highest interval for its two-line label; no tick above 100%.
+    _fit_y(ax, top, integer=False, margin=0.18, ticks_to=100)
     ax.set_ylabel("win rate (%), 95% interval")
     ax.set_title(f"Win rate per bot ({t.title})", fontsize=11)
     ax.grid(True, axis="y", alpha=0.3)
@@ -256,11 +347,17 @@ def draw_doubloons(t: Tournament, path: Path, fmt: str = "png") -> Path:
     for i, patch in enumerate(boxes["boxes"]):
         patch.set_facecolor(_colour(t.bots.index(bots[i])))
         patch.set_alpha(0.6)
-    ax.axhline(WIN_DOUBLOONS, color="0.5", linestyle="--", linewidth=1)
+    top = max(max(b.doubloons) for b in bots)
+    near = _near_the_end(top)
+    if near:
+        ax.axhline(WIN_DOUBLOONS, color="0.5", linestyle="--", linewidth=1)
+        top = max(top, WIN_DOUBLOONS)
+    _fit_y(ax, top)
     ax.set_xticks(x, [f"{b.label}\n(n={len(b.doubloons)})" for b in bots])
     ax.set_ylabel("final doubloons")
-    ax.set_xlabel(f"box: middle half of the games · line: median · triangle: mean · "
-                  f"dashed: {WIN_DOUBLOONS}", fontsize=8, color="0.35")
+    ax.set_xlabel("box: middle half of the games · line: median · triangle: mean"
+                  + (f" · dashed: {WIN_DOUBLOONS}" if near else ""),
+                  fontsize=8, color="0.35")
     ax.set_title(f"Final doubloons per bot ({t.title})", fontsize=11)
     ax.grid(True, axis="y", alpha=0.3)
     return _save(fig, path, fmt)
@@ -274,7 +371,10 @@ def report(results: Results, out: Path, stem: str, fmt: str = "png",
         raise ReportError(f"unknown format {fmt!r} (png or svg)")
     if isinstance(results, GameRecord):
         series = record_series(results, deck)
-        return [draw_record(series, out / f"{stem}-doubloons-by-round.{fmt}", fmt)], []
+        notes = [] if series.unfinished is None else [
+            f"the game did not finish ({series.unfinished}): the picture shows it up to "
+            "there"]
+        return [draw_record(series, out / f"{stem}-doubloons-by-round.{fmt}", fmt)], notes
     paths = [draw_win_rates(results, out / f"{stem}-win-rates.{fmt}", fmt)]
     notes = []
     if any(b.doubloons for b in results.bots):

@@ -16,6 +16,19 @@ from mundus_net.tools.referee import FAULT_KINDS
 
 Row = dict[str, Any]
 REASONS = ("perfect", "doubloons", "queue", "round_limit")
+# How a game ended, in words that follow "ended" (R8.1, R8.2, R8.3, R8.5).
+
+
+def file_error(exc: OSError) -> str:
+    """Why a file cannot be read, in plain words (for "mundus CMD: FILE: ...")."""
+    if isinstance(exc, FileNotFoundError):
+        return "there is no such file"
+    if isinstance(exc, IsADirectoryError):
+        return "it is a folder, not a file"
+    if isinstance(exc, PermissionError):
+        return "you are not allowed to read it (permission denied)"
+    reason = exc.strerror or str(exc)
+    return f"it cannot be read ({reason[:1].lower()}{reason[1:]})"
 
 
 def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:

@@ -19,7 +19,7 @@ from mundus_net.cli_args import add_deck_option
 from mundus_net.engine.cards import RESOURCE_NAMES, from_counts
 from mundus_net.engine.decisions import DECISION_TYPES, RuleError
 from mundus_net.engine.deck import EVENT_NAMES, Deck, DeckError, load_deck
-from mundus_net.engine.game import RULES_EDITION, Event, Game, Pending
+from mundus_net.engine.game import REASON_WORDS, RULES_EDITION, Event, Game, Pending
 from mundus_net.engine.notation import (
     NotationError,
     apply_decision,
@@ -174,6 +174,47 @@ def _dev(game: Game, card_id: str) -> str:
     return f"{card_id} {card.name}{icon}"
 
 
+# The words for the fields of a pending decision's detail (mundus_net.engine.game.Pending).
+DETAIL_WORDS = {
+    "n": "announced",
+    "sizes": "cards each seat may offer",
+    "candidates": "candidates: seats",
+    "to": "to seat",
+    "capacity": "cards each seat may store",
+    "counts": "cards each seat discards",
+    "fleet": "fleet",
+    "count": "cards to pick",
+    "sets": "sets made this turn",
+    "series": "series made",
+    "relics": "relic set made",
+    "perfect": "perfect combination shown",
+}
+
+
+def _value_words(key: str, value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, dict):
+        return ", ".join(f"seat {k} {_value_words(key, v)}" for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        if key == "sizes" and len(value) == 2 and all(isinstance(v, int) for v in value):
+            low, high = value
+            return str(low) if low == high else f"{low} to {high}"
+        return ", ".join(_value_words(key, v) for v in value)
+    return str(value)
+
+
+def detail_words(detail: dict[str, Any]) -> str:
+    """A pending decision's detail in words (``announced 3; cards each seat may offer: seat 0
+    3, seat 1 3``); empty when there is none."""
+    parts = []
+    for key, value in detail.items():
+        words = DETAIL_WORDS.get(key, key)
+        sep = ":" if isinstance(value, dict) else ""
+        parts.append(f"{words}{sep} {_value_words(key, value)}")
+    return "; ".join(parts)
+
+
 def describe(game: Game) -> list[str]:
     """A position as readable lines, ending with the pending decision and the legal ones."""
     o = game.options
@@ -220,15 +261,17 @@ def describe(game: Game) -> list[str]:
                                  for a, b in game.converted))
     if game.result is not None:
         r = game.result
-        lines.append(f"Game over after {r.rounds} rounds ({r.reason}): winner(s) "
+        how = REASON_WORDS.get(r.reason, r.reason)
+        lines.append(f"Game over after {r.rounds} rounds, ended {how}: winner(s) "
                      f"{', '.join(f'seat {w}' for w in r.winners)}; places "
                      f"{'/'.join(map(str, r.places))}")
         return lines
     pending = game.pending
     if pending is not None:
-        detail = json.dumps(jsonable(pending.detail), ensure_ascii=False)
-        lines.append(f"Pending: {pending.kind} by seat(s) "
-                     f"{', '.join(map(str, pending.seats))} {detail}")
+        seats = ", ".join(map(str, pending.seats))
+        detail = detail_words(pending.detail)
+        lines.append(f"Pending: {pending.kind} by seat{'s' if len(pending.seats) != 1 else ''} "
+                     f"{seats}" + (f" ({detail})" if detail else ""))
     legal = legal_texts(game)
     lines.append(f"Legal ({len(legal)}): " + " ".join(legal))
     return lines

@@ -27,7 +27,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from mundus_net.cli_args import add_deck_option
 from mundus_net.engine.decisions import Offer, RuleError
 from mundus_net.engine.deck import Deck, DeckError, deck_for_record, default_deck, load_deck
-from mundus_net.engine.game import Game
+from mundus_net.engine.game import REASON_WORDS, Game, Result
+from mundus_net.engine.record import FORMAT as RECORD_FORMAT
 from mundus_net.engine.record import GameRecord, RecordError
 from mundus_net.protocol import commitment, fairdeal
 from mundus_net.protocol.signing import (
@@ -36,10 +37,11 @@ from mundus_net.protocol.signing import (
     layout,
     signed_message,
 )
+from mundus_net.tools.results import file_error
 
 
 class UnreadableRecord(ValueError):
-    """The file is not a JSON object at all (exit status 2)."""
+    """The file is not a game record at all (exit status 2); the message says what it is."""
 
 
 # -- verification ---------------------------------------------------------------------------
@@ -56,6 +58,9 @@ class Check:
 class Report:
     checks: list[Check] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    # Set when the record's game did not finish: where it stops ("round 4, after decision
+    # 60"). Everything recorded up to there was checked; only the result is missing.
+    unfinished: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -85,16 +90,28 @@ def _hex(value: Any, size: int, what: str) -> bytes:
     return raw
 
 
+def what_is_wrong(data: str | bytes) -> str:
+    """In plain words, why ``data`` (a file's text or bytes) is not a game record: empty, cut
+    short, damaged, a picture, a host's game log, a deck file... (the record loader's words)."""
+    try:
+        GameRecord.from_json(data)
+    except RecordError as exc:
+        return str(exc)
+    return "it is not a game record"
+
+
 def verify_text(text: str, pinned_key: str | None = None, deck: Deck | None = None,
                 on_check: Callable[[Check], None] | None = None) -> Report:
     """Check a signed record (the file's text). Stops at the first check that fails; the
-    rest are listed as skipped. UnreadableRecord when ``text`` is not a JSON object."""
+    rest are listed as skipped. UnreadableRecord when ``text`` is not a game record at all
+    (not JSON, or a JSON document that is neither signed nor of the record format)."""
     try:
         document = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        raise UnreadableRecord(f"not a JSON document: {exc}") from None
-    if not isinstance(document, dict):
-        raise UnreadableRecord("not a JSON object")
+    except (ValueError, RecursionError):
+        raise UnreadableRecord(what_is_wrong(text)) from None
+    if not isinstance(document, dict) or (
+            document.get("format") != RECORD_FORMAT and "signature" not in document):
+        raise UnreadableRecord(what_is_wrong(text))
     report = Report()
 
     def check(name: str, ok: bool, detail: str) -> None:
@@ -106,7 +123,7 @@ def verify_text(text: str, pinned_key: str | None = None, deck: Deck | None = No
             raise _Failed
 
     try:
-        _verify(document, text, pinned_key, deck, check)
+        _verify(document, text, pinned_key, deck, check, report)
     except _Failed:
         done = {c.name for c in report.checks}
         report.skipped = [name for name in CHECKS if name not in done]
@@ -114,16 +131,19 @@ def verify_text(text: str, pinned_key: str | None = None, deck: Deck | None = No
 
 
 def _verify(document: dict[str, Any], text: str, pinned_key: str | None, deck: Deck | None,
-            check: Callable[[str, bool, str], None]) -> None:
+            check: Callable[[str, bool, str], None], report: Report) -> None:
     # 1. The signature over the canonical body, by the pinned key if one is given.
     signature = document.get("signature")
     if not isinstance(signature, dict):
-        check("signature", False, "the record is not signed (no 'signature' field)")
+        check("signature", False, "the record is not signed: only `mundus host` signs its "
+                                  "records (those of mundus sim and mundus tournament are not "
+                                  "signed), so there is nothing to verify; `mundus replay` "
+                                  "still shows the game")
         return
     body = {k: v for k, v in document.items() if k != "signature"}
     try:
         if signature.get("alg") != SIGNATURE_ALG:
-            raise ValueError(f"unknown algorithm {signature.get('alg')!r}")
+            raise ValueError(f"unknown algorithm {signature.get('alg')}")
         key = _hex(signature.get("key"), 32, "the signing key")
         value = _hex(signature.get("value"), 64, "the signature")
         if set(signature) != {"alg", "key", "value"}:
@@ -160,10 +180,12 @@ def _verify(document: dict[str, Any], text: str, pinned_key: str | None, deck: D
     except RecordError as exc:
         check("record", False, f"not a readable game record: {exc}")
         return
+    names = [str(record.names[s]) if s < len(record.names) and record.names[s] else ""
+             for s in range(record.options.players)]
     deck = deck or deck_for_record(record.deck_digest) or default_deck()
     if record.deck_digest and deck.digest != record.deck_digest:
-        check("record", False, f"played with deck {record.deck!r} ({record.deck_digest}); "
-                               "pass that deck with --deck FILE")
+        check("record", False, f"played with the deck \"{record.deck}\" "
+                               f"({record.deck_digest}); pass that deck with --deck FILE")
     check("record", True, f"game {record.game_id}: {len(record.decisions)} decisions, "
                           f"{len(record.offers)} committed offers")
 
@@ -174,7 +196,7 @@ def _verify(document: dict[str, Any], text: str, pinned_key: str | None, deck: D
         return
     try:
         if fair.get("scheme") != fairdeal.SCHEME:
-            raise ValueError(f"unknown scheme {fair.get('scheme')!r}")
+            raise ValueError(f"unknown scheme {fair.get('scheme')}")
         promised = _hex(fair.get("commitment"), 32, "the seed commitment")
         host_seed = _hex(fair.get("host_seed"), fairdeal.SEED_BYTES, "the host seed")
         mixed = fair.get("mixed")
@@ -227,7 +249,7 @@ def _verify(document: dict[str, Any], text: str, pinned_key: str | None, deck: D
             opened = commitment.verify(bytes.fromhex(offer.commitment), record.game_id,
                                        offer.round, offer.seat, offer.offer,
                                        bytes.fromhex(offer.nonce))
-        except ValueError:
+        except (ValueError, OverflowError):  # not hex, or numbers that fit no commitment
             opened = False
         if not opened:
             check("offer commitments", False, f"round {offer.round}, seat {offer.seat}: the "
@@ -252,10 +274,26 @@ def _verify(document: dict[str, Any], text: str, pinned_key: str | None, deck: D
                   f"round {offer.round}, seat {offer.seat} committed to {list(offer.offer)} "
                   f"but the decisions play {list(shown) if shown else 'no offer'}")
     check("offers match decisions", True, "every committed offer is the one played")
-    same_result = game.result == record.result and game.result is not None
-    check("result", same_result,
-          f"the replay ends as recorded ({_result_text(record)})" if same_result else
-          f"the replay ends with {game.result} but the record says {record.result}")
+    replayed, recorded = game.result, record.result
+    if replayed is None and recorded is None:
+        report.unfinished = (f"it stops in round {game.round}, after decision "
+                             f"{len(record.decisions)}")
+        check("result", False, f"the game did not finish: the record stops in round "
+                               f"{game.round}, after decision {len(record.decisions)} (its "
+                               "host stopped before the game ended), so it has no result")
+    elif recorded is None and replayed is not None:
+        check("result", False, f"the decisions play the game to its end "
+                               f"({_result_text(replayed, names)}), but the record has no "
+                               "result")
+    elif replayed is None and recorded is not None:
+        check("result", False, f"the record says {_result_text(recorded, names)}, but "
+                               f"its decisions stop in round {game.round}, before the end")
+    elif replayed is not None and recorded is not None and replayed != recorded:
+        check("result", False, f"the replay ends with the game {_result_text(replayed, names)}"
+                               f", but the record says: {_result_text(recorded, names)}")
+    elif recorded is not None:
+        check("result", True,
+              f"the replay ends as recorded: {_result_text(recorded, names)}")
 
 
 def fairdeal_fingerprint(raw: bytes) -> str:
@@ -263,11 +301,14 @@ def fairdeal_fingerprint(raw: bytes) -> str:
     return " ".join(digits[i:i + 4] for i in range(0, 16, 4))
 
 
-def _result_text(record: GameRecord) -> str:
-    result = record.result
-    if result is None:
-        return "no result"
-    return f"won by seat {', '.join(map(str, result.winners))} after {result.rounds} rounds"
+def _result_text(result: Result, names: list[str]) -> str:
+    """``won by Ann (seat 2) after 3 rounds, at the round limit, with 10/20/32 doubloons``."""
+    def who(seat: int) -> str:
+        return (f"{names[seat]} (seat {seat})" if 0 <= seat < len(names) and names[seat]
+                else f"seat {seat}")
+    how = REASON_WORDS.get(result.reason, f"by {result.reason}")
+    return (f"won by {' and '.join(who(s) for s in result.winners)} after {result.rounds} "
+            f"rounds, {how}, with {'/'.join(map(str, result.doubloons))} doubloons")
 
 
 # -- the command ----------------------------------------------------------------------------
@@ -292,10 +333,15 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        with open(args.record, encoding="utf-8", newline="") as f:
-            text = f.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        print(f"mundus verify: cannot read {args.record}: {exc}", file=sys.stderr)
+        with open(args.record, "rb") as f:
+            raw = f.read()
+    except OSError as exc:
+        print(f"mundus verify: {args.record}: {file_error(exc)}", file=sys.stderr)
+        return 2
+    try:
+        text = raw.decode("utf-8")  # as written: no newline translation
+    except UnicodeDecodeError:
+        print(f"mundus verify: {args.record}: {what_is_wrong(raw)}", file=sys.stderr)
         return 2
     deck = None
     if args.deck is not None:
@@ -311,7 +357,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         report = verify_text(text, args.host_key, deck, on_check=show)
     except UnreadableRecord as exc:
-        print(f"mundus verify: {args.record} is not a record: {exc}", file=sys.stderr)
+        print(f"mundus verify: {args.record}: {exc}", file=sys.stderr)
         return 2
     if report.ok:
         print(f"{args.record}: every check holds")
@@ -319,6 +365,10 @@ def run(args: argparse.Namespace) -> int:
     failed = report.first_failure
     for name in report.skipped:
         print(f"  -  {name}: not checked")
+    if report.unfinished is not None:
+        print(f"the game in {args.record} did not finish ({report.unfinished}): "
+              "everything recorded up to there holds, but there is no result to check")
+        return 1
     what = f"{failed.name}: {failed.detail}" if failed is not None else "incomplete"
     print(f"{args.record}: DOES NOT HOLD: {what}")
     return 1
