@@ -31,9 +31,12 @@ from mundus_net.client.core import (
     ANSWER_RETRY,
     ANSWERS,
     LOST_AFTER,
+    OVER,
     RATE_HOLD_S,
+    REPLACED,
     SECRET_PHASES,
     SNAPSHOT_RETRY,
+    STOPPED,
     SYNC_GRACE_S,
     Accepted,
     Channel,
@@ -44,6 +47,7 @@ from mundus_net.client.core import (
     CloseSockets,
     ConnectTimeout,
     GameOver,
+    Gone,
     HostError,
     Joined,
     Link,
@@ -72,11 +76,11 @@ from mundus_net.protocol.messages import MAX_HOST_FRAME, decode_host
 from mundus_net.protocol.security import fetch_key, make_client, parse_key, require_curve
 
 __all__ = [
-    "ANSWERS", "ANSWER_RETRY", "LOST_AFTER", "RATE_HOLD_S", "SECRET_PHASES", "SNAPSHOT_RETRY",
-    "SYNC_GRACE_S", "Accepted", "ClientError", "Closed", "ConnectTimeout", "Connection",
-    "GameOver", "HostError", "Joined", "Link", "Lost", "Mismatch", "Notice", "OfferSecret",
-    "PendingDecision", "Pong", "PrivateUpdate", "Problem", "PublicEvents", "Refused", "Synced",
-    "Welcome", "deck_from_wire", "poll_all",
+    "ANSWERS", "ANSWER_RETRY", "LOST_AFTER", "OVER", "RATE_HOLD_S", "REPLACED", "SECRET_PHASES",
+    "SNAPSHOT_RETRY", "STOPPED", "SYNC_GRACE_S", "Accepted", "ClientError", "Closed",
+    "ConnectTimeout", "Connection", "GameOver", "Gone", "HostError", "Joined", "Link", "Lost",
+    "Mismatch", "Notice", "OfferSecret", "PendingDecision", "Pong", "PrivateUpdate", "Problem",
+    "PublicEvents", "Refused", "Synced", "Welcome", "deck_from_wire", "poll_all",
 ]
 
 Clock = Callable[[], float]
@@ -152,8 +156,12 @@ class Connection:
                  tap: Callable[[str, dict[str, Any]], None] | None = None,
                  server_key: str | None = None, insecure: bool = False,
                  contribute: bool = True, wakeable: bool = True,
-                 public_from: Connection | None = None, clock: Clock = time.monotonic) -> None:
-        self.core = ClientCore(ClientSettings(name, role, bot, contribute and role == "player"),
+                 public_from: Connection | None = None, clock: Clock = time.monotonic,
+                 give_up_after: float | None = None) -> None:
+        # ``give_up_after``: seconds of reconnecting in vain before the table counts as gone
+        # (a Gone notice, then the connection closes); None: reconnect for ever.
+        self.core = ClientCore(ClientSettings(name, role, bot, contribute and role == "player",
+                                              give_up_after),
                                token=token, secret=secret, on_secret=on_secret)
         # Encryption (docs/security.md): CURVE with the host key ``server_key`` (Z85); without
         # one, connect() asks the host's key port and trusts the answer for this connection
@@ -226,6 +234,12 @@ class Connection:
     def synced(self) -> bool:
         """The public state is complete up to :attr:`seq`."""
         return self.core.synced
+
+    @property
+    def started(self) -> bool:
+        """Whether the game has begun (:attr:`ClientCore.started`): before it, :attr:`state`
+        holds the options and the seats only, and :attr:`private` the seat only."""
+        return self.core.started
 
     @property
     def ready(self) -> PendingDecision | None:

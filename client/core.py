@@ -39,7 +39,20 @@ SYNCING, LIVE          5 heartbeats of silence, or ``not_joined``:      RECONNEC
                        Lost, a fresh DEALER, a hello with the token
 JOINING, RECONNECTING  5 heartbeats of silence: another hello           (the same)
 any                    ``close``, or the host refuses the hello         CLOSED
+any                    the table is gone (:class:`Gone`, below)         CLOSED
 =====================  ==============================================  ===================
+
+The table this client sat at (or watched) can end three ways, each told once by a
+:class:`Gone` notice before the link closes; nothing is sent afterwards:
+
+* ``replaced``: a new game runs at the address (the host was stopped and started again
+  without ``--resume``). The host refuses this seat's token (``bad_token``), or welcomes a
+  reconnecting spectator to another game (another game id or seed commitment). The token is
+  dead: the core forgets it.
+* ``stopped``: the host stayed silent for :attr:`ClientSettings.give_up_after` seconds of
+  reconnecting (by default it tries for ever).
+* ``over``: the game is over and the host went silent (a host stops a little after its game
+  ends): there is nothing to reconnect to.
 """
 
 from __future__ import annotations
@@ -146,6 +159,9 @@ class ClientSettings:
     """Said in the hello: the host gives bots its bot deadline (§8)."""
     contribute: bool = True
     """Send a share of the seed (§15); spectators never do."""
+    give_up_after: float | None = None
+    """Seconds of reconnecting without a welcome after which the table counts as gone
+    (:class:`Gone` ``stopped``); None: reconnect for ever."""
 
     def __post_init__(self) -> None:
         if self.role not in ("player", "spectator"):
@@ -329,6 +345,22 @@ class Closed(Notice):
     reason: str
 
 
+REPLACED = "replaced"
+STOPPED = "stopped"
+OVER = "over"
+
+
+@dataclass(frozen=True, slots=True)
+class Gone(Notice):
+    """The table is gone for good (the module docstring says when): ``why`` is
+    :data:`REPLACED` (a new game runs at the address; this seat's token is dead and
+    forgotten), :data:`STOPPED` (the host did not come back) or :data:`OVER` (the game is over
+    and the host stopped). The link closes right after (a :class:`Closed` follows)."""
+
+    why: str
+    detail: str
+
+
 # -- the checks: commit-reveal (§7) and the fair deal (§15) ---------------------------------
 
 
@@ -500,6 +532,7 @@ class ClientCore:
         self._answer_request: tuple[int, float] | None = None  # (request id, sent at)
         self._hold_until: float | None = None  # rate-limited: send nothing before this
         self._rejoined_at = -1e18  # the last hello after a not_joined (at most one a heartbeat)
+        self._lost_at: float | None = None  # reconnecting since, after a welcome
         self._warned_secret: int | None = None
         # The last legal list: (pending id, the list as received, decoded). An equal list
         # under a new id (commit, then reveal) is not decoded again.
@@ -522,6 +555,15 @@ class ClientCore:
     @property
     def closed(self) -> bool:
         return self.link is Link.CLOSED
+
+    @property
+    def started(self) -> bool:
+        """Whether the game has begun: the public state's ``table.started`` (§6). Until then
+        the state holds only the options and the seats, and the private state only the seat
+        (docs/protocol.md, "Before the game starts"): no hand, market, queue or any other
+        dealt thing, which arrive with the update that publishes ``started``."""
+        table = self.state.get("table")
+        return isinstance(table, dict) and bool(table.get("started"))
 
     def start(self, now: float) -> None:
         """Say hello: outgoing() gets an :class:`OpenDealer` and the hello. Called again, it
@@ -549,8 +591,21 @@ class ClientCore:
         self._out.append(CloseSockets())
         self._notices.append(Closed(reason))
 
+    def _gone(self, why: str, detail: str) -> None:
+        """The table is gone for good: say so once and close (nothing is sent after)."""
+        if self.link is Link.CLOSED:
+            return
+        if why == REPLACED:
+            self.token = None  # dead: never sent again
+            self.secret = None
+        self.pending = None  # nothing is asked at a table that is gone
+        self._notices.append(Gone(why, detail))
+        self.close(why)
+
     def _reopen(self, now: float) -> None:
         """Fresh sockets and a hello (how a join and a reconnect start)."""
+        if self.welcome is not None and self._lost_at is None:
+            self._lost_at = now  # reconnecting from now on (give_up_after counts from here)
         self._out.append(OpenDealer())
         self.link = Link.JOINING if self.welcome is None else Link.RECONNECTING
         self._snapshot_asked = None
@@ -606,7 +661,7 @@ class ClientCore:
         after) :meth:`next_deadline`; calling it earlier is harmless."""
         if self.link is Link.IDLE or self.link is Link.CLOSED:
             return
-        while True:
+        while not self.closed:  # (a table that is gone closes the link)
             # One at a time, in order, then look again: each one changes what the others see
             # (a reconnect stops everything else), and moves itself past ``now``.
             fire = next((fire for at, fire in self._timers() if at <= now), None)
@@ -630,6 +685,9 @@ class ClientCore:
         if self._hold_until is not None:
             timers.append((self._hold_until, self._end_hold))
         timers.append((self._last_heard + LOST_AFTER * hb, self._silence))
+        give_up = self.settings.give_up_after
+        if give_up is not None and self._lost_at is not None:
+            timers.append((self._lost_at + give_up, self._give_up))
         if self.connected and self._hold_until is None:
             timers.append((self._last_sent + hb, self._heartbeat))
         if self._answer_request is not None:
@@ -649,10 +707,18 @@ class ClientCore:
 
     def _silence(self, now: float) -> None:
         """LOST_AFTER heartbeats without a word from the host: it is gone (§11). Fresh sockets
-        and a hello with the token (also while still joining: the hello may be lost)."""
+        and a hello with the token (also while still joining: the hello may be lost); after
+        the game is over there is nothing to come back to."""
+        if self.result is not None:
+            self._gone(OVER, "the game is over and the host has stopped")
+            return
         if self.connected:
             self._notices.append(Lost(f"no word from the host for {LOST_AFTER} heartbeats"))
         self._reopen(now)
+
+    def _give_up(self, now: float) -> None:
+        """give_up_after seconds of reconnecting in vain: the host is not coming back."""
+        self._gone(STOPPED, f"no answer from the host for {self.settings.give_up_after:g} s")
 
     def _heartbeat(self, now: float) -> None:
         """A heartbeat since the last message sent (§11): answer again what needs no one's
@@ -890,6 +956,11 @@ class ClientCore:
             self._answered = None
         elif pending_id is not None and pending_id == self._answered and code != "stale":
             self._answered = None  # the answer did not count: the decision is open again
+        if code == "bad_token" and self.welcome is not None and self.token is not None:
+            # The host welcomed this token before and knows it no more: another game runs
+            # at the address now (a host that resumes its game keeps every token).
+            self._gone(REPLACED, "the host no longer knows this seat's token")
+            return
         if code == "not_joined" and request is not None and kind not in ("hello", "bye") \
                 and now - self._rejoined_at >= self.heartbeat_s:
             # The host does not know this link: it restarted (and resumed its game from its
@@ -915,10 +986,11 @@ class ClientCore:
             sign_key=m.get("sign_key") if isinstance(m.get("sign_key"), str) else None,
             seed_commitment=bytes(m["seed_commitment"])
             if isinstance(m.get("seed_commitment"), bytes) else None)
-        if resumed and self.game_id is not None and welcome.game != self.game_id:
-            # A new game behind the same address: start from nothing.
-            self.seq, self.state, self.events, self._buffer = 0, {}, [], {}
-            self.secret = None
+        if resumed and self._another_game(welcome):
+            # A new game behind the same address (a spectator is welcomed to anything).
+            self._gone(REPLACED, f"the host runs another game ({welcome.game})")
+            return
+        self._lost_at = None
         self.welcome = welcome
         self.seat = welcome.seat
         if welcome.token is not None:
@@ -939,6 +1011,15 @@ class ClientCore:
         # A late join (or a rejoin) starts from a snapshot; updates that arrive before it
         # are buffered (§5).
         self._ask_snapshot(now)
+
+    def _another_game(self, welcome: Welcome) -> bool:
+        """Whether a welcome after a reconnect is to another game than the first one."""
+        first = self.welcome
+        if self.game_id is not None and welcome.game != self.game_id:
+            return True
+        return first is not None and first.seed_commitment is not None \
+            and welcome.seed_commitment is not None \
+            and first.seed_commitment != welcome.seed_commitment
 
     def _on_snapshot(self, m: Message, now: float) -> None:
         self._requests.pop(m.get("id", -1), None)
@@ -1021,9 +1102,14 @@ class ClientCore:
             else:  # a gap: something was missed
                 self._buffer[seq] = m
                 self._ask_snapshot(now)
-        elif t == "heartbeat" and self.synced and self._snapshot_asked is None \
-                and int(m["seq"]) > self.seq and int(m["seq"]) not in self._buffer:
-            self._ask_snapshot(now)  # the last update was lost
+        elif t == "heartbeat" and self.synced and self._snapshot_asked is None:
+            seq = int(m["seq"])
+            if seq > self.seq and seq not in self._buffer:
+                self._ask_snapshot(now)  # the last update was lost
+            elif seq < self.seq:
+                # Behind what this client has seen: not the history it followed (a host
+                # restarted without its log). The snapshot's answer tells which game runs.
+                self._ask_snapshot(now)
 
     def _apply_update(self, m: Message, now: float) -> None:
         changed = m["changed"]

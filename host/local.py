@@ -26,7 +26,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,7 +56,8 @@ class LocalTable:
 
 def start(*, bots: int, strategy: str, name: str, idle_minutes: float, log: Path | None,
           seed: int | None = None, round_limit: int | None = None,
-          record: Path | None = None, insecure: bool = False) -> LocalTable:
+          record: Path | None = None, insecure: bool = False,
+          bot_pace: float = 0.0) -> LocalTable:
     """Start the table process and wait (at most START_TIMEOUT_S) for its READY line.
 
     Raises RuntimeError, naming what the process said, when it does not start.
@@ -75,6 +76,8 @@ def start(*, bots: int, strategy: str, name: str, idle_minutes: float, log: Path
         command += ["--record", str(record.absolute())]
     if insecure:
         command.append("--insecure")
+    if bot_pace:
+        command += ["--bot-pace", str(bot_pace)]
     proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
     out = proc.stdout
@@ -107,6 +110,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--idle-minutes", type=float, default=30.0)
     p.add_argument("--log", type=Path, default=None)
     p.add_argument("--insecure", action="store_true")
+    p.add_argument("--bot-pace", type=float, default=0.0)
     return p.parse_args(argv)
 
 
@@ -119,10 +123,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         signal.signal(signal.SIGHUP, signal.SIG_IGN)
     seed = args.seed if args.seed is not None else secrets.randbits(32)
     bots = [load_bot(args.strategy, derive_seed(seed, "host-bot", i)) for i in range(args.bots)]
-    names = [f"{args.strategy.rpartition(':')[2]} {i + 1}"[:32] for i in range(args.bots)]
+    # The player sits first; each bot is named with its seat's number (as in the notation).
+    seats = list(range(1, args.bots + 1))
+    names = [f"{args.strategy.rpartition(':')[2]} {seat}"[:32] for seat in seats]
     table = Table(args.bots + 1, seed=args.seed, fixed_seed=args.seed is not None, bots=bots,
-                  bot_names=names, first_tm=0, round_limit=args.round_limit,
-                  name=args.name[:64])
+                  bot_names=names, bot_seats=seats, first_tm=None,
+                  round_limit=args.round_limit, name=args.name[:64],
+                  bot_pace=max(0.0, args.bot_pace))
     keys = None
     if not args.insecure:
         try:
@@ -134,14 +141,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"{READY} {host.port} {host.pub_port} {table.game_id} {host.public_key or '-'}",
           flush=True)
     _detach_output(args.log)
+
+    def write_record() -> None:
+        if args.record is None:
+            return
+        try:
+            args.record.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(args.record, record_text(table, keys), 0o644)
+        except OSError as exc:
+            print(f"cannot write the record to {args.record}: {exc}", file=sys.stderr)
+
     try:
-        _serve(host, args.idle_minutes * 60)
+        _serve(host, args.idle_minutes * 60, on_over=write_record)
     finally:
-        if args.record is not None:
-            try:
-                atomic_write(args.record, record_text(table, keys), 0o644)
-            except OSError as exc:
-                print(f"cannot write the record to {args.record}: {exc}", file=sys.stderr)
+        write_record()
     return 0
 
 
@@ -163,17 +176,22 @@ def _detach_output(log: Path | None) -> None:
     os.close(fd)
 
 
-def _serve(host: Host, idle_s: float) -> None:
+def _serve(host: Host, idle_s: float, on_over: Callable[[], None]) -> None:
+    """Run until nobody is left at the table; ``on_over`` once when the game ends (the record
+    is there for the player as soon as the result is)."""
     started = last_seen = time.monotonic()
-    joined = False
-    while not host.wait(1.0):
+    joined = told = False
+    while not host.wait(0.25):
         now = time.monotonic()
         try:
-            present, taken = host.call(
+            present, taken, over = host.call(
                 lambda t: (any(s.connected for s in t.seats if s.host_bot is None),
-                           any(s.taken for s in t.seats if s.host_bot is None)))
+                           any(s.taken for s in t.seats if s.host_bot is None), t.over))
         except Exception:  # the host stopped meanwhile
             break
+        if over and not told:
+            told = True
+            on_over()
         joined = joined or taken
         if present:
             last_seen = now

@@ -161,6 +161,7 @@ class Table:
                  name: str = "Mundus table",
                  game_id: str | None = None, bots: Sequence[Bot] = (),
                  bot_names: Sequence[str] | None = None,
+                 bot_seats: Sequence[int] | None = None,
                  decision_seconds: float | None = None,
                  bot_seconds: float = DEFAULT_BOT_SECONDS,
                  heartbeat_ms: int = DEFAULT_HEARTBEAT_MS, clock: Clock = time.monotonic,
@@ -193,7 +194,8 @@ class Table:
         self.host_key: str | None = None
         self.sign_key: str | None = None
         # Until the game starts, a game with the same options stands in (its seed is not
-        # the game's: that is known only when every contribution is in).
+        # the game's: that is known only when every contribution is in). Nothing it dealt
+        # goes on the wire: public_state and private_state tell the options and seats only.
         options = Options(players, seed if fixed_seed and seed is not None else 0, promo,
                           first_tm, round_limit, rules)
         self.game = Game(options, self.deck)  # RuleError for impossible options
@@ -257,12 +259,18 @@ class Table:
             "decide": self._decide, "commit": self._commit, "reveal": self._reveal,
         }
         names = list(bot_names or ())
+        # The host bots take the first seats, or those given (``mundus play`` seats its player
+        # first, so that each bot's number is its seat's).
+        places = list(bot_seats) if bot_seats is not None else list(range(len(bots)))
+        if len(places) != len(bots) or len(set(places)) != len(places) or \
+                any(not 0 <= s < players for s in places):
+            raise ValueError(f"bot seats {places} do not fit {len(bots)} bots at {players} seats")
         for index, bot in enumerate(bots):
-            seat = self.seats[index]
-            seat.name = names[index] if index < len(names) else f"bot {index + 1}"
+            seat = self.seats[places[index]]
+            seat.name = names[index] if index < len(names) else f"bot {places[index]}"
             seat.taken = seat.program = seat.connected = True
             seat.host_bot = bot
-            self._emit({"kind": "joined", "seat": index, "name": seat.name, "bot": True})
+            self._emit({"kind": "joined", "seat": seat.index, "name": seat.name, "bot": True})
         self._maybe_start()
 
     # -- reading ------------------------------------------------------------------------------
@@ -296,11 +304,20 @@ class Table:
         return self._next_id
 
     def public_state(self) -> Message:
-        """§6 public state: the spectator's view plus the table."""
+        """§6 public state: the spectator's view plus the table.
+
+        Before the game starts (docs/protocol.md, "Before the game starts") nothing is dealt
+        yet: the state holds only what exists then, the options (``players``, ``promo``,
+        ``round_limit``), ``pending`` and ``result`` nil, and the table (its name, options and
+        seats, ``started`` false). The market, queue, hands and every other key of the game
+        arrive with the update that publishes ``started``."""
+        if not self.started:
+            options = self.game.options
+            return {"players": self.players, "promo": options.promo,
+                    "round_limit": options.round_limit, "pending": None, "result": None,
+                    "table": self._table_part()}
         data = self._spectator_view.to_dict()
         del data["seat"]
-        if not self.started:
-            data["pending"] = None  # nobody is asked anything before the game begins
         # Only the values that changed are converted: a hashable value (immutable all the way
         # down) equal to the last one has the same wire form, shared with the last state.
         parts = self._state_parts
@@ -318,19 +335,37 @@ class Table:
             else:
                 parts[key] = (value, wire)
             state[key] = wire
+        state["table"] = self._table_part()
+        return state
+
+    def _table_part(self) -> Message:
+        """The ``table`` key of the public state (§6): the table's name and options, the
+        seats, who committed in this offer step, and whether the game has started."""
         step = self._step
-        state["table"] = {
+        return {
+            "name": self.name,
+            "options": self._options_wire(),
             "names": self.names,
             "connected": [s.connected for s in self.seats],
             "bots": [s.program for s in self.seats],
-            "committed": sorted(step.commitments) if step is not None
+            "committed": sorted(step.commitments) if self.started and step is not None
             and self.game.phase == OFFER and step.round == self.game.round else [],
             "started": self.started,
         }
-        return state
+
+    def _options_wire(self) -> Message:
+        """The table's options as the welcome and the public state's ``table`` tell them."""
+        options = self.game.options
+        return {"promo": options.promo, "round_limit": options.round_limit,
+                "decision_seconds": self.decision_seconds, "first_tm": options.first_tm,
+                "rules": options.rules}
 
     def private_state(self, seat: int) -> Message:
-        """§6 private state of ``seat`` (without its events)."""
+        """§6 private state of ``seat`` (without its events). Before the game starts nothing
+        is dealt: only ``seat``, ``my_offer`` and ``pending`` (both nil); ``hand`` and
+        ``stored`` come with the start."""
+        if not self.started:
+            return {"seat": seat, "my_offer": None, "pending": None}
         view = self._views[seat]
         pending = self._pending.get(seat)
         out: Message = {"seat": seat, "hand": list(view.hand), "stored": list(view.stored),
@@ -350,11 +385,7 @@ class Table:
             "token": None if seat is None else self.seats[seat].token,
             "game": self.game_id, "name": self.name, "players": self.players,
             "names": self.names,
-            "options": {"promo": self.game.options.promo,
-                        "round_limit": self.game.options.round_limit,
-                        "decision_seconds": self.decision_seconds,
-                        "first_tm": self.game.options.first_tm,
-                        "rules": self.game.options.rules},
+            "options": self._options_wire(),
             "deck": [_card_wire(asdict(c)) for c in self.deck.cards],
             "pub_port": self.pub_port, "heartbeat_ms": self.heartbeat_ms,
             "host_key": self.host_key, "sign_key": self.sign_key,
@@ -1251,8 +1282,9 @@ class Table:
             # only when it changed (most flushes change nothing of most seats).
             index = seat.index
             asked = self._pending.get(index)
+            # Before the start nothing is dealt: the private state is the seat alone.
             key = (tuple(game.hands[index]), tuple(game.stored[index]), game.offers.get(index),
-                   None if asked is None else asked.id)
+                   None if asked is None else asked.id) if self.started else ((), (), None, None)
             last = self._last_private[index]
             if not new and key == last:
                 continue

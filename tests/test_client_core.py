@@ -23,8 +23,11 @@ from mundus_net.bots.base import Bot
 from mundus_net.client.core import (
     ANSWER_RETRY,
     LOST_AFTER,
+    OVER,
     RATE_HOLD_S,
+    REPLACED,
     SNAPSHOT_RETRY,
+    STOPPED,
     SYNC_GRACE_S,
     Accepted,
     Action,
@@ -34,6 +37,7 @@ from mundus_net.client.core import (
     ClientSettings,
     Closed,
     CloseSockets,
+    Gone,
     Joined,
     Link,
     Lost,
@@ -841,3 +845,122 @@ def test_freeze_turns_wire_lists_into_tuples_all_the_way_down() -> None:
     value = freeze({"a": [1, [2, 3]], "b": {"c": [4]}, "d": 5})
     assert value == {"a": (1, (2, 3)), "b": {"c": (4,)}, "d": 5}
     hash(value["a"])
+
+
+# -- a table that is gone: replaced by a new game, stopped, or over ---------------------------
+
+
+def replace_table(net: Net, game_id: str = "another-game") -> None:
+    """A new host at the same address: a fresh table (another game) behind the same
+    connections, as ZeroMQ reconnects the old sockets to it by itself."""
+    net.table = table(net.clock, host_bots=2, first_tm=2, game_id=game_id)
+
+
+def test_a_seat_whose_token_a_new_game_refuses_is_gone_and_sends_it_no_more() -> None:
+    net, peer = one_seat(now=0.0)
+    replace_table(net)
+    net.tick(1.0)  # the core's ping carries the old token: bad_token
+    gone = peer.of(Gone)
+    assert [g.why for g in gone] == [REPLACED]
+    assert link_of(peer) is Link.CLOSED and peer.of(Closed)
+    assert peer.of(Refused) == []  # said once as Gone, never as a refusal
+    assert peer.core.token is None and ready_of(peer) is None
+    sent = len(peer.sent)
+    for now in (2.0, 5.0, 30.0):
+        net.tick(now)
+    assert len(peer.sent) == sent and peer.core.next_deadline() is None
+    assert len(peer.of(Gone)) == 1
+
+
+def test_a_spectator_reconnected_to_a_new_game_says_the_table_is_gone() -> None:
+    net, peer = one_seat(now=0.0)
+    watcher = net.join("eve", role="spectator")
+    peer.core.decide(asked(peer).legal[0], net.clock.now)
+    net.run()
+    seq, state = watcher.core.seq, watcher.core.state
+    assert seq > 0
+    replace_table(net)  # its heartbeat is behind what the spectator saw
+    net.tick(1.0)
+    assert [g.why for g in watcher.of(Gone)] == [REPLACED]
+    assert link_of(watcher) is Link.CLOSED
+    assert (watcher.core.seq, watcher.core.state) == (seq, state)  # the old game, untouched
+    assert watcher.of(Problem) == []
+
+
+def test_a_reconnect_welcome_to_another_seed_commitment_is_another_game() -> None:
+    net, _ = one_seat(now=0.0)
+    watcher = net.join("eve", role="spectator")
+    # The same game id (a host told to use it) but another seed: not the game watched.
+    net.table = table(net.clock, host_bots=2, first_tm=2, seed=6)
+    watcher.conn = b"forgotten"
+    net.clock.now = 1.0
+    watcher.core.request_snapshot(1.0)
+    net.run()
+    assert [g.why for g in watcher.of(Gone)] == [REPLACED]
+
+
+def test_a_restarted_host_of_the_same_game_is_no_new_game() -> None:
+    net, peer = one_seat(now=0.0)
+    peer.conn = b"forgotten"
+    net.tick(1.0)
+    assert peer.of(Gone) == [] and link_of(peer) is Link.LIVE
+
+
+def test_a_heartbeat_behind_the_state_asks_a_snapshot_and_nothing_more() -> None:
+    net, peer = one_seat(now=0.0)
+    before = asked_snapshots(peer)
+    peer.core.receive(Channel.PUBLIC, encode({"t": "heartbeat", "seq": net.table.seq - 1}),
+                      0.5)
+    net.run()
+    assert asked_snapshots(peer) == before + 1
+    assert link_of(peer) is Link.LIVE and peer.of(Gone) == [] and ready_of(peer) is not None
+
+
+def test_a_host_silent_for_give_up_after_seconds_is_gone() -> None:
+    clock = Clock(0.0)
+    net = Net(table(clock, host_bots=2, first_tm=2), clock)
+    peer = net.join("Ana", give_up_after=30.0)
+    core = peer.core
+    core.handle_timer(LOST_AFTER * HB)  # lost at t=5: reconnecting from then on
+    notices = core.notices()
+    assert [type(n) for n in notices] == [Lost]
+    for now in range(6, 35):  # hellos into the void
+        core.handle_timer(float(now))
+        assert not any(isinstance(n, Gone) for n in core.notices())
+    assert core.next_deadline() == LOST_AFTER * HB + 30.0
+    core.handle_timer(LOST_AFTER * HB + 30.0)
+    gone = [n for n in core.notices() if isinstance(n, Gone)]
+    assert [g.why for g in gone] == [STOPPED] and "30 s" in gone[0].detail
+    assert core.closed and core.next_deadline() is None
+    assert core.token is not None  # a host resumed later still knows it
+    assert isinstance(core.outgoing()[-1], CloseSockets)
+
+
+def test_a_welcome_before_give_up_after_resets_the_count() -> None:
+    clock = Clock(0.0)
+    net = Net(table(clock, host_bots=2, first_tm=2), clock)
+    peer = net.join("Ana", give_up_after=30.0)
+    peer.core.handle_timer(LOST_AFTER * HB)
+    net.clock.now = 20.0
+    net.send(peer, peer.core.outgoing())  # the hello reaches the host at last
+    net.run()
+    assert link_of(peer) is Link.LIVE
+    net.tick(40.0)
+    assert peer.of(Gone) == [] and link_of(peer) is Link.LIVE
+
+
+def test_no_reconnect_after_the_game_is_over() -> None:
+    net, players, watcher = game()
+    play(net, players)
+    for peer in [*players, watcher]:
+        core = peer.core
+        assert core.result is not None
+        core.notices()
+        core.outgoing()
+        now = net.clock.now + LOST_AFTER * HB + 1  # the host stopped after its game
+        core.handle_timer(now)
+        notices = core.notices()
+        assert [type(n) for n in notices] == [Gone, Closed]
+        assert isinstance(notices[0], Gone) and notices[0].why == OVER
+        assert core.outgoing() == [CloseSockets()]  # no hello: nothing to come back to
+        assert core.next_deadline() is None

@@ -172,7 +172,7 @@ def test_every_host_event_kind_reads() -> None:
     ]
     assert {e["kind"] for e in events} == HOST_KINDS
     texts = {e["kind"]: sentence(e, NAMES) for e in events}
-    assert texts["joined"] == "Bo (a bot) took seat 2"
+    assert texts["joined"] == "Bo (a bot) took seat 1"  # counted from 0, as everywhere
     assert texts["chat"] == "<Ana> hola"
     assert texts["away"] == "Bo is away"
     assert texts["reveals"] is None  # the engine's reveal event says it
@@ -182,7 +182,7 @@ def test_every_host_event_kind_reads() -> None:
 
 def test_narrator_remembers_the_round_and_the_names_that_join() -> None:
     tell = Narrator(["", ""], me=None)
-    assert tell({"kind": "joined", "seat": 1, "name": "Bo", "bot": False}) == "Bo took seat 2"
+    assert tell({"kind": "joined", "seat": 1, "name": "Bo", "bot": False}) == "Bo took seat 1"
     tell({"kind": "round", "round": 4, "tm": 1})
     assert tell({"kind": "event", "event": "KA", "source": "queue"}) == \
         "Round 4: King's Aid — any number of identical sets per turn"

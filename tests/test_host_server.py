@@ -472,7 +472,9 @@ def test_a_game_of_host_bots_runs_to_the_end_with_a_spectator_watching(
         state = dict(snap["state"])
         for m in watcher.published:
             if m["t"] == "update" and m["seq"] > snap["seq"]:
-                assert m["changed"] and set(m["changed"]) < set(state)
+                # the game's keys are new in the update that starts it (protocol.md §5, §6)
+                assert m["changed"] and (set(m["changed"]) < set(state)
+                                         or not state["table"]["started"])
                 state.update(m["changed"])
         assert state == final["state"]
         assert final["state"]["result"]["winners"]
@@ -532,7 +534,7 @@ def test_mundus_host_plays_a_bot_table_and_writes_the_record(
                  "--record", str(record), "--key-dir", str(tmp_path / "keys")])
     out = capsys.readouterr().out
     assert code == 0, out
-    assert "join at tcp://127.0.0.1:" in out and "game over after 3 round(s)" in out
+    assert "join at tcp://127.0.0.1:" in out and "game over after 3 rounds" in out
     assert out.count("place ") == 3
     saved = GameRecord.from_json(record.read_text())
     assert saved.replay().result == saved.result

@@ -764,3 +764,58 @@ def test_resume_asks_every_seat_again_above_the_given_bounds_and_never_goes_back
                 decision={"kind": "announce", "n": 2})["t"] == "ok"
     updates, _ = table.drain()
     assert [u["seq"] for u in updates] == [seq + 51]  # update numbers go on from the bound
+
+
+# -- before the game starts (docs/protocol.md, "Before the game starts") ----------------------
+
+# What the deal makes: none of it is on the wire before the start.
+DEALT = frozenset({"round", "event", "phase", "trade_master", "announced", "market", "display",
+                   "queue", "draw_size", "devpile_size", "discard", "doubloons",
+                   "developments", "hand_sizes", "stored_sizes", "fleets", "known_hands"})
+PRIVATE_DEALT = frozenset({"hand", "stored"})
+
+
+def test_before_the_start_nothing_dealt_is_on_the_wire_and_at_the_start_it_all_is() -> None:
+    table = make_table(name="Ana's table", round_limit=6)
+    watcher = send(table, SPECTATOR, t="hello", name="Eve", role="spectator")
+    a = send(table, A, t="hello", name="Ana", role="player")
+    updates, privates = table.drain()
+    state = table.public_state()
+    assert set(state) == {"players", "promo", "round_limit", "pending", "result", "table"}
+    assert (state["players"], state["promo"], state["round_limit"]) == (3, False, 6)
+    assert state["pending"] is None and state["result"] is None
+    assert state["table"] == {
+        "name": "Ana's table", "options": a["options"], "names": [table.names[0], "Ana", ""],
+        "connected": [True, True, False], "bots": [True, False, False], "committed": [],
+        "started": False}
+    assert watcher["options"] == a["options"] == {
+        "promo": False, "round_limit": 6, "decision_seconds": None, "first_tm": 1, "rules": 2}
+    for update in updates:
+        assert not DEALT & set(update["changed"]), update
+        assert {e["kind"] for e in update["events"]} <= {"joined", "spectator"}, update
+    assert privates and all(set(m) == {"t", "seq", "seat", "my_offer", "pending", "events"}
+                            and m["my_offer"] is None and m["events"] == []
+                            for _, m in privates), privates
+    for conn, token in ((A, a["token"]), (SPECTATOR, None)):
+        asked = {"t": "snapshot"} if token is None else {"t": "snapshot", "token": token}
+        snap = send(table, conn, **asked)
+        assert snap["state"] == state and not DEALT & set(snap["state"])
+        assert snap["private"] == (None if token is None else
+                                   {"seat": 1, "my_offer": None, "pending": None,
+                                    "events": []})
+
+    b = send(table, B, t="hello", name="Bo", role="player")  # the last seat: the deal
+    updates, privates = table.drain()
+    changed: Message = {}
+    for update in updates:
+        changed.update(update["changed"])
+    assert set(changed) >= DEALT
+    assert changed["table"]["started"] is True
+    assert {**state, **changed} == table.public_state()  # the Clone pattern adds the keys
+    kinds = [e["kind"] for u in updates for e in u["events"]]
+    assert kinds.index("started") < kinds.index("setup")
+    hands = {m["seat"]: m["hand"] for _, m in privates}
+    assert hands == {s: list(PlayerView(table.game, s).hand) for s in (1, 2)}
+    assert all(set(m) >= PRIVATE_DEALT for _, m in privates)
+    assert all(hand for hand in hands.values())
+    assert send(table, B, t="snapshot", token=b["token"])["private"]["hand"] == hands[2]

@@ -71,8 +71,8 @@ def test_play_and_verify_from_a_folder_that_shadows_every_name(installed: Path,
     env = environment(tmp_path / "state", PYTHONPATH=str(installed))
     mundus = str(installed / "bin" / "mundus")
     stop = stop_tables(tmp_path / "state")
-    t = Term(["play", "--bots", "1", "--seed", "5", "--round-limit", "1", "--name", "Ana",
-              "--record", str(record)], env, cwd=folder, program=mundus)
+    t = Term(["play", "--bot-pace", "0", "--bots", "1", "--seed", "5", "--round-limit", "1",
+              "--name", "Ana", "--record", str(record)], env, cwd=folder, program=mundus)
     try:
         while (now := t.wait(lambda t: "over" if "Game over after" in t.text() else phase(t),
                              what="a question or the end")) != "over":

@@ -172,18 +172,27 @@ def check_secrecy(trace: Path, seat: int) -> int:
     """Nothing in what ``seat`` received shows another seat's offer too early. Returns the
     number of messages checked."""
     watch = OfferWatch()
+    # Updates since the last snapshot or welcome, in the order received: the client applies
+    # those newer than a snapshot after it, wherever they are in the trace (Clone pattern).
+    recent: list[dict[str, Any]] = []
     lines = trace.read_text(encoding="utf-8").splitlines()
     for line in lines:
         m = json.loads(line)["m"]
         if m["t"] == "update":
+            recent.append(m)
             watch.events(m["events"])
         elif m["t"] == "welcome":
             # A new connection (a restarted bot appends to the same trace): what the old one
             # saw of the current round says nothing about the updates before the snapshot.
             watch = OfferWatch()
+            recent = []
         elif m["t"] == "snapshot":
             watch = OfferWatch()  # a snapshot carries the whole history again
             watch.events(m["events"])
+            for update in recent:
+                if update["seq"] > m["seq"]:
+                    watch.events(update["events"])
+            recent = []
         private = m.get("private") if m["t"] == "snapshot" else m if m["t"] == "private" \
             else None
         for e in (private or {}).get("events", ()):

@@ -220,7 +220,7 @@ def test_the_key_port_tells_the_public_keys_and_a_wrong_key_hears_nothing() -> N
         with pytest.raises(ConnectTimeout):
             plain.connect(1.0)
         plain.close(bye=False)
-        assert host.call(lambda t: t.names) == ["bot 1", "ana"]
+        assert host.call(lambda t: t.names) == ["bot 0", "ana"]
     finally:
         host.stop()
 

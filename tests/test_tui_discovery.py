@@ -91,11 +91,11 @@ def test_join_lists_the_announced_table_and_watch_follows_it(tmp_path: Path) -> 
         watch.wait_text("Spectating: no hand")  # the screen may be drawn in more than one write
         join.wait_text("Cy is watching")
         watch.send("\x04")
-        watch.wait_raw(r"Watch again with:\s+mundus watch " + re.escape(address))
+        watch.wait_raw(r"Watch again with:\s+\S*mundus watch " + re.escape(address))
         assert watch.finish() == 0
 
         join.send("\x04")
-        join.wait_raw(r"Come back with:\s+mundus join " + re.escape(address))
+        join.wait_raw(r"Come back with:\s+\S*mundus join " + re.escape(address))
         assert join.finish() == 0
     finally:
         for term in (join, watch):

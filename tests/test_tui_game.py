@@ -1,12 +1,14 @@
 """The real terminal client in a pseudo-terminal: ``mundus play --bots 3`` played to its end.
 
-The test reads the screen (pyte) and types as a person would: the first choice by number,
-``end`` in the progression turn once a combination is made. Afterwards the game record the
-table wrote is replayed, and every screen the test answered is checked against the engine at
-that moment: the hand, the number of legal decisions and the choices listed. The final result
-on the screen is the record's. Along the way: help (F1) with rule IDs, Tab completion, chat,
-a malformed decision, a decision of the wrong kind, and one the engine refuses (its rule ID
-shown, the decision asked again)."""
+The test reads the screen (pyte) and plays as a person would, by the choices' words: an
+offer by its cards, a take by the card and the player it comes from ("keep it"), in the
+progression turn the first combination and then "end the turn". No choice on any screen is
+notation alone. Afterwards the game record the table wrote is replayed, and every screen the
+test answered is checked against the engine at that moment: the hand, the number of legal
+decisions, and that the words picked name the decision that was sent. The final result on
+the screen is the record's. Along the way: help (F1) with rule IDs, Tab completion, chat,
+a malformed decision, a decision of the wrong kind, nonsense, and one the engine refuses
+(its rule ID shown in the player's terms, the decision asked again)."""
 
 from __future__ import annotations
 
@@ -17,6 +19,8 @@ from pathlib import Path
 
 import pytest
 from tui_term import (
+    NOTATION_ONLY,
+    Shown,
     Term,
     answer,
     choices,
@@ -27,11 +31,21 @@ from tui_term import (
     stop_tables,
 )
 
+from mundus_net.engine.cards import RESOURCE_NAMES
+from mundus_net.engine.decisions import (
+    Decision,
+    EndTurn,
+    MakeRelicSet,
+    MakeSeries,
+    MakeSet,
+    Offer,
+    Take,
+)
 from mundus_net.engine.game import Game
-from mundus_net.engine.notation import format_decision, parse_decision
+from mundus_net.engine.notation import parse_decision
 from mundus_net.engine.view import PlayerView
 
-ME = 3  # the bots take the first seats
+ME = 0  # mundus play seats its player first; the bots are "greedy 1-3" at seats 1-3
 SEED = 7
 ROUNDS = 3
 
@@ -40,14 +54,14 @@ pytestmark = pytest.mark.network  # every test plays in a pseudo-terminal (pexpe
 
 @dataclass
 class Seen:
-    """One decision as the screen showed it, and what the test typed."""
+    """One decision as the screen showed it, and what the test picked."""
 
     phase: str
     hand: list[int]
     count: int
-    items: list[str]
+    items: list[Shown]
     legal_total: int | None  # the turn's "of N legal"
-    typed: str  # the decision(s) the typed line stands for, in notation
+    picked: Shown
 
 
 def ask(t: Term) -> str:
@@ -56,37 +70,83 @@ def ask(t: Term) -> str:
                       what="a question or the end"))
 
 
+def first_offer(t: Term, seen: list[Seen] | None = None) -> None:
+    """Wait for the first offer (announcing first when this seat is the first Trade Master)."""
+    if ask(t) == "announce":
+        count, items = choices(t)
+        if seen is not None:
+            seen.append(Seen("announce", hand(t), count, items, None, items[0]))
+        answer(t, str(items[0].number))
+    assert ask(t) == "offer"
+
+
 def status(t: Term) -> str:
     return t.lines()[-2]
 
 
-def test_a_whole_game_against_three_bots(tmp_path: Path) -> None:
+def pick(now: str, items: list[Shown], combined: bool) -> Shown:
+    """What a person would pick, by the words: the first take kept as it is, the first
+    combination of the turn (then "end the turn"), else the first choice."""
+    if now == "take":
+        return next(c for c in items if c.words == "keep it")
+    if now == "turn":
+        if not combined:
+            usable = [c for c in items if c.words != "end the turn"
+                      and not c.words.startswith("Convert")]
+            if usable:
+                return usable[0]
+        return next(c for c in items if c.words == "end the turn")
+    return items[0]
+
+
+def named(decision: Decision, shown: Shown, names: list[str]) -> bool:
+    """Do the words picked on screen name this decision?"""
+    def card(value: int) -> str:
+        return RESOURCE_NAMES[value]
+
+    match decision:
+        case Take(seat, value, None):
+            return shown.words == "keep it" and shown.group == f"{card(value)} from {names[seat]}"
+        case Offer(cards):
+            return shown.words.startswith(" + ".join(card(c) for c in cards) + " (worth")
+        case MakeSet(value, cards, target):
+            in_group = shown.group is not None and f"Set of {len(cards)} {card(value)}" in \
+                shown.group
+            return in_group and shown.words.startswith(f"queue {target}:")
+        case MakeSeries(cards):
+            return shown.words.startswith(f"Series of {len(cards)}")
+        case MakeRelicSet(size):
+            return shown.words.startswith(f"Relic set of {size}")
+        case EndTurn():
+            return shown.words == "end the turn"
+    return bool(shown.words)
+
+
+def test_a_whole_game_against_three_bots_by_the_words(tmp_path: Path) -> None:
     record = tmp_path / "game.json"
     stop = stop_tables(tmp_path)  # should the test fail midway
-    t = Term(["play", "--bots", "3", "--seed", str(SEED), "--round-limit", str(ROUNDS),
-              "--name", "Ana", "--record", str(record)], environment(tmp_path))
+    t = Term(["play", "--bot-pace", "0", "--bots", "3", "--seed", str(SEED),
+              "--round-limit", str(ROUNDS), "--name", "Ana", "--record", str(record)],
+             environment(tmp_path), cols=80, rows=24)
     seen: list[Seen] = []
     try:
-        assert ask(t) == "offer"
+        first_offer(t, seen)
         _detours(t)
-        made_combination = False
+        combined = False
         while (now := ask(t)) != "over":
             count, items = choices(t)
             assert items, t.text()
+            codes = [c.words for c in items if NOTATION_ONLY.match(c.words)]
+            assert not codes, f"choices in notation alone: {codes}\n{t.text()}"
             total = None
             if now == "turn":
                 m = re.search(r"Suggestions \(\d+ of (\d+) legal", t.text())
                 assert m, t.text()
                 total = int(m.group(1))
-                # One combination a turn (never a conversion plan, which sends two), then end.
-                if not made_combination and items[0] != "end" and "," not in items[0]:
-                    typed, line, made_combination = items[0], "1", True
-                else:
-                    typed, line, made_combination = "end", "end", False
-            else:
-                typed, line = items[0], "1"
-            seen.append(Seen(now, hand(t), count, items, total, typed))
-            answer(t, line)
+            chosen = pick(now, items, combined)
+            combined = now == "turn" and chosen.words != "end the turn"
+            seen.append(Seen(now, hand(t), count, items, total, chosen))
+            answer(t, str(chosen.number))
         final = t.text()
         t.send("\x04")  # Ctrl-D leaves
         t.wait_raw(r"Game over after 3 rounds \(the round limit\): .* wins?")
@@ -94,19 +154,24 @@ def test_a_whole_game_against_three_bots(tmp_path: Path) -> None:
     finally:
         t.close()
         stop()
-    assert colour_codes(bytes(t.raw)), "xterm-256color without NO_COLOR should be coloured"
+    coloured = colour_codes(bytes(t.raw))
+    assert coloured, "xterm-256color without NO_COLOR should be coloured"
+    # Only the 16 basic colours: a 16-colour terminal shows everything.
+    assert not [c for c in coloured if b"38;5;" in c or b"48;5;" in c or b"38;2;" in c]
+    assert final.count("Game over after") == 1, final  # one game-over line
 
     data = json.loads(record.read_text())
     result = data["result"]
     names = data["names"]
     assert names[ME] == "Ana" and result["rounds"] == ROUNDS
-    winners = " and ".join(names[s] for s in result["winners"])
+    assert names[1:] == ["greedy 1", "greedy 2", "greedy 3"]  # a bot's number is its seat
+    winners = " and ".join("You" if s == ME else names[s] for s in result["winners"])
     best = result["doubloons"][result["winners"][0]]
     assert f"Game over after 3 rounds (the round limit): {winners}" in final
     assert f"with {best} doubloons" in final
 
     # Replay the record: before each of this seat's decisions the engine's hand and legal
-    # decisions are what the screen showed.
+    # decisions are what the screen showed, and the words picked name the decision sent.
     options = data["options"]
     game = Game.new(options["players"], options["seed"], first_tm=options["first_tm"],
                     round_limit=options["round_limit"])
@@ -116,16 +181,17 @@ def test_a_whole_game_against_three_bots(tmp_path: Path) -> None:
         if seat == ME:
             assert mine < len(seen), f"the record has more decisions of seat {ME} than typed"
             shown = seen[mine]
-            legal = [format_decision(d) for d in game.legal(ME)]
+            legal = game.legal(ME)
             assert sorted(PlayerView(game, ME).hand) == shown.hand, (mine, shown)
-            assert format_decision(decision) == shown.typed.split(",")[0], (mine, shown)
+            assert named(decision, shown.picked, names), (mine, decision, shown.picked)
             if shown.phase == "turn":
                 assert shown.legal_total == len(legal)
-                assert all(item.split(",")[0] in legal for item in shown.items)
-                assert shown.items[-1] == "end" or len(shown.items) < shown.count
+            elif shown.phase == "take":
+                # Every take but the swaps that change nothing (no Orellana here).
+                useful = [d for d in legal if not (isinstance(d, Take) and d.swap == d.card)]
+                assert shown.count == len(useful), (mine, shown, legal)
             else:
                 assert shown.count == len(legal), (mine, shown, legal)
-                assert shown.items == legal[:len(shown.items)], (mine, shown, legal)
             mine += 1
         game.apply(seat, decision)
     assert mine == len(seen)
@@ -146,9 +212,10 @@ def _detours(t: Term) -> None:
 
     t.send("off\t")  # Tab completes the common part and lists the offers
     t.wait(lambda t: t.lines()[-1].startswith("offer> offer:"), what="the completion")
-    t.wait_text("cocoa, corn (worth 3)")  # the menu, with each offer's words
+    t.wait(lambda t: t.text().count("(worth ") > 7, what="the menu with each offer's words")
     t.send("\x1b")  # Esc closes the menu
-    t.wait(lambda t: "(worth 3)" not in t.text(), what="the menu to close")
+    t.wait(lambda t: "offer:" not in t.text().replace("offer> offer:", ""),
+           what="the menu to close")
     t.send("\x15")  # Ctrl-U empties the line
     t.wait(lambda t: t.lines()[-1] == "offer>", what="an empty line")
 
@@ -160,7 +227,9 @@ def _detours(t: Term) -> None:
     answer(t, "announce:3")
     t.wait(lambda t: "does not answer this decision" in status(t), what="the kind error")
     answer(t, "99")
-    t.wait(lambda t: "Choose 1-10" in status(t), what="the range error")
+    t.wait(lambda t: re.search(r"Choose 1-\d+", status(t)), what="the range error")
+    answer(t, "banana")
+    t.wait(lambda t: "is not something you can do here" in status(t), what="the nonsense")
     assert phase(t) == "offer"
 
 
@@ -168,15 +237,18 @@ def test_a_refused_decision_shows_the_rule_and_is_asked_again(tmp_path: Path) ->
     """Taking your own offered card parses and is of the right kind, so it goes to the host;
     the engine refuses it (R5.5) and the same question is asked again."""
     stop = stop_tables(tmp_path)
-    t = Term(["play", "--bots", "3", "--seed", str(SEED), "--round-limit", "1", "--name",
-              "Ana"], environment(tmp_path), cols=80, rows=24)
+    t = Term(["play", "--bot-pace", "0", "--bots", "3", "--seed", str(SEED), "--round-limit",
+              "1", "--name", "Ana"], environment(tmp_path), cols=80, rows=24)
     try:
-        assert ask(t) == "offer"
-        answer(t, "1")  # offers cocoa and corn (seed 7)
+        first_offer(t)
+        answer(t, "1")
         assert ask(t) == "take"
         answer(t, f"take:1@{ME}")
         t.wait(lambda t: "Refused: R5.5: take a card of another player" in t.text(),
                what="the refusal")
+        answer(t, "take:9@2")  # greedy 2 offers no vanilla: said with greedy 2's name
+        t.wait(lambda t: "greedy 2 has no such card on the table" in t.text(),
+               what="the refusal in the player's terms")
         assert phase(t) == "take"
         answer(t, "1")
         t.wait(lambda t: "Refused" not in status(t), what="the next question")

@@ -13,6 +13,7 @@ import signal
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -180,8 +181,23 @@ def phase(t: Term) -> str | None:
     return m.group(1) if m else None
 
 
-def choices(t: Term) -> tuple[int, list[str]]:
-    """The count of choices shown and the notations listed (the first ones, as room allows)."""
+@dataclass(frozen=True)
+class Shown:
+    """One numbered choice as the screen shows it: its number, its words, and the group it is
+    listed under ("cotton from Bo"), if any."""
+
+    number: int
+    words: str
+    group: str | None = None
+
+
+_ITEM = re.compile(r"(?:(swap for) )?(\d+)\) (.+?)(?=\s{2,}(?:swap for )?\d+\) |\s*$)")
+# A decision in the notation of docs/notation.md, alone: what no choice on screen may be.
+NOTATION_ONLY = re.compile(r"^(?:(?:\d+\.)?[a-z_]+:\S+(?:,\S+)*|end|perfect)$")
+
+
+def choices(t: Term) -> tuple[int, list[Shown]]:
+    """The count of choices in the panel's title and the choices of the page shown."""
     lines = t.lines()
     start = next((i for i, line in enumerate(lines)
                   if line.startswith(("Choices (", "Suggestions ("))), None)
@@ -189,9 +205,18 @@ def choices(t: Term) -> tuple[int, list[str]]:
         return 0, []
     head = re.match(r"(?:Choices|Suggestions) \((\d+)", lines[start])
     assert head is not None
-    items: list[str] = []
-    for line in lines[start:-2]:  # the status line and the input line follow the panel
-        items += [m.group(2) for m in re.finditer(r"(?:^|\s)(\d+)\) (\S+)", line)]
+    items: list[Shown] = []
+    group: str | None = None
+    for line in lines[start + 1:-2]:  # the status line and the input line follow the panel
+        body = line
+        if line.startswith(" ") and not line.startswith("    "):
+            m = re.match(r" ([^\d\s][^:]*):\s+(?=\d+\) )", line)
+            group = m.group(1) if m else None
+            body = line[m.end():] if m else line
+        elif not line.startswith("    "):
+            group = None
+        for m in _ITEM.finditer(body.strip()):
+            items.append(Shown(int(m.group(2)), m.group(3).strip(), group))
     return int(head.group(1)), items
 
 

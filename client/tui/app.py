@@ -24,17 +24,21 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import queue
+import re
 import textwrap
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
+from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.formatted_text.utils import split_lines
 from prompt_toolkit.history import InMemoryHistory
@@ -50,14 +54,16 @@ from prompt_toolkit.layout.controls import BufferControl, UIContent, UIControl
 from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.layout.processors import BeforeInput
 from prompt_toolkit.output import ColorDepth
-from prompt_toolkit.utils import get_cwidth
 
-from mundus_net.client.background import ConnectionThread
+from mundus_net.client.background import ConnectionThread, record_crash
 from mundus_net.client.connection import (
+    REPLACED,
+    STOPPED,
     Accepted,
     Closed,
     Connection,
     GameOver,
+    Gone,
     Joined,
     Lost,
     Mismatch,
@@ -70,54 +76,49 @@ from mundus_net.client.connection import (
     Synced,
     Welcome,
 )
-from mundus_net.client.tui import advisor, render
+from mundus_net.client.tui import render
+from mundus_net.client.tui.choices import (
+    Choice,
+    choices_for,
+    describe,
+    pass_decision,
+)
+from mundus_net.client.tui.choices import panel as choice_panel
 from mundus_net.client.tui.helptext import HELP, help_lines, round_summary, split_rounds
 from mundus_net.client.tui.sentences import (
     PHASE_WORDS,
     Narrator,
-    card_name,
-    cards_text,
-    dev_name,
+    development_effect,
     seat_name,
 )
 from mundus_net.client.wire import freeze
 from mundus_net.engine.decisions import (
-    TARGET_CASH,
-    TARGET_DRAW,
-    Announce,
-    BuyMarket,
-    ChooseEvent,
-    ChooseFirst,
-    ChooseTradeMaster,
-    Convert,
     Decision,
-    EndTurn,
-    Gift,
-    MakePerfect,
-    MakeRelicSet,
-    MakeSeries,
-    MakeSet,
     Offer,
-    PickCards,
-    PirateDiscard,
-    SplitFleet,
-    Store,
-    Take,
 )
-from mundus_net.engine.deck import EVENT_NAMES
-from mundus_net.engine.game import RELIC_PAY, Pending, Result
-from mundus_net.engine.notation import NotationError, format_decision, parse_decision
+from mundus_net.engine.game import Pending, Result
+from mundus_net.engine.notation import (
+    DECISION_KINDS,
+    NotationError,
+    format_decision,
+    parse_decision,
+)
 from mundus_net.engine.view import StateView
 
 LEFT = "left"
 OVER = "over"
+REJOIN = "rejoin"  # J after the table is gone: session.sit joins (or watches) the address again
+CRASHED = "crashed"  # an unexpected error: its traceback is in TableApp.crash_log
 
 COMMANDS_HELP = (
     "At the prompt: a number picks that choice; a decision in notation also works "
-    "(take:5@2, take:5@2:9, offer:135, set:5:55R:q2, series:12345, end; docs/notation.md). "
-    "Tab completes the legal decisions. pass or end: pass or end the turn. say TEXT: chat "
-    "with the table. help (or F1): this help. quit, Ctrl-D or Ctrl-C: leave the table; the "
-    "seat is kept and `mundus join ADDRESS` gives it back. PageUp/PageDown: scroll the log."
+    "(take:5@2 takes cotton from seat 2, take:5@2:9 swaps it for the market's vanilla, "
+    "offer:135, set:5:55R:q2, series:12345, end; docs/notation.md). Seats are counted from 0, "
+    "as in the bots' names at `mundus play`. Tab completes the legal decisions. pass or end: "
+    "pass or end the turn. say TEXT: chat with the table. log (F2): the whole log. players "
+    "(F3): the last round's summary and everyone's developments. help (F1): this help. quit, "
+    "Ctrl-D or Ctrl-C: leave the table; the seat is kept. PageUp/PageDown: more choices when "
+    "they need several pages, else the log."
 )
 
 REQUEST_WORDS = {"decide": "decision", "commit": "sealed offer", "reveal": "offer's reveal",
@@ -127,10 +128,13 @@ REQUEST_WORDS = {"decide": "decision", "commit": "sealed offer", "reveal": "offe
 PASS_WORDS = ("pass", "none", "no", "end", "done")
 QUIT_WORDS = ("quit", "exit", "leave", "bye")
 HELP_WORDS = ("help", "?", "h")
+LOG_WORDS = ("log", "history")
+PLAYERS_WORDS = ("players", "table", "developments", "devs")
 
 # Extra style classes of this screen (beside render.STYLE_RULES): colour, and without.
 TUI_STYLE_RULES: dict[str, tuple[str, str]] = {
     "number": ("bold ansigreen", "bold"),
+    "choice-group": ("bold", "bold"),
     "notation": ("bold", "bold"),
     "status": ("ansibrightblack", ""),
     "status-error": ("bold ansired", "bold"),
@@ -141,6 +145,11 @@ TUI_STYLE_RULES: dict[str, tuple[str, str]] = {
     "completion-menu.completion.current": ("bg:ansigreen ansiblack bold", "reverse"),
     "completion-menu.meta.completion": ("bg:ansibrightblack ansiwhite", ""),
     "completion-menu.meta.completion.current": ("bg:ansigreen ansiblack", "reverse"),
+    # prompt_toolkit's own scroll bar is drawn in 256-colour greys: the 16 basic colours here.
+    "completion-menu": ("bg:ansiwhite ansiblack", ""),
+    "scrollbar.background": ("bg:ansibrightblack ansiblack", ""),
+    "scrollbar.button": ("bg:ansiwhite ansiblack", "reverse"),
+    "scrollbar.arrow": ("ansiblack", ""),
 }
 
 
@@ -160,6 +169,12 @@ class Snapshot:
     online: bool = False
     seat: int | None = None
     result: Result | None = None
+    # Whether the game has begun (the public state's table.started): until then the screen
+    # is the lobby (render.lobby), since nothing is dealt yet (docs/protocol.md, "Before the
+    # game starts").
+    started: bool = True
+    table_name: str = ""
+    options: dict[str, Any] | None = None  # the welcome's options (docs/protocol.md §4)
 
 
 def take_snapshot(conn: Connection) -> Snapshot:
@@ -192,120 +207,17 @@ def take_snapshot(conn: Connection) -> Snapshot:
         legal = list(ready.legal)
     connected = table.get("connected")
     bots = table.get("bots")
+    welcome = conn.welcome
+    options = table.get("options")
+    if not isinstance(options, dict):
+        options = dict(welcome.options) if welcome is not None else None
     return Snapshot(StateView(data, conn.deck, legal, pending), ready, names,
                     tuple(bool(c) for c in connected) if connected is not None else None,
                     tuple(bool(b) for b in bots) if bots is not None else None,
-                    conn.connected, conn.seat, conn.result)
-
-
-# -- the choices --------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Choice:
-    """One numbered choice: the decisions to send in order (a merchant conversion, then the
-    combination it makes possible), their notation and a few words."""
-
-    decisions: tuple[Decision, ...]
-    words: str
-
-    @property
-    def text(self) -> str:
-        return ",".join(format_decision(d) for d in self.decisions)
-
-
-def describe(d: Decision, view: StateView, names: Sequence[str]) -> str:
-    """A decision in a few words, for the list of choices and the completion menu."""
-    def who(seat: int) -> str:
-        return "you" if seat == view.seat else seat_name(names, seat)
-
-    match d:
-        case ChooseEvent(event):
-            return "pass" if event is None else f"pay 2 to impose {EVENT_NAMES[event]}"
-        case SplitFleet(fleet):
-            if not fleet:
-                return "keep one fleet"
-            values = "+".join(str(view.deck[c].caravel) if c in view.deck.by_id else c
-                              for c in fleet)
-            return f"second fleet {values}"
-        case PickCards(cards):
-            return cards_text(cards)
-        case BuyMarket(card):
-            return "pass" if card is None else f"pay 2 for {card_name(card)}"
-        case PirateDiscard(cards):
-            return f"lose {cards_text(cards)}"
-        case Announce(n):
-            return f"everyone offers {n}"
-        case Offer(cards):
-            return f"{cards_text(cards)} (worth {sum(cards)})" if cards else "offer nothing"
-        case ChooseTradeMaster(seat):
-            return f"{who(seat)} becomes Trade Master"
-        case Take(seat, card, swap):
-            text = f"{card_name(card)} from {who(seat)}"
-            return text if swap is None else f"{text}, swapped for the market's {card_name(swap)}"
-        case Gift(card):
-            return f"give {card_name(card)}"
-        case ChooseFirst(seat):
-            return f"{who(seat)} {'play' if seat == view.seat else 'plays'} first"
-        case Convert(source, value):
-            return f"turn {card_name(source)} into {card_name(value)}"
-        case MakeSet(value, cards, target):
-            if target == TARGET_DRAW:
-                where = "the pile's top card (Almagro)"
-            elif target == TARGET_CASH:
-                where = "sold (Vicente)"
-            else:
-                queue_ids = list(view.queue)
-                dev = dev_name(queue_ids[target - 1], view.deck) \
-                    if 0 < target <= len(queue_ids) else "?"
-                where = f"queue {target}: {dev}"
-            return f"set of {len(cards)} {card_name(value)} → {where}"
-        case MakeSeries(cards):
-            ip = view.seat is not None and view.event == "IP" and \
-                advisor.affected(view, view.seat)
-            return f"series of {len(cards)} for {advisor.series_pay(len(cards), ip)}"
-        case MakeRelicSet(size):
-            return f"relic set of {size} for {RELIC_PAY.get(size, 0)}"
-        case MakePerfect():
-            return "the perfect combination"
-        case EndTurn():
-            return "end the turn"
-        case Store(cards):
-            return f"keep {cards_text(cards)}" if cards else "store nothing"
-
-
-def choices_for(view: StateView, pending: PendingDecision, names: Sequence[str]) -> list[Choice]:
-    """The numbered choices: in the progression turn the advisor's suggestions (each set
-    target its own choice) and ending the turn; otherwise every legal decision, in the
-    engine's order."""
-    if pending.phase != "turn":
-        return [Choice((d,), describe(d, view, names)) for d in pending.legal]
-    legal = set(pending.legal)
-    out: list[Choice] = []
-    seen: set[tuple[Decision, ...]] = set()
-    for s in advisor.suggestions(view):
-        if s.first and s.first[0] not in legal:
-            continue
-        for choice in s.choices:
-            decisions = (*s.first, choice)
-            if decisions in seen or (not s.first and choice not in legal):
-                continue
-            seen.add(decisions)
-            words = describe(choice, view, names) if isinstance(choice, MakeSet) else s.text
-            if s.first and isinstance(choice, MakeSet):
-                words = "; ".join(describe(d, view, names) for d in decisions)
-            out.append(Choice(decisions, words))
-    if EndTurn() in legal:
-        out.append(Choice((EndTurn(),), "end the turn"))
-    return out
-
-
-def _pass_decision(pending: PendingDecision) -> Decision | None:
-    """What pass / end means for this decision, if it is legal."""
-    for d in (ChooseEvent(None), BuyMarket(None), SplitFleet(()), Store(()), EndTurn()):
-        if d in pending.legal:
-            return d
-    return None
+                    conn.connected, conn.seat, conn.result,
+                    started=bool(table.get("started")),
+                    table_name=str(table.get("name") or (welcome.name if welcome else "")),
+                    options=options)
 
 
 # -- what a typed line does ---------------------------------------------------------------------
@@ -332,7 +244,9 @@ class Say:
 
 @dataclass(frozen=True)
 class ShowHelp:
-    pass
+    """Open a full-screen page: "help", "log" or "players"."""
+
+    page: str = "help"
 
 
 @dataclass(frozen=True)
@@ -341,6 +255,26 @@ class Leave:
 
 
 Action = Send | Chat | Say | ShowHelp | Leave
+
+
+_BARE_WORDS = ("end", "pass", "perfect")
+_ABOUT_YOU = re.compile(r"\b(?:you|your)\b")
+_SEAT_WORDS = re.compile(r"\b(?:[Ss]eat) (\d+)('s)?")
+
+
+def in_player_terms(text: str, names: Sequence[str], me: int | None) -> str:
+    """A message of the engine or the host with its seat numbers put as players' names
+    ("seat 0 has no such card on the table" -> "greedy 1 has no such card on the table")."""
+    def name(m: re.Match[str]) -> str:
+        seat = int(m.group(1))
+        possessive = bool(m.group(2))
+        if seat == me:
+            return "yours" if possessive and m.end() == len(m.string) else \
+                ("your" if possessive else "you")
+        if not 0 <= seat < len(names) or not names[seat]:
+            return m.group(0)
+        return names[seat] + ("'s" if possessive else "")
+    return _SEAT_WORDS.sub(name, text)
 
 
 # -- the model ----------------------------------------------------------------------------------
@@ -369,8 +303,14 @@ class TableModel:
     asked: int | None = None  # the pending id last shown as a question
     greeting: str | None = None  # said once the table's story so far is in the log
     help_open: bool = False
-    log_back: int = 0  # sentences scrolled back
+    overlay: str | None = None  # a full-screen page over the table: "log" or "players"
+    overlay_page: int = 0  # pages back from the newest (log), or down from the top
+    screen_rows: int = 24  # the height last drawn (a page of the overlays)
+    last_summary: list[str] = field(default_factory=list)  # the last round's, for F3
+    choice_page: int = 0  # the page of choices shown (PgDn/PgUp), when they need several
+    choice_pages: int = 0
     over: bool = False
+    gone: str | None = None  # the table is gone: Gone.why (REPLACED, STOPPED or OVER)
     narrator: Narrator = field(default_factory=lambda: Narrator([]))
     _choices: tuple[Snapshot, list[Choice]] | None = field(default=None, repr=False)
 
@@ -390,7 +330,8 @@ class TableModel:
             return []
         cached = self._choices
         if cached is None or cached[0] is not self.snap:  # one list per snapshot
-            cached = self._choices = (self.snap, choices_for(view, ready, self.snap.names))
+            cached = self._choices = (self.snap, choices_for(view, view.pending, ready.legal,
+                                                             self.snap.names))
         return cached[1]
 
     def prompt_text(self) -> str:
@@ -414,6 +355,7 @@ class TableModel:
         if ready is not None and ready.id != self.asked:
             self.asked = ready.id  # a new question: what was said about the last one is old
             self.status = Status()
+            self.choice_page = 0
         if isinstance(notice, PublicEvents):
             for event in notice.events:
                 self._public(event)
@@ -432,6 +374,8 @@ class TableModel:
         elif isinstance(notice, Lost):
             self.say("Connection lost: reconnecting by itself…", error=True)
             self.log(f"Connection lost ({notice.reason}); reconnecting")
+        elif isinstance(notice, Gone):
+            self._gone(notice)
         elif isinstance(notice, Mismatch):
             self.log(f"WARNING: round {notice.round}, "
                      f"{seat_name(snap.names, notice.seat)}'s offer: {notice.reason}")
@@ -453,13 +397,16 @@ class TableModel:
         if me is not None and kind in ("gift", "store", "unstore") and \
                 me in (event.get("seat"), event.get("to")):
             return
+        if kind == "game_over":
+            return  # the result is the screen's last line (one game-over line, not two)
         self.log(self.narrator(event))
         if kind == "round_end":
             rounds = split_rounds(self.events)
             if rounds:
                 deck = self.snap.view.deck if self.snap.view is not None else None
                 lines = round_summary(rounds[-1], self.snap.names, deck)
-                self.log(f"Summary of {lines[0]}")
+                self.last_summary = lines
+                self.log(f"Summary of {lines[0]} (F3 shows it again)")
                 for line in lines[1:]:
                     self.log(f"  {line}")
 
@@ -472,8 +419,30 @@ class TableModel:
         if w.seat is None:
             self.log(f'Watching "{w.name}" at {self.address} as a spectator')
         else:
-            self.log(f'You sit at "{w.name}" ({self.address}) in seat {w.seat + 1}, '
+            self.log(f'You sit at "{w.name}" ({self.address}) in seat {w.seat}, '
                      f"as {seat_name(w.names, w.seat) if w.names else 'a player'}")
+
+    def _gone(self, notice: Gone) -> None:
+        """The table is gone for good: say what happened and what can be done (J, below)."""
+        self.gone = notice.why
+        self.plan = []
+        self.sent_for = None
+        where = f"The host at {self.address}"
+        if notice.why == REPLACED:
+            lost = "the game you watched" if self.spectator else "your seat in the old one"
+            act = "watch the new game" if self.spectator else "join the new table"
+            self.log(f"{where} now runs a new game: {lost} is gone. Press J to {act}, or "
+                     "Ctrl-D to leave.")
+            self.say(f"A new game runs here: J to {act.split()[0]} it · Ctrl-D leaves",
+                     error=True)
+        elif notice.why == STOPPED:
+            self.log(f"{where} stopped and did not come back ({notice.detail}): the table is "
+                     "gone. Press J to try again, or Ctrl-D to leave.")
+            self.say("The table is gone: J tries again · Ctrl-D leaves", error=True)
+        else:
+            self.over = True
+            self.log("The game is over and its host has stopped.")
+            self.say("The game is over: press Enter (or Ctrl-D) to leave.", error=False)
 
     def _refused(self, notice: Refused) -> None:
         if notice.request in ("decide", "commit", "reveal"):
@@ -482,8 +451,8 @@ class TableModel:
         if notice.code == "stale":
             self.say("That answer came too late for its decision; look again.", error=True)
             return
-        reason = notice.message if notice.code == "illegal" else \
-            f"{notice.code}: {notice.message}"
+        message = in_player_terms(notice.message, self.snap.names, self.snap.seat)
+        reason = message if notice.code == "illegal" else f"{notice.code}: {message}"
         if notice.rule and notice.rule not in reason:
             reason = f"{notice.rule}: {reason}"
         self.say(f"Refused: {reason}", error=True)
@@ -520,6 +489,10 @@ class TableModel:
             return Leave() if self.over else None
         if word in HELP_WORDS:
             return ShowHelp()
+        if word in LOG_WORDS:
+            return ShowHelp("log")
+        if word in PLAYERS_WORDS:
+            return ShowHelp("players")
         if word in QUIT_WORDS:
             return Leave()
         if word == "say" or word.startswith("say "):
@@ -545,7 +518,7 @@ class TableModel:
                 return Send(choices[n - 1].decisions)
             return Say(f"Choose 1-{len(choices)}, or type a decision (Tab completes).")
         if word in PASS_WORDS:
-            d = _pass_decision(ready)
+            d = pass_decision(ready.legal)
             if d is None:
                 return Say(f"You cannot pass now: {PHASE_WORDS.get(ready.phase, ready.phase)}.")
             return Send((d,))
@@ -555,9 +528,16 @@ class TableModel:
         try:
             seat, decision = parse_decision(text)
         except NotationError as exc:
-            return Say(f"{exc} (Tab lists the legal decisions; help explains)")
+            kind = text.split(":", 1)[0].split(".")[-1].strip().lower()
+            if kind not in DECISION_KINDS and kind not in _BARE_WORDS:
+                shown = len(self.choices())
+                return Say(f"“{text[:30]}” is not something you can do here: type a number "
+                           f"1-{shown}, pass, help, or press Tab for every legal move.")
+            return Say(f"{in_player_terms(str(exc), self.snap.names, self.snap.seat)} "
+                       "(Tab lists the legal moves; help explains)")
         if seat is not None and seat != self.snap.seat:
-            return Say(f"You are seat {self.snap.seat}: leave out the seat prefix.")
+            return Say(f"You are seat {self.snap.seat} ({seat_name(self.snap.names, seat)} is "
+                       f"seat {seat}): leave out the seat prefix.")
         if decision in ready.legal:
             return Send((decision,))
         if isinstance(decision, Offer):
@@ -610,7 +590,7 @@ class TableModel:
                 text = format_decision(d)
                 if text.startswith(typed):
                     found.append((text, describe(d, view, names)))
-            passing = _pass_decision(ready)
+            passing = pass_decision(ready.legal)
             if passing is not None:
                 for word in ("pass", "end"):
                     if word.startswith(typed) and word != format_decision(passing):
@@ -643,14 +623,37 @@ class TableModel:
         if view is None:
             body: StyleAndTextTuples = [("class:dim", f"Connecting to {self.address}…")]
             return [*body, *[("", "\n")] * (height - 2), ("", "\n"), *status]
-        if self.help_open:
-            return [*self._help_screen(width, height - 1), ("", "\n"), *status]
+        self.screen_rows = height
+        lobby = not self.snap.started  # nothing is dealt yet: the seats, and how to join
+        if self.help_open or (self.overlay and not (lobby and self.overlay == "players")):
+            return [*self._overlay_screen(width, height - 1), ("", "\n"), *status]
+        if lobby:
+            if not self.status.text:
+                hint = "Spectating · F1 help · F2 log · Ctrl-D leaves" if self.spectator \
+                    else "say TEXT chats · F1 help · F2 log · Ctrl-D leaves"
+                status = [("class:status", render.cut(hint, width))]
+                if self.insecure:  # on every screen: nothing on this table is secret
+                    status = [("class:warning", render.cut("INSECURE", width))]
+                    if width >= 28:
+                        status += [("class:dim", " (not encrypted) · "),
+                                   ("class:status", render.cut(hint, width - 27))]
+            snap = self.snap
+            shown = render.lobby(snap.table_name, snap.names, width, height - 1,
+                                 players=view.players or len(snap.names), me=snap.seat,
+                                 connected=snap.connected, bots=snap.bots,
+                                 options=snap.options, address=self.address,
+                                 sentences=self.sentences)
+            lines = render.split_rows(shown)
+            lines += [[("", "")]] * (height - 1 - len(lines))
+            waiting: StyleAndTextTuples = []
+            for line in lines:
+                waiting.extend(line)
+                waiting.append(("", "\n"))
+            return [*waiting, *status]
         panel = self._choice_panel(width, height)
         top_h = height - 1 - len(panel)
-        sentences = self.sentences[:len(self.sentences) - self.log_back] if self.log_back \
-            else self.sentences
         ready = self.ready
-        top = render.screen(view, self.snap.names, width, top_h, sentences=sentences,
+        top = render.screen(view, self.snap.names, width, top_h, sentences=self.sentences,
                             connected=self.snap.connected, bots=self.snap.bots,
                             legal=list(ready.legal) if ready is not None else None)
         rows = render.split_rows(top)
@@ -666,16 +669,18 @@ class TableModel:
         text, style = self.status.text, self.status.style
         if not text:
             style = "class:status"
-            if self.spectator:
-                text = "Spectating · help or F1: help · Ctrl-D leaves"
+            news = self.news_for_you() if self.ready is not None else ""
+            if news:
+                style = "class:status-ok"
+                text = f"{news} · F1 help · F2 log · F3 players"
+            elif self.spectator:
+                text = "Spectating · help or F1: help · F2 log · F3 players · Ctrl-D leaves"
             else:
                 text = "Tab completes · a number picks · say TEXT chats · F1 help · Ctrl-D leaves"
         ready = self.ready
         if ready is not None and ready.deadline is not None:
             left = max(0, int(ready.deadline - time.monotonic()))
             text = f"{left} s left · {text}"
-        if self.log_back:
-            text = f"[log: {self.log_back} back, PageDown returns] {text}"
         if self.insecure:  # on every screen: nothing on this table is secret
             if width < 28:
                 return [("class:warning", render.cut("INSECURE", width))]
@@ -683,48 +688,119 @@ class TableModel:
                     (style, render.cut(text, width - 27))]
         return [(style, render.cut(text, width))]
 
-    def _help_screen(self, width: int, height: int) -> StyleAndTextTuples:
-        title = render.cut("Help (F1 or Esc closes)", width)
-        lines = self.help_lines(max(width - 2, 20))[:max(height - 1, 0)]
-        out: StyleAndTextTuples = [("class:help-title", title)]
-        for line in lines:
-            out += [("", "\n"), ("", " " + line)]
-        out += [("", "\n")] * (height - 1 - len(lines))
+    def news_for_you(self) -> str:
+        """What others did to this seat since its own last move ("greedy 1 took relic from
+        you"), so that it stays readable however fast the log moves."""
+        news: list[str] = []
+        for text in reversed(self.sentences[-40:]):
+            if text.startswith(("You ", "Summary of ", "Round ")):
+                break
+            if _ABOUT_YOU.search(text) and not text.startswith("<"):
+                news.append(text)
+        return "; ".join(news[:2])  # the newest first
+
+    def open_overlay(self, name: str | None) -> None:
+        """Show "help", "log" or "players" over the table (None, or the same again: close)."""
+        current = "help" if self.help_open else self.overlay
+        name = None if name == current else name
+        self.help_open = name == "help"
+        self.overlay = name if name in ("log", "players") else None
+        self.overlay_page = 0
+
+    def page(self, step: int) -> None:
+        """PgDn (+1) / PgUp (-1): the open page, else the choices when they need several
+        pages, else the whole log (PgUp opens it)."""
+        if self.help_open or self.overlay:
+            self.overlay_page += -step if self.overlay == "log" else step
+            self.overlay_page = max(0, self.overlay_page)
+        elif self.choice_pages > 1:
+            self.choice_page = max(0, min(self.choice_page + step, self.choice_pages - 1))
+        elif step < 0:
+            self.open_overlay("log")
+
+    def overlay_lines(self, width: int) -> tuple[str, list[render.Line]]:
+        """The title and every line of the open page."""
+        if self.overlay == "log":
+            lines: list[render.Line] = []
+            for text in self.sentences:
+                style = "class:chat" if text.startswith("<") else "class:log"
+                for i, part in enumerate(textwrap.wrap(text, width - 2) or [""]):
+                    lines.append([(style, part if i == 0 else "  " + part)])
+            return "The whole log, newest last (F2 or Esc closes)", lines
+        if self.overlay == "players":
+            return "Every player's table (F3 or Esc closes)", self._players_lines(width)
+        return "Help (F1 or Esc closes)", [[("", line)] for line in self.help_lines(width)]
+
+    def _players_lines(self, width: int) -> list[render.Line]:
+        view = self.snap.view
+        if view is None:
+            return []
+        names = self.snap.names
+        lines: list[render.Line] = []
+        if self.last_summary:
+            lines.append([("class:title", f"Summary of {self.last_summary[0]}")])
+            lines += [[("", "  " + line)] for line in self.last_summary[1:]]
+            lines.append([])
+        for seat in range(view.players):
+            who = seat_name(names, seat) + (" (you)" if seat == view.seat else "")
+            facts = [f"{view.doubloons[seat]} doubloons",
+                     f"{view.hand_sizes[seat]} cards in hand"]
+            if view.stored_sizes[seat]:
+                facts.append(f"{view.stored_sizes[seat]} stored")
+            fleet = render.fleet_text(view, seat)
+            if fleet and fleet != "-":
+                facts.append(f"fleet {fleet}")
+            if seat == view.trade_master:
+                facts.append("Trade Master")
+            lines.append([("class:title", who), ("", ": " + ", ".join(facts))])
+            devs = list(view.developments[seat])
+            if not devs:
+                lines.append([("class:dim", "    no developments yet")])
+            for card_id in devs:
+                card = view.deck.by_id.get(card_id)
+                name = card.name if card is not None else card_id
+                effect = development_effect(card) if card is not None else ""
+                lines.append([("", "    " + name), ("class:dim", f"  {effect}" if effect else "")])
+        return [render.fit(line, width) for line in lines]
+
+    def _overlay_screen(self, width: int, height: int) -> StyleAndTextTuples:
+        title, lines = self.overlay_lines(max(width - 2, 20))
+        room = max(height - 2, 1)
+        pages = max(1, -(-len(lines) // room))
+        self.overlay_page = min(self.overlay_page, pages - 1)
+        if self.overlay == "log":  # page 0 is the newest
+            end = len(lines) - self.overlay_page * room
+            shown = lines[max(0, end - room):end]
+        else:
+            shown = lines[self.overlay_page * room:(self.overlay_page + 1) * room]
+        page = self.overlay_page + 1 if self.overlay != "log" else pages - self.overlay_page
+        head = f"{title} · page {page} of {pages}" if pages > 1 else title
+        out: StyleAndTextTuples = [("class:help-title", render.cut(head, width))]
+        for line in shown:
+            out += [("", "\n"), ("", " "), *line]
+        out += [("", "\n")] * (room - len(shown))
+        keys = "PgUp/PgDn: pages · " if pages > 1 else ""
+        out += [("", "\n"), ("class:dim", render.cut(f"{keys}Esc closes · F1 help · "
+                                                     "F2 log · F3 players", width))]
         return out
 
     def _choice_panel(self, width: int, height: int) -> list[render.Line]:
-        """The numbered choices: one a line with their words when they fit, else packed."""
+        """The numbered choices in words, grouped; a page at a time when they do not fit."""
         choices = self.choices()
         ready = self.ready
         if not choices or ready is None:
+            self.choice_pages = 0
             return []
-        room = max(1, min(12, 3 + (height - 23) // 2))
+        # Room for the choices: what the table above can spare (it keeps about 14 rows at
+        # 80x24 for the header, players, hand and the question), at least 4 rows.
+        room = max(4, min(len(choices) + 8, height - 15))
         if ready.phase == "turn":
             head = f"Suggestions ({len(choices)} of {len(ready.legal)} legal):"
         else:
             head = f"Choices ({len(choices)}):"
-        if len(choices) + 1 <= room:
-            text_w = max(get_cwidth(c.text) for c in choices)
-            lines: list[render.Line] = [[("class:title", head)]]
-            for i, c in enumerate(choices, 1):
-                lines.append(render.fit([
-                    ("class:number", f"{i:>3}) "), ("class:notation", c.text.ljust(text_w)),
-                    ("class:dim", "  " + c.words)], width))
-            return lines
-        tokens = [[("class:number", f"{i})"), ("", " "), ("class:notation", c.text)]
-                  for i, c in enumerate(choices, 1)]
-        first: render.Line = [("class:title", head)]
-        flowed = render.flow(tokens, width, first, indent=1)
-        if len(flowed) > room:
-            # As many as fit with a note of how many more there are.
-            shown = sum(1 for line in flowed[:room] for f in line if f[0] == "class:number")
-            while True:
-                more: render.Line = [("class:dim", f"… +{len(choices) - shown} more (Tab)")]
-                flowed = render.flow([*tokens[:shown], more], width, first, indent=1)
-                if len(flowed) <= room or shown == 0:
-                    break
-                shown -= 1
-        return [render.fit(line, width) for line in flowed]
+        shown = choice_panel(choices, head, width, room, self.choice_page)
+        self.choice_page, self.choice_pages = shown.page, shown.pages
+        return shown.lines
 
 
 # -- prompt_toolkit -----------------------------------------------------------------------------
@@ -762,6 +838,10 @@ class _DecisionCompleter(Completer):
 class TableApp:
     """The running client: a prompt_toolkit Application fed by a connection thread."""
 
+    gone: Gone | None = None  # the table is gone (the connection's Gone notice)
+    crashed = False  # an unexpected error ended the client (its traceback in crash_log)
+    crash_log: Path | None = None  # where it was written (None: it could not be)
+
     def __init__(self, conn: Connection, *, color: bool | None = None,
                  on_notice: Callable[[Notice, Connection], None] | None = None) -> None:
         self.conn = conn
@@ -777,15 +857,29 @@ class TableApp:
     # -- the connection's side (its thread) -----------------------------------------------------
 
     def _notice(self, notice: Notice) -> None:
+        if isinstance(notice, Gone):
+            self.gone = notice
         if self.extra_notice is not None:
             self.extra_notice(notice, self.conn)
         self._inbox.put((notice, take_snapshot(self.conn)))
         loop = self._loop
         if loop is not None:
-            loop.call_soon_threadsafe(self._drain)
+            with contextlib.suppress(RuntimeError):  # the screen has ended (its loop closed)
+                loop.call_soon_threadsafe(self._drain)
+
+    def _thread_error(self, error: BaseException, log: Path | None) -> None:
+        """The connection thread stopped on an unexpected error (written to ``log``)."""
+        if not self.crashed:
+            self.crashed, self.crash_log = True, log
+        loop = self._loop
+        if loop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop is closing: run() tells
+                loop.call_soon_threadsafe(self._exit, CRASHED)
 
     def start(self, timeout: float = 10.0) -> Welcome:
-        """Connect (raises HostError, ConnectTimeout)."""
+        """Connect (raises HostError, ConnectTimeout, ClientError)."""
+        self.gone, self.crashed, self.crash_log = None, False, None
+        self.runner.on_error = self._thread_error
         return self.runner.start(timeout)
 
     # -- the UI's side ---------------------------------------------------------------------------
@@ -821,7 +915,7 @@ class TableApp:
     def _accept(self, buffer: Buffer) -> bool:
         action = self.model.interpret(buffer.text)
         if buffer.text.strip():
-            self.model.help_open = False
+            self.model.open_overlay(None)
         if isinstance(action, Send):
             self._send(self.model.sending(action))
         elif isinstance(action, Chat):
@@ -830,7 +924,7 @@ class TableApp:
         elif isinstance(action, Say):
             self.model.say(action.text, error=action.error)
         elif isinstance(action, ShowHelp):
-            self.model.help_open = True
+            self.model.open_overlay(action.page)
         elif isinstance(action, Leave):
             self.app.exit(result=OVER if self.model.over else LEFT)
         self.app.invalidate()
@@ -861,24 +955,39 @@ class TableApp:
             else:
                 event.app.exit(result=OVER if model.over else LEFT)
 
+        rejoin = Condition(lambda: model.gone in (REPLACED, STOPPED) and not self.input.text)
+
+        @kb.add("j", filter=rejoin)
+        @kb.add("J", filter=rejoin)
+        def _(event: KeyPressEvent) -> None:
+            event.app.exit(result=REJOIN)  # the table is gone: session.sit joins again
+
         @kb.add("f1")
         def _(event: KeyPressEvent) -> None:
-            model.help_open = not model.help_open
+            model.open_overlay("help")
+
+        @kb.add("f2")
+        def _(event: KeyPressEvent) -> None:
+            model.open_overlay("log")
+
+        @kb.add("f3")
+        def _(event: KeyPressEvent) -> None:
+            model.open_overlay("players")
 
         @kb.add("escape", eager=True)
         def _(event: KeyPressEvent) -> None:
-            if model.help_open:
-                model.help_open = False
+            if model.help_open or model.overlay:
+                model.open_overlay(None)
             elif self.input.complete_state is not None:
                 self.input.cancel_completion()
 
         @kb.add("pageup")
         def _(event: KeyPressEvent) -> None:
-            model.log_back = min(model.log_back + 5, max(len(model.sentences) - 1, 0))
+            model.page(-1)
 
         @kb.add("pagedown")
         def _(event: KeyPressEvent) -> None:
-            model.log_back = max(model.log_back - 5, 0)
+            model.page(+1)
 
         depth = ColorDepth.DEFAULT if self.color else ColorDepth.DEPTH_1_BIT
         return Application(layout=Layout(root, focused_element=line), key_bindings=kb,
@@ -894,18 +1003,54 @@ class TableApp:
                 self.app.invalidate()
 
     def run(self) -> str:
-        """Run the screen until the player leaves; returns LEFT or OVER. The connection
-        must be started; it is stopped (bye) on the way out."""
+        """Run the screen until the player leaves; returns LEFT, OVER, REJOIN (J after the
+        table is gone) or CRASHED. The connection must be started; it is stopped (bye) on
+        the way out. An unexpected error, in the screen or the connection's thread, ends
+        the screen with CRASHED (the terminal restored), its traceback in
+        :attr:`crash_log` (:func:`mundus_net.client.background.record_crash`), never on the
+        terminal."""
         async def main() -> str:
-            self._loop = asyncio.get_running_loop()
+            loop = asyncio.get_running_loop()
+            self._loop = loop
+            # Errors in callbacks (the notices, redraws, keys) come here, not to
+            # prompt_toolkit's handler, which prints the traceback on the screen.
+            loop.set_exception_handler(self._loop_error)
             self._drain()  # what arrived while connecting
             ticker = asyncio.ensure_future(self._tick())
             try:
-                return await self.app.run_async()
+                return await self.app.run_async(pre_run=self._exit_if_crashed,
+                                                set_exception_handler=False)
             finally:
                 ticker.cancel()
+        outcome = CRASHED
         try:
-            return asyncio.run(main())
+            outcome = asyncio.run(main())
+        except EOFError:  # the terminal went away
+            outcome = LEFT
+        except Exception as exc:
+            self._record(exc)
         finally:
             self._loop = None
             self.runner.stop()
+        return CRASHED if self.crashed else outcome
+
+    def _record(self, error: BaseException) -> None:
+        if not self.crashed:
+            self.crashed = True
+            self.crash_log = record_crash(error, "the table screen")
+
+    def _loop_error(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        error = context.get("exception")
+        if isinstance(error, Exception):
+            self._record(error)
+            self._exit(CRASHED)
+
+    def _exit_if_crashed(self) -> None:
+        if self.crashed:
+            self._exit(CRASHED)
+
+    def _exit(self, result: str) -> None:
+        """End the screen with ``result``, unless it is ending already."""
+        app = self.app
+        if app.is_running and app.future is not None and not app.future.done():
+            app.exit(result=result)

@@ -11,11 +11,18 @@ import argparse
 import sys
 from typing import Any
 
-from mundus_net.cli_args import seconds
+from mundus_net.cli_args import command, seconds
 from mundus_net.client.discovery import LISTEN_SECONDS, Table, discover, listen_address
 from mundus_net.client.known_hosts import KnownHosts, add_security_arguments
 from mundus_net.client.tokens import TokenStore
-from mundus_net.client.tui.session import Seating, default_name, needs_terminal, sit
+from mundus_net.client.tui.session import (
+    DEFAULT_NAME,
+    Seating,
+    clean_name,
+    default_name,
+    needs_terminal,
+    sit,
+)
 from mundus_net.protocol.beacon import BEACON_PORT
 
 
@@ -55,7 +62,8 @@ def register(subparsers: Any) -> None:
                     "token resumes your seat (docs/client.md).")
     add_discovery_arguments(p)
     p.add_argument("--name", default=None,
-                   help="your name at the table (default: your user name)")
+                   help="your name at the table (default: the name you used last; the "
+                        "first time, you are asked)")
     p.set_defaults(func=run)
 
 
@@ -72,8 +80,8 @@ def pick(args: argparse.Namespace, store: TokenStore | None, watching: bool = Fa
         print(f"mundus: cannot listen on {host or '*'}:{port}: {exc}", file=sys.stderr)
         return None
     if not tables:
-        print("No table heard. Is a host running (mundus host) on this network? Join it by "
-              "its address: mundus join tcp://HOST:PORT", file=sys.stderr)
+        print(f"No table heard. Is a host running ({command('host')}) on this network? Join "
+              f"it by its address: {command('join')} tcp://HOST:PORT", file=sys.stderr)
         return None
     for i, table in enumerate(tables, 1):
         mine = store is not None and store.get(table.address) is not None
@@ -91,7 +99,7 @@ def pick(args: argparse.Namespace, store: TokenStore | None, watching: bool = Fa
     mine = store is not None and store.get(chosen.address) is not None
     if not watching and not mine and chosen.announcement.free == 0:
         print(f'mundus: every seat at "{chosen.announcement.name}" is taken. Watch it: '
-              f"mundus watch {chosen.address}", file=sys.stderr)
+              f"{command('watch', chosen.address)}", file=sys.stderr)
         return None
     return chosen
 
@@ -117,6 +125,12 @@ def run(args: argparse.Namespace) -> int:
         if chosen is None:
             return 1
         address, offered = chosen.address, chosen.announcement.key
-    name = (args.name or default_name()).strip()[:32] or "Player"
-    return sit(Seating(address, name, store=store, host_key=args.host_key, offered_key=offered,
-                       insecure=args.insecure, known_hosts=KnownHosts()))
+    saved = store.get(address)
+    if args.name is not None:
+        name = clean_name(args.name)
+    elif saved is not None and saved.name:
+        name = clean_name(saved.name)  # the seat comes back with its name: nothing to ask
+    else:
+        name = default_name()
+    return sit(Seating(address, name or DEFAULT_NAME, store=store, host_key=args.host_key,
+                       offered_key=offered, insecure=args.insecure, known_hosts=KnownHosts()))

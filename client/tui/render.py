@@ -240,6 +240,13 @@ STEPS = {
 
 def waiting_text(view: View, names: Sequence[str]) -> tuple[str, bool]:
     """Who the game waits for, in words, and whether it is this view's seat."""
+    if isinstance(view, StateView):  # a network table whose game has not started yet
+        table = view.to_dict().get("table")
+        if isinstance(table, Mapping) and table.get("started") is False:
+            seats = table.get("names")
+            taken = [str(n) for n in seats] if isinstance(seats, list) else list(names)
+            return (f"the game has not started: "
+                    f"{seated_text(taken, view.players or len(taken))}"), False
     pending = view.pending
     if pending is None:
         return ("the game is over" if view.result is not None else "waiting"), False
@@ -293,7 +300,7 @@ def queue(view: View, width: int) -> StyleAndTextTuples:
     ids = list(view.queue)
     wide = width >= 100
     name_w = max((get_cwidth(dev_name(c, deck)) for c in ids), default=4)
-    name_w = min(name_w, 26 if wide else 22)
+    name_w = min(name_w, 26 if wide else 24)
     icon_w = 19 if wide else 4
     lines: list[Line] = []
     for pos in range(1, 6):
@@ -314,6 +321,21 @@ def queue(view: View, width: int) -> StyleAndTextTuples:
                       ("", " "), *icon]
         lines.append(line)
     return _join(lines, width)
+
+
+def queue_compact(view: View, width: int) -> StyleAndTextTuples:
+    """The queue in as few lines as the names need (a tight screen): ``1 Caravel 8 · 2 ...``,
+    with ``*`` on the cards the seat's best set reaches."""
+    reach = advisor.best_reach(view)
+    ids = list(view.queue)
+    tokens: list[Line] = []
+    for pos, card_id in enumerate(ids, 1):
+        mark = ("class:reach", "*") if pos <= reach else ("", "")
+        tokens.append([mark, ("class:title", f"{pos} "), ("", dev_name(card_id, view.deck))])
+    if not tokens:
+        return _join([[("class:title", "Queue: "), ("class:dim", "empty")]], width)
+    first: Line = [("class:title", "Queue: "), *tokens[0]]
+    return _join(flow(tokens[1:], width, first, indent=2, sep=" · "), width)
 
 
 def market(view: View, width: int) -> StyleAndTextTuples:
@@ -580,33 +602,26 @@ def _offer_range(detail: Mapping[str, Any], me: int | None) -> tuple[int, int]:
 
 
 def _take_choices(view: View, names: Sequence[str], options: Sequence[Decision]) -> str:
-    by_seat: dict[int, set[int]] = {}
-    swaps: set[int] = set()
-    for d in options:
-        if isinstance(d, Take):
-            by_seat.setdefault(d.seat, set()).add(d.card)
-            if d.swap is not None:
-                swaps.add(d.swap)
-    if not by_seat:
-        return "Take a face-up card of another player"
-    parts = [f"{_who(view, names, s)}: {cards_text(cards)}"
-             for s, cards in sorted(by_seat.items())]
-    text = "Take from " + " · ".join(parts)
-    if swaps:
-        text += " — keep it, or swap it for a market card"
-    return text
+    """One line: the choices themselves are listed, grouped by card, below."""
+    swaps = any(isinstance(d, Take) and d.swap is not None for d in options)
+    if not swaps:
+        return "Take another player's face-up card"
+    return "Take another player's face-up card: keep it, or swap it for a market card"
 
 
 def result_text(view: View, names: Sequence[str]) -> str:
     result = view.result
     if result is None:
         return "Waiting for the game"
-    winners = [seat_name(names, s) for s in result.winners]
+    winners = ["you" if s == view.seat else seat_name(names, s) for s in result.winners]
     money = result.doubloons[result.winners[0]] if result.winners else 0
-    verb = "share the victory" if len(winners) > 1 else "wins"
+    verb = "share the victory" if len(winners) > 1 else ("win" if winners == ["you"]
+                                                         else "wins")
+    who = " and ".join(winners)
+    who = "You" + who[3:] if who.startswith("you") else who  # names keep their own case
     return (f"Game over after {plural(result.rounds, 'round')} "
-            f"({REASONS.get(result.reason, result.reason)}): {' and '.join(winners)} {verb} "
-            f"with {money} doubloons")
+            f"({REASONS.get(result.reason, result.reason)}): {who} "
+            f"{verb} with {money} doubloons")
 
 
 def prompt(view: View, names: Sequence[str], width: int, legal: Sequence[Decision] | None = None,
@@ -629,6 +644,102 @@ def prompt(view: View, names: Sequence[str], width: int, legal: Sequence[Decisio
     if len(body) > 2:
         body = [body[0], cut(" ".join(body[1:]), width - 2)]
     return _join([title, *[[("", "  "), ("class:choice", b)] for b in body]], width)
+
+
+# -- the lobby: before the game starts -------------------------------------------------------------
+
+
+def seated_text(names: Sequence[str], players: int) -> str:
+    """``2 of 4 seated``: how many seats are taken (a taken seat has a name)."""
+    return f"{sum(1 for n in names[:players] if n)} of {players} seated"
+
+
+def options_text(options: Mapping[str, Any] | None, players: int,
+                 names: Sequence[str] = ()) -> str:
+    """The table's options in words (the welcome's ``options``, docs/protocol.md §4)."""
+    opts = options or {}
+    parts = [f"{players} players"]
+    if opts.get("rules") is not None:
+        parts.append(f"rules edition {opts['rules']}")
+    parts.append("promo cards in play" if opts.get("promo") else "no promo cards")
+    limit = opts.get("round_limit")
+    parts.append(f"at most {plural(int(limit), 'round')}" if limit else "no round limit")
+    seconds = opts.get("decision_seconds")
+    parts.append(f"{seconds:g} s a decision" if isinstance(seconds, (int, float))
+                 else "no time limit")
+    if "first_tm" in opts:
+        first = opts.get("first_tm")
+        if isinstance(first, int) and 0 <= first < players:
+            who = names[first] if first < len(names) and names[first] else f"seat {first}"
+            parts.append(f"first Trade Master: {who}")
+        else:
+            parts.append("first Trade Master drawn at random")
+    return " · ".join(parts)
+
+
+def lobby(table: str, names: Sequence[str], width: int, height: int, *,
+          players: int | None = None, me: int | None = None,
+          connected: Sequence[bool] | None = None, bots: Sequence[bool] | None = None,
+          options: Mapping[str, Any] | None = None, address: str = "",
+          sentences: Sequence[str] = ()) -> StyleAndTextTuples:
+    """The waiting screen of a table whose game has not started: its name and options, one
+    line per seat (``Ann (you)``, ``greedy bot 0 [bot]``, ``(empty)`` for a free seat,
+    ``(away)`` after a taken seat whose player is disconnected), ``2 of 4 seated``, how others
+    join (``mundus join ADDRESS``) and that the game starts when every seat is taken; the log
+    (joins, chat) gets the rows left over. ``me`` is this client's seat (None: a spectator).
+    Fits ``width`` x ``height`` from 80x24 down; what matters most stays on a short screen."""
+    count = players if players is not None else len(names)
+    title: Line = [("class:title", f"“{table}”" if table else "This table"),
+                   ("class:dim", " · "), ("class:waiting", "waiting for players")]
+    if me is None:
+        title.append(("class:dim", " · you watch"))
+    about = [[("class:dim", line)] for line in
+             textwrap.wrap(options_text(options, count, names), max(width, 10))]
+    head: Line = [("class:title", "Seats"), ("class:dim", " · "),
+                  ("class:you", seated_text(names, count))]
+    seats: list[Line] = []
+    for seat in range(count):
+        name = names[seat] if seat < len(names) else ""
+        row: Line = [("class:dim", f"  {seat}  ")]
+        if not name:
+            row.append(("class:dim", "(empty)"))
+        else:
+            away = connected is not None and seat < len(connected) and not connected[seat]
+            style = "class:you" if seat == me else ("class:away" if away else "class:name")
+            row.append((style, name))
+            if seat == me:
+                row.append(("class:you", " (you)"))
+            if bots is not None and seat < len(bots) and bots[seat]:
+                row.append(("class:bot", " [bot]"))
+            if away:
+                row.append(("class:away", " (away)"))
+        seats.append(row)
+    free = sum(1 for seat in range(count) if not (seat < len(names) and names[seat]))
+    starts: Line = [("", "The game starts when every seat is taken"
+                     + (f": {plural(free, 'seat')} to go." if free else "."))]
+    # Each line with its weight: a short screen drops the lightest first (the last of equals).
+    blank: Line = []
+    weighed: list[tuple[int, Line]] = [(5, title), *[(2, line) for line in about], (1, blank),
+                                       (9, head), *[(8, line) for line in seats], (1, blank),
+                                       (6, starts)]
+    if address:
+        who = "Others" if me is not None else "Players"
+        weighed += [(4, [("", f"{who} join with: ".ljust(19)),
+                         ("class:title", f"mundus join {address}")]),
+                    (3, [("class:dim", f"Watch with:        mundus watch {address}")])]
+    while len(weighed) > max(height, 0):
+        lightest = min(w for w, _ in weighed)
+        drop = max(i for i, (w, _) in enumerate(weighed) if w == lightest)
+        del weighed[drop]
+    rows = [line for _, line in weighed]
+    room = height - len(rows) - 2  # a blank line and a title, then the log
+    if room >= 1 and sentences:
+        news: Line = [("class:rule", "── "), ("class:title", "News and chat"),
+                      ("class:dim", " (say TEXT to chat)" if me is not None else "")]
+        news.append(("class:rule", " " + "─" * max(0, width - line_width(news) - 1)))
+        rows += [blank, news]
+        rows += split_rows(log(sentences, width, room))
+    return _join(rows[:max(height, 0)], width)
 
 
 # -- the log and the whole screen ---------------------------------------------------------------
@@ -669,6 +780,10 @@ def screen(view: View, names: Sequence[str], width: int, height: int,
     cards = split_rows(hand(view, width)) + split_rows(stored(view, width))
     ask = split_rows(prompt(view, names, width, legal, rules))
     room = height - len(top) - len(middle) - len(cards) - len(ask)
+    if room < 3 and width < 150:  # a tight screen: the queue's names only, in a line or two
+        middle = (split_rows(queue_compact(view, width)) + split_rows(market(view, width))
+                  + split_rows(players(view, names, width, connected, bots)))
+        room = height - len(top) - len(middle) - len(cards) - len(ask)
     if room < 2 and len(ask) > 2:  # a tight screen: the choices in one line
         rest = " ".join("".join(t for _, t in line).strip() for line in ask[1:])
         ask = [ask[0], [("class:choice", cut("  " + rest, width))]]

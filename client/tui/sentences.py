@@ -116,11 +116,17 @@ def plural(count: int, word: str, words: str | None = None) -> str:
     return f"{count} {word if count == 1 else (words or word + 's')}"
 
 
-def seat_name(names: Sequence[str], seat: int) -> str:
-    """The player's name, or "Player N" (1-based) for a seat without one."""
+def seat_name(names: Sequence[str], seat: int | None) -> str:
+    """The player's name; "Seat N" (N the 0-based seat index) for a seat without one, "the
+    host" for seat -1 (what a fair-deal warning names) and "nobody" for no seat (None: a
+    state without its Trade Master or turn yet, as a table that is only starting)."""
+    if seat is None:
+        return "nobody"
+    if seat == -1:
+        return "the host"
     if 0 <= seat < len(names) and names[seat]:
         return names[seat]
-    return f"Player {seat + 1}"
+    return f"Seat {seat}"
 
 
 def dev_name(card_id: str, deck: Deck | None) -> str:
@@ -230,7 +236,7 @@ class Narrator:
 
 
 def _setup(e: _Event, who: _Who, deck: Deck | None, rnd: int | None) -> str:
-    return (f"A new game for {e.get('players')} players: {who.subj(e['tm'])} "
+    return (f"A new game for {e.get('players')} players: {who.obj(e['tm'])} "
             f"{who.has(e['tm'])} the Trade Master token; the market holds "
             f"{cards_text(e.get('market', ()))}")
 
@@ -500,7 +506,7 @@ def _decision(e: _Event, who: _Who, deck: Deck | None, rnd: int | None) -> None:
 def _joined(e: _Event, who: _Who, deck: Deck | None, rnd: int | None) -> str:
     name = str(e.get("name") or who.subj(e["seat"]))
     bot = " (a bot)" if e.get("bot") else ""
-    return f"{name}{bot} took seat {int(e['seat']) + 1}"
+    return f"{name}{bot} took seat {int(e['seat'])}"
 
 
 def _away(e: _Event, who: _Who, deck: Deck | None, rnd: int | None) -> str:
@@ -560,7 +566,8 @@ def _fair_deal(e: _Event, who: _Who, deck: Deck | None, rnd: int | None) -> str:
 
 
 def _seed_reveal(e: _Event, who: _Who, deck: Deck | None, rnd: int | None) -> str:
-    return "The host revealed its sealed seed: the deal can be checked (mundus verify)"
+    # The client itself checks the reveal against the commitment (a WARNING line if it fails).
+    return "The host revealed its sealed seed; this client checks it against its commitment"
 
 
 _HANDLERS: dict[str, _Handler] = {

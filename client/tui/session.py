@@ -1,41 +1,109 @@
 """Sitting at a table from the command line: what ``mundus play``, ``mundus join`` and
 ``mundus watch`` share. Connect (with the saved seat token, if any), run the full-screen
-client, then say in plain text how the game ended or how to come back."""
+client, then say in plain text how the game ended or how to come back.
+
+Whatever happens, a person reads sentences, never a traceback: a table that is gone (its
+host stopped, or replaced by a new game) is said on the screen with what can be done (J joins
+the new table: :data:`~mundus_net.client.tui.app.REJOIN`), and an unexpected error is
+written to the crash log in the state folder, with one sentence saying where
+(docs/client.md)."""
 
 from __future__ import annotations
 
-import getpass
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mundus_net.cli_args import command
+from mundus_net.client.background import record_crash
 from mundus_net.client.connection import (
+    REPLACED,
+    STOPPED,
+    ClientError,
     Connection,
     ConnectTimeout,
     GameOver,
+    Gone,
     HostError,
     Joined,
     Notice,
     OfferSecret,
+    Welcome,
 )
 from mundus_net.client.known_hosts import KnownHosts, Trust, UntrustedHost, trust_host
 from mundus_net.client.tokens import SavedSeat, TokenStore
 from mundus_net.client.tui.sentences import REASONS, plural, seat_name
 from mundus_net.protocol.security import fetch_key
+from mundus_net.protocol.statedir import atomic_write, state_dir
 
 if TYPE_CHECKING:
     from mundus_net.client.tui.app import TableApp
 
 CONNECT_TIMEOUT_S = 10.0
+# How long a client reconnects to a silent host before it says the table is gone (a host
+# resumed from its log within this time gets its players back by itself).
+RECONNECT_FOR_S = 120.0
+DEFAULT_NAME = "Player"
+NAME_FILE = "name.txt"  # in the state folder: the name used at the last table
+NAME_LENGTH = 32
 
 
-def default_name() -> str:
+# -- the player's name ------------------------------------------------------------------------
+
+
+def clean_name(text: str) -> str:
+    """A name as a table shows it: printable, one line, at most NAME_LENGTH characters."""
+    return " ".join("".join(c for c in text if c.isprintable()).split())[:NAME_LENGTH]
+
+
+def name_file() -> Path:
+    return state_dir() / NAME_FILE
+
+
+def saved_name() -> str | None:
+    """The name used at the last table (None if there is none)."""
     try:
-        name = getpass.getuser()
-    except Exception:  # no user name in the environment or the password database
-        name = ""
-    return (name.strip() or "Player")[:32]
+        name = clean_name(name_file().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return name or None
+
+
+def save_name(name: str) -> None:
+    """Remember ``name`` for the next table (quietly nothing if the folder is not
+    writable)."""
+    name = clean_name(name)
+    if not name or name == saved_name():
+        return
+    try:
+        name_file().parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        atomic_write(name_file(), name + "\n")
+    except OSError:
+        pass
+
+
+def default_name(ask: Callable[[str], str] = input) -> str:
+    """The name to sit with when none is given: the one used at the last table; else, asked
+    once on the plain terminal (``ask``) and saved; :data:`DEFAULT_NAME` when the answer is
+    empty or standard input is not a terminal (nothing is asked then)."""
+    saved = saved_name()
+    if saved is not None:
+        return saved
+    if not sys.stdin.isatty():
+        return DEFAULT_NAME
+    try:
+        answer = ask(f"Your name at the table [{DEFAULT_NAME}]: ")
+    except EOFError:  # Ctrl-D: the default
+        print(flush=True)
+        answer = ""
+    name = clean_name(answer) or DEFAULT_NAME
+    save_name(name)
+    return name
+
+
+# -- commands to type -------------------------------------------------------------------------
 
 
 def needs_terminal(command: str) -> bool:
@@ -66,6 +134,8 @@ class Seating:
     insecure: bool = False
     known_hosts: KnownHosts | None = None
     trust: Trust | None = None  # decided by sit()
+    # Seconds of reconnecting to a silent host before the table counts as gone.
+    give_up_after: float | None = RECONNECT_FOR_S
 
 
 def _remember(s: Seating, conn: Connection, secret: OfferSecret | None) -> None:
@@ -79,8 +149,10 @@ def _saver(s: Seating) -> Callable[[Notice, Connection], None]:
     def save(notice: Notice, conn: Connection) -> None:
         if isinstance(notice, Joined):
             _remember(s, conn, conn.secret)
-        elif isinstance(notice, GameOver) and s.store is not None and not s.spectator:
-            s.store.forget(s.address)  # nothing to come back to
+        elif s.store is not None and not s.spectator and (
+                isinstance(notice, GameOver)  # nothing to come back to
+                or (isinstance(notice, Gone) and notice.why == REPLACED)):  # a dead token
+            s.store.forget(s.address)
     return save
 
 
@@ -89,60 +161,104 @@ def _connection(s: Seating, saved: SavedSeat | None) -> Connection:
     conn = Connection(s.address, s.name, "spectator" if s.spectator else "player",
                       token=saved.token if saved is not None else None,
                       secret=saved.secret if saved is not None else None,
-                      server_key=key, insecure=key is None)
+                      server_key=key, insecure=key is None, give_up_after=s.give_up_after)
     # Saved before the commitment is sent: a restarted client can still reveal.
     conn.on_secret = lambda secret: _remember(s, conn, secret)
     return conn
 
 
 def sit(s: Seating) -> int:
-    """Join (or resume, or watch) and run the screen until the player leaves."""
+    """Join (or resume, or watch) and run the screen until the player leaves. Nothing
+    unexpected reaches the terminal as a traceback: it goes to the crash log, and one
+    sentence says where."""
+    try:
+        return _sit(s)
+    except Exception as exc:
+        _crashed(record_crash(exc, "the session"))
+        return 1
+
+
+def _crashed(log: Path | None) -> None:
+    where = f"what happened is written to {log}" if log is not None else \
+        "what happened could not be written to the crash log"
+    print(f"mundus: the client stopped on an unexpected error; {where} (please include it "
+          "when you report the problem).", file=sys.stderr, flush=True)
+
+
+def _sit(s: Seating) -> int:
     from mundus_net.client.tui.app import (  # prompt_toolkit is loaded only when a screen is wanted
+        CRASHED,
         LEFT,
+        REJOIN,
     )
 
-    try:
-        s.trust = trust_host(s.address, pinned=s.host_key, offered=s.offered_key,
-                             insecure=s.insecure, store=s.known_hosts,
-                             fetch=lambda: fetch_key(s.address, min(s.timeout, 5.0)))
-    except UntrustedHost as exc:
-        print(f"mundus: {exc}", file=sys.stderr)
-        return 1
-    for line in s.trust.lines:
-        print(line, flush=True)
     saved = s.store.get(s.address) if s.store is not None and not s.spectator else None
     what = "Watching" if s.spectator else ("Coming back to" if saved else "Joining")
-    print(f"{what} {s.address} …", flush=True)
+    while True:
+        try:
+            s.trust = trust_host(s.address, pinned=s.host_key, offered=s.offered_key,
+                                 insecure=s.insecure, store=s.known_hosts,
+                                 fetch=lambda: fetch_key(s.address, min(s.timeout, 5.0)))
+        except UntrustedHost as exc:
+            print(f"mundus: {exc}", file=sys.stderr)
+            return 1
+        for line in s.trust.lines:
+            print(line, flush=True)
+        print(f"{what} {s.address} …", flush=True)
+        joined = _join(s, saved)
+        if isinstance(joined, int):
+            return joined
+        app, welcome, saved = joined
+        if not s.spectator:
+            save_name(s.name)  # the name to sit with next time (default_name)
+        if saved is not None:
+            app.model.greeting = f"Welcome back: seat {welcome.seat or 0} is yours " \
+                "again, as you left it."
+        outcome = app.run()
+        gone = app.gone
+        if outcome == REJOIN:
+            if gone is not None and gone.why == REPLACED:
+                saved = None  # forgotten already (_saver): a new player at the new table
+                what = "Watching the new game at" if s.spectator else "Joining the new table at"
+            else:
+                saved = s.store.get(s.address) if s.store is not None and not s.spectator \
+                    else None
+                what = "Trying again:"
+            continue
+        if outcome == CRASHED:
+            _crashed(app.crash_log)
+        conn = app.conn
+        names = app.model.snap.names or welcome.names
+        if conn.result is not None:
+            _say_result(conn, names)
+        elif gone is not None:
+            _say_gone(s, welcome.name, gone)
+        elif outcome in (LEFT, CRASHED):
+            _say_how_to_come_back(s, welcome.name, conn.seat, names)
+        return 1 if outcome == CRASHED else 0
+
+
+def _join(s: Seating, saved: SavedSeat | None
+          ) -> tuple[TableApp, Welcome, SavedSeat | None] | int:
+    """Connect: the screen, the welcome and the seat resumed; or the exit status after
+    saying why not."""
     app = _app(s, saved)
     try:
-        welcome = app.start(s.timeout)
+        return app, app.start(s.timeout), saved
     except HostError as exc:
-        if saved is not None and s.store is not None and exc.code == "bad_token":
-            # The host at this address no longer knows the seat: a new game runs there.
-            s.store.forget(s.address)
-            print("The saved seat belongs to a game this host no longer runs: joining as a "
-                  "new player.", flush=True)
-            saved = None
-            app = _app(s, None)
-            try:
-                welcome = app.start(s.timeout)
-            except (HostError, ConnectTimeout) as again:
-                return _cannot_join(s, again)
-        else:
+        if saved is None or s.store is None or exc.code != "bad_token":
             return _cannot_join(s, exc)
-    except ConnectTimeout as exc:
+    except (ConnectTimeout, ClientError) as exc:
         return _cannot_join(s, exc)
-    if saved is not None:
-        app.model.greeting = f"Welcome back: seat {(welcome.seat or 0) + 1} is yours again, " \
-            "as you left it."
-    outcome = app.run()
-    conn = app.conn
-    names = app.model.snap.names or welcome.names
-    if outcome == LEFT and conn.result is None:
-        _say_how_to_come_back(s, welcome.name, conn.seat, names)
-    elif conn.result is not None:
-        _say_result(conn, names)
-    return 0
+    # The host at this address no longer knows the seat: a new game runs there.
+    s.store.forget(s.address)
+    print("The saved seat belongs to a game this host no longer runs: joining as a new "
+          "player.", flush=True)
+    app = _app(s, None)
+    try:
+        return app, app.start(s.timeout), None
+    except (HostError, ConnectTimeout, ClientError) as again:
+        return _cannot_join(s, again)
 
 
 def _app(s: Seating, saved: SavedSeat | None) -> TableApp:
@@ -155,9 +271,11 @@ def _cannot_join(s: Seating, exc: Exception) -> int:
     if isinstance(exc, HostError):
         reason = exc.message
         if exc.code == "table_full":
-            reason += f". You can watch it: mundus watch {s.address}"
-    else:
+            reason += f". You can watch it: {command('watch', s.address)}"
+    elif isinstance(exc, ConnectTimeout):
         reason = f"{exc} (is the host running, and is the address right?)"
+    else:
+        reason = str(exc)
     print(f"mundus: cannot {'watch' if s.spectator else 'join'} {s.address}: {reason}",
           file=sys.stderr)
     return 1
@@ -167,14 +285,30 @@ def _say_how_to_come_back(s: Seating, table: str, seat: int | None,
                           names: tuple[str, ...] | list[str]) -> None:
     if s.spectator:
         print(f'You stopped watching "{table}". Watch again with:\n'
-              f"    mundus watch {s.address}")
+              f"    {command('watch', s.address)}")
         return
-    who = f"seat {seat + 1} ({seat_name(names, seat)})" if seat is not None else "your seat"
+    who = f"seat {seat} ({seat_name(names, seat)})" if seat is not None else "your seat"
     print(f'You left "{table}". Your {who} is kept for you, marked away; the game waits '
           "for you.")
     for line in s.left_note:
         print(line)
-    print(f"Come back with:\n    mundus join {s.address}", flush=True)
+    print(f"Come back with:\n    {command('join', s.address)}", flush=True)
+
+
+def _say_gone(s: Seating, table: str, gone: Gone) -> None:
+    verb = "watch" if s.spectator else "join"
+    if gone.why == REPLACED:
+        lost = f'the game you watched ("{table}")' if s.spectator else \
+            f'your seat at "{table}"'
+        print(f"The host at {s.address} now runs a new game: {lost} is gone. "
+              f"{'Watch' if s.spectator else 'Join'} the new table with:\n"
+              f"    {command(verb, s.address)}", flush=True)
+    elif gone.why == STOPPED:
+        print(f'The host at {s.address} stopped and did not come back: "{table}" is gone. '
+              f"If it is started again, {'watch' if s.spectator else 'come back'} with:\n"
+              f"    {command(verb, s.address)}", flush=True)
+    else:
+        print(f'"{table}" is over and its host has stopped.', flush=True)
 
 
 def _say_result(conn: Connection, names: tuple[str, ...] | list[str]) -> None:

@@ -11,11 +11,12 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 from mundus_net.bots.base import load_bot, strategy_names
-from mundus_net.cli_args import positive_int, seconds, whole_number
+from mundus_net.cli_args import command, positive_int, seconds, whole_number
 from mundus_net.client.known_hosts import KnownHosts
 from mundus_net.client.tokens import TokenStore
 from mundus_net.client.tui.session import Seating, default_name, needs_terminal, sit
@@ -39,8 +40,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--bots", type=whole_number(1, 5, "the number of bots (2-6 players)"),
                    default=3, metavar="N",
                    help="how many bots play with you, 1-5 (default 3)")
-    p.add_argument("--name", default=None, help="your name at the table (default: your "
-                                                "user name)")
+    p.add_argument("--name", default=None, help="your name at the table (default: the name "
+                                                "you used last; asked the first time)")
     p.add_argument("--seed", type=int, default=None,
                    help="game seed: the same seed deals the same cards (default: random)")
     p.add_argument("--strategy", type=_strategy, default="greedy",
@@ -49,7 +50,12 @@ def register(subparsers: Any) -> None:
     p.add_argument("--round-limit", type=positive_int, default=None, metavar="N",
                    help="end the game after N rounds (R8.5; default: no limit)")
     p.add_argument("--record", metavar="FILE", default=None,
-                   help="write the game record (JSON, docs/record.md) to FILE at the end")
+                   help="where to write the game record (JSON, docs/record.md) when the game "
+                        "ends (default: a new file in the state folder's records/)")
+    p.add_argument("--no-record", action="store_true", help="keep no record of the game")
+    p.add_argument("--bot-pace", type=seconds(60, zero=True), default=DEFAULT_BOT_PACE, metavar="S",
+                   help="seconds between two bot moves, so that you can follow them "
+                        f"(default {DEFAULT_BOT_PACE:g}; 0: at once)")
     p.add_argument("--keep-minutes", type=seconds(24 * 60, "minutes"), default=30.0, metavar="M",
                    help="how long the table waits for you after you leave (default 30)")
     p.add_argument("--insecure", action="store_true",
@@ -57,18 +63,32 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=run)
 
 
+DEFAULT_BOT_PACE = 0.6
+
+
+def record_path(args: argparse.Namespace) -> Path | None:
+    """Where the record goes: --record, nowhere with --no-record, else a new file named for
+    the moment the game starts in the state folder."""
+    if args.no_record:
+        return None
+    if args.record is not None:
+        return Path(args.record).absolute()
+    stamp = time.strftime("%Y-%m-%d-%H%M%S")
+    return state_dir() / "records" / f"game-{stamp}.json"
+
+
 def run(args: argparse.Namespace) -> int:
     if needs_terminal("play"):
         return 2
     name = (args.name or default_name()).strip()[:32] or "Player"
+    record = record_path(args)
     print(f"Starting a table for you and {args.bots} {args.strategy} bot(s) …", flush=True)
     try:
         table = local.start(
             bots=args.bots, strategy=args.strategy, name=f"{name}'s table",
             idle_minutes=args.keep_minutes, log=state_dir() / "play-host.log", seed=args.seed,
-            round_limit=args.round_limit,
-            record=Path(args.record) if args.record is not None else None,
-            insecure=args.insecure)
+            round_limit=args.round_limit, record=record, insecure=args.insecure,
+            bot_pace=args.bot_pace)
     except (OSError, RuntimeError, subprocess.SubprocessError) as exc:
         print(f"mundus play: {exc}", file=sys.stderr)
         return 1
@@ -81,4 +101,16 @@ def run(args: argparse.Namespace) -> int:
                       known_hosts=KnownHosts(),
                       left_note=[f"The table runs on in the background (process {pid}) "
                                  f"and waits {minutes} for you."])
-    return sit(seating)
+    status = sit(seating)
+    if record is not None:
+        _tell_record(record)
+    return status
+
+
+def _tell_record(record: Path) -> None:
+    if not record.exists():
+        print(f"The game's record will be written to {record} when the game ends.")
+        return
+    print(f"The game's record: {record}\n"
+          f"  replay it: {command('replay', str(record))}\n"
+          f"  check it:  {command('verify', str(record))}", flush=True)

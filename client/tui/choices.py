@@ -1,0 +1,358 @@
+"""The numbered choices of a pending decision, in words, grouped the way a player thinks.
+
+Every choice is a few words ("keep it", "swap it for the market's cocoa (1)", "set of 3
+sugar cane → queue 2: Warehouse for 1") and, where choices belong together, a group ("sugar
+cane (6) from greedy 1"). The notation (docs/notation.md) stays typeable and Tab-completable,
+and a number still picks, but no list on screen is made of codes alone.
+
+:func:`choices_for` makes the list; :func:`panel` lays it out in a given width and number of
+rows, a page at a time when it does not fit. No terminal here: tests read the lines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from prompt_toolkit.utils import get_cwidth
+
+from mundus_net.client.tui import advisor
+from mundus_net.client.tui.sentences import card_name, cards_text, dev_name, seat_name
+from mundus_net.engine.cards import RELIC
+from mundus_net.engine.decisions import (
+    TARGET_CASH,
+    TARGET_DRAW,
+    Announce,
+    BuyMarket,
+    ChooseEvent,
+    ChooseFirst,
+    ChooseTradeMaster,
+    Convert,
+    Decision,
+    EndTurn,
+    Gift,
+    MakePerfect,
+    MakeRelicSet,
+    MakeSeries,
+    MakeSet,
+    Offer,
+    PickCards,
+    PirateDiscard,
+    SplitFleet,
+    Store,
+    Take,
+)
+from mundus_net.engine.deck import EVENT_NAMES
+from mundus_net.engine.game import RELIC_PAY, Pending
+from mundus_net.engine.notation import format_decision
+from mundus_net.engine.view import StateView
+
+Fragment = tuple[str, str]
+Line = list[Fragment]
+
+ORELLANA_GAIN = 2  # R5.10
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One numbered choice: the decisions to send in order (a merchant conversion, then the
+    combination it makes possible), a few words, and the group it is listed under."""
+
+    decisions: tuple[Decision, ...]
+    words: str  # the whole choice in words (the completion menu, a choice without a group)
+    label: str = ""  # within its group, the part that differs ("keep it")
+    group: str | None = None
+    lead: str = ""  # words before its number in the group's line ("swap for")
+
+    @property
+    def text(self) -> str:
+        return ",".join(format_decision(d) for d in self.decisions)
+
+    @property
+    def short(self) -> str:
+        return self.label if self.group is not None and self.label else self.words
+
+
+def valued(card: int) -> str:
+    """A resource with its value: ``cocoa (1)``, ``relic (10)``."""
+    return f"{card_name(card)} ({card})"
+
+
+def _who(view: StateView, names: Sequence[str], seat: int) -> str:
+    return "you" if seat == view.seat else seat_name(names, seat)
+
+
+def _fleet(view: StateView, ids: Sequence[str]) -> str:
+    return "+".join(str(view.deck[c].caravel) if c in view.deck.by_id else c for c in ids)
+
+
+def _queue_target(view: StateView, target: int) -> str:
+    if target == TARGET_DRAW:
+        return "the pile's top card (Almagro)"
+    if target == TARGET_CASH:
+        return "sold (Vicente)"
+    queue_ids = list(view.queue)
+    dev = dev_name(queue_ids[target - 1], view.deck) if 0 < target <= len(queue_ids) else "?"
+    return f"queue {target}: {dev}"
+
+
+def describe(d: Decision, view: StateView, names: Sequence[str]) -> str:
+    """A decision in a few words, for the list of choices and the completion menu."""
+    match d:
+        case ChooseEvent(event):
+            return "pass" if event is None else f"pay 2 to impose {EVENT_NAMES[event]}"
+        case SplitFleet(fleet):
+            return "keep one fleet" if not fleet else f"second fleet {_fleet(view, fleet)}"
+        case PickCards(cards):
+            return cards_text(cards)
+        case BuyMarket(card):
+            return "pass" if card is None else f"pay 2 for {valued(card)}"
+        case PirateDiscard(cards):
+            return f"lose {cards_text(cards)}"
+        case Announce(n):
+            return f"everyone offers {n}"
+        case Offer(cards):
+            if not cards:
+                return "offer nothing"
+            return f"{' + '.join(card_name(c) for c in cards)} (worth {sum(cards)})"
+        case ChooseTradeMaster(seat):
+            return f"{_who(view, names, seat)} {'become' if seat == view.seat else 'becomes'} " \
+                "Trade Master"
+        case Take(seat, card, swap):
+            text = f"{valued(card)} from {_who(view, names, seat)}"
+            return text if swap is None else f"{text}, swapped for the market's {valued(swap)}"
+        case Gift(card):
+            return f"give {valued(card)}"
+        case ChooseFirst(seat):
+            return f"{_who(view, names, seat)} {'play' if seat == view.seat else 'plays'} first"
+        case Convert(source, value):
+            return f"turn {card_name(source)} into {card_name(value)}"
+        case MakeSet(value, cards, target):
+            return f"set of {len(cards)} {card_name(value)} → {_queue_target(view, target)}"
+        case MakeSeries(cards):
+            ip = view.seat is not None and view.event == "IP" and \
+                advisor.affected(view, view.seat)
+            values = "-".join(str(c) for c in cards)
+            return f"series {values}: {advisor.series_pay(len(cards), ip)} doubloons"
+        case MakeRelicSet(size):
+            return f"relic set of {size}: {RELIC_PAY.get(size, 0)} doubloons"
+        case MakePerfect():
+            return "the perfect combination"
+        case EndTurn():
+            return "end the turn"
+        case Store(cards):
+            return f"keep {cards_text(cards)} in your warehouses" if cards else "store nothing"
+
+
+# -- the take step ------------------------------------------------------------------------------
+
+
+def _orellana_pays(market: Sequence[int]) -> bool:
+    """R5.10: three identical resources (three relics count) or three consecutive values."""
+    if len(market) != 3:
+        return False
+    a, b, c = sorted(market)
+    if a == b == c:
+        return True
+    return c != RELIC and b == a + 1 and c == b + 1
+
+
+def _swap_gain(view: StateView, card: int, swap: int) -> int:
+    if view.seat is None or not advisor.owns(view, view.seat, "orellana"):
+        return 0
+    market = list(view.market)
+    if swap not in market:
+        return 0
+    market.remove(swap)
+    market.append(card)
+    return ORELLANA_GAIN if _orellana_pays(market) else 0
+
+
+def _take_choices(view: StateView, names: Sequence[str],
+                  legal: Sequence[Decision]) -> list[Choice]:
+    """Grouped by the card taken; a swap is listed only where it can make a difference to
+    this player: swapping a card for the market's card of the same value changes nothing,
+    unless it pays Orellana."""
+    out: list[Choice] = []
+    groups: dict[tuple[int, int], list[Take]] = {}
+    for d in legal:
+        if isinstance(d, Take):
+            groups.setdefault((d.seat, d.card), []).append(d)
+    for (seat, card), takes in groups.items():
+        group = f"{card_name(card)} from {_who(view, names, seat)}"
+        lead = "swap for"
+        for d in takes:
+            if d.swap is None:
+                out.append(Choice((d,), f"{group}: keep it", "keep it", group))
+                continue
+            gain = _swap_gain(view, card, d.swap)
+            if d.swap == card and not gain:
+                continue
+            bonus = f" (+{gain}, Orellana)" if gain else ""
+            out.append(Choice((d,), f"{group}: swap it for the market's {valued(d.swap)}{bonus}",
+                              card_name(d.swap) + bonus, group, lead))
+            lead = ""
+    return out
+
+
+# -- the progression turn -----------------------------------------------------------------------
+
+
+def _turn_choices(view: StateView, names: Sequence[str],
+                  legal: Sequence[Decision]) -> list[Choice]:
+    """The advisor's combinations; a set is a group with one choice per development it
+    reaches."""
+    allowed = set(legal)
+    out: list[Choice] = []
+    seen: set[tuple[Decision, ...]] = set()
+    for s in advisor.suggestions(view):
+        if s.first and s.first[0] not in allowed:
+            continue
+        group = s.text.split(": ", 1)[0] if s.labels else None
+        for index, choice in enumerate(s.choices):
+            decisions = (*s.first, choice)
+            if decisions in seen or (not s.first and choice not in allowed):
+                continue
+            seen.add(decisions)
+            if group is not None and index < len(s.labels):
+                label = _set_label(s.labels[index])
+                out.append(Choice(decisions, f"{group}: {label}", label, group))
+            else:
+                out.append(Choice(decisions, s.text))
+    if EndTurn() in allowed:
+        out.append(Choice((EndTurn(),), "end the turn"))
+    return out
+
+
+def _set_label(label: str) -> str:
+    """advisor's "2 Warehouse for 1" as "queue 2: Warehouse for 1"."""
+    head, _, rest = label.partition(" ")
+    return f"queue {head}: {rest}" if head.isdigit() else label
+
+
+def choices_for(view: StateView, pending: Pending | None, legal: Sequence[Decision],
+                names: Sequence[str]) -> list[Choice]:
+    """The numbered choices of this seat's decision."""
+    kind = pending.kind if pending is not None else ""
+    if kind == "turn":
+        return _turn_choices(view, names, legal)
+    if kind == "take":
+        return _take_choices(view, names, legal)
+    return [Choice((d,), describe(d, view, names)) for d in legal]
+
+
+def pass_decision(legal: Sequence[Decision]) -> Decision | None:
+    """What pass / end means for this decision, if it is legal."""
+    for d in (ChooseEvent(None), BuyMarket(None), SplitFleet(()), Store(()), EndTurn()):
+        if d in legal:
+            return d
+    return None
+
+
+# -- the layout ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Panel:
+    lines: list[Line]
+    page: int  # shown, from 0
+    pages: int
+
+
+def _rows(choices: Sequence[Choice], width: int) -> list[list[Line]]:
+    """Blocks of lines that belong together (a group with its choices; ungrouped choices one a
+    line, or in columns when they are short), each choice numbered from 1."""
+    blocks: list[list[Line]] = []
+    number_w = len(str(len(choices))) + 1
+    i = 0
+    while i < len(choices):
+        c = choices[i]
+        if c.group is None:
+            j = i
+            while j < len(choices) and choices[j].group is None:
+                j += 1
+            blocks.extend(_columns(choices[i:j], i + 1, number_w, width))
+            i = j
+            continue
+        j = i
+        while j < len(choices) and choices[j].group == c.group:
+            j += 1
+        head: Line = [("", " "), ("class:choice-group", c.group), ("", ":")]
+        tokens = [[*([("class:dim", choice.lead + " ")] if choice.lead else []),
+                   ("class:number", f"{n})"), ("", " "), ("", choice.label)]
+                  for n, choice in enumerate(choices[i:j], i + 1)]
+        blocks.append(_flow(tokens, width, head, indent=4))
+        i = j
+    return blocks
+
+
+def _columns(choices: Sequence[Choice], first: int, number_w: int,
+             width: int) -> list[list[Line]]:
+    cells = [(f"{n})".rjust(number_w + 1), c.words) for n, c in enumerate(choices, first)]
+    cell_w = max(len(num) + 1 + get_cwidth(words) for num, words in cells) + 2
+    cols = max(1, min(4, width // cell_w)) if len(cells) > 4 else 1
+    rows = -(-len(cells) // cols)
+    out: list[list[Line]] = []
+    for r in range(rows):
+        line: Line = []
+        for col in range(cols):
+            k = col * rows + r
+            if k >= len(cells):
+                break
+            num, words = cells[k]
+            text = words if cols == 1 else words.ljust(cell_w - len(num) - 1)
+            line += [("class:number", num), ("", " "), ("", text)]
+        out.append([_cut(line, width)])
+    return out
+
+
+def _flow(tokens: Sequence[Line], width: int, head: Line, indent: int) -> list[Line]:
+    lines: list[Line] = [list(head)]
+    used = sum(get_cwidth(t) for _, t in head)
+    for token in tokens:
+        w = sum(get_cwidth(t) for _, t in token)
+        if used + 2 + w > width and used > indent:
+            lines.append([("", " " * indent)])
+            used = indent
+        else:
+            lines[-1].append(("", "  "))
+            used += 2
+        lines[-1].extend(token)
+        used += w
+    return [_cut(line, width) for line in lines]
+
+
+def _cut(line: Line, width: int) -> Line:
+    out: Line = []
+    used = 0
+    for style, text in line:
+        w = get_cwidth(text)
+        if used + w > width:
+            room = width - used
+            if room > 1:
+                out.append((style, text[:room - 1] + "…"))
+            break
+        out.append((style, text))
+        used += w
+    return out
+
+
+def panel(choices: Sequence[Choice], head: str, width: int, room: int, page: int = 0) -> Panel:
+    """The choices in at most ``room`` lines: a title line, then whole groups; when they do
+    not fit, a page of them and how to see the others."""
+    blocks = _rows(choices, width)
+    body_room = max(1, room - 1)
+    pages: list[list[Line]] = [[]]
+    for block in blocks:
+        if pages[-1] and len(pages[-1]) + len(block) > body_room:
+            pages.append([])
+        for line in block:
+            if len(pages[-1]) >= body_room:
+                pages.append([])
+            pages[-1].append(line)
+    page = max(0, min(page, len(pages) - 1))
+    title = head
+    if len(pages) > 1:
+        title += f"  page {page + 1} of {len(pages)} · PgDn/PgUp: more choices"
+    lines: list[Line] = [_cut([("class:title", title)], width), *pages[page]]
+    return Panel(lines, page, len(pages))
