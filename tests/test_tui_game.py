@@ -249,7 +249,7 @@ def test_a_refused_decision_shows_the_rule_and_is_asked_again(tmp_path: Path) ->
         answer(t, "take:9@2")  # greedy 2 offers no vanilla: said with greedy 2's name
         t.wait(lambda t: "greedy 2 has no such card on the table" in t.text(),
                what="the refusal in the player's terms")
-        assert phase(t) == "take"
+        t.wait(lambda t: phase(t) == "take", what="the same question again")
         answer(t, "1")
         t.wait(lambda t: "Refused" not in status(t), what="the next question")
     finally:

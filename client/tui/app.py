@@ -188,6 +188,8 @@ def take_snapshot(conn: Connection) -> Snapshot:
     data = dict(conn.state)
     data.update(conn.private)
     data["seat"] = conn.seat
+    if conn.closed and conn.result is None:
+        data["pending"] = None  # the table is gone: nobody is asked anything any more
     raw = data.get("pending")
     if isinstance(raw, dict):
         # Show whom the table still waits for: not the seats that sealed their offer, nor

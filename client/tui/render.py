@@ -258,7 +258,9 @@ def waiting_text(view: View, names: Sequence[str]) -> tuple[str, bool]:
         return f"your move: {words}{tail}", True
     if pending.kind == "turn" and seats:
         return f"{seat_name(names, seats[0])}'s turn", False
-    who = ", ".join(seat_name(names, s) for s in seats) or "nobody"
+    if not seats:  # every answer is in: the host is moving on
+        return f"every answer is in: {words}", False
+    who = ", ".join(seat_name(names, s) for s in seats)
     return f"waiting for {who}: {words}", False
 
 
@@ -267,8 +269,9 @@ def header(view: View, names: Sequence[str], width: int) -> StyleAndTextTuples:
     pending = view.pending
     phase = pending.kind if pending is not None else view.phase
     who, mine = waiting_text(view, names)
+    step = STEPS.get(phase, phase or "")
     first: Line = [("class:round", f"Round {view.round}"), ("class:dim", " · "),
-                   ("class:step", STEPS.get(phase, phase)), ("class:dim", " · "),
+                   ("class:step", step), ("class:dim", " · "),
                    ("class:you" if mine else "class:waiting", who)]
     tm = seat_name(names, view.trade_master)
     tm_text = f"TM: {tm}" if view.trade_master != view.seat else "TM: you"
@@ -427,7 +430,7 @@ def players(view: View, names: Sequence[str], width: int,
     waiting = waiting_seats(view)
     labels = _names(view, names)
     name_w = min(max([get_cwidth(n) for n in labels] + [6]) + (7 if connected else 0),
-                 20 if wide else 16)
+                 22 if wide else 18)
     faceup = list(view.faceup)
     offered = set(view.offered)
     trading = any(faceup) or bool(offered)
