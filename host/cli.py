@@ -9,15 +9,19 @@ restores the table after a crash and serves it again; ``--list`` shows the games
 from __future__ import annotations
 
 import argparse
+import contextlib
 import secrets
 import shlex
+import signal
 import socket
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from mundus_net.bots.base import Bot, load_bot, strategy_names
-from mundus_net.cli_args import add_deck_option, seconds, whole_number
+from mundus_net.cli_args import add_deck_option, command, seconds, whole_number
 from mundus_net.engine.deck import Deck, DeckError, load_deck
 from mundus_net.engine.game import REASON_WORDS, Result
 from mundus_net.engine.seeds import derive_seed
@@ -338,50 +342,63 @@ def _serve(args: argparse.Namespace, table: Table, keys: HostKeys | None, state_
                   file=sys.stderr)
             return 1
     try:
-        return _run(args, table, host, keys, len(specs), log)
+        with _stop_signals() as stop:
+            return _run(args, table, host, keys, len(specs), log, stop)
     finally:
         if log is not None:
             log.close()
 
 
 def _run(args: argparse.Namespace, table: Table, host: Host, keys: HostKeys | None,
-         host_bots: int, log: GameLog | None) -> int:
+         host_bots: int, log: GameLog | None, stop: StopRequest | None = None) -> int:
     address = join_address(args.bind, host.port)
+    resume = command("host", "--resume", table.game_id)  # as typed from where the host runs
     print(f"table \"{table.name}\": {table.players} seats, {host_bots} host bot(s), game "
           f"{table.game_id}")
     if log is not None:
-        print(f"game log: {log.path} (after a crash: mundus host --resume {table.game_id})")
+        print(f"game log: {log.path} (after a crash: {resume})")
     print(f"join at {address} (public updates on port {host.pub_port}, key port "
           f"{host.key_port})")
     print_identity(keys)
-    # Z85 has shell characters (<, &, $...): quoted, the line can be pasted into a shell.
-    # One word: a key may start with "-", which would read as an option.
-    pin = "--insecure" if keys is None else shlex.quote(f"--host-key={keys.public_key}")
-    if table.free_seats():
-        print(f"  a bot joins with:  mundus bot --connect {address} {pin}")
-        print(f"waiting for {table.free_seats()} player(s)...", flush=True)
-    host.start()
-    announcer = beacon.from_args(args, host, address)
-    if announcer is not None:  # stops by itself with the host
-        announcer.start()
-        print(f"announced to {announcer.target[0]}:{announcer.target[1]} "
-              "(`mundus join` lists it; --no-beacon turns this off)", flush=True)
-    try:
+    written = False
+    try:  # Ctrl-C, SIGTERM and SIGHUP (StopRequest) end in the except below
+        # Z85 has shell characters (<, &, $...): quoted, the line can be pasted into a shell.
+        # One word: a key may start with "-", which would read as an option.
+        pin = "--insecure" if keys is None else shlex.quote(f"--host-key={keys.public_key}")
+        if table.free_seats():
+            print(f"  a bot joins with:  {command('bot', '--connect', address)} {pin}")
+            print(f"waiting for {table.free_seats()} player(s)...", flush=True)
+        host.start()
+        announcer = beacon.from_args(args, host, address)
+        if announcer is not None:  # stops by itself with the host
+            announcer.start()
+            print(f"announced to {announcer.target[0]}:{announcer.target[1]} "
+                  "(`mundus join` lists it; --no-beacon turns this off)", flush=True)
         while not host.wait(0.5):
-            pass
-    except KeyboardInterrupt:
-        print("\nstopping the table", file=sys.stderr)
+            if stop is not None:
+                stop.check()
+            # The record is written as soon as the game ends, not when the host closes: a
+            # host killed while it lingers for the last messages loses nothing. (Once the
+            # game is over its record no longer changes: read here without a call.)
+            if not written and args.record is not None and table.over:
+                _write_record(args.record, table, keys)
+                written = True
+    except KeyboardInterrupt as stop:
+        print(f"\nstopping the table ({stop.args[0] if stop.args else 'Ctrl-C'})",
+              file=sys.stderr)
         host.stop()
-        _write_record(args.record, table, keys)
+        if not written:
+            _write_record(args.record, table, keys)
         if log is not None and not table.over:
-            print(f"resume it with: mundus host --resume {table.game_id}", file=sys.stderr)
+            print(f"resume it with: {resume}", file=sys.stderr)
         return 130
-    _write_record(args.record, table, keys)
+    if not written:
+        _write_record(args.record, table, keys)
     if host.error is not None:
         print(f"mundus host: stopped by an internal error: {host.error!r}", file=sys.stderr)
         if log is not None and not table.over:
             print(f"nothing it answered is lost: once the problem is fixed, resume it with: "
-                  f"mundus host --resume {table.game_id}", file=sys.stderr)
+                  f"{resume}", file=sys.stderr)
         return 1
     result = table.game.result
     if result is None:
@@ -419,6 +436,40 @@ def record_text(table: Table, keys: HostKeys | None) -> str:
     if keys is None:
         return text
     return sign_record(text, keys.sign, keys.sign_public)
+
+
+class StopRequest:
+    """A stop asked by a signal (SIGTERM, SIGHUP, SIGINT): the serving loop sees it at its next
+    turn and stops as Ctrl-C did, so that no stop lands in the middle of starting or
+    writing something."""
+
+    def __init__(self) -> None:
+        self.signal: str | None = None
+
+    def __call__(self, signum: int, _frame: object) -> None:
+        self.signal = signal.Signals(signum).name
+
+    def check(self) -> None:
+        if self.signal is not None:
+            raise KeyboardInterrupt("Ctrl-C" if self.signal == "SIGINT" else self.signal)
+
+
+@contextlib.contextmanager
+def _stop_signals() -> Iterator[StopRequest]:
+    """SIGTERM and SIGHUP stop the table as Ctrl-C does (the record written, the resume hint
+    printed), instead of killing it without a word."""
+    request = StopRequest()
+    if threading.current_thread() is not threading.main_thread():
+        yield request  # signal handlers belong to the main thread (tests run hosts elsewhere)
+        return
+    names = ("SIGTERM", "SIGHUP", "SIGINT")
+    wanted = [getattr(signal, name) for name in names if hasattr(signal, name)]
+    before = {sig: signal.signal(sig, request) for sig in wanted}
+    try:
+        yield request
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
 
 
 def _write_record(path: str | None, table: Table, keys: HostKeys | None = None) -> None:

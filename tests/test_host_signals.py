@@ -1,0 +1,51 @@
+"""``mundus host`` stopped by SIGTERM or SIGHUP stops as Ctrl-C stops it: it says so, tells
+how to resume the game, and exits 130 (not killed without a word)."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+WAIT = 60.0
+
+pytestmark = pytest.mark.network
+
+
+def _wait_for(proc: subprocess.Popen[str], text: str) -> str:
+    """Lines of standard output until one holds ``text`` (a deadline for every wait)."""
+    assert proc.stdout is not None
+    seen = []
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        seen.append(line)
+        if text in line:
+            return "".join(seen)
+    raise AssertionError(f"no {text!r} in the host's output:\n{''.join(seen)}")
+
+
+@pytest.mark.parametrize("stop", ["SIGTERM", "SIGHUP"])
+def test_a_signal_stops_the_host_as_ctrl_c_does(stop: str, tmp_path: Path) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mundus_net.cli", "host", "--seats", "2", "--bots", "1",
+         "--bind", "127.0.0.1", "--port", "0", "--no-beacon", "--insecure",
+         "--state-dir", str(tmp_path / "state")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _wait_for(proc, "waiting for 1 player")
+        proc.send_signal(getattr(signal, stop))
+        _, err = proc.communicate(timeout=WAIT)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate(timeout=WAIT)
+    assert proc.returncode == 130, err
+    assert f"stopping the table ({stop})" in err
+    assert "resume it with: " in err and " host --resume " in err
