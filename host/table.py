@@ -38,6 +38,7 @@ from mundus_net.protocol.codec import decision_from_wire, decision_to_wire, to_w
 from mundus_net.protocol.commitment import commit, new_nonce, verify
 from mundus_net.protocol.errors import ProtocolError
 from mundus_net.protocol.messages import DEFAULT_HEARTBEAT_MS
+from mundus_net.protocol.names import DEFAULT_NAME, clean_name, unique_name
 from mundus_net.protocol.signing import deal_digest, fairness_fields
 
 if TYPE_CHECKING:
@@ -54,6 +55,12 @@ MISSED_HEARTBEATS = 5  # §11: silence for this many heartbeats marks a seat awa
 DEFAULT_BOT_SECONDS = 10.0
 MAX_SPECTATORS = 200  # connections watching at once
 MAX_SPECTATOR_NAMES = 200  # spectator names told in the history (the first time each watches)
+# Chat (docs/protocol.md §9): per seat, whatever its connections, a burst of CHAT_BURST lines
+# then one every 1/CHAT_RATE seconds; the history (and so every snapshot) keeps the last
+# MAX_CHAT_KEPT lines, so that talk can never grow the host or a snapshot without bound.
+CHAT_RATE = 0.5
+CHAT_BURST = 5.0
+MAX_CHAT_KEPT = 200
 # The rows of the game log that are inputs of the table: what Table.replay_input takes again.
 LOGGED_INPUTS = frozenset({"seat", "flags", "contribute", "begin", "decide", "commit", "reveal",
                            "timeout", "bot"})
@@ -230,6 +237,8 @@ class Table:
         self.seq = 0
         self._batch: list[Message] = []
         self._published: list[Message] = []
+        self._chat_kept = 0  # chat lines in _published (at most MAX_CHAT_KEPT)
+        self._chat_bucket: dict[int, tuple[float, float]] = {}  # seat -> (tokens, when)
         self._last_state: Message | None = None
         self._log_pos = 0
         self._reveals_event: Message | None = None
@@ -432,7 +441,8 @@ class Table:
         return reply, later
 
     def _hello(self, conn: bytes, m: Message) -> Message:
-        name, token = m["name"], m.get("token")
+        # Printable, one line, no bidi overrides (protocol/names.py); made unique on a seat.
+        name, token = clean_name(m["name"], DEFAULT_NAME), m.get("token")
         current = self._conns.get(conn)
         if m["role"] == "spectator":
             if token is not None:
@@ -471,6 +481,7 @@ class Table:
         free = next((s for s in self.seats if not s.taken), None)
         if free is None:
             raise ProtocolError("table_full", f"all {self.players} seats are taken")
+        name = unique_name(name, (s.name for s in self.seats if s.taken))
         self._take_seat(free.index, name, secrets.token_hex(16), bool(m.get("bot", False)),
                         bool(m.get("contribute", False)))
         self._attach(conn, free.index, first=True)
@@ -638,6 +649,14 @@ class Table:
 
     def _chat(self, conn: bytes, m: Message) -> Message:
         seat = self._acting_seat(conn, m["token"], decides=False)
+        now = self._clock()
+        tokens, then = self._chat_bucket.get(seat, (CHAT_BURST, now))
+        tokens = min(CHAT_BURST, tokens + (now - then) * CHAT_RATE)
+        if tokens < 1.0:
+            self._chat_bucket[seat] = (tokens, now)
+            raise ProtocolError("rate_limited", f"chat: at most {CHAT_BURST:g} lines at once, "
+                                                f"then one every {1 / CHAT_RATE:g} seconds a seat")
+        self._chat_bucket[seat] = (tokens - 1.0, now)
         self._emit({"kind": "chat", "seat": seat, "name": self.seats[seat].name,
                     "text": m["text"]})
         return {"t": "ok"}
@@ -659,6 +678,22 @@ class Table:
         return {"t": "ok"}
 
     # -- checks -------------------------------------------------------------------------------
+
+    def _keep_chat_bounded(self) -> None:
+        """Drop the oldest chat lines from the history beyond MAX_CHAT_KEPT (game events are
+        never dropped)."""
+        self._chat_kept += sum(1 for e in self._batch if e.get("kind") == "chat")
+        extra = self._chat_kept - MAX_CHAT_KEPT
+        if extra <= 0:
+            return
+        kept: list[Message] = []
+        for event in self._published:
+            if extra and event.get("kind") == "chat":
+                extra -= 1
+                continue
+            kept.append(event)
+        self._published = kept
+        self._chat_kept = MAX_CHAT_KEPT
 
     def _joined(self, conn: bytes) -> Conn:
         current = self._conns.get(conn)
@@ -1267,6 +1302,7 @@ class Table:
             self._updates.append({"t": "update", "seq": self.seq, "events": self._batch,
                                   "changed": changed})
             self._published.extend(self._batch)
+            self._keep_chat_bounded()
             self._batch = []
             self._last_state = state
         game = self.game

@@ -16,14 +16,13 @@ from mundus_net.client.discovery import LISTEN_SECONDS, Table, discover, listen_
 from mundus_net.client.known_hosts import KnownHosts, add_security_arguments
 from mundus_net.client.tokens import TokenStore
 from mundus_net.client.tui.session import (
-    DEFAULT_NAME,
     Seating,
-    clean_name,
     default_name,
     needs_terminal,
     sit,
 )
 from mundus_net.protocol.beacon import BEACON_PORT
+from mundus_net.protocol.names import DEFAULT_NAME, clean_name
 
 
 def _address(text: str) -> str:

@@ -35,6 +35,7 @@ from mundus_net.client.connection import (
 from mundus_net.client.known_hosts import KnownHosts, Trust, UntrustedHost, trust_host
 from mundus_net.client.tokens import SavedSeat, TokenStore
 from mundus_net.client.tui.sentences import REASONS, plural, seat_name
+from mundus_net.protocol.names import DEFAULT_NAME, clean_name
 from mundus_net.protocol.security import fetch_key
 from mundus_net.protocol.statedir import atomic_write, state_dir
 
@@ -45,17 +46,11 @@ CONNECT_TIMEOUT_S = 10.0
 # How long a client reconnects to a silent host before it says the table is gone (a host
 # resumed from its log within this time gets its players back by itself).
 RECONNECT_FOR_S = 120.0
-DEFAULT_NAME = "Player"
+
 NAME_FILE = "name.txt"  # in the state folder: the name used at the last table
-NAME_LENGTH = 32
 
 
 # -- the player's name ------------------------------------------------------------------------
-
-
-def clean_name(text: str) -> str:
-    """A name as a table shows it: printable, one line, at most NAME_LENGTH characters."""
-    return " ".join("".join(c for c in text if c.isprintable()).split())[:NAME_LENGTH]
 
 
 def name_file() -> Path:

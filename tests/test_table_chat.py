@@ -1,0 +1,54 @@
+"""Chat is bounded per seat and in the history (issue 13, item 2): a new connection with the
+same token gets no fresh burst, and a snapshot carries at most MAX_CHAT_KEPT chat lines
+whatever is said. The socket-free Table with an injected clock."""
+
+from __future__ import annotations
+
+from test_host_table import A, B, Clock, seated, send
+
+from mundus_net.host.table import CHAT_BURST, CHAT_RATE, MAX_CHAT_KEPT
+
+
+def test_chat_is_limited_per_seat_not_per_connection() -> None:
+    clock = Clock()
+    table, token_a, _ = seated(clock)
+    for i in range(int(CHAT_BURST)):
+        assert send(table, A, t="chat", token=token_a, text=f"line {i}")["t"] == "ok"
+    refused = send(table, A, t="chat", token=token_a, text="one too many")
+    assert refused["t"] == "error" and refused["code"] == "rate_limited"
+    # A new connection with the same token: the same seat, the same bucket.
+    again = b"conn-a-again"
+    assert send(table, again, t="hello", name="Ana", role="player", token=token_a)["t"] == \
+        "welcome"
+    assert send(table, again, t="chat", token=token_a, text="fresh burst?")["code"] == \
+        "rate_limited"
+    clock.now += 1 / CHAT_RATE  # time refills the bucket
+    assert send(table, again, t="chat", token=token_a, text="later")["t"] == "ok"
+
+
+def test_other_seats_keep_their_own_chat() -> None:
+    clock = Clock()
+    table, token_a, token_b = seated(clock)
+    for i in range(int(CHAT_BURST)):
+        send(table, A, t="chat", token=token_a, text=f"line {i}")
+    assert send(table, B, t="chat", token=token_b, text="my turn")["t"] == "ok"
+
+
+def test_a_snapshot_carries_the_last_chat_lines_only_and_every_game_event() -> None:
+    clock = Clock()
+    table, token_a, token_b = seated(clock)
+    table.flush()
+    game_events = [e for e in table._published if e.get("kind") != "chat"]
+    said = 0
+    for _ in range(MAX_CHAT_KEPT + 50):
+        clock.now += 1 / CHAT_RATE
+        for conn, token in ((A, token_a), (B, token_b)):
+            assert send(table, conn, t="chat", token=token, text=f"n{said}")["t"] == "ok"
+            said += 1
+        table.flush()
+    snap = send(table, A, t="snapshot", token=token_a)
+    chats = [e for e in snap["events"] if e["kind"] == "chat"]
+    assert len(chats) == MAX_CHAT_KEPT
+    assert chats[-1]["text"] == f"n{said - 1}"  # the newest kept, the oldest dropped
+    kept = [e for e in snap["events"] if e["kind"] != "chat"]
+    assert kept[:len(game_events)] == game_events  # no game event dropped
