@@ -61,6 +61,11 @@ MAX_SPECTATOR_NAMES = 200  # spectator names told in the history (the first time
 CHAT_RATE = 0.5
 CHAT_BURST = 5.0
 MAX_CHAT_KEPT = 200
+# Snapshots (§5) carry the whole history: per connection a burst of SNAPSHOT_BURST, then one
+# every 1/SNAPSHOT_RATE seconds (a client asks on a join or a gap, and retries after three
+# heartbeats), so that no peer can make the host rebuild and send it without end.
+SNAPSHOT_RATE = 0.5
+SNAPSHOT_BURST = 3.0
 # The rows of the game log that are inputs of the table: what Table.replay_input takes again.
 LOGGED_INPUTS = frozenset({"seat", "flags", "contribute", "begin", "decide", "commit", "reveal",
                            "timeout", "bot"})
@@ -238,6 +243,8 @@ class Table:
         self._batch: list[Message] = []
         self._published: list[Message] = []
         self._chat_kept = 0  # chat lines in _published (at most MAX_CHAT_KEPT)
+        self._snapshot_events: tuple[int, list[Message]] = (-1, [])  # (seq, history) shared
+        self._snapshot_bucket: dict[bytes, tuple[float, float]] = {}  # conn -> (tokens, when)
         self._chat_bucket: dict[int, tuple[float, float]] = {}  # seat -> (tokens, when)
         self._last_state: Message | None = None
         self._log_pos = 0
@@ -295,6 +302,11 @@ class Table:
     @property
     def names(self) -> list[str]:
         return [s.name if s.taken else "" for s in self.seats]
+
+    @property
+    def history_length(self) -> int:
+        """How many public events a snapshot carries now."""
+        return len(self._published)
 
     def free_seats(self) -> int:
         return sum(1 for s in self.seats if not s.taken)
@@ -511,6 +523,14 @@ class Table:
 
     def _snapshot(self, conn: bytes, m: Message) -> Message:
         self._joined(conn)
+        now = self._clock()
+        tokens, then = self._snapshot_bucket.get(conn, (SNAPSHOT_BURST, now))
+        tokens = min(SNAPSHOT_BURST, tokens + (now - then) * SNAPSHOT_RATE)
+        if tokens < 1.0:
+            self._snapshot_bucket[conn] = (tokens, now)
+            raise ProtocolError("rate_limited", f"snapshots: at most {SNAPSHOT_BURST:g} at once, "
+                                                f"then one every {1 / SNAPSHOT_RATE:g} seconds")
+        self._snapshot_bucket[conn] = (tokens - 1.0, now)
         seat = None
         if m.get("token") is not None:
             seat = self._seat_of_token(m["token"])
@@ -521,8 +541,10 @@ class Table:
         if seat is not None:
             private = self.private_state(seat)
             private["events"] = list(self._private_all[seat])
+        if self._snapshot_events[0] != self.seq:  # one copy of the history per state
+            self._snapshot_events = (self.seq, list(self._published))
         return {"t": "snapshot", "seq": self.seq, "state": self._last_state,
-                "events": list(self._published), "private": private}
+                "events": self._snapshot_events[1], "private": private}
 
     def _decide(self, conn: bytes, m: Message) -> tuple[Message, Later | None]:
         seat = self._acting_seat(conn, m["token"])
@@ -767,6 +789,7 @@ class Table:
                 self._emit({"kind": "back", "seat": index})
 
     def _release_conn(self, conn: bytes) -> None:
+        self._snapshot_bucket.pop(conn, None)
         current = self._conns.pop(conn, None)
         if current is None or current.seat is None:
             return

@@ -158,11 +158,12 @@ def players(ctx: zmq.Context[Any], table_host: Host) -> Iterator[tuple[RawClient
 
 
 def state_of(host: Host, client: RawClient) -> tuple[Any, ...]:
-    """The public state (over the wire) and the engine's position (in the host's thread)."""
-    snap = client.request(t="snapshot", token=client.token)
-    assert snap["t"] == "snapshot", snap
-    position = host.call(lambda table: snapshot(table.game))
-    return snap["seq"], snap["state"], len(snap["events"]), position
+    """The public state, the history's length and the engine's position, read in the host's
+    thread (not by snapshots, which are rate-limited per connection)."""
+    def read(table: Table) -> tuple[Any, ...]:
+        table.flush()
+        return (table.seq, table.public_state(), table.history_length, snapshot(table.game))
+    return host.call(read)
 
 
 def assert_refused(host: Host, client: RawClient, code: str, send: Callable[[], int | None],

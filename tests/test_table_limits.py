@@ -1,12 +1,18 @@
-"""Chat is bounded per seat and in the history (issue 13, item 2): a new connection with the
-same token gets no fresh burst, and a snapshot carries at most MAX_CHAT_KEPT chat lines
-whatever is said. The socket-free Table with an injected clock."""
+"""What one peer can make the Table do is bounded (issue 13, items 2 and 3): chat per seat (a
+new connection with the same token gets no fresh burst), the chat lines a snapshot carries,
+and snapshots per connection. The socket-free Table with an injected clock."""
 
 from __future__ import annotations
 
 from test_host_table import A, B, Clock, seated, send
 
-from mundus_net.host.table import CHAT_BURST, CHAT_RATE, MAX_CHAT_KEPT
+from mundus_net.host.table import (
+    CHAT_BURST,
+    CHAT_RATE,
+    MAX_CHAT_KEPT,
+    SNAPSHOT_BURST,
+    SNAPSHOT_RATE,
+)
 
 
 def test_chat_is_limited_per_seat_not_per_connection() -> None:
@@ -52,3 +58,16 @@ def test_a_snapshot_carries_the_last_chat_lines_only_and_every_game_event() -> N
     assert chats[-1]["text"] == f"n{said - 1}"  # the newest kept, the oldest dropped
     kept = [e for e in snap["events"] if e["kind"] != "chat"]
     assert kept[:len(game_events)] == game_events  # no game event dropped
+
+
+def test_snapshots_are_limited_per_connection_and_share_one_history() -> None:
+    clock = Clock()
+    table, token_a, _ = seated(clock)
+    first = [send(table, A, t="snapshot", token=token_a) for _ in range(int(SNAPSHOT_BURST))]
+    assert all(s["t"] == "snapshot" for s in first)
+    assert first[0]["events"] is first[-1]["events"]  # the same state: one copy, not one each
+    refused = send(table, A, t="snapshot", token=token_a)
+    assert refused["t"] == "error" and refused["code"] == "rate_limited"
+    assert send(table, B, t="snapshot")["t"] == "snapshot"  # another connection: its own
+    clock.now += 1 / SNAPSHOT_RATE
+    assert send(table, A, t="snapshot", token=token_a)["t"] == "snapshot"
