@@ -242,10 +242,13 @@ def test_rollout_games_halt_at_the_end_of_the_round_and_keep_no_log() -> None:
 
 def test_the_rollout_player_decides_as_the_greedy_player() -> None:
     """The rollouts model every seat as the greedy player: _PolicyBot (greedy with more
-    contexts kept) makes exactly greedy's decisions."""
+    contexts kept) makes exactly greedy's decisions, its ties broken by one running
+    generator (seeded per rollout) rather than per question."""
     for seed in (1, 2):
         g = Game.new(4, seed)
         greedy = [GreedyBot(seed + s) for s in range(4)]
+        for bot in greedy:
+            bot.reseed_per_question = False
         policy = [_PolicyBot(seed + s) for s in range(4)]
         views = [PlayerView(g, s) for s in range(4)]
         while not g.is_over:

@@ -24,6 +24,19 @@ class Bot(Protocol):
 
 
 BotFactory = Callable[[int], Bot]  # seed -> bot
+
+
+def question_seed(seed: int, view: PlayerView, legal: Sequence[Decision]) -> int:
+    """A seed for one decision, from the bot's seed and the question alone (the round, the
+    step, the hand and the legal decisions): a bot that draws its chances from it answers a
+    question asked again (a host resumed from its log asks a fresh bot) as it did the first
+    time, whatever it was asked before. (The legal list by its length and ends: cheap, and
+    a question's own.)"""
+    question = repr((view.round, view.phase, tuple(sorted(view.hand)), len(legal), legal[0],
+                     legal[-1]))
+    digest = hashlib.blake2b(question.encode(), digest_size=8, key=(seed & (2**64 - 1))
+                             .to_bytes(8, "little")).digest()
+    return int.from_bytes(digest, "little")
 _REGISTRY: dict[str, BotFactory] = {}
 
 

@@ -29,7 +29,7 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from mundus_net.bots.base import register_bot
+from mundus_net.bots.base import question_seed, register_bot
 from mundus_net.engine.cards import CLASS_OF, RELIC, VALUES_OF_CLASS
 from mundus_net.engine.decisions import (
     TARGET_CASH,
@@ -465,9 +465,14 @@ class GreedyBot:
     # How the storage step values kept cards: by next round's event (None: as any round).
     store_next: dict[str | None, tuple[float, float, float]] | None = STORE_NEXT
     store_queue = STORE_QUEUE
+    # Draw each question's chances from the seed and the question (question_seed); a rollout
+    # player inside a search keeps one running generator instead (seeded per rollout).
+    reseed_per_question = True
 
     def __init__(self, seed: int = 0, deck: Deck | None = None) -> None:
-        self.rng = random.Random(seed)
+        self.seed = seed
+        self.rng = random.Random(seed)  # reseeded for each question (question_seed)
+        self._question: tuple[PlayerView, Sequence[Decision]] | None = None
         self.deck = deck
         self._ctx_key: tuple[Any, ...] | None = None
         self._ctx: _Context | None = None
@@ -500,14 +505,25 @@ class GreedyBot:
                 best, tied = s, [d]
             elif s > best - EPS:
                 tied.append(d)
-        return tied[0] if len(tied) == 1 else tied[self.rng.randrange(len(tied))]
+        return tied[0] if len(tied) == 1 else tied[self.chance(len(tied))]
+
+    def chance(self, n: int) -> int:
+        """A draw in range(n). Ties are broken by chances drawn from the seed and the question
+        only (seeded at the first draw of a question: most questions have no tie), so asked
+        again (a resumed host), the bot answers the same."""
+        question = self._question
+        if question is not None:
+            self._question = None
+            self.rng.seed(question_seed(self.seed, *question))
+        return self.rng.randrange(n)
 
     def decide(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
         if len(legal) == 1:
             return legal[0]
+        self._question = (view, legal) if self.reseed_per_question else None
         handler = _PHASES.get(view.phase)
         if handler is None:
-            return legal[self.rng.randrange(len(legal))]
+            return legal[self.chance(len(legal))]
         return handler(self, view, legal)
 
     # -- phases ---------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import random
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
+from mundus_net.bots.base import question_seed
 from mundus_net.engine.decisions import Decision
 from mundus_net.engine.defaults import default_choice
 from mundus_net.engine.game import PHASES
@@ -58,8 +59,11 @@ class PhaseBot:
     """A bot base class: ``decide`` calls ``on_<phase>(view, legal)`` if the subclass has it
     (phases: ``mundus_net.engine.game.PHASES``), else :meth:`fallback`, the default decision.
 
-    ``self.rng`` is a ``random.Random(seed)``: draw every random choice from it so the same
-    seed plays the same game. A single legal choice is never asked: the engine plays it.
+    ``self.rng`` is a ``random.Random`` reseeded for every question from the bot's seed and
+    the question (:func:`~mundus_net.bots.base.question_seed`): draw every random choice from
+    it, and the same seed plays the same game, and a question asked again (a host resumed
+    from its log) gets the same answer. A single legal choice is never asked: the engine
+    plays it.
     """
 
     def __init__(self, seed: int = 0) -> None:
@@ -72,6 +76,7 @@ class PhaseBot:
                 self._handlers[phase] = handler
 
     def decide(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+        self.rng.seed(question_seed(self.seed, view, legal))
         handler = self._handlers.get(view.phase)
         if handler is None:
             return self.fallback(view, legal)

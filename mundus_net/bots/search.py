@@ -41,7 +41,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from mundus_net.bots.base import register_bot
+from mundus_net.bots.base import question_seed, register_bot
 from mundus_net.bots.greedy import (
     CARD_WORTH,
     DENIAL,
@@ -122,6 +122,8 @@ class _PolicyBot(GreedyBot):
     contexts instead of the last one. The rollouts of one search start from the same public
     state again and again, and a context (with its memos) depends only on public state."""
 
+    reseed_per_question = False  # seeded once per rollout (common random numbers)
+
     def __init__(self, seed: int = 0) -> None:
         super().__init__(seed)
         self._contexts: dict[tuple[Any, ...], _Context] = {}
@@ -178,7 +180,8 @@ class SearchBot:
             raise ValueError("endgame_rounds must be at least 1")
         if store_horizon < 1:
             raise ValueError("store_horizon must be at least 1")
-        self.rng = random.Random(seed)
+        self.seed = seed
+        self.rng = random.Random(seed)  # reseeded for each question (question_seed)
         self.iterations = (DEFAULT_ITERATIONS if iterations is None and seconds is None
                            else iterations)
         self.seconds = seconds
@@ -202,6 +205,9 @@ class SearchBot:
     def decide(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
         if len(legal) == 1:
             return legal[0]
+        # Every chance of this decision (determinizations, rollout seeds) from the seed and
+        # the question: asked again (a resumed host), the bot answers the same.
+        self.rng.seed(question_seed(self.seed, view, legal))
         choice = self.greedy.decide(view, legal)
         phase = view.phase
         if phase not in self.phases or view.seat is None:
