@@ -131,6 +131,10 @@ def test_every_byte_changed_fails(signed: str) -> None:
             if ok:
                 passed.append((i, flip))
     assert passed == []
+    # Bytes removed count too: the final newline, the last byte of every kind.
+    assert first_failure(signed.rstrip("\n")) == "layout"
+    failed = verify_text(signed.rstrip("\n")).first_failure
+    assert failed is not None and "final newline was removed" in failed.detail
 
 
 @pytest.mark.parametrize("change, check", [

@@ -169,10 +169,16 @@ def _verify(document: dict[str, Any], text: str, pinned_key: str | None, deck: D
                                  "with the one the host printed, or pass --host-key")
 
     # 2. The file is exactly what was written.
+    # Every byte counts: a removed final newline is a change too.
     expected = layout(document)
-    same = text == expected or text == expected.rstrip("\n")
-    check("layout", same, "the file is byte for byte as the host wrote it" if same else
-          "the content is signed, but the file's layout (spaces, escapes) was changed")
+    same = text == expected
+    if same:
+        why = "the file is byte for byte as the host wrote it"
+    elif text == expected.rstrip("\n"):
+        why = "the content is signed, but the file's final newline was removed"
+    else:
+        why = "the content is signed, but the file's layout (spaces, escapes) was changed"
+    check("layout", same, why)
 
     # 3. A record this version reads.
     try:
