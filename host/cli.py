@@ -387,12 +387,17 @@ def _run(args: argparse.Namespace, table: Table, host: Host, keys: HostKeys | No
         print(f"\nstopping the table ({stop.args[0] if stop.args else 'Ctrl-C'})",
               file=sys.stderr)
         host.stop()
-        if not written:
-            _write_record(args.record, table, keys)
         if log is not None and not table.over:
+            # The game goes on after a resume: its record, which holds the secret host seed
+            # and the engine seed, is written only when it ends.
+            if args.record is not None:
+                print(f"the game did not finish: its record goes to {args.record} when it "
+                      "ends (until then its seeds stay secret)", file=sys.stderr)
             print(f"resume it with: {resume}", file=sys.stderr)
+        elif not written:
+            _write_record(args.record, table, keys)  # over, or over for good (no log)
         return 130
-    if not written:
+    if not written and (table.over or log is None):  # a resumable game keeps its seeds
         _write_record(args.record, table, keys)
     if host.error is not None:
         print(f"mundus host: stopped by an internal error: {host.error!r}", file=sys.stderr)

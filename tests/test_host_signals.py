@@ -49,3 +49,26 @@ def test_a_signal_stops_the_host_as_ctrl_c_does(stop: str, tmp_path: Path) -> No
     assert proc.returncode == 130, err
     assert f"stopping the table ({stop})" in err
     assert "resume it with: " in err and " host --resume " in err
+
+
+def test_a_stopped_game_that_can_resume_keeps_its_seeds_out_of_any_record(
+        tmp_path: Path) -> None:
+    """Stopped before its end with a game log, the game can go on after a resume: no record
+    (which would hold the secret host seed and the engine seed) is written yet."""
+    record = tmp_path / "game.json"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mundus_net.cli", "host", "--seats", "2", "--bots", "1",
+         "--bind", "127.0.0.1", "--port", "0", "--no-beacon", "--insecure",
+         "--state-dir", str(tmp_path / "state"), "--record", str(record)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _wait_for(proc, "waiting for 1 player")
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=WAIT)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate(timeout=WAIT)
+    assert proc.returncode == 130, err
+    assert not record.exists()
+    assert "its seeds stay secret" in err and " host --resume " in err
