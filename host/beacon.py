@@ -134,9 +134,12 @@ def _target(text: str) -> tuple[str, int]:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+DEFAULT_TARGET = (BEACON_BROADCAST, BEACON_PORT)  # where --beacon announces by default
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """``--beacon ADDR:PORT`` and ``--no-beacon`` for ``mundus host``."""
-    parser.add_argument("--beacon", type=_target, default=(BEACON_BROADCAST, BEACON_PORT),
+    parser.add_argument("--beacon", type=_target, default=DEFAULT_TARGET,
                         metavar="ADDR:PORT",
                         help="where to announce the table for `mundus join` without an "
                              f"address (default {BEACON_BROADCAST}:{BEACON_PORT}, the LAN "

@@ -338,6 +338,11 @@ class GameLog:
         table.journal = log
         return log
 
+    def make_fast(self) -> None:
+        """Leave the syncing to the operating system from now on (``--fast-log``, kept by the
+        log)."""
+        self._db.execute("PRAGMA synchronous=NORMAL")
+
     @classmethod
     def open(cls, path: Path, durable: bool = False) -> GameLog:
         """An existing log, verified, open for appending (GameLogError if it cannot be

@@ -72,3 +72,30 @@ def test_a_stopped_game_that_can_resume_keeps_its_seeds_out_of_any_record(
     assert proc.returncode == 130, err
     assert not record.exists()
     assert "its seeds stay secret" in err and " host --resume " in err
+
+
+def test_the_log_keeps_how_the_game_was_served_for_resume(tmp_path: Path) -> None:
+    """How the log is synced (durable by default) and --no-beacon are kept by the game log,
+    so that --resume serves the game as it was served (issue 13, item 7)."""
+    from mundus_net.host.gamelog import GameLog, find_game
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mundus_net.cli", "host", "--seats", "2", "--bots", "1",
+         "--bind", "127.0.0.1", "--port", "0", "--no-beacon", "--insecure",
+         "--state-dir", str(tmp_path / "state")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        out = _wait_for(proc, "waiting for 1 player")
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=WAIT)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate(timeout=WAIT)
+    game = out.split("game ", 1)[1].split()[0]
+    log = GameLog.open(find_game(tmp_path / "state", game))
+    try:
+        served = log.params["host"]
+    finally:
+        log.close()
+    assert served["durable"] is True and served["no_beacon"] is True
