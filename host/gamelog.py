@@ -6,10 +6,10 @@ restore its table after a crash (docs/security.md, "Nothing lost").
 ``mundus host --state-dir DIR`` for tests). The directory is made mode 0700 and the file
 0600: the log holds the seat tokens and the host bots' offer secrets. SQLite runs in WAL mode
 with an exclusive lock, so one host at a time writes a game (a second one is refused) and no
-``-shm`` file is made. ``synchronous=NORMAL`` by default: a committed transaction is in the
-WAL file before the host sends anything that depends on it, so a host process that dies
-(SIGKILL, a crash, the OOM killer) loses nothing it acknowledged; ``--durable`` makes it
-``FULL`` (an fsync per commit, about 2.5 ms here) for power cuts too.
+``-shm`` file is made. A committed transaction is in the WAL file before the host sends
+anything that depends on it, so a host process that dies (SIGKILL, a crash, the OOM killer)
+loses nothing it acknowledged; ``synchronous=FULL`` by default (an fsync per commit, about
+0.2 ms here) loses nothing to a power cut either, and ``--fast-log`` makes it ``NORMAL``.
 
 **Rows.** ``log(seq, kind, data, hash)``: ``seq`` counts from 1 without gaps, ``data`` is
 canonical JSON, and ``hash`` is SHA-256 over the previous row's hash, the seq, the kind and
