@@ -218,6 +218,48 @@ def _sqlite_problem(path: Path, exc: sqlite3.Error) -> GameLogError:
     return GameLogError(f"{path}: damaged ({text})")
 
 
+MARK_SUFFIX = ".mark"  # beside the log: the last committed row, outside the database and WAL
+
+
+def mark_path(path: Path) -> Path:
+    return path.with_name(path.name.removesuffix(SUFFIX) + MARK_SUFFIX)
+
+
+def write_mark(path: Path, seq: int, digest: str) -> None:
+    """The high-water mark: the last committed row and its checksum, in a file of its own
+    (written after each commit, replaced atomically). The game lives in the database's WAL;
+    a WAL deleted, emptied or cut would leave an older game that checks out by itself, and
+    only a record kept outside it tells that rows are missing."""
+    temp = path.with_name(path.name + ".tmp")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.write(fd, json.dumps({"seq": seq, "hash": digest}).encode())
+    finally:
+        os.close(fd)
+    os.replace(temp, mark_path(path))
+
+
+def _check_mark(path: Path, rows: Sequence[Row]) -> None:
+    """GameLogError when the log holds fewer rows, or other ones, than the mark says were
+    committed: resuming it would go back in time."""
+    try:
+        mark = json.loads(mark_path(path).read_text())
+        seq, digest = int(mark["seq"]), str(mark["hash"])
+    except FileNotFoundError:
+        return  # a log written before marks were kept
+    except (OSError, ValueError, KeyError, TypeError):
+        raise GameLogError(f"{path}: damaged: its mark file {mark_path(path).name} cannot be "
+                           "read") from None
+    if seq > len(rows):
+        raise GameLogError(
+            f"{path}: damaged: rows {len(rows) + 1}-{seq} were committed but are missing (its "
+            f"{path.name}-wal file was deleted, emptied or cut, or a power cut with --fast-log "
+            "lost them): resuming would go back in time")
+    if rows[seq - 1].hash != digest:
+        raise GameLogError(f"{path}: damaged: row {seq} is not the one committed (the log was "
+                           "replaced or changed)")
+
+
 def read_rows(db: sqlite3.Connection, path: Path) -> list[Row]:
     """Every row, verified: seqs without gaps, each checksum, the head. GameLogError names
     the first problem."""
@@ -259,6 +301,7 @@ def read_rows(db: sqlite3.Connection, path: Path) -> list[Row]:
     if head_seq < len(rows) or head_hash != previous:
         raise GameLogError(f"{path}: damaged: rows after {head_seq} were not committed "
                            "through the head, or the head was changed")
+    _check_mark(path, rows)
     return rows
 
 
@@ -330,13 +373,19 @@ class GameLog:
             db.execute("COMMIT")
             # Into the file itself now, so that its header says what it is at once.
             db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        except sqlite3.Error as exc:
+            write_mark(path, 1, digest)
+        except (sqlite3.Error, OSError) as exc:
             with contextlib.suppress(OSError):
                 path.unlink()
             raise GameLogError(f"{path}: cannot write the game log ({exc})") from None
         log = cls(path, db, [Row(1, "create", text, digest)])
         table.journal = log
         return log
+
+    @property
+    def committed(self) -> int:
+        """The last row committed."""
+        return self._seq
 
     def make_fast(self) -> None:
         """Leave the syncing to the operating system from now on (``--fast-log``, kept by the
@@ -413,6 +462,12 @@ class GameLog:
                 db.execute("ROLLBACK")
             self.failed = exc
             raise LogFailure(f"cannot write the game log {self.path}: {exc}") from exc
+        try:
+            write_mark(self.path, seq, previous)
+        except OSError as exc:
+            self.failed = sqlite3.Error(str(exc))
+            raise LogFailure(f"cannot write the game log's mark {mark_path(self.path)}: "
+                             f"{exc}") from exc
         self._seq, self._hash = seq, previous
         self._buffer.clear()
         self._shown = (status, table.game.round)

@@ -404,6 +404,7 @@ def test_a_rewritten_log_that_does_not_replay_is_refused(tmp_path: Path) -> None
     db.execute("UPDATE head SET hash = ?", (previous,))
     db.commit()
     db.close()
+    gamelog.write_mark(path, rows[-1][0], previous)  # the mark rewritten too
     log = GameLog.open(path)
     with pytest.raises(GameLogError, match=f"row {target} \\(decide\\) does not replay: stale"):
         restore(log)
@@ -655,6 +656,7 @@ def rewrite_row(path: Path, kind: str, change: Callable[[Message], bool]) -> int
     db.execute("UPDATE head SET hash = ?", (previous,))
     db.commit()
     db.close()
+    gamelog.write_mark(path, seq, previous)  # the mark rewritten too
     assert target, f"no {kind} row to change"
     return target
 
