@@ -38,7 +38,7 @@ def _flip(offset: Callable[[int], int]) -> Callable[[Path], None]:
     return change
 
 
-DAMAGE: dict[str, Callable[[Path], None]] = {
+DAMAGE: dict[str, Callable[[Path], object]] = {
     "deleted": lambda wal: wal.unlink(),
     "emptied": lambda wal: wal.write_bytes(b""),
     "cut in half": lambda wal: wal.write_bytes(wal.read_bytes()[: wal.stat().st_size // 2]),
