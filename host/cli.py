@@ -403,9 +403,11 @@ def _run(args: argparse.Namespace, table: Table, host: Host, keys: HostKeys | No
                 _write_record(args.record, table, keys)
                 written = True
     except KeyboardInterrupt as stop:
-        print(f"\nstopping the table ({stop.args[0] if stop.args else 'Ctrl-C'})",
-              file=sys.stderr)
-        host.stop()
+        how = str(stop.args[0]) if stop.args else "Ctrl-C"
+        print(f"\nstopping the table ({how})", file=sys.stderr)
+        with contextlib.suppress(Exception):  # the players are told, if the loop still runs
+            host.call(lambda t: t.announce_stop(how), timeout=2.0)
+        host.stop()  # its last flush publishes the announcement
         if log is not None and not table.over:
             # The game goes on after a resume: its record, which holds the secret host seed
             # and the engine seed, is written only when it ends.

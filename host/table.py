@@ -1287,6 +1287,11 @@ class Table:
         this after running code in the table's thread): the next flush looks."""
         self._dirty = True
 
+    def announce_stop(self, reason: str) -> None:
+        """Tell everyone the host is stopping (``reason``: how; Ctrl-C, SIGTERM...): the last
+        event published before the sockets close (§9)."""
+        self._emit({"kind": "stopping", "reason": reason[:64]})
+
     def _emit(self, event: Message) -> None:
         """A host event (§9), after the engine events that came before it."""
         self._dirty = True

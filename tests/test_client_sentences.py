@@ -169,12 +169,14 @@ def test_every_host_event_kind_reads() -> None:
         {"kind": "fair_deal", "commitment": b"c" * 32, "mixed": True,
          "contributions": {"0": b"x" * 32}},
         {"kind": "seed_reveal", "host_seed": b"s" * 32, "seed": 7},
+        {"kind": "stopping", "reason": "SIGTERM"},
     ]
     assert {e["kind"] for e in events} == HOST_KINDS
     texts = {e["kind"]: sentence(e, NAMES) for e in events}
     assert texts["joined"] == "Bo (a bot) took seat 1"  # counted from 0, as everywhere
     assert texts["chat"] == "<Ana> hola"
     assert texts["away"] == "Bo is away"
+    assert texts["stopping"] is not None and "stopping the table (SIGTERM)" in texts["stopping"]
     assert texts["reveals"] is None  # the engine's reveal event says it
     assert "take a card" in str(texts["timeout"])
     assert all(texts[k] for k in HOST_KINDS - {"reveals"})

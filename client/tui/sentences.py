@@ -570,6 +570,12 @@ def _seed_reveal(e: _Event, who: _Who, deck: Deck | None, rnd: int | None) -> st
     return "The host revealed its sealed seed; this client checks it against its commitment"
 
 
+def _stopping(e: _Event, who: _Who, deck: Deck | None, rnd: int | None) -> str:
+    how = str(e.get("reason") or "")
+    return (f"The host is stopping the table{f' ({how})' if how else ''}; if it comes back "
+            "(resumed from its log), this client rejoins by itself")
+
+
 _HANDLERS: dict[str, _Handler] = {
     "setup": _setup,
     "round": _round,
@@ -615,6 +621,7 @@ _HANDLERS: dict[str, _Handler] = {
     "started": _started,
     "fair_deal": _fair_deal,
     "seed_reveal": _seed_reveal,
+    "stopping": _stopping,
 }
 
 ENGINE_KINDS = frozenset({
@@ -625,6 +632,6 @@ ENGINE_KINDS = frozenset({
 })
 HOST_KINDS = frozenset({
     "joined", "away", "back", "spectator", "chat", "committed", "commitments", "reveals",
-    "violation", "timeout", "started", "fair_deal", "seed_reveal",
+    "violation", "timeout", "started", "fair_deal", "seed_reveal", "stopping",
 })
 KNOWN_KINDS = frozenset(_HANDLERS)
