@@ -3,7 +3,7 @@ public event before the sockets close, and the client says it in words."""
 
 from __future__ import annotations
 
-from test_host_table import A, Clock, send, seated
+from test_host_table import A, Clock, seated, send
 
 from mundus_net.client.tui.sentences import sentence
 
