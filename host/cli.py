@@ -145,7 +145,7 @@ def register(subparsers: Any) -> None:
                              "(default: $XDG_STATE_HOME/mundus-net/games)")
     parser.add_argument("--durable", action="store_true",
                         help="sync the game log to the disk at every answer, so that not even "
-                             "a power cut loses an answered decision (the default; about 0.2 ms "
+                             "a power cut loses an answered decision (the default; about 0.8 ms "
                              "an answer on an SSD)")
     parser.add_argument("--fast-log", action="store_true",
                         help="leave the game log's writing to the operating system: a crash of "
@@ -278,7 +278,8 @@ def _resume(args: argparse.Namespace, state_dir: Path) -> int:
         print(f"mundus host: cannot resume {args.resume}: {exc}", file=sys.stderr)
         return 1
     try:
-        restored = restore(log)
+        # A finished game is only read (its record made again): no resumed row.
+        restored = restore(log, record_resume=log.status != "over")
     except GameLogError as exc:
         log.close()
         print(f"mundus host: cannot resume {args.resume}: {exc}", file=sys.stderr)
@@ -286,12 +287,17 @@ def _resume(args: argparse.Namespace, state_dir: Path) -> int:
     table = restored.table
     for warning in restored.warnings:
         print(f"mundus host: warning: {warning}", file=sys.stderr)
+    served = log.params.get("host", {})
+    if log.status == "over" and not table.over:
+        log.close()
+        print(f"mundus host: cannot resume {args.resume}: {path}: damaged: its head says the "
+              "game is over, but its rows do not play it to the end", file=sys.stderr)
+        return 1
     if table.over:
         log.close()
-        print(f"mundus host: game {table.game_id} is over (after {table.game.round} rounds): "
-              "there is nothing to resume", file=sys.stderr)
-        return 1
-    served = log.params.get("host", {})
+        return _record_of_finished(args, table, served)
+    _ignored_options(args)
+
     args.port = served.get("port", DEFAULT_PORT) if args.port is None else args.port
     args.bind = served.get("bind", "0.0.0.0") if args.bind is None else args.bind
     args.record = served.get("record") if args.record is None else args.record
@@ -322,6 +328,50 @@ def _resume(args: argparse.Namespace, state_dir: Path) -> int:
           f"{restored.rows} log rows; the players come back with their seat tokens",
           flush=True)
     return _serve(args, table, keys, state_dir, log=log)
+
+
+# What a new game takes and --resume does not: the table's options come from its log.
+_TABLE_OPTIONS = ("seats", "bots", "bot_strategy", "name", "seed", "fixed_seed", "promo", "deck",
+                  "first_tm", "decision_seconds", "bot_seconds", "bot_pace", "round_limit",
+                  "no_log")
+
+
+def _ignored_options(args: argparse.Namespace) -> None:
+    """Say which options given with --resume are not used (the log's are)."""
+    parser: argparse.ArgumentParser = args.host_parser
+    given = [name for name in _TABLE_OPTIONS
+             if getattr(args, name, None) != parser.get_default(name)]
+    if given:
+        flags = ", ".join("--" + name.replace("_", "-") for name in given)
+        verb = "is" if len(given) == 1 else "are"
+        print(f"mundus host: note: {flags} {verb} not used: a resumed game keeps the options "
+              "it was made with (its log has them)", file=sys.stderr)
+
+
+def _record_of_finished(args: argparse.Namespace, table: Table, served: dict[str, Any]) -> int:
+    """``--resume`` of a game that is over: its record written again from the log (to
+    --record FILE, else where its host wrote it), signed with the same keys; nothing is
+    served."""
+    rounds = f"{table.game.round} round{'s' if table.game.round != 1 else ''}"
+    path = args.record if args.record is not None else served.get("record")
+    if path is None:
+        print(f"mundus host: game {table.game_id} is over (after {rounds}): there is nothing "
+              f"to resume; {resume_command(args, table.game_id)} --record FILE writes its "
+              "record again", file=sys.stderr)
+        return 1
+    keys: HostKeys | None = None
+    if not (args.insecure or served.get("insecure")):
+        key_dir = args.key_dir or served.get("key_dir")
+        try:
+            require_curve()
+            keys = HostKeys.load_or_create(Path(key_dir) if key_dir else None,
+                                           warn=lambda text: print(text, file=sys.stderr))
+        except (SecurityError, OSError) as exc:
+            print(f"mundus host: {exc}", file=sys.stderr)
+            return 1
+    print(f"game {table.game_id} is over (after {rounds}): its record is made again from its "
+          "log")
+    return 0 if _write_record(str(path), table, keys) else 1
 
 
 def _serve(args: argparse.Namespace, table: Table, keys: HostKeys | None, state_dir: Path,
@@ -371,7 +421,7 @@ def _serve(args: argparse.Namespace, table: Table, keys: HostKeys | None, state_
 def _run(args: argparse.Namespace, table: Table, host: Host, keys: HostKeys | None,
          host_bots: int, log: GameLog | None, stop: StopRequest | None = None) -> int:
     address = join_address(args.bind, host.port)
-    resume = command("host", "--resume", table.game_id)  # as typed from where the host runs
+    resume = resume_command(args, table.game_id)
     print(f"table \"{table.name}\": {table.players} seats, {host_bots} host bot(s), game "
           f"{table.game_id}")
     if log is not None:
@@ -443,6 +493,16 @@ def _run(args: argparse.Namespace, table: Table, host: Host, keys: HostKeys | No
     return 0
 
 
+def resume_command(args: argparse.Namespace, game: str) -> str:
+    """The command that resumes ``game``, as typed from where the host runs: everything else
+    (address, keys, record file, how the log is synced, the beacon, the table's options) is
+    kept by the log; only where the log is must be said again."""
+    words = ["host", "--resume", game]
+    if args.state_dir is not None:
+        words += ["--state-dir", str(Path(args.state_dir).resolve())]
+    return command(*words)
+
+
 def print_identity(keys: HostKeys | None) -> None:
     """The host's keys, for people to compare and for clients to pin."""
     if keys is None:
@@ -457,7 +517,9 @@ def print_identity(keys: HostKeys | None) -> None:
 
 
 def record_text(table: Table, keys: HostKeys | None) -> str:
-    """The game record, signed with the host's key (unsigned when insecure)."""
+    """The game record, signed with the host's key (unsigned when insecure). It holds the
+    host seed and the engine seed: written only for a game that is over, or that can never go
+    on (no game log)."""
     text = table.record.to_json() + "\n"
     if keys is None:
         return text
@@ -498,12 +560,14 @@ def _stop_signals() -> Iterator[StopRequest]:
             signal.signal(sig, handler)
 
 
-def _write_record(path: str | None, table: Table, keys: HostKeys | None = None) -> None:
+def _write_record(path: str | None, table: Table, keys: HostKeys | None = None) -> bool:
+    """Write the record to ``path`` (None: nothing to do); False if it could not be."""
     if path is None:
-        return
+        return True
     try:
         atomic_write(Path(path), record_text(table, keys), 0o644)
     except OSError as exc:
         print(f"mundus host: cannot write the record to {path}: {exc}", file=sys.stderr)
-        return
+        return False
     print(f"record written to {path}")
+    return True

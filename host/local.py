@@ -8,8 +8,10 @@ standard output (its log goes to a file). Its keys are those of ``mundus host`` 
 first use in ``$XDG_STATE_HOME/mundus-net``). With ``--seed`` the seed is fixed: the same
 seed deals the same cards (no contributions are mixed in: the player is the host here).
 It ends when the game is over and the player has left, when no person has been at the table
-for ``--idle-minutes``, or when it is killed; with ``--record FILE`` it writes the game record
-first, signed with the host's key.
+for ``--idle-minutes``, or on SIGTERM (the player is told, as ``mundus host`` tells its
+players); with ``--record FILE`` it writes the game record the moment the game ends, signed
+with the host's key (a game stopped before its end cannot go on: its record is written then,
+and says it is unfinished).
 
 :func:`start` launches it (``mundus play`` calls it); not a command of its own. It runs with
 ``python -P``, so a folder the player starts from (one holding a ``mundus_net`` of its own, say)
@@ -19,6 +21,7 @@ can never stand in for the installed package.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import secrets
 import signal
@@ -28,11 +31,12 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from mundus_net.bots.base import load_bot
 from mundus_net.engine.seeds import derive_seed
-from mundus_net.host.cli import record_text
+from mundus_net.host.cli import StopRequest, record_text
 from mundus_net.host.keys import HostKeys
 from mundus_net.host.server import Host
 from mundus_net.host.table import Table
@@ -121,6 +125,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hasattr(signal, "SIGHUP"):
         signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    stop = StopRequest()  # SIGTERM: stop as mundus host does, the player told, the record kept
+    signal.signal(signal.SIGTERM, stop)
     seed = args.seed if args.seed is not None else secrets.randbits(32)
     bots = [load_bot(args.strategy, derive_seed(seed, "host-bot", i)) for i in range(args.bots)]
     # The player sits first; each bot is named with its seat's number (as in the notation).
@@ -152,8 +158,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"cannot write the record to {args.record}: {exc}", file=sys.stderr)
 
     try:
-        _serve(host, args.idle_minutes * 60, on_over=write_record)
+        _serve(host, args.idle_minutes * 60, on_over=write_record, stop=stop)
     finally:
+        host.stop()  # before the record is read: the table is the host thread's until then
         write_record()
     return 0
 
@@ -176,12 +183,19 @@ def _detach_output(log: Path | None) -> None:
     os.close(fd)
 
 
-def _serve(host: Host, idle_s: float, on_over: Callable[[], None]) -> None:
-    """Run until nobody is left at the table; ``on_over`` once when the game ends (the record
-    is there for the player as soon as the result is)."""
+def _serve(host: Host, idle_s: float, on_over: Callable[[], None],
+           stop: StopRequest | None = None) -> None:
+    """Run until nobody is left at the table, or ``stop`` is asked (the players are told);
+    ``on_over`` once when the game ends (the record is there for the player as soon as the
+    result is)."""
     started = last_seen = time.monotonic()
     joined = told = False
     while not host.wait(0.25):
+        if stop is not None and stop.signal is not None:
+            print(f"stopping the table ({stop.signal})", file=sys.stderr)
+            with contextlib.suppress(Exception):  # the last flush publishes it
+                host.call(partial(Table.announce_stop, reason=stop.signal), timeout=2.0)
+            break
         now = time.monotonic()
         try:
             present, taken, over = host.call(

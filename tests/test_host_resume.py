@@ -103,7 +103,7 @@ def play(processes: list[Process], tmp: Path, crash_round: int | None) -> dict[s
                       "--seed", str(SEED), "--fixed-seed", "--record", str(record_file))
     address = host.wait_line(r"join at (tcp://\S+)").group(1)
     key = host.wait_line(r"^host key: (\S{40})\s").group(1)
-    game = host.wait_line(r"game log: \S+ \(after a crash: .*host --resume (\w+)\)").group(1)
+    game = host.wait_line(r"game log: \S+ \(after a crash: .*host --resume (\w+)[ )]").group(1)
     bots = []
     for seat in (2, 3):
         bot = Process([*MUNDUS, "bot", "--connect", address, f"--host-key={key}",
