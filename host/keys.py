@@ -20,6 +20,8 @@ import json
 import os
 import sys
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,7 +29,9 @@ from typing import Any
 import zmq
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from zmq.utils.monitor import parse_monitor_message
 
+from mundus_net.host.guard import ConnectionGuard, cut, peer_address
 from mundus_net.protocol.security import (
     MAX_KEY_REQUEST,
     KeyAnnouncement,
@@ -163,14 +167,30 @@ def _check_private(path: Path, warn: Any) -> None:
         (warn or (lambda text: print(text, file=sys.stderr)))(message)
 
 
+_WATCHED = int(zmq.EVENT_ACCEPTED) | int(zmq.EVENT_DISCONNECTED) | int(zmq.EVENT_CLOSED)
+KEY_REQUESTS_PER_SECOND = 20.0  # answered, from everyone together; the rest are dropped
+KEY_REQUEST_BURST = 50.0
+KEY_PORT_CONNECTIONS = 64  # at once; beyond, the oldest is closed
+KEY_PORT_SECONDS = 5.0  # a connection is closed this long after it opened (one question)
+
+
 class KeyPort:
     """Serves the key port (PORT+2): a plain ROUTER that answers every one-frame request
     with the host's public keys. It runs in a daemon thread of its own, so the host's loop
-    is not involved; :meth:`stop` closes the socket."""
+    is not involved; :meth:`stop` closes the socket. Bounded whatever peers send: at most
+    ``KEY_REQUESTS_PER_SECOND`` answers a second (bursts of ``KEY_REQUEST_BURST``), the rest
+    dropped unanswered; at most ``KEY_PORT_CONNECTIONS`` connections, each closed after
+    ``KEY_PORT_SECONDS``."""
 
-    def __init__(self, sock: zmq.Socket[Any], announcement: KeyAnnouncement) -> None:
+    def __init__(self, sock: zmq.Socket[Any], announcement: KeyAnnouncement,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.sock = sock
         self.reply = encode_key_announcement(announcement)
+        self.answered = self.dropped = 0
+        self._clock = clock
+        self._tokens, self._filled = KEY_REQUEST_BURST, clock()
+        self._guard = ConnectionGuard(KEY_PORT_CONNECTIONS, join_seconds=KEY_PORT_SECONDS)
+        self._monitor = sock.get_monitor_socket(_WATCHED)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="mundus-key-port", daemon=True)
 
@@ -182,27 +202,69 @@ class KeyPort:
         if self._thread.is_alive() and self._thread is not threading.current_thread():
             self._thread.join(timeout)
         elif not self._thread.is_alive() and not self.sock.closed:
+            self._monitor.close(linger=0)
             self.sock.close(linger=0)
+
+    def _allow(self, now: float) -> bool:
+        self._tokens = min(KEY_REQUEST_BURST,
+                           self._tokens + (now - self._filled) * KEY_REQUESTS_PER_SECOND)
+        self._filled = now
+        if self._tokens < 1.0:
+            self.dropped += 1
+            return False
+        self._tokens -= 1.0
+        self.answered += 1
+        return True
 
     def _run(self) -> None:
         sock = self.sock
+        poller = zmq.Poller()
+        poller.register(sock, zmq.POLLIN)
+        poller.register(self._monitor, zmq.POLLIN)
+        swept = self._clock()
         try:
             while not self._stop.is_set():
-                if not sock.poll(100):
+                ready = dict(poller.poll(100))
+                now = self._clock()
+                if self._monitor in ready:
+                    self._connections(now)
+                if now - swept >= 1.0:
+                    swept = now
+                    for peer in self._guard.sweep(now, joined=lambda identity: False):
+                        cut(peer)
+                if sock not in ready:
                     continue
-                while True:
+                for _ in range(1000):
                     try:
                         frames = sock.recv_multipart(zmq.NOBLOCK)
                     except zmq.Again:
                         break
-                    if len(frames) == 2:  # identity + one frame; anything else is noise
+                    # identity + one frame; anything else is noise
+                    if len(frames) == 2 and self._allow(self._clock()):
                         with contextlib.suppress(zmq.ZMQError):
                             sock.send_multipart([frames[0], self.reply], zmq.NOBLOCK)
         except zmq.ZMQError:
             pass  # the context is gone: the host stopped
         finally:
+            with contextlib.suppress(zmq.ZMQError):
+                sock.disable_monitor()
+            self._monitor.close(linger=0)
             if not sock.closed:
                 sock.close(linger=0)
+
+    def _connections(self, now: float) -> None:
+        while True:
+            try:
+                event = parse_monitor_message(self._monitor.recv_multipart(zmq.NOBLOCK))
+            except zmq.Again:
+                return
+            fd = int(event["value"])
+            if event["event"] == zmq.EVENT_ACCEPTED:
+                for peer in self._guard.accepted(fd, now, peer_address(fd),
+                                                 joined=lambda identity: False):
+                    cut(peer)
+            else:
+                self._guard.gone(fd)
 
 
 def key_port_socket(ctx: zmq.Context[Any]) -> zmq.Socket[Any]:
@@ -211,4 +273,6 @@ def key_port_socket(ctx: zmq.Context[Any]) -> zmq.Socket[Any]:
     sock.setsockopt(zmq.LINGER, 0)
     sock.setsockopt(zmq.MAXMSGSIZE, MAX_KEY_REQUEST)
     sock.setsockopt(zmq.ROUTER_MANDATORY, 0)
+    sock.setsockopt(zmq.SNDHWM, 4)  # one answer a question; a peer that does not read loses
+    sock.setsockopt(zmq.RCVHWM, 4)
     return sock

@@ -14,20 +14,25 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import os
+import resource
 import sys
 import threading
 import time
 import traceback
 from collections.abc import Callable
+from functools import partial
 from typing import Any, TypeVar
 
 import msgpack
 import zmq
+from zmq.utils.monitor import parse_monitor_message
 
+from mundus_net.host.guard import ConnectionGuard, cut, peer_address, unsent_bytes
 from mundus_net.host.keys import HostKeys, KeyPort, key_port_socket
-from mundus_net.host.table import Message, Table, error_message
+from mundus_net.host.publisher import Publisher, publisher_socket
+from mundus_net.host.table import MAX_SPECTATORS, Message, Table, error_message
 from mundus_net.protocol.errors import ProtocolError
-from mundus_net.protocol.messages import MAX_CLIENT_FRAME, decode_client, encode
+from mundus_net.protocol.messages import MAX_CLIENT_FRAME, decode_client, encode, encode_sharing
 from mundus_net.protocol.security import (
     KEY_PORT_OFFSET,
     KeyAnnouncement,
@@ -42,6 +47,14 @@ BURST = 200.0  # messages a connection may send at once
 BOT_BUDGET = 40  # host-bot decisions per loop turn: the sockets are served in between
 READ_BUDGET = 2000  # client messages per loop turn
 IDLE_POLL_S = 0.05
+UNREAD_LIMIT = 256 * 1024  # bytes a peer may leave unread and still be sent a snapshot
+SNAPSHOT_RATE = 20.0  # snapshots a second the host makes for everyone together
+SNAPSHOT_BURST = 40.0
+ROUTER_SNDHWM = 100  # replies and private messages queued for one peer (one that reads
+ROUTER_RCVHWM = 20  # keeps far below); messages queued from one peer before it is read
+SPARE_CONNECTIONS = 40  # beyond the seats and the spectators: clients coming back, key tries
+_WATCHED = int(zmq.EVENT_ACCEPTED) | int(zmq.EVENT_DISCONNECTED) | int(zmq.EVENT_CLOSED)
+_SRCFD = int(zmq.SRCFD)
 # Plain ints: pyzmq's enum flags make every `|` and `&` a slow Python-level call.
 _NOBLOCK = int(zmq.NOBLOCK)
 _SNDMORE_NOBLOCK = int(zmq.SNDMORE) | _NOBLOCK
@@ -89,6 +102,20 @@ class RateLimiter:
             del self._buckets[key]
 
 
+def connection_limit(players: int) -> int:
+    """How many connections each of the host's sockets keeps at once: every seat and every
+    spectator, and some to spare; less when the process may not open that many files (each
+    connection is one, on each of the two sockets)."""
+    wanted = players + MAX_SPECTATORS + SPARE_CONNECTIONS
+    try:
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    except (OSError, ValueError):
+        return wanted
+    if soft == resource.RLIM_INFINITY:
+        return wanted
+    return max(8, min(wanted, (soft - 64) // 3))
+
+
 def request_id(payload: bytes) -> int | None:
     """The request id of a message that failed validation, if one can be read, so that the
     error can echo it."""
@@ -130,6 +157,7 @@ class Host:
         self.linger_after_end = linger_after_end
         self.bot_budget = bot_budget
         self.limiter = RateLimiter(rate, burst)
+        self.snapshots = RateLimiter(SNAPSHOT_RATE, SNAPSHOT_BURST)
         self.log = log or (lambda text: print(text, file=sys.stderr, flush=True))
         self.on_update = on_update
         self.finished = threading.Event()
@@ -140,7 +168,12 @@ class Host:
         self._calls_lock = threading.Lock()
         self._ctx: zmq.Context[Any] | None = None
         self._router: zmq.Socket[Any] | None = None
-        self._pub: zmq.Socket[Any] | None = None
+        self._publisher: Publisher | None = None
+        self._router_monitor: zmq.Socket[Any] | None = None
+        self.connections = ConnectionGuard(connection_limit(table.players))
+        self._fd_of: dict[bytes, int] = {}  # ROUTER identity -> its connection
+        self._packed: dict[str, tuple[object, bytes]] = {"state": (None, b""),
+                                                         "events": (None, b"")}
 
     # -- control ------------------------------------------------------------------------------
 
@@ -169,7 +202,9 @@ class Host:
         except BaseException:
             ctx.destroy(linger=0)
             raise
-        self._ctx, self._router, self._pub = ctx, router, pub
+        self._ctx, self._router = ctx, router
+        self._publisher = Publisher(ctx, pub, self.connections.limit, self.log)
+        self._publisher.start()
         self.table.pub_port = self.pub_port
         if self.keys is not None and not self.insecure:
             self.table.host_key, self.table.sign_key = self.keys.public_key, self.keys.sign_key
@@ -186,9 +221,9 @@ class Host:
             router.setsockopt(zmq.LINGER, 200)
             router.setsockopt(zmq.MAXMSGSIZE, MAX_CLIENT_FRAME)  # zmq drops larger frames
             router.setsockopt(zmq.ROUTER_MANDATORY, 0)  # unroutable replies are dropped
-            pub = ctx.socket(zmq.PUB)
-            pub.setsockopt(zmq.LINGER, 200)
-            pub.setsockopt(zmq.SNDHWM, 10000)
+            router.setsockopt(zmq.SNDHWM, ROUTER_SNDHWM)
+            router.setsockopt(zmq.RCVHWM, ROUTER_RCVHWM)
+            pub = publisher_socket(ctx)
             if self.keys is not None and not self.insecure:
                 for sock in (router, pub):
                     make_server(sock, self.keys.curve_public, self.keys.curve_secret)
@@ -202,6 +237,7 @@ class Host:
                     router.bind(f"tcp://{self.bind}:{port}")
                 pub.bind(f"tcp://{self.bind}:{port + 1}")
                 key_sock.bind(f"tcp://{self.bind}:{port + KEY_PORT_OFFSET}")
+                self._router_monitor = router.get_monitor_socket(_WATCHED)
             except zmq.ZMQError:
                 for sock in (router, pub, key_sock):
                     sock.close(linger=0)
@@ -246,10 +282,11 @@ class Host:
     # -- the loop -----------------------------------------------------------------------------
 
     def _serve(self) -> None:
-        router, pub = self._router, self._pub
-        assert router is not None and pub is not None
+        router, monitor = self._router, self._router_monitor
+        assert router is not None and monitor is not None
         poller = zmq.Poller()
         poller.register(router, zmq.POLLIN)
+        poller.register(monitor, zmq.POLLIN)
         heartbeat_s = self.table.heartbeat_ms / 1000
         next_heartbeat = time.monotonic()
         ended_at: float | None = None
@@ -261,6 +298,7 @@ class Host:
                 if now >= next_heartbeat:
                     self._guarded(self._heartbeat, None)
                     self.limiter.prune(now)
+                    self._guarded(partial(self._sweep, now), None)
                     next_heartbeat = now + heartbeat_s
                 self._run_calls()
                 if self.table.over:
@@ -269,8 +307,12 @@ class Host:
                     if now - ended_at >= self.linger_after_end or not self.table.connections():
                         break
                 wait = 0.0 if more else min(IDLE_POLL_S, max(0.0, next_heartbeat - now))
-                if poller.poll(int(wait * 1000)):
-                    self._read(router)
+                ready = dict(poller.poll(int(wait * 1000)))
+                if monitor in ready:
+                    self._guarded(self._connection_events, None)
+                # Always read before the next turn applies any deadline: an answer that came
+                # in time is never timed out because the loop was busy.
+                self._read(router)
         except BaseException as exc:  # only a bug here; keep it for the caller to see
             self.error = exc
             traceback.print_exc()
@@ -294,12 +336,18 @@ class Host:
             try:
                 if not int(router.getsockopt(_EVENTS)) & _POLLIN:
                     return
-                frames = router.recv_multipart(_NOBLOCK, copy=True)
+                parts = router.recv_multipart(_NOBLOCK, copy=False)
             except zmq.Again:
                 return
             except zmq.ZMQError as exc:
                 self.log(f"host: receive failed: {exc}")
                 return
+            frames = [part.bytes for part in parts]
+            if len(parts) > 1:  # the connection it came from: it is in use (host/guard.py)
+                fd = int(parts[1].get(_SRCFD))
+                if self._fd_of.get(frames[0]) != fd and fd >= 0:
+                    self._fd_of[frames[0]] = fd
+                    self.connections.heard(fd, frames[0], time.monotonic())
             try:
                 self._message(frames)
             except Exception:  # never let one message stop the host
@@ -331,6 +379,24 @@ class Host:
                 reply["id"] = rid
             self._reply(identity, reply)
             return
+        if message["t"] == "snapshot" and self._unread(identity):
+            reply = error_message(ProtocolError(
+                "rate_limited", "snapshots: this connection has not read what the host sent "
+                                "it yet; ask again once it has"))
+            if "id" in message:
+                reply["id"] = message["id"]
+            self._reply(identity, reply)
+            return
+        if message["t"] == "snapshot" and not self.snapshots.allow(b"", now):
+            # Every snapshot carries the history: whoever asks, only so many a second are
+            # made and queued (each connection has its own smaller budget in the table).
+            reply = error_message(ProtocolError(
+                "rate_limited", f"snapshots: the host makes at most {SNAPSHOT_RATE:g} a "
+                                "second for everyone; ask again in a second"))
+            if "id" in message:
+                reply["id"] = message["id"]
+            self._reply(identity, reply)
+            return
         later = None
         try:
             reply, later = self.table.answer(identity, message)
@@ -354,7 +420,53 @@ class Host:
                          + traceback.format_exc())
 
     def _reply(self, identity: bytes, message: Message) -> None:
+        if message.get("t") == "snapshot":  # its history and state packed once per state
+            self._send_to(identity, encode_sharing(message, self._packed))
+            return
         self._send_to(identity, encode(message))
+
+    # -- connections (host/guard.py) ----------------------------------------------------------
+
+    def _connection_events(self) -> None:
+        monitor = self._router_monitor
+        assert monitor is not None
+        now = time.monotonic()
+        joined = set(self.table.connections())
+        for _ in range(1000):
+            try:
+                frames = monitor.recv_multipart(_NOBLOCK)
+            except zmq.Again:
+                return
+            event = parse_monitor_message(frames)
+            fd = int(event["value"])
+            if event["event"] == zmq.EVENT_ACCEPTED:
+                for peer in self.connections.accepted(fd, now, peer_address(fd),
+                                                      joined.__contains__):
+                    self._cut(peer.fd, peer)
+            else:
+                self.connections.gone(fd)
+
+    def _unread(self, identity: bytes) -> bool:
+        """Whether the peer has left more than UNREAD_LIMIT bytes unread on its connection:
+        it gets no snapshot until it reads (each holds the whole history, and what is sent
+        to a peer that does not read piles up in the host)."""
+        fd = self._fd_of.get(identity)
+        unsent = None if fd is None else unsent_bytes(fd)
+        return unsent is not None and unsent > UNREAD_LIMIT
+
+    def _sweep(self, now: float) -> None:
+        """Close the connections that have not joined the table (said hello) in time, or
+        that it has forgotten (silent spectators); forget the identities of closed ones."""
+        joined = set(self.table.connections())
+        for peer in self.connections.sweep(now, joined.__contains__):
+            self._cut(peer.fd, peer)
+        if len(self._fd_of) > 2 * self.connections.limit:
+            live = {peer.fd for peer in self.connections.peers.values()}
+            self._fd_of = {i: fd for i, fd in self._fd_of.items() if fd in live}
+
+    def _cut(self, fd: int, peer: Any) -> None:
+        if cut(peer):
+            self._fd_of = {i: f for i, f in self._fd_of.items() if f != fd}
 
     def _send_to(self, identity: bytes, payload: bytes) -> None:
         router = self._router
@@ -367,8 +479,8 @@ class Host:
             pass
 
     def _flush(self) -> None:
-        pub = self._pub
-        assert pub is not None
+        publisher = self._publisher
+        assert publisher is not None
         updates, privates = self.table.drain()
         if not updates and not privates:
             return
@@ -381,17 +493,15 @@ class Host:
             self._send_to(conn, payload)
         for payload in packed:
             # A subscriber that lags behind catches up with a snapshot (§5).
-            with contextlib.suppress(zmq.ZMQError):
-                pub.send(payload, _NOBLOCK)
+            publisher.send(payload)
         if self.on_update is not None:
             for update in updates:
                 self.on_update(update)
 
     def _heartbeat(self) -> None:
-        pub = self._pub
-        assert pub is not None
-        with contextlib.suppress(zmq.ZMQError):
-            pub.send(encode({"t": "heartbeat", "seq": self.table.seq}), _NOBLOCK)
+        publisher = self._publisher
+        assert publisher is not None
+        publisher.send(encode({"t": "heartbeat", "seq": self.table.seq}))
         ping = encode({"t": "ping"})
         for conn in self.table.connections():
             self._send_to(conn, ping)
@@ -417,10 +527,16 @@ class Host:
             future.set_exception(RuntimeError("the host has stopped"))
         if self._key_port is not None:
             self._key_port.stop()  # it closes its socket in its own thread
-        for sock in (self._router, self._pub):
+        if self._publisher is not None:
+            self._publisher.stop()  # it publishes what it was given, then closes its socket
+        if self._router is not None:
+            with contextlib.suppress(zmq.ZMQError):
+                self._router.disable_monitor()
+        for sock in (self._router_monitor, self._router):
             if sock is not None:
-                sock.close(linger=200)
+                sock.close(linger=200 if sock is self._router else 0)
         if self._ctx is not None:
             self._ctx.term()
-        self._router = self._pub = None
+        self._router = self._router_monitor = None
+        self._publisher = None
         self._ctx = None

@@ -53,7 +53,7 @@ COMMIT = "commit"
 REVEAL = "reveal"
 MISSED_HEARTBEATS = 5  # §11: silence for this many heartbeats marks a seat away
 DEFAULT_BOT_SECONDS = 10.0
-MAX_SPECTATORS = 200  # connections watching at once
+MAX_SPECTATORS = 64  # connections watching at once (each may hold a snapshot in flight)
 MAX_SPECTATOR_NAMES = 200  # spectator names told in the history (the first time each watches)
 # Chat (docs/protocol.md §9): per seat, whatever its connections, a burst of CHAT_BURST lines
 # then one every 1/CHAT_RATE seconds; the history (and so every snapshot) keeps the last

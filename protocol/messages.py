@@ -17,7 +17,7 @@ from mundus_net.protocol.errors import ProtocolError
 from mundus_net.protocol.fairdeal import CONTRIBUTION_BYTES
 
 PROTOCOL_VERSION = 2  # 2: updates carry the changed state keys only (§5)
-MAX_CLIENT_FRAME = 64 * 1024  # what a client may send the host
+MAX_CLIENT_FRAME = 8 * 1024  # what a client may send the host: its largest message is under 2 KiB
 MAX_HOST_FRAME = 16 * 1024 * 1024  # what a host may send a client (snapshots carry the log)
 TOKEN_HEX = 32  # seat tokens: 32 hex digits (128 bits)
 COMMITMENT_BYTES = 32
@@ -121,6 +121,27 @@ def encode(message: dict[str, Any]) -> bytes:
     """Pack a message (adds the protocol version)."""
     packed: bytes = msgpack.packb({"v": PROTOCOL_VERSION, **message}, use_bin_type=True)
     return packed
+
+
+def encode_sharing(message: dict[str, Any], packed: dict[str, tuple[object, bytes]]) -> bytes:
+    """:func:`encode`, byte for byte, with large values packed once for many messages: for a
+    key of ``packed`` whose value *is* (identity, not equality) the object held there, its
+    packed bytes are reused; otherwise the value is packed and kept there for the next
+    message (the host packs a snapshot's history once per state, not once per request)."""
+    full = {"v": PROTOCOL_VERSION, **message}
+    packer = msgpack.Packer(use_bin_type=True)
+    parts = [packer.pack_map_header(len(full))]
+    for key, value in full.items():
+        parts.append(packer.pack(key))
+        if key not in packed:
+            parts.append(packer.pack(value))
+            continue
+        held, data = packed[key]
+        if held is not value:
+            data = packer.pack(value)
+            packed[key] = (value, data)
+        parts.append(data)
+    return b"".join(parts)
 
 
 def unpack(frame: bytes, limit: int) -> dict[str, Any]:

@@ -1,0 +1,268 @@
+"""The host closes the connections no honest client makes (host/guard.py; issue 13, item 4;
+docs/security.md, "Under load and attack"): the policy with an injected clock, then the real
+sockets on loopback."""
+
+from __future__ import annotations
+
+import socket
+import time
+from typing import Any
+
+import pytest
+import zmq
+from test_host_server import WAIT, RawClient
+
+from mundus_net.host import server
+from mundus_net.host.guard import ConnectionGuard, SubscriberGuard
+from mundus_net.host.keys import (
+    KEY_REQUEST_BURST,
+    KEY_REQUESTS_PER_SECOND,
+    KeyPort,
+    key_port_socket,
+)
+from mundus_net.host.publisher import PUB_MAX_FRAME
+from mundus_net.host.server import Host
+from mundus_net.host.table import Table
+from mundus_net.protocol.messages import encode, encode_sharing
+from mundus_net.protocol.security import KeyAnnouncement, decode_key_announcement, make_client
+
+ADDRESS = ("127.0.0.1", 40000)
+
+
+def nobody(identity: bytes) -> bool:
+    return False
+
+
+# -- the policy -------------------------------------------------------------------------------
+
+def test_beyond_the_cap_the_oldest_connection_that_never_joined_is_closed() -> None:
+    guard = ConnectionGuard(limit=3)
+    joined = {b"ann"}
+    assert guard.accepted(10, 0.0, ADDRESS, joined.__contains__) == []
+    guard.heard(10, b"ann", 0.1)
+    assert guard.accepted(11, 1.0, ADDRESS, joined.__contains__) == []
+    assert guard.accepted(12, 2.0, ADDRESS, joined.__contains__) == []
+    closed = guard.accepted(13, 3.0, ADDRESS, joined.__contains__)
+    assert [peer.fd for peer in closed] == [11]  # ann (10) joined: she keeps her place
+    assert sorted(guard.peers) == [10, 12, 13]
+
+
+def test_at_the_cap_with_everyone_joined_the_new_connection_is_the_one_closed() -> None:
+    guard = ConnectionGuard(limit=2)
+    for fd, name in ((10, b"ann"), (11, b"bob")):
+        guard.accepted(fd, 0.0, ADDRESS, nobody)
+        guard.heard(fd, name, 0.0)
+    closed = guard.accepted(12, 1.0, ADDRESS, lambda identity: True)
+    assert [peer.fd for peer in closed] == [12]
+    assert guard.closed_count == 1
+
+
+def test_a_connection_that_does_not_join_in_time_is_closed_and_one_that_does_stays() -> None:
+    guard = ConnectionGuard(limit=10, join_seconds=10.0)
+    guard.accepted(10, 0.0, ADDRESS, nobody)
+    guard.accepted(11, 0.0, ADDRESS, nobody)
+    guard.heard(11, b"ann", 0.5)
+    joined = {b"ann"}
+    assert guard.sweep(9.9, joined.__contains__) == []
+    assert [peer.fd for peer in guard.sweep(10.0, joined.__contains__)] == [10]
+    # ann's connection is forgotten by the table (a silent spectator): closed too
+    assert [peer.fd for peer in guard.sweep(20.0, nobody)] == [11]
+    assert len(guard) == 0
+
+
+def test_a_message_heard_before_its_accept_event_keeps_its_identity() -> None:
+    guard = ConnectionGuard(limit=10, join_seconds=10.0)
+    guard.heard(10, b"ann", 0.0)
+    guard.accepted(10, 0.1, ADDRESS, nobody)
+    assert guard.peers[10].address == ADDRESS
+    assert guard.sweep(30.0, {b"ann"}.__contains__) == []
+
+
+def test_a_closed_connection_is_forgotten() -> None:
+    guard = ConnectionGuard(limit=1)
+    guard.accepted(10, 0.0, ADDRESS, nobody)
+    guard.gone(10)
+    assert guard.accepted(10, 1.0, ADDRESS, nobody) == []
+
+
+def test_a_subscriber_that_sends_more_than_a_subscription_is_closed() -> None:
+    guard = SubscriberGuard(limit=10, allowance=2048, per_second=64.0)
+    guard.accepted(10, 0.0, ADDRESS)
+    guard.accepted(11, 0.0, ADDRESS)
+    sent = {10: 700, 11: 5000}
+    assert [peer.fd for peer in guard.flooding(1.0, sent.get)] == [11]
+    # an honest one's ZMTP heartbeats over an hour stay within the allowance
+    assert guard.flooding(3600.0, {10: 700 + 3600 * 40}.get) == []
+
+
+def test_beyond_the_cap_a_new_subscriber_is_closed_and_the_others_keep_their_place() -> None:
+    guard = SubscriberGuard(limit=2)
+    guard.accepted(10, 0.0, ADDRESS)
+    guard.accepted(11, 0.0, ADDRESS)
+    assert [peer.fd for peer in guard.accepted(12, 1.0, ADDRESS)] == [12]
+
+
+def test_a_snapshot_packed_with_its_shared_parts_is_byte_for_byte_the_plain_encoding() -> None:
+    history = [{"kind": "chat", "text": "x" * 50, "seat": n % 4} for n in range(300)]
+    state = {"round": 3, "market": ["corn", "tea"]}
+    cache: dict[str, tuple[object, bytes]] = {"events": (None, b""), "state": (None, b"")}
+    for rid in (1, 2):
+        message = {"t": "snapshot", "seq": 40, "state": state, "events": history,
+                   "private": None, "id": rid}
+        assert encode_sharing(message, cache) == encode(message)
+    assert cache["events"][0] is history
+    newer = [*history, {"kind": "chat", "text": "y", "seat": 0}]
+    message = {"t": "snapshot", "seq": 41, "state": state, "events": newer, "private": None}
+    assert encode_sharing(message, cache) == encode(message)
+
+
+# -- the sockets ------------------------------------------------------------------------------
+
+@pytest.fixture
+def host() -> Any:
+    table = Table(2, seed=5, autostart=False, heartbeat_ms=200)
+    served = Host(table, port=0)
+    served.start()
+    yield served
+    served.stop()
+
+
+def _wait(found: Any, what: str) -> None:
+    deadline = time.monotonic() + WAIT
+    while not found():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+@pytest.mark.network
+def test_a_subscription_flood_closes_the_flooder_and_the_subscribers_keep_their_updates(
+        host: Host) -> None:
+    ctx: zmq.Context[Any] = zmq.Context()
+    honest = RawClient(ctx, host)
+    flooder: zmq.Socket[Any] = ctx.socket(zmq.XSUB)
+    flooder.setsockopt(zmq.LINGER, 0)
+    flooder.setsockopt(zmq.RECONNECT_IVL, 60_000)  # once closed, it stays away (for the test)
+    assert host.public_key is not None
+    make_client(flooder, host.public_key)
+    flooder.connect(f"tcp://127.0.0.1:{host.pub_port}")
+    try:
+        honest.join("Ann")
+        honest.wait_for(lambda: any(m["t"] == "heartbeat" for m in honest.published))
+        publisher = host._publisher
+        assert publisher is not None
+        # 2,000 distinct subscriptions of 400 bytes: 800 KB that ZeroMQ would file
+        for n in range(2000):
+            try:
+                flooder.send(b"\x01" + n.to_bytes(4, "big") * 100, zmq.NOBLOCK)
+            except zmq.Again:
+                break
+        _wait(lambda: publisher.closed_floods >= 1, "the flooder to be closed")
+        seen = len(honest.published)
+        honest.wait_for(lambda: len(honest.published) > seen + 2)  # heartbeats go on
+        assert honest.request(t="ping", token=honest.token)["t"] == "pong"
+        assert publisher.closed_floods == 1  # the flooder only
+    finally:
+        flooder.close(linger=0)
+        honest.close()
+        ctx.destroy(linger=0)
+
+
+@pytest.mark.network
+def test_a_frame_larger_than_a_subscription_never_reaches_the_publisher(host: Host) -> None:
+    ctx: zmq.Context[Any] = zmq.Context()
+    honest = RawClient(ctx, host)
+    big: zmq.Socket[Any] = ctx.socket(zmq.XSUB)
+    big.setsockopt(zmq.LINGER, 0)
+    assert host.public_key is not None
+    make_client(big, host.public_key)
+    big.connect(f"tcp://127.0.0.1:{host.pub_port}")
+    try:
+        big.send(b"\x01" + b"x" * (PUB_MAX_FRAME * 4))
+        honest.join("Ann")
+        honest.wait_for(lambda: sum(m["t"] == "heartbeat" for m in honest.published) >= 3)
+    finally:
+        big.close(linger=0)
+        honest.close()
+        ctx.destroy(linger=0)
+
+
+@pytest.mark.network
+def test_connections_that_never_say_hello_are_closed_and_players_still_join(
+        host: Host) -> None:
+    host.connections.join_seconds = 1.0  # the default is 10 s: a short wait for the test
+    idle = [socket.create_connection(("127.0.0.1", host.port), timeout=WAIT) for _ in range(5)]
+    try:
+        _wait(lambda: host.connections.closed_count >= 5, "the idle connections to be closed")
+        for sock in idle:  # the host shut each down: the peer reads the end of the stream
+            sock.settimeout(WAIT)
+            try:
+                while sock.recv(4096):
+                    pass
+            except ConnectionResetError:
+                pass
+        ctx: zmq.Context[Any] = zmq.Context()
+        ann = RawClient(ctx, host)
+        try:
+            ann.join("Ann")
+            time.sleep(1.5)  # past the time limit: a joined connection stays
+            assert ann.request(t="ping", token=ann.token)["t"] == "pong"
+        finally:
+            ann.close()
+            ctx.destroy(linger=0)
+    finally:
+        for sock in idle:
+            sock.close()
+
+
+def test_the_key_port_answers_a_burst_then_a_steady_rate_and_drops_the_rest() -> None:
+    ctx: zmq.Context[Any] = zmq.Context()
+    try:
+        port = KeyPort(key_port_socket(ctx), KeyAnnouncement(None, None, insecure=True),
+                       clock=lambda: 0.0)
+        assert all(port._allow(0.0) for _ in range(int(KEY_REQUEST_BURST)))
+        assert not port._allow(0.0)
+        assert sum(port._allow(1.0) for _ in range(100)) == int(KEY_REQUESTS_PER_SECOND)
+        assert (port.answered, port.dropped) == (70, 81)
+        port.stop()
+    finally:
+        ctx.destroy(linger=0)
+
+
+@pytest.mark.network
+def test_a_key_port_flood_leaves_the_table_serving(host: Host) -> None:
+    ctx: zmq.Context[Any] = zmq.Context()
+    asker: zmq.Socket[Any] = ctx.socket(zmq.DEALER)
+    asker.setsockopt(zmq.LINGER, 0)
+    asker.connect(f"tcp://127.0.0.1:{host.key_port}")
+    ann = RawClient(ctx, host)
+    try:
+        for _ in range(300):
+            asker.send(b"keys?")
+        assert asker.poll(int(WAIT * 1000))
+        assert decode_key_announcement(asker.recv()).key == host.public_key
+        ann.join("Ann")
+        assert ann.request(t="ping", token=ann.token)["t"] == "pong"
+    finally:
+        asker.close(linger=0)
+        ann.close()
+        ctx.destroy(linger=0)
+
+
+@pytest.mark.network
+def test_a_peer_that_leaves_what_it_was_sent_unread_gets_no_snapshot(
+        host: Host, monkeypatch: pytest.MonkeyPatch) -> None:
+    ctx: zmq.Context[Any] = zmq.Context()
+    ann = RawClient(ctx, host)
+    try:
+        ann.join("Ann")
+        assert ann.request(t="snapshot", token=ann.token)["t"] == "snapshot"
+        # the kernel says 1 MB sent to this connection is still unread
+        monkeypatch.setattr(server, "unsent_bytes", lambda fd: 1 << 20)
+        refused = ann.request(t="snapshot", token=ann.token)
+        assert refused["t"] == "error" and refused["code"] == "rate_limited"
+        assert "has not read" in refused["message"]
+        assert ann.request(t="ping", token=ann.token)["t"] == "pong"
+    finally:
+        ann.close()
+        ctx.destroy(linger=0)
