@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import random
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -13,6 +13,7 @@ from conftest import give, start_turn
 
 from mundus_net.bots.random_bot import RandomBot
 from mundus_net.cli import main
+from mundus_net.engine.cards import from_counts
 from mundus_net.engine.decisions import (
     DECISION_TYPES,
     TARGET_CASH,
@@ -48,6 +49,7 @@ from mundus_net.engine.notation import (
     apply_decision,
     format_decision,
     format_position,
+    multiset_text,
     parse_decision,
     parse_position,
     position_differences,
@@ -622,3 +624,91 @@ def test_R6_9_store_fields_outside_the_store_phase_are_refused(start: str) -> No
     with pytest.raises(NotationError, match=_escape("position field(s) missing: store_due, "
                                                     "store_chosen")):
         parse_position(MN1_START.replace("mn1 ", "mn2 ", 1))
+
+
+# -- positions that cannot be: the event step (R3) -------------------------------------------
+
+def _first_position(found: Callable[[Game], bool]) -> str:
+    """The first position of the CONFIGS games for which ``found`` holds, written."""
+    for config in CONFIGS:
+        for game in _positions(*config):
+            if found(game):
+                return format_position(game)
+    raise AssertionError("no such position in the CONFIGS games")
+
+
+def _icon(game: Game, index: int = 0) -> str | None:
+    return game.deck[game.queue[index]].icon if len(game.queue) > index else None
+
+
+def test_R3_1_a_position_of_round_1_with_an_event_is_refused(start: str) -> None:
+    with pytest.raises(NotationError, match=_escape("round 1 has no event") + ".*R3.1"):
+        parse_position(_with(start, "event", "KA"))
+
+
+def test_R3_2_the_event_before_the_turns_is_the_icon_of_queue_card_1() -> None:
+    position = _first_position(lambda g: g.round >= 2 and g.phase == "announce"
+                               and _icon(g) is not None)
+    icon = _field(position, "event")
+    other = next(e for e in ("KA", "IP", "ST", "FI", "PI") if e != icon)
+    for wrong in (other, "-"):
+        with pytest.raises(NotationError, match=_escape(f"shows {icon}: the event of the "
+                                                        f"round is {icon}") + ".*R3.2"):
+            parse_position(_with(position, "event", wrong))
+
+
+def test_R3_3_an_event_without_an_icon_needs_someone_owning_coronado() -> None:
+    position = _first_position(lambda g: g.round >= 2 and g.phase == "announce"
+                               and _icon(g) is None and "coronado" not in g.owner)
+    with pytest.raises(NotationError, match=r"nobody owns Coronado to impose KA.*R3\.3"):
+        parse_position(_with(position, "event", "KA"))
+
+
+def test_R3_3_coronado_is_asked_only_when_queue_card_1_shows_no_icon() -> None:
+    found = _first_position(lambda g: g.phase == "coronado"
+                            and any(_icon(g, i) for i in range(len(g.queue))))
+    parse_position(found)  # as the engine wrote it
+    queue = _field(found, "queue").split(",")
+    game = parse_position(found)
+    first = next(c for c in queue if game.deck[c].icon)
+    reordered = ",".join([first, *(c for c in queue if c != first)])
+    with pytest.raises(NotationError, match=r"Coronado may impose one only when it shows "
+                                            r"none \(R3.2, R3.3\)"):
+        parse_position(_with(found, "queue", reordered))
+    with pytest.raises(NotationError, match=r"not chosen yet \(R3.3\)"):
+        parse_position(_with(found, "event", "KA"))
+
+
+def test_the_market_and_display_are_read_in_any_order_and_written_sorted(start: str) -> None:
+    market = _field(start, "market")
+    game = parse_position(_with(start, "market", market[::-1]))
+    assert _field(format_position(game), "market") == market == "".join(sorted(market))
+
+
+def test_rules_show_as_a_seat_prints_only_what_that_seat_may_see(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    position = _first_position(lambda g: g.phase == "offer" and len(g.offers) == 1
+                               and len(g.waiting_seats()) >= 1)
+    game = parse_position(position)
+    offered = next(iter(game.offers))
+    other = next(s for s in range(game.players) if s != offered)
+    status, out, _ = _run(capsys, "show", "--as", str(offered), position)
+    assert status == 0
+    assert f"As seat {offered}:" in out
+    assert f"  hand: {multiset_text(from_counts(game.hands[offered]))}" in out
+    assert f"  your secret offer: {multiset_text(game.offers[offered])}" in out
+    hidden = [line for line in out.splitlines() if line.startswith("  hand:")]
+    assert sum("hidden" in line for line in hidden) == game.players - 1
+    status, out, _ = _run(capsys, "show", "--as", str(other), position)
+    assert "has fixed a secret choice (hidden until all are in)" in out
+    assert "secret offer" not in out and "order hidden" in out
+    assert "Your legal decisions" in out
+
+
+def test_rules_show_as_a_spectator_shows_no_hand_and_refuses_a_seat_not_at_the_table(
+        capsys: pytest.CaptureFixture[str], start: str) -> None:
+    status, out, _ = _run(capsys, "show", "--as", "spectator", start)
+    assert status == 0 and out.startswith("As a spectator: round 1")
+    assert out.count("card(s), hidden") == 4 and "legal" not in out.lower()
+    status, _, err = _run(capsys, "show", "--as", "4", start)
+    assert status == 2 and "'4' is not a seat (0 to 3) or 'spectator'" in err

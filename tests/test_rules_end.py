@@ -129,7 +129,13 @@ def test_R7_a_decision_of_another_step_is_refused() -> None:
     assert_refused(g, 0, EndTurn(), "R7")
     assert_refused(g, 0, Offer((1, 2)), "R7")
     assert_refused(g, 0, PickCards((1,)), "R7")
-    assert_refused(g, 1, Announce(3), "R7")
+
+
+def test_R5_1_a_decision_of_another_seat_names_the_rule_of_whose_it_is() -> None:
+    """R5.1: the TM announces; another seat's announcement names that rule, not R7."""
+    g = new_game(3, seed=1)
+    assert g.phase == "announce" and g.active == 0
+    assert_refused(g, 1, Announce(3), "R5.1")
 
 
 def test_R7_each_player_takes_one_progression_turn_per_round() -> None:
@@ -278,7 +284,9 @@ def test_R8_no_decision_after_the_end() -> None:
     assert g.legal(0) == []
     with pytest.raises(RuleError) as info:
         g.apply(0, EndTurn())
-    assert info.value.rule == "R8"
+    assert g.result is not None  # the rule that ended it
+    assert info.value.rule == {"perfect": "R8.1", "doubloons": "R8.2", "queue": "R8.3",
+                               "round_limit": "R8.5"}[g.result.reason]
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5, 6])

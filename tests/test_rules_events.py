@@ -135,7 +135,7 @@ def test_R3_3_coronado_unknown_event_is_refused() -> None:
     g = coronado_game()
     begin_round(g, 2)
     assert_refused(g, 2, ChooseEvent("XX"), "R3.3")
-    assert_refused(g, 1, ChooseEvent("KA"), "R7")
+    assert_refused(g, 1, ChooseEvent("KA"), "R3.3")
 
 
 # -- R3.4 Juan de la Cosa -------------------------------------------------------------------------

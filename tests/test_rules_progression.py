@@ -53,7 +53,7 @@ def test_R6_1_trade_master_chooses_who_plays_first_then_seat_order() -> None:
     assert g.phase == "first" and g.active == 0
     assert g.legal(0) == [ChooseFirst(s) for s in range(4)]
     assert_refused(g, 0, ChooseFirst(4), "R6.1")
-    assert_refused(g, 1, ChooseFirst(1), "R7")
+    assert_refused(g, 1, ChooseFirst(1), "R6.1")
     mark = len(g.log)
     g.apply(0, ChooseFirst(2))
     assert events(g, "first", mark) == [{"seat": 0, "first": 2}]
@@ -604,7 +604,7 @@ def test_R6_9_a_choice_stays_secret_and_changes_nothing_for_the_others() -> None
     # The seat that chose sees its own choice in its log, and cannot choose again.
     assert public_log(g, 0, mark)[0]["decision"] == Store((9, R))
     assert PlayerView(g, 0).hand == (1, 5, 9, R)
-    assert_refused(g, 0, Store(()), "R7")
+    assert_refused(g, 0, Store(()), "R6.9")
     g.apply(2, Store((8,)))
     assert PlayerView(g, 1).store_done == (0, 2)
     assert events(g, "store") == []
@@ -645,8 +645,8 @@ def test_R6_9_fire_seats_hit_are_not_asked_cosa_is_income_still_paid() -> None:
     assert g.pending == Pending("store", (1,), {"capacity": {1: 2}})
     for seat in (0, 2, 3):
         assert g.legal(seat) == []
-        assert_refused(g, seat, Store(()), "R7")
-    assert_refused(g, 0, Store((5,)), "R7")
+        assert_refused(g, seat, Store(()), "R6.9")
+    assert_refused(g, 0, Store((5,)), "R6.9")
     g.apply(1, Store((7, R)))
     assert [e["seat"] for e in events(g, "store")] == [1]
     assert g.stored == [[0] * 11, to_counts([7, R]), [0] * 11, [0] * 11]
@@ -791,5 +791,5 @@ def test_R6_turn_refuses_decisions_of_other_seats() -> None:
     """R6.1/R7: only the player whose turn it is decides."""
     g = new_game(3, seed=8)
     start_turn(g, 0, [3, 4, R])
-    assert_refused(g, 1, EndTurn(), "R7")
+    assert_refused(g, 1, EndTurn(), "R6.1")
     assert_refused(g, 0, Store(()), "R7")

@@ -91,7 +91,7 @@ def test_P01_sergio_refusals() -> None:
     set_market(g, [2, 5, R])
     begin_round(g, 2, display=[7])
     assert_refused(g, 1, BuyMarket(9), "P01")
-    assert_refused(g, 0, BuyMarket(2), "R7")
+    assert_refused(g, 0, BuyMarket(2), "P01")
     g.doubloons[1] = 1  # (arranged)
     assert_refused(g, 1, BuyMarket(2), "R1.4")
 

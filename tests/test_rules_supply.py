@@ -176,7 +176,7 @@ def test_R4_4_ponce_split_must_leave_two_non_empty_fleets() -> None:
     assert_refused(g, 1, SplitFleet(("D01", "D05", "D06")), "R4.4")
     assert_refused(g, 1, SplitFleet(("D04",)), "R4.4")
     assert_refused(g, 1, SplitFleet(("D05", "D05")), "R4.4")
-    assert_refused(g, 2, SplitFleet(("D05",)), "R7")
+    assert_refused(g, 2, SplitFleet(("D05",)), "R4.4")
 
 
 def test_R4_4_ponce_split_naming_the_lowest_caravel_is_the_same_split() -> None:
@@ -244,7 +244,7 @@ def test_R4_3_to_R4_6_rulebook_supply_example_at_a_3_player_table(tm: int) -> No
         (a, fleet_a, (10, 10)), (b, fleet_b, (11, 3)), (c, fleet_c, (10, 1))]
     assert g.pick_queue == [(c, fleet_c), (a, fleet_a), (b, fleet_b)]
     assert g.pending == Pending("pick", (c,), {"fleet": fleet_c, "count": 3})
-    assert_refused(g, a, PickCards((9,)), "R7")
+    assert_refused(g, a, PickCards((9,)), "R4.6")
     assert_refused(g, c, PickCards((8, 9)), "R4.6")  # the fleet's three cards at once
     g.apply(c, PickCards((6, 8, 9)))
     assert g.pending == Pending("pick", (a,), {"fleet": fleet_a, "count": 1})
@@ -323,7 +323,7 @@ def test_R4_6_a_fleet_takes_one_card_per_caravel_at_once() -> None:
     assert_refused(g, 2, PickCards((3, 4, 5, 6)), "R4.6")
     assert_refused(g, 2, PickCards((3, 4, 9)), "R4.6")
     assert_refused(g, 2, PickCards((3, 3, 4)), "R4.6")
-    assert_refused(g, 0, PickCards((3,)), "R7")
+    assert_refused(g, 0, PickCards((3,)), "R4.6")
     g.apply(2, PickCards((3, 4, 6)))
     assert g.hands[2][3] >= 1 and g.hands[2][6] >= 1
     assert g.display == [] and g.hands[0][5] >= 1  # A took the last card
@@ -396,7 +396,7 @@ def test_R4_7_discards_are_chosen_and_revealed_together() -> None:
     assert g.hands[0] == h0 and len(g.discard) == d  # hidden until all have chosen
     assert events(g, "pirates") == []
     assert g.waiting_seats() == (2,)
-    assert_refused(g, 0, PirateDiscard((card0,)), "R7")
+    assert_refused(g, 0, PirateDiscard((card0,)), "R4.7")
     g.apply(2, PirateDiscard((card2,)))
     assert g.hands[0][card0] == h0[card0] - 1 and g.hands[2][card2] == h2[card2] - 1
     assert events(g, "pirates")[-1]["discards"] == {0: (card0,), 2: (card2,)}
@@ -417,7 +417,7 @@ def test_R4_7_wrong_pirate_discards_are_refused() -> None:
     assert_refused(g, 0, PirateDiscard((missing,)), "R4.7")
     assert_refused(g, 2, PirateDiscard((next(v for v in range(1, 11) if g.hands[2][v]),)),
                    "R4.7")
-    assert_refused(g, 1, PirateDiscard((held,)), "R7")
+    assert_refused(g, 1, PirateDiscard((held,)), "R4.7")
 
 
 def test_R4_7_no_pirates_no_discard() -> None:

@@ -72,6 +72,13 @@ OVER = "over"
 PHASES = (CORONADO, SPLIT, PICK, SERGIO, PIRATES, ANNOUNCE, OFFER, TM_TIE, TAKE, GIFT, FIRST,
           TURN, STORE, OVER)
 SIMULTANEOUS = (OFFER, PIRATES, STORE)
+# The rule that says who makes the decision of each phase: a decision from another seat
+# breaks it (RuleError names it).
+PHASE_RULES = {CORONADO: "R3.3", SPLIT: "R4.4", PICK: "R4.6", SERGIO: "P01", PIRATES: "R4.7",
+               ANNOUNCE: "R5.1", OFFER: "R5.2", TM_TIE: "R5.4", TAKE: "R5.6", GIFT: "R5.9",
+               FIRST: "R6.1", TURN: "R6.1", STORE: "R6.9"}
+# After the end, the rule that ended the game.
+END_RULES = {"perfect": "R8.1", "doubloons": "R8.2", "queue": "R8.3", "round_limit": "R8.5"}
 
 RULES_EDITION = 2  # R6.9/R6.10: storage and discard once, after every progression turn
 RULES_EDITIONS = (1, 2)
@@ -352,14 +359,16 @@ class Game:
         handler = _HANDLERS.get(type(decision))
         if handler is None or handler[0] != phase:  # never true when the game is over
             if phase == OVER:
-                raise RuleError("R8", "the game is over")
+                reason = self.result.reason if self.result is not None else ""
+                raise RuleError(END_RULES.get(reason, "R8.4"), "the game is over")
             raise RuleError("R7", f"{type(decision).__name__} is not the decision pending "
                                   f"now (the game waits for {phase})")
         if phase in SIMULTANEOUS:
             if not self.legal(seat):  # empty exactly when the seat is not waited for
-                raise RuleError("R7", f"seat {seat} has nothing to decide now")
+                raise RuleError(PHASE_RULES[phase], f"seat {seat} has nothing to decide now")
         elif seat != self.active:
-            raise RuleError("R7", f"it is seat {self.active}'s decision, not seat {seat}'s")
+            raise RuleError(PHASE_RULES[phase],
+                            f"it is seat {self.active}'s decision, not seat {seat}'s")
         mark = len(self.log)
         try:
             handler[1](self, seat, decision)

@@ -445,8 +445,8 @@ def parse_position(text: str, deck: Deck | None = None) -> Game:
     g.event = f.read("event", _event)
     g.phase = f.read("phase", _phase)
     g.active = f.read("active", f.seat)
-    g.market = f.read("market", _parse_pile)
-    g.display = f.read("display", _parse_pile)
+    g.market = sorted(f.read("market", _parse_pile))  # kept sorted, as the engine keeps them
+    g.display = sorted(f.read("display", _parse_pile))
     g.queue = f.read("queue", f.ids)
     g.doubloons = f.read("doubloons",
                          lambda t: [_parse_int(x, "doubloons", 0) for x in f.per_seat(t)])
@@ -625,6 +625,39 @@ def _check_state(g: Game) -> None:
     if g.gift_to == active and phase == GIFT:
         raise _bad("gift_to", "the TM gives to another seat")
     _PHASE_CHECKS.get(phase, _no_check)(g)
+    _check_event(g)
+
+
+# Until the first progression turn queue card 1 is the one the event step saw (a turn may
+# take it, R6.4): in these phases the event must be the one it made.
+_BEFORE_TURNS = frozenset(PHASES[:PHASES.index(TURN)])
+
+
+def _check_event(g: Game) -> None:
+    """The event step (R3) as the position says it went."""
+    if g.round == 1:
+        if g.event is not None:
+            raise _bad("event", "round 1 has no event, whatever queue card 1 shows (R3.1)")
+        if g.phase == CORONADO:
+            raise _bad("phase", "Coronado imposes an event from round 2 only (R3.3)")
+        return
+    if g.phase not in _BEFORE_TURNS or not g.queue:
+        return
+    icon = g.deck[g.queue[0]].icon
+    if g.phase == CORONADO:
+        if icon is not None:
+            raise _bad("phase", f"queue card 1 ({g.queue[0]}) shows {icon}: that is the "
+                                "event, and Coronado may impose one only when it shows none "
+                                "(R3.2, R3.3)")
+        if g.event is not None:
+            raise _bad("event", "in phase coronado the event is not chosen yet (R3.3)")
+        return
+    if icon is not None and g.event != icon:
+        raise _bad("event", f"queue card 1 ({g.queue[0]}) shows {icon}: the event of the "
+                            f"round is {icon}, not {g.event or '-'} (R3.2)")
+    if icon is None and g.event is not None and "coronado" not in g.owner:
+        raise _bad("event", f"queue card 1 ({g.queue[0]}) shows no event and nobody owns "
+                            f"Coronado to impose {g.event} (R3.2, R3.3)")
 
 
 def _within(cards: Sequence[int], counts: Sequence[int]) -> bool:

@@ -29,6 +29,7 @@ from mundus_net.engine.notation import (
     multiset_text,
     parse_position,
 )
+from mundus_net.engine.view import PlayerView
 
 
 def register(subparsers: Any) -> None:
@@ -52,6 +53,10 @@ def register(subparsers: Any) -> None:
 
     show = sub.add_parser("show", help="print a position readably with its legal decisions")
     show.add_argument("position", metavar="POSITION", help="position text, or - for stdin")
+    show.add_argument("--as", dest="viewer", metavar="SEAT",
+                      help="print only what seat SEAT (from 0), or a spectator ('spectator'), "
+                           "may see of the position: no other hand, no secret offer, no "
+                           "pile order")
     add_deck_option(show)
     show.set_defaults(func=_cmd_show)
 
@@ -169,9 +174,7 @@ def cards_named(cards: Sequence[int]) -> str:
 
 
 def _dev(game: Game, card_id: str) -> str:
-    card = game.deck[card_id]
-    icon = f" [{card.icon}]" if card.icon else ""
-    return f"{card_id} {card.name}{icon}"
+    return _dev_of(game.deck, card_id)
 
 
 # The words for the fields of a pending decision's detail (mundus_net.engine.game.Pending).
@@ -277,10 +280,89 @@ def describe(game: Game) -> list[str]:
     return lines
 
 
+def describe_view(view: PlayerView) -> list[str]:
+    """What one seat (or a spectator: ``view.seat`` None) may see of a position, as readable
+    lines: its own hand, stored cards, offer and legal decisions; of the others only what is
+    public (hand and warehouse sizes, who has fixed a secret choice, face-up cards)."""
+    me = view.seat
+    event = "none" if view.event is None else f"{EVENT_NAMES[view.event]} ({view.event})"
+    who = "a spectator" if me is None else f"seat {me}"
+    lines = [
+        f"As {who}: round {view.round}, event {event}, phase {view.phase}, Trade Master seat "
+        f"{view.trade_master}",
+        f"Market:  {cards_named(view.market)}",
+        f"Display: {cards_named(view.display)}",
+        "Queue:   " + ("; ".join(f"{i}. {_dev_of(view.deck, c)}"
+                                 for i, c in enumerate(view.queue, 1)) or "-"),
+        f"Piles:   draw {view.draw_size} (order hidden), discard {len(view.discard)}, "
+        f"development pile {view.devpile_size} (order hidden)",
+    ]
+    secret = set(view.offered) | set(view.pirates_done) | set(view.store_done)
+    for s in range(view.players):
+        marks = [m for m, on in (("TM", s == view.trade_master), ("you", s == me)) if on]
+        lines.append(f"Seat {s}{' [' + ', '.join(marks) + ']' if marks else ''}: "
+                     f"{view.doubloons[s]} doubloons")
+        lines.append("  developments: " + (", ".join(_dev_of(view.deck, c)
+                                                     for c in view.developments[s]) or "-"))
+        if s == me:
+            lines.append(f"  hand: {cards_named(view.hand)}")
+            if view.stored:
+                lines.append(f"  stored: {cards_named(view.stored)}")
+            if view.my_offer is not None:
+                lines.append(f"  your secret offer: {cards_named(view.my_offer)}")
+        else:
+            known = view.known_hands[s]
+            lines.append(f"  hand: {view.hand_sizes[s]} card(s), hidden"
+                         + (f" (known to hold {multiset_text(known)})" if known else ""))
+            if view.stored_sizes[s]:
+                lines.append(f"  stored: {view.stored_sizes[s]} card(s), hidden")
+            if s in secret:
+                lines.append("  has fixed a secret choice (hidden until all are in)")
+        if view.faceup[s]:
+            lines.append(f"  offered face up: {cards_named(view.faceup[s])}")
+    if view.result is not None:
+        r = view.result
+        lines.append(f"Game over after {r.rounds} rounds, ended "
+                     f"{REASON_WORDS.get(r.reason, r.reason)}: winner(s) "
+                     f"{', '.join(f'seat {w}' for w in r.winners)}")
+        return lines
+    pending = view.pending
+    if pending is not None:
+        seats = ", ".join(map(str, pending.seats))
+        lines.append(f"Pending: {pending.kind} by seat{'s' if len(pending.seats) != 1 else ''} "
+                     f"{seats}")
+    if me is not None:
+        legal = [format_decision(d) for d in view.legal]
+        lines.append(f"Your legal decisions ({len(legal)}): " + (" ".join(legal) or "none now"))
+    return lines
+
+
+def _dev_of(deck: Deck, card_id: str) -> str:
+    card = deck[card_id]
+    icon = f" [{card.icon}]" if card.icon else ""
+    return f"{card_id} {card.name}{icon}"
+
+
+def _viewer(text: str, players: int) -> int | None:
+    """``--as``: a seat number, or None for a spectator (ValueError otherwise)."""
+    if text.lower() == "spectator":
+        return None
+    if not text.isdigit() or not 0 <= int(text) < players:
+        raise ValueError(f"--as: {text!r} is not a seat (0 to {players - 1}) or 'spectator'")
+    return int(text)
+
+
 def _cmd_show(args: argparse.Namespace) -> int:
     try:
         game = _load(args)
     except (NotationError, DeckError) as exc:
         return _fail(str(exc), 2)
-    print("\n".join(describe(game)))
+    if args.viewer is None:
+        print("\n".join(describe(game)))
+        return 0
+    try:
+        seat = _viewer(args.viewer, game.players)
+    except ValueError as exc:
+        return _fail(str(exc), 2)
+    print("\n".join(describe_view(PlayerView(game, seat))))
     return 0
