@@ -147,6 +147,7 @@ class Publisher:
                 self.sock.setsockopt(zmq.SUBSCRIBE, b"")  # for the connection it came from
             elif data != _UNSUBSCRIBE_ALL:  # (a connection that closed says that)
                 suspicious = True
+                break  # look at the senders at once: every message read costs memory
         else:
             suspicious = True
         now = self._clock()

@@ -70,3 +70,21 @@ def test_network_benchmark_reports_the_floor_and_both_layouts() -> None:
     # the floor is measured and reported (its size is the benchmark's to print, not ours)
     assert all(key in figures for key in ("floor_game_ms", "in_process_game_ms", "floor_ratio"))
     assert {"game_target_met", "rtt_target_met", "room_us_per_decision"} <= set(figures)
+
+
+@pytest.mark.network
+def test_the_attack_harness_prints_its_figures_for_each_scenario(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """benchmarks/attack.py --quick on one scenario: the figures are there (no target is
+    asserted: memory, latency and even the result depend on the machine's load)."""
+    bench = _benchmark("attack")
+    assert bench.main(["--quick", "--scenario", "garbage-frames"]) == 0
+    out = capsys.readouterr().out
+    figures = json.loads(out.strip().splitlines()[-1])
+    rows = {row["scenario"]: row for row in figures["scenarios"]}
+    assert set(rows) == {"baseline", "garbage-frames"}
+    for row in rows.values():
+        assert row["crashed"] is None, row
+        assert row["decisions"] > 0 and row["peak_mb"] > 0 and row["p95_ms"] is not None
+    assert rows["garbage-frames"]["sent"] > 0
+    assert "Memory bound:" in out and "garbage-frames" in out

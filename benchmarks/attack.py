@@ -1,0 +1,548 @@
+"""Attack and fault harness (issue 13; docs/security.md, "Under load and attack").
+
+Each scenario plays the same fixed-seed table (5 seats: 2 host bots, 2 honest network
+players, and 1 seat played by the attacker's own bot, which plays honestly) while an
+attacker on loopback does one kind of harm, and prints per scenario: messages (or bytes)
+the attacker sent, the host's peak memory, the honest players' decision latency (from
+sending a decision to its ``ok``, p50 and p95) against the same table unattacked in the same
+run, whether the result equals the unattacked one, whether the record verifies, and
+whether the host crashed. Targets: no crash, peak memory within the unattacked peak plus
+``MEMORY_MARGIN_MB``, the same result, honest p95 at most 5 times the unattacked p95.
+
+Bounded: each attack stops after ``--attack-seconds`` (and its own message budget) or at
+the end of the game, and everything binds and connects to 127.0.0.1 only (the host runs with
+``--bind 127.0.0.1 --no-beacon``). The last line printed is one JSON object with every
+figure. Run: ``python benchmarks/attack.py`` (``--quick``: a shorter run, ``--scenario``:
+some scenarios only).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import random
+import re
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+import msgpack
+import zmq
+
+from mundus_net.bots.base import load_bot
+from mundus_net.client.connection import Accepted, Connection
+from mundus_net.engine.view import PlayerView
+from mundus_net.protocol.security import make_client
+
+ROOT = Path(__file__).resolve().parent.parent
+MUNDUS = [sys.executable, "-m", "mundus_net"]
+SEED = 2026
+MEMORY_MARGIN_MB = 64.0
+LATENCY_FACTOR = 5.0
+WAIT = 60.0
+BOT_PACE = 0.08  # seconds between host-bot decisions: a game of about 15 s, for attacks to hit
+QUICK_BOT_PACE = 0.02
+Message = dict[str, Any]
+
+
+def _stderr(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def _free_port() -> int:
+    """A port with the next two free too (the host uses PORT, PORT+1, PORT+2)."""
+    for _ in range(200):
+        port = random.randrange(20000, 60000)
+        try:
+            for offset in range(3):
+                with socket.socket() as probe:
+                    probe.bind(("127.0.0.1", port + offset))
+        except OSError:
+            continue
+        return port
+    raise RuntimeError("no free ports")
+
+
+# -- the honest side --------------------------------------------------------------------------
+
+def _honest(pipe: Any, address: str, key: str, name: str, seed: int, role: str) -> None:
+    """One network player (greedy, seeded): plays to the end, then sends back its decision
+    latencies (seconds) and the result. ``role`` "attacker" is the attacker's own seat,
+    played the same way (its token goes back first, for the attacks that need one)."""
+    conn = Connection(address, name, bot=True, server_key=key)
+    conn.connect(WAIT)
+    pipe.send(("joined", conn.token))  # the next player joins only now: seats in order
+    bot = load_bot("greedy", seed)
+    latencies: list[float] = []
+    deadline = time.monotonic() + 600
+    try:
+        while conn.result is None and not conn.closed and time.monotonic() < deadline:
+            pending = conn.ready
+            if pending is None:
+                conn.poll(0.5)
+                continue
+            decision = bot.decide(cast(PlayerView, conn.view()), pending.legal)
+            start = time.perf_counter()
+            request = conn.decide(decision)
+            answered = False
+            while not answered and conn.result is None and not conn.closed:
+                notices = conn.poll(5.0)
+                answered = any(isinstance(n, Accepted) and n.id == request for n in notices)
+                if conn.ready is not None and conn.ready.id != pending.id:
+                    break  # refused, or the host moved on
+            if answered:
+                latencies.append(time.perf_counter() - start)
+        result = conn.result
+        pipe.send(("done", latencies, None if result is None else
+                   {"winners": list(result.winners), "doubloons": list(result.doubloons),
+                    "rounds": result.rounds}))
+    finally:
+        conn.close()
+
+
+# -- a table ----------------------------------------------------------------------------------
+
+@dataclass
+class Outcome:
+    scenario: str
+    sent: int = 0  # the attacker's messages (or connections, bytes: see ``unit``)
+    unit: str = "messages"
+    peak_mb: float = 0.0
+    latencies: list[float] = field(default_factory=list)
+    result: Message | None = None
+    verified: bool = False
+    crashed: str | None = None
+    seconds: float = 0.0
+    note: str = ""
+
+    def p(self, q: float) -> float | None:
+        if not self.latencies:
+            return None
+        ordered = sorted(self.latencies)
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+
+
+class Table:
+    """A host process with its honest players, and what the attacker needs to know."""
+
+    def __init__(self, work: Path, bot_pace: float = BOT_PACE) -> None:
+        self.work = work
+        self.port = _free_port()
+        self.record = work / "record.json"
+        work.mkdir(parents=True, exist_ok=True)
+        self.host = subprocess.Popen(
+            [*MUNDUS, "host", "--bind", "127.0.0.1", "--no-beacon", "--port", str(self.port),
+             "--seats", "5", "--bots", "2", "--seed", str(SEED), "--fixed-seed",
+             "--record", str(self.record), "--state-dir", str(work / "state"),
+             "--name", "attack table", "--bot-pace", str(bot_pace)],
+            cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=open(work / "host.err", "w"), text=True,  # noqa: SIM115 (kept open)
+            env={**os.environ, "XDG_STATE_HOME": str(work / "xdg")})
+        self.output: list[str] = []
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        self.address = self.wait_line(r"join at (tcp://\S+)").group(1)
+        self.key = self.wait_line(r"^host key: (\S{40})").group(1)
+        self.sign_key = self.wait_line(r"^record signing key: ([0-9a-f]{64})").group(1)
+        self.peak_kb = 0
+        self._sampling = True
+        self._sampler = threading.Thread(target=self._sample, daemon=True)
+        self._sampler.start()
+        ctx = multiprocessing.get_context("fork")
+        self.players: list[tuple[Any, Any]] = []
+        for index, role in ((0, "honest"), (1, "honest"), (2, "attacker")):
+            parent, child = ctx.Pipe()
+            proc = ctx.Process(target=_honest, daemon=True,
+                               args=(child, self.address, self.key, f"{role} {index}",
+                                     SEED + index, role))
+            proc.start()
+            self.players.append((proc, parent))
+            if not parent.poll(WAIT):
+                raise TimeoutError(f"{role} {index} did not join")
+            self.token = str(parent.recv()[1])  # the last one is the attacker's seat
+
+    def _read(self) -> None:
+        assert self.host.stdout is not None
+        for line in self.host.stdout:
+            self.output.append(line.rstrip("\n"))
+
+    def wait_line(self, pattern: str) -> re.Match[str]:
+        deadline = time.monotonic() + WAIT
+        while time.monotonic() < deadline:
+            for line in list(self.output):
+                found = re.search(pattern, line)
+                if found:
+                    return found
+            if self.host.poll() is not None:
+                raise RuntimeError(f"the host exited: {(self.work / 'host.err').read_text()}")
+            time.sleep(0.05)
+        raise TimeoutError(f"no line matching {pattern!r}: {self.output}")
+
+    def _sample(self) -> None:
+        status = Path(f"/proc/{self.host.pid}/status")
+        while self._sampling and self.host.poll() is None:
+            try:
+                for line in status.read_text().splitlines():
+                    if line.startswith(("VmHWM:", "VmRSS:")):
+                        self.peak_kb = max(self.peak_kb, int(line.split()[1]))
+            except (OSError, ValueError):
+                return
+            time.sleep(0.05)
+
+    @property
+    def over(self) -> bool:
+        return all(not proc.is_alive() or pipe.poll() for proc, pipe in self.players[:2])
+
+    def finish(self, outcome: Outcome) -> Outcome:
+        deadline = time.monotonic() + 300
+        for proc, pipe in self.players:
+            while time.monotonic() < deadline and not pipe.poll(1.0):
+                if not proc.is_alive():
+                    break
+            if pipe.poll(0):
+                message = pipe.recv()
+                if message[0] == "done" and proc is not self.players[2][0]:
+                    outcome.latencies.extend(message[1])
+                    outcome.result = outcome.result or message[2]
+            proc.join(5)
+            if proc.is_alive():
+                proc.kill()
+        try:
+            code = self.host.wait(60)
+        except subprocess.TimeoutExpired:
+            self.host.kill()
+            code = self.host.wait(10)
+            outcome.crashed = "the host did not stop after the game"
+        self._sampling = False
+        outcome.peak_mb = self.peak_kb / 1024
+        if code not in (0, None) and outcome.crashed is None:
+            outcome.crashed = f"the host exited with status {code}"
+        if outcome.result is None and outcome.crashed is None:
+            outcome.crashed = "the game did not end for the honest players"
+        if self.record.exists():
+            check = subprocess.run([*MUNDUS, "verify", str(self.record), "--host-key",
+                                    self.sign_key], cwd=ROOT, capture_output=True, text=True,
+                                   timeout=120)
+            outcome.verified = check.returncode == 0
+            if not outcome.verified:
+                said = (check.stdout + check.stderr).strip().splitlines()
+                outcome.note = said[-1] if said else "verify failed"
+        else:
+            outcome.note = "no record written"
+        return outcome
+
+    def kill(self) -> None:
+        self._sampling = False
+        for proc, _ in self.players:
+            if proc.is_alive():
+                proc.kill()
+        if self.host.poll() is None:
+            self.host.kill()
+
+
+# -- the attacks --------------------------------------------------------------------------------
+
+Attack = Callable[[Table, float, bool], tuple[int, str]]
+
+
+def _until(table: Table, seconds: float) -> Callable[[], bool]:
+    """Whether the attack goes on: until its time is up or the game is over."""
+    stop = time.monotonic() + seconds
+    return lambda: time.monotonic() < stop and not table.over
+
+
+def _curve(ctx: zmq.Context[Any], kind: int, table: Table, port: int) -> zmq.Socket[Any]:
+    sock: zmq.Socket[Any] = ctx.socket(kind)
+    sock.setsockopt(zmq.LINGER, 0)
+    make_client(sock, table.key)
+    sock.connect(f"tcp://127.0.0.1:{port}")
+    return sock
+
+
+def attack_none(table: Table, seconds: float, quick: bool) -> tuple[int, str]:
+    return 0, "messages"
+
+
+def attack_subscriptions(table: Table, seconds: float, quick: bool) -> tuple[int, str]:
+    """Long distinct subscriptions to the PUB, from connection after connection."""
+    budget = (4 if quick else 64) * 1024 * 1024  # bytes
+    sent = 0
+    going = _until(table, seconds)
+    ctx: zmq.Context[Any] = zmq.Context()
+    try:
+        n = 0
+        while sent < budget and going():
+            sock = _curve(ctx, zmq.XSUB, table, table.port + 1)
+            sock.setsockopt(zmq.SNDHWM, 1000)
+            for _ in range(2000):
+                topic = b"\x01" + n.to_bytes(8, "big") * 50  # 401 bytes, all distinct
+                n += 1
+                try:
+                    sock.send(topic, zmq.NOBLOCK)
+                except zmq.Again:
+                    break
+                sent += len(topic)
+            time.sleep(0.05)
+            sock.close(linger=0)
+    finally:
+        ctx.destroy(linger=0)
+    return sent, "bytes"
+
+
+def attack_chat(table: Table, seconds: float, quick: bool) -> tuple[int, str]:
+    """The attacker's seat token chatting from ever new connections."""
+    sent = 0
+    going = _until(table, seconds)
+    ctx: zmq.Context[Any] = zmq.Context()
+    try:
+        while going() and sent < (2_000 if quick else 60_000):
+            sock = _curve(ctx, zmq.DEALER, table, table.port)
+            sock.send(msgpack.packb({"v": 2, "t": "hello", "name": "chatter", "role": "player",
+                                     "token": table.token}))
+            for i in range(100):
+                sock.send(msgpack.packb({"v": 2, "t": "chat", "token": table.token,
+                                         "text": f"spam {i} " + "x" * 180}))
+                sent += 1
+            time.sleep(0.01)
+            sock.close(linger=0)
+    finally:
+        ctx.destroy(linger=0)
+    return sent, "messages"
+
+
+def attack_snapshots(table: Table, seconds: float, quick: bool) -> tuple[int, str]:
+    """Spectators asking for snapshots and never reading the replies."""
+    sent = 0
+    going = _until(table, seconds)
+    ctx: zmq.Context[Any] = zmq.Context()
+    socks = []
+    try:
+        for _ in range(20 if quick else 60):
+            sock = _curve(ctx, zmq.DEALER, table, table.port)
+            sock.setsockopt(zmq.RCVHWM, 1)
+            sock.setsockopt(zmq.RCVBUF, 4096)
+            sock.send(msgpack.packb({"v": 2, "t": "hello", "name": "watcher",
+                                     "role": "spectator"}))
+            socks.append(sock)
+        while going():
+            for sock in socks:
+                for _ in range(5):
+                    sock.send(msgpack.packb({"v": 2, "t": "snapshot"}), zmq.NOBLOCK)
+                    sent += 1
+                sock.send(msgpack.packb({"v": 2, "t": "ping"}), zmq.NOBLOCK)
+            time.sleep(0.2)
+    except zmq.Again:
+        pass
+    finally:
+        ctx.destroy(linger=0)
+    return sent, "messages"
+
+
+def attack_connections(table: Table, seconds: float, quick: bool) -> tuple[int, str]:
+    """Idle TCP connections that never say hello, then more as they are closed."""
+    opened = 0
+    going = _until(table, seconds)
+    held: list[socket.socket] = []
+    try:
+        while going():
+            while len(held) < (200 if quick else 800) and going():
+                try:
+                    held.append(socket.create_connection(("127.0.0.1", table.port), 5))
+                except OSError:
+                    break
+                opened += 1
+            time.sleep(0.5)
+            for sock in list(held):  # closed by the host: let them go, open new ones
+                sock.setblocking(False)
+                try:
+                    if sock.recv(1 << 16) == b"":
+                        held.remove(sock)
+                        sock.close()
+                except BlockingIOError:
+                    pass
+                except OSError:
+                    held.remove(sock)
+                    sock.close()
+    finally:
+        for sock in held:
+            sock.close()
+    return opened, "connections"
+
+
+def attack_key_port(table: Table, seconds: float, quick: bool) -> tuple[int, str]:
+    """The key port asked as fast as it goes, from many connections."""
+    sent = 0
+    going = _until(table, seconds)
+    ctx: zmq.Context[Any] = zmq.Context()
+    try:
+        socks = []
+        for _ in range(50):
+            sock: zmq.Socket[Any] = ctx.socket(zmq.DEALER)
+            sock.setsockopt(zmq.LINGER, 0)
+            sock.connect(f"tcp://127.0.0.1:{table.port + 2}")
+            socks.append(sock)
+        while going() and sent < (20_000 if quick else 400_000):
+            for sock in socks:
+                try:
+                    sock.send(b"keys?", zmq.NOBLOCK)
+                    sent += 1
+                except zmq.Again:
+                    pass
+            time.sleep(0.001)
+    finally:
+        ctx.destroy(linger=0)
+    return sent, "messages"
+
+
+def attack_garbage(table: Table, seconds: float, quick: bool) -> tuple[int, str]:
+    """Malformed frames: random bytes, truncated msgpack, deep nesting, oversized frames,
+    wrong types, from ever new connections."""
+    rng = random.Random(7)
+    sent = 0
+    going = _until(table, seconds)
+    ctx: zmq.Context[Any] = zmq.Context()
+    frames: list[Callable[[], bytes]] = [
+        lambda: rng.randbytes(rng.randrange(1, 200)),
+        lambda: msgpack.packb({"v": 2, "t": "decide", "token": table.token})[:-3],
+        lambda: b"\x91" * 5000,
+        lambda: bytes(20_000),
+        lambda: msgpack.packb({"v": 2, "t": "hello", "name": 7, "role": []}),
+        lambda: msgpack.packb({"v": 2, "t": "decide", "token": table.token, "pending": -1,
+                               "decision": {"kind": "take", "seat": 9}}),
+    ]
+    try:
+        while going() and sent < (5_000 if quick else 100_000):
+            sock = _curve(ctx, zmq.DEALER, table, table.port)
+            for _ in range(50):
+                sock.send(rng.choice(frames)())
+                sent += 1
+            time.sleep(0.005)
+            sock.close(linger=0)
+    finally:
+        ctx.destroy(linger=0)
+    return sent, "messages"
+
+
+def attack_seats(table: Table, seconds: float, quick: bool) -> tuple[int, str]:
+    """Hellos for seats (the table is full), and decisions with made-up tokens."""
+    sent = 0
+    going = _until(table, seconds)
+    ctx: zmq.Context[Any] = zmq.Context()
+    rng = random.Random(3)
+    try:
+        while going() and sent < (5_000 if quick else 50_000):
+            sock = _curve(ctx, zmq.DEALER, table, table.port)
+            sock.send(msgpack.packb({"v": 2, "t": "hello", "name": "\u202egrab\u0085",
+                                     "role": "player"}))
+            for _ in range(40):
+                token = f"{rng.getrandbits(128):032x}"
+                sock.send(msgpack.packb({"v": 2, "t": "decide", "token": token,
+                                         "pending": rng.randrange(1, 500),
+                                         "decision": {"kind": "end_turn"}}))
+                sent += 1
+            time.sleep(0.01)
+            sock.close(linger=0)
+    finally:
+        ctx.destroy(linger=0)
+    return sent, "messages"
+
+
+SCENARIOS: dict[str, Attack] = {
+    "baseline": attack_none,
+    "pub-subscribe-flood": attack_subscriptions,
+    "chat-flood": attack_chat,
+    "snapshot-amplification": attack_snapshots,
+    "connection-flood": attack_connections,
+    "key-port-flood": attack_key_port,
+    "garbage-frames": attack_garbage,
+    "seat-grab": attack_seats,
+}
+
+
+def run(name: str, seconds: float, quick: bool, work: Path) -> Outcome:
+    outcome = Outcome(name)
+    started = time.monotonic()
+    table = Table(work / name, QUICK_BOT_PACE if quick else BOT_PACE)
+    try:
+        outcome.sent, outcome.unit = SCENARIOS[name](table, seconds, quick)
+        table.finish(outcome)
+    except Exception as exc:  # the harness reports; it does not stop the run
+        outcome.crashed = outcome.crashed or f"harness: {type(exc).__name__}: {exc}"
+        table.kill()
+    finally:
+        table.kill()
+    outcome.seconds = time.monotonic() - started
+    return outcome
+
+
+def _fmt(value: float | None, digits: int = 1) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scenario", action="append", choices=sorted(SCENARIOS),
+                        help="run this scenario (repeatable; default all); the baseline "
+                             "always runs first")
+    parser.add_argument("--attack-seconds", type=float, default=20.0,
+                        help="how long each attack lasts at most (default 20)")
+    parser.add_argument("--quick", action="store_true",
+                        help="small budgets and 5-second attacks (for tests)")
+    args = parser.parse_args(argv)
+    seconds = 5.0 if args.quick else args.attack_seconds
+    names = ["baseline"] + [n for n in (args.scenario or SCENARIOS) if n != "baseline"]
+    outcomes: list[Outcome] = []
+    with tempfile.TemporaryDirectory(prefix="mundus-attack-") as tmp:
+        for i, name in enumerate(names, 1):
+            _stderr(f"[{i}/{len(names)}] {name} ...")
+            outcome = run(name, seconds, args.quick, Path(tmp))
+            _stderr(f"[{i}/{len(names)}] {name}: {outcome.seconds:.0f} s, "
+                    f"{outcome.sent} {outcome.unit}, peak {outcome.peak_mb:.0f} MB")
+            outcomes.append(outcome)
+    base = outcomes[0]
+    bound = base.peak_mb + MEMORY_MARGIN_MB
+    base_p95 = base.p(0.95)
+    rows = []
+    print(f"Memory bound: the unattacked host's peak ({base.peak_mb:.0f} MB) + "
+          f"{MEMORY_MARGIN_MB:.0f} MB = {bound:.0f} MB; latency bound: "
+          f"{LATENCY_FACTOR:g} x the unattacked p95 ({_fmt(base_p95)} ms)")
+    header = (f"{'scenario':24} {'sent':>16} {'peak MB':>8} {'p50 ms':>7} {'p95 ms':>7} "
+              f"{'x p95':>6} {'same':>5} {'verif':>5} {'crash':>5} {'ok':>3}")
+    print(header)
+    for o in outcomes:
+        p95 = o.p(0.95)
+        ratio = None if p95 is None or not base_p95 else p95 / base_p95
+        met = (o.crashed is None and o.peak_mb <= bound and o.result == base.result
+               and o.verified and ratio is not None and ratio <= LATENCY_FACTOR)
+        print(f"{o.scenario:24} {o.sent:>9} {o.unit[:6]:>6} {o.peak_mb:8.0f} "
+              f"{_fmt(o.p(0.5)):>7} {_fmt(o.p(0.95)):>7} {_fmt(ratio, 2):>6} "
+              f"{'yes' if o.result == base.result else 'NO':>5} "
+              f"{'yes' if o.verified else 'NO':>5} {'NO' if o.crashed is None else 'YES':>5} "
+              f"{'yes' if met else 'NO':>3}")
+        if o.crashed:
+            print(f"  {o.scenario}: {o.crashed}")
+        if o.note:
+            print(f"  {o.scenario}: {o.note}")
+        rows.append({"scenario": o.scenario, "sent": o.sent, "unit": o.unit,
+                     "peak_mb": round(o.peak_mb, 1), "p50_ms": o.p(0.5), "p95_ms": o.p(0.95),
+                     "p95_ratio": None if ratio is None else round(ratio, 2),
+                     "decisions": len(o.latencies), "same_result": o.result == base.result,
+                     "verified": o.verified, "crashed": o.crashed, "targets_met": met,
+                     "note": o.note,
+                     "seconds": round(o.seconds, 1)})
+    print(json.dumps({"memory_bound_mb": round(bound, 1), "latency_factor": LATENCY_FACTOR,
+                      "cores": os.cpu_count(), "scenarios": rows}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
