@@ -316,7 +316,8 @@ def run(args: argparse.Namespace) -> int:
         conns.append(Connection(args.connect, names[k], "player", token=token, bot=True,
                                 secret=secret, server_key=trust.key,
                                 insecure=trust.key is None, wakeable=False,
-                                public_from=conns[0] if conns else None))
+                                public_from=conns[0] if conns else None,
+                                invite=args.invite))
     conn = conns[0]
     if args.trace is not None:
         conn.tap = _tracer(args.trace)

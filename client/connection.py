@@ -157,11 +157,11 @@ class Connection:
                  server_key: str | None = None, insecure: bool = False,
                  contribute: bool = True, wakeable: bool = True,
                  public_from: Connection | None = None, clock: Clock = time.monotonic,
-                 give_up_after: float | None = None) -> None:
+                 give_up_after: float | None = None, invite: str | None = None) -> None:
         # ``give_up_after``: seconds of reconnecting in vain before the table counts as gone
         # (a Gone notice, then the connection closes); None: reconnect for ever.
         self.core = ClientCore(ClientSettings(name, role, bot, contribute and role == "player",
-                                              give_up_after),
+                                              give_up_after, invite),
                                token=token, secret=secret, on_secret=on_secret)
         # Encryption (docs/security.md): CURVE with the host key ``server_key`` (Z85); without
         # one, connect() asks the host's key port and trusts the answer for this connection

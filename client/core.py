@@ -162,6 +162,9 @@ class ClientSettings:
     give_up_after: float | None = None
     """Seconds of reconnecting without a welcome after which the table counts as gone
     (:class:`Gone` ``stopped``); None: reconnect for ever."""
+    invite: str | None = None
+    """The table's invite code (a table for the invited asks it in every hello without a
+    token)."""
 
     def __post_init__(self) -> None:
         if self.role not in ("player", "spectator"):
@@ -623,6 +626,8 @@ class ClientCore:
             hello["bot"] = True
         if settings.contribute and settings.role == "player":
             hello["contribute"] = True
+        if settings.invite is not None:
+            hello["invite"] = settings.invite
         self._send(hello, now)
         self._last_heard = now
 

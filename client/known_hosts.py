@@ -98,6 +98,10 @@ def add_security_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--insecure", action="store_true",
                    help="no encryption, for a host run with --insecure: anyone on the "
                         "network can read the game, and nothing proves who the host is")
+    p.add_argument("--invite", metavar="CODE", default=None,
+                   help="the table's invite code, as its host prints it (a host that "
+                        "listens beyond this computer asks for one; a person is asked for it "
+                        "when it is missing)")
 
 INSECURE_LINE = ("INSECURE: encryption is off (--insecure): anyone on the network can read "
                  "this game, hands and offers included, and nothing proves who the host is.")

@@ -39,6 +39,9 @@ from mundus_net.host.gamelog import (
 from mundus_net.host.keys import HostKeys
 from mundus_net.host.server import Host
 from mundus_net.host.table import DEFAULT_BOT_SECONDS, Message, Table
+from mundus_net.protocol.invite import new_code as new_invite
+from mundus_net.protocol.invite import normal as invite_normal
+from mundus_net.protocol.messages import MAX_INVITE
 from mundus_net.protocol.security import SecurityError, require_curve
 from mundus_net.protocol.signing import sign_record
 from mundus_net.protocol.statedir import atomic_write
@@ -151,6 +154,13 @@ def register(subparsers: Any) -> None:
                         help="leave the game log's writing to the operating system: a crash of "
                              "the host still loses nothing it answered, but a power cut can "
                              "lose the last ~30 seconds (the kernel's writeback delay)")
+    parser.add_argument("--invite", metavar="CODE", default=None,
+                        help="seats (and watching) only for those who know CODE, which the "
+                             "players give with --invite (default: a fresh code when the host "
+                             "listens beyond this computer, none on 127.0.0.1)")
+    parser.add_argument("--no-invite", action="store_true",
+                        help="no invite code even beyond this computer: anyone who reaches "
+                             "the port may take a free seat")
     parser.add_argument("--no-log", action="store_true",
                         help="keep no game log (the game cannot be resumed after a crash)")
     beacon.add_arguments(parser)
@@ -263,7 +273,7 @@ def _main(args: argparse.Namespace) -> int:
                   first_tm=args.first_tm, round_limit=args.round_limit, name=args.name,
                   bots=bots, bot_names=names, decision_seconds=args.decision_seconds,
                   bot_seconds=args.bot_seconds, bot_pace=args.bot_pace,
-                  fixed_seed=args.fixed_seed)
+                  fixed_seed=args.fixed_seed, invite=invite_for(args))
     specs_seeded = [BotSpec(spec, derive_seed(seed, "host-bot", i))
                     for i, spec in enumerate(specs)]
     return _serve(args, table, keys, state_dir, specs_seeded)
@@ -304,6 +314,9 @@ def _resume(args: argparse.Namespace, state_dir: Path) -> int:
     args.insecure = args.insecure or bool(served.get("insecure"))
     args.key_dir = args.key_dir or served.get("key_dir")
     args.no_beacon = args.no_beacon or bool(served.get("no_beacon"))
+    # The invite code stays the one the players were given, unless told otherwise now.
+    table.invite = None if args.no_invite else (
+        invite_for(args) if args.invite is not None else served.get("invite"))
     if served.get("beacon") is not None and tuple(args.beacon) == beacon.DEFAULT_TARGET:
         args.beacon = tuple(served["beacon"])  # not given again: as it was
     # Synced as it was served (logs older than this option were not), unless told now.
@@ -402,6 +415,7 @@ def _serve(args: argparse.Namespace, table: Table, keys: HostKeys | None, state_
                 "bind": args.bind, "port": host.port, "insecure": keys is None,
                 # Kept so that --resume serves the game as it was served.
                 "durable": bool(args.durable), "no_beacon": bool(args.no_beacon),
+                "invite": table.invite,
                 "beacon": list(args.beacon),
                 "record": None if args.record is None else str(Path(args.record).resolve()),
                 "key_dir": None if args.key_dir is None else str(Path(args.key_dir).resolve())})
@@ -434,8 +448,13 @@ def _run(args: argparse.Namespace, table: Table, host: Host, keys: HostKeys | No
         # Z85 has shell characters (<, &, $...): quoted, the line can be pasted into a shell.
         # One word: a key may start with "-", which would read as an option.
         pin = "--insecure" if keys is None else shlex.quote(f"--host-key={keys.public_key}")
+        invite = [] if table.invite is None else ["--invite", table.invite]
+        if table.invite is not None:
+            print(f"invite code: {table.invite} (seats and watching are for those who know "
+                  "it; --no-invite opens the table to anyone who reaches it)")
         if table.free_seats():
-            print(f"  a bot joins with:  {command('bot', '--connect', address)} {pin}")
+            print(f"  players join with: {command('join', address, *invite)}")
+            print(f"  a bot joins with:  {command('bot', '--connect', address, *invite)} {pin}")
             print(f"waiting for {table.free_seats()} player(s)...", flush=True)
         host.start()
         announcer = beacon.from_args(args, host, address)
@@ -491,6 +510,22 @@ def _run(args: argparse.Namespace, table: Table, host: Host, keys: HostKeys | No
     for line in standings(result, names_now):
         print(line)
     return 0
+
+
+def invite_for(args: argparse.Namespace) -> str | None:
+    """The table's invite code: --invite's, none with --no-invite, else a fresh one when the
+    host listens beyond this computer (anyone on the LAN reaches it) and none on loopback."""
+    if args.no_invite:
+        return None
+    if args.invite is not None:
+        code = invite_normal(args.invite)
+        if not 4 <= len(code) <= MAX_INVITE:
+            raise SystemExit(f"mundus host: --invite: a code of 4 to {MAX_INVITE} letters and "
+                             "digits")
+        return str(args.invite).strip()
+    bind = args.bind or "0.0.0.0"
+    loopback = bind in ("localhost", "::1") or bind.startswith("127.")
+    return None if loopback else new_invite()
 
 
 def resume_command(args: argparse.Namespace, game: str) -> str:

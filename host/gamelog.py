@@ -81,7 +81,7 @@ from mundus_net.bots.base import Bot, load_bot
 from mundus_net.engine.decisions import DECISION_TYPES, Decision
 from mundus_net.engine.deck import CardDef, Deck
 from mundus_net.engine.view import PlayerView
-from mundus_net.host.table import LOGGED_INPUTS, ReplayRefused, Table
+from mundus_net.host.table import CONTRIBUTION_SECONDS, LOGGED_INPUTS, ReplayRefused, Table
 from mundus_net.protocol.codec import DECISION_KINDS, decision_to_wire
 from mundus_net.protocol.statedir import atomic_write, state_dir
 
@@ -417,7 +417,8 @@ class GameLog:
                      for b, s in zip(bots, hosted, strict=True)],
             "decision_seconds": table.decision_seconds, "bot_seconds": table.bot_seconds,
             "heartbeat_ms": table.heartbeat_ms, "autostart": table.autostart,
-            "bot_pace": table.bot_pace, "host": dict(host or {}), "created": time.time(),
+            "bot_pace": table.bot_pace, "contribution_seconds": table.contribution_seconds,
+            "host": dict(host or {}), "created": time.time(),
             "marked": True,  # a mark file is kept beside it: a missing one is damage
         }
         text = dumps(create)
@@ -783,7 +784,9 @@ def new_table(create: dict[str, Any], clock: Callable[[], float] | None = None) 
                  decision_seconds=create["decision_seconds"],
                  bot_seconds=float(create["bot_seconds"]),
                  heartbeat_ms=int(create["heartbeat_ms"]), autostart=bool(create["autostart"]),
-                 bot_pace=float(create["bot_pace"]), **extra)
+                 bot_pace=float(create["bot_pace"]),
+                 contribution_seconds=float(create.get("contribution_seconds",
+                                                       CONTRIBUTION_SECONDS)), **extra)
 
 
 @dataclass

@@ -37,6 +37,7 @@ from mundus_net.protocol import fairdeal
 from mundus_net.protocol.codec import decision_from_wire, decision_to_wire, to_wire
 from mundus_net.protocol.commitment import commit, new_nonce, verify
 from mundus_net.protocol.errors import ProtocolError
+from mundus_net.protocol.invite import matches as invite_matches
 from mundus_net.protocol.messages import DEFAULT_HEARTBEAT_MS
 from mundus_net.protocol.names import DEFAULT_NAME, clean_name, unique_name
 from mundus_net.protocol.signing import deal_digest, fairness_fields
@@ -53,6 +54,7 @@ COMMIT = "commit"
 REVEAL = "reveal"
 MISSED_HEARTBEATS = 5  # §11: silence for this many heartbeats marks a seat away
 DEFAULT_BOT_SECONDS = 10.0
+CONTRIBUTION_SECONDS = 30.0
 MAX_SPECTATORS = 64  # connections watching at once (each may hold a snapshot in flight)
 MAX_SPECTATOR_NAMES = 200  # spectator names told in the history (the first time each watches)
 # Chat (docs/protocol.md §9): per seat, whatever its connections, a burst of CHAT_BURST lines
@@ -178,7 +180,9 @@ class Table:
                  bot_seconds: float = DEFAULT_BOT_SECONDS,
                  heartbeat_ms: int = DEFAULT_HEARTBEAT_MS, clock: Clock = time.monotonic,
                  autostart: bool = True, bot_pace: float = 0.0, pub_port: int = 0,
-                 fixed_seed: bool = False, host_seed: bytes | None = None) -> None:
+                 fixed_seed: bool = False, host_seed: bytes | None = None,
+                 contribution_seconds: float = CONTRIBUTION_SECONDS,
+                 invite: str | None = None) -> None:
         if len(bots) > players:
             raise ValueError(f"{len(bots)} host bots do not fit at {players} seats")
         if decision_seconds is not None and decision_seconds <= 0:
@@ -217,6 +221,13 @@ class Table:
         self.pub_port = pub_port
         self.autostart = autostart
         self.bot_pace = bot_pace
+        # A promised share of the seed (§15) that does not come this long after the last seat
+        # was taken is made by the host, as for seats that promised none: no client can hold
+        # the start back.
+        self.contribution_seconds = contribution_seconds
+        # Only those who know it take a seat or watch (protocol/invite.py); None: anyone.
+        self.invite = invite
+        self._full_since: float | None = None
         self._clock = clock
         # The game log (host/gamelog.py): every input is written to it before it acts, and
         # committed before anything that depends on it leaves the table. None: no log.
@@ -456,6 +467,14 @@ class Table:
         # Printable, one line, no bidi overrides (protocol/names.py); made unique on a seat.
         name, token = clean_name(m["name"], DEFAULT_NAME), m.get("token")
         current = self._conns.get(conn)
+        if self.invite is not None and token is None:  # a seat's token is proof enough
+            given = m.get("invite")
+            if given is None:
+                raise ProtocolError("invite_needed", "this table is for the invited: ask the "
+                                                     "host for its invite code")
+            if not invite_matches(self.invite, given):
+                raise ProtocolError("bad_invite", "that is not this table's invite code: ask "
+                                                  "the host for it again")
         if m["role"] == "spectator":
             if token is not None:
                 raise ProtocolError("bad_field", "field 'token': a spectator has no token")
@@ -512,6 +531,8 @@ class Table:
         seat.program = program
         seat.contribute = contribute
         self._emit({"kind": "joined", "seat": index, "name": name, "bot": program})
+        if self.free_seats() == 0:
+            self._full_since = self._clock()
 
     def _log_flags(self, seat: Seat, m: Message) -> None:
         """Log what a hello with a token changes of its seat (the hello changes it next)."""
@@ -1020,6 +1041,8 @@ class Table:
         right now (the caller should come back without waiting)."""
         now = self._clock()
         self._check_liveness(now)
+        if not self.started:
+            self._contributions_due(now)
         if not self.started or self.over:
             return False
         self._apply_timeouts(now)
@@ -1036,9 +1059,28 @@ class Table:
                 self._next_bot_at = now + self.bot_pace
         return self._bot_to_play() is not None
 
+    def _contributions_due(self, now: float) -> None:
+        """§15: seats whose promised contribution is overdue no longer hold the start: the
+        host makes their share (logged as a change of the seat's flags, so a restored table
+        does the same)."""
+        if not self.autostart or self._full_since is None or self.free_seats() or \
+                now - self._full_since < self.contribution_seconds:
+            return
+        late = [s for s in self.seats if s.contribute and s.contribution is None]
+        for seat in late:
+            self._write("flags", seat=seat.index, bot=seat.program, contribute=False)
+            seat.contribute = False
+            self._emit({"kind": "contribution_late", "seat": seat.index,
+                        "seconds": self.contribution_seconds})
+        if late:
+            self._maybe_start()
+
     def next_wakeup(self) -> float | None:
         """The clock time of the next deadline or paced bot move, if any."""
         times = [p.deadline for p in self._pending.values() if p.deadline is not None]
+        if not self.started and self._full_since is not None and any(
+                s.contribute and s.contribution is None for s in self.seats):
+            times.append(self._full_since + self.contribution_seconds)
         if self.bot_pace and self._bot_to_play() is not None:
             times.append(self._next_bot_at)
         return min(times) if times else None

@@ -11,6 +11,8 @@ ERROR_CODES = {
     "not_joined": "send hello first",
     "bad_token": "the seat token is wrong",
     "table_full": "no free seat is left",
+    "invite_needed": "this table is for the invited: the hello needs the host's invite code",
+    "bad_invite": "the invite code is not this table's",
     "spectator": "spectators may not act",
     "not_pending": "the seat has nothing to decide, or not this",
     "illegal": "the engine refused the decision (the message starts with the rule ID)",

@@ -24,6 +24,7 @@ COMMITMENT_BYTES = 32
 DEFAULT_HEARTBEAT_MS = 1000  # until a welcome says otherwise (§11)
 MAX_NAME = 32
 MAX_CHAT = 200
+MAX_INVITE = 32
 
 Validator = Callable[[str, Any], Any]
 
@@ -101,7 +102,8 @@ REQUEST_ID = whole(0, 2**31 - 1)
 # request "id" (echoed in the reply) are allowed on every message.
 CLIENT_MESSAGES: dict[str, dict[str, tuple[bool, Validator]]] = {
     "hello": {"name": (True, text(1, MAX_NAME)), "role": (True, choice("player", "spectator")),
-              "token": (False, token), "bot": (False, flag), "contribute": (False, flag)},
+              "token": (False, token), "bot": (False, flag), "contribute": (False, flag),
+              "invite": (False, text(1, MAX_INVITE))},
     # Fair deals (§15): this seat's random contribution to the engine seed.
     "contribute": {"token": (True, token), "value": (True, blob(CONTRIBUTION_BYTES))},
     "snapshot": {"token": (False, token)},

@@ -32,6 +32,7 @@ from mundus_net.protocol.messages import (
     CLIENT_MESSAGES,
     COMMITMENT_BYTES,
     MAX_CHAT,
+    MAX_INVITE,
     MAX_NAME,
     PROTOCOL_VERSION,
 )
@@ -168,6 +169,9 @@ _VALIDATOR_SCHEMAS: dict[str, Schema] = {
     "offer": ref("cards"),
     "nonce": binary(NONCE_BYTES),
     "text": {"type": "string", "minLength": 1, "maxLength": MAX_CHAT},
+    "invite": {"type": "string", "minLength": 1, "maxLength": MAX_INVITE,
+               "description": "the table's invite code, as the host prints it (case and "
+                              "dashes do not matter)"},
 }
 
 
@@ -282,6 +286,9 @@ EVENTS: dict[str, Schema] = {
     "fair_deal": _event("fair_deal", "how the engine seed was made (§15)",
                         {"commitment": binary(32),
                          "contributions": seat_map(binary(32)), "mixed": BOOL}),
+    "contribution_late": _event("contribution_late", "a promised share of the seed did not "
+                                "come in time: the host made it (§15)",
+                                {"seat": SEAT, "seconds": {"type": "number", "minimum": 0}}),
     "seed_reveal": _event("seed_reveal", "the host seed and the engine seed, at the end (§15)",
                           {"host_seed": binary(32), "seed": UINT64}),
     "committed": _event("committed", "a seat committed its offer (§7)", {"seat": SEAT}),

@@ -4,11 +4,12 @@ and snapshots per connection. The socket-free Table with an injected clock."""
 
 from __future__ import annotations
 
-from test_host_table import A, B, Clock, seated, send
+from test_host_table import A, B, Clock, make_table, seated, send
 
 from mundus_net.host.table import (
     CHAT_BURST,
     CHAT_RATE,
+    CONTRIBUTION_SECONDS,
     MAX_CHAT_KEPT,
     SNAPSHOT_BURST,
     SNAPSHOT_RATE,
@@ -71,3 +72,29 @@ def test_snapshots_are_limited_per_connection_and_share_one_history() -> None:
     assert send(table, B, t="snapshot")["t"] == "snapshot"  # another connection: its own
     clock.now += 1 / SNAPSHOT_RATE
     assert send(table, A, t="snapshot", token=token_a)["t"] == "snapshot"
+
+
+def test_a_promised_contribution_that_never_comes_holds_the_start_only_so_long() -> None:
+    """§15: a seat that said it sends a share of the seed and does not is given the host's
+    share CONTRIBUTION_SECONDS after the last seat was taken; the other seat's share counts."""
+    clock = Clock()
+    table = make_table(clock)
+    full = clock.now  # the last seat is taken now
+    a = send(table, A, t="hello", name="Ana", role="player", contribute=True)
+    b = send(table, B, t="hello", name="Bo", role="player", contribute=True)
+    assert send(table, B, t="contribute", token=b["token"], value=bytes(range(32)))["t"] == "ok"
+    clock.now += CONTRIBUTION_SECONDS - 0.1
+    table.advance()
+    waiting = not table.started
+    assert waiting and table.next_wakeup() == full + CONTRIBUTION_SECONDS
+    clock.now += 0.1
+    table.advance()
+    assert table.started
+    table.flush()
+    snapshot = send(table, A, t="snapshot", token=a["token"])
+    events = [e for e in snapshot["events"] if e["kind"] in ("contribution_late", "fair_deal")]
+    assert [e["kind"] for e in events] == ["contribution_late", "fair_deal"], events
+    assert events[0]["seat"] == a["seat"]
+    fair = events[1]
+    assert set(fair["contributions"]) == {"0", "1", "2"}
+    assert fair["contributions"]["2"] == bytes(range(32))  # Bo's own share

@@ -132,4 +132,5 @@ def run(args: argparse.Namespace) -> int:
     else:
         name = default_name()
     return sit(Seating(address, name or DEFAULT_NAME, store=store, host_key=args.host_key,
-                       offered_key=offered, insecure=args.insecure, known_hosts=KnownHosts()))
+                       offered_key=offered, insecure=args.insecure, known_hosts=KnownHosts(),
+                       invite=args.invite))

@@ -131,6 +131,8 @@ class Seating:
     trust: Trust | None = None  # decided by sit()
     # Seconds of reconnecting to a silent host before the table counts as gone.
     give_up_after: float | None = RECONNECT_FOR_S
+    # The table's invite code (--invite), or asked of the person when the host wants one.
+    invite: str | None = None
 
 
 def _remember(s: Seating, conn: Connection, secret: OfferSecret | None) -> None:
@@ -156,7 +158,8 @@ def _connection(s: Seating, saved: SavedSeat | None) -> Connection:
     conn = Connection(s.address, s.name, "spectator" if s.spectator else "player",
                       token=saved.token if saved is not None else None,
                       secret=saved.secret if saved is not None else None,
-                      server_key=key, insecure=key is None, give_up_after=s.give_up_after)
+                      server_key=key, insecure=key is None, give_up_after=s.give_up_after,
+                      invite=s.invite)
     # Saved before the commitment is sent: a restarted client can still reveal.
     conn.on_secret = lambda secret: _remember(s, conn, secret)
     return conn
@@ -238,13 +241,20 @@ def _join(s: Seating, saved: SavedSeat | None
     """Connect: the screen, the welcome and the seat resumed; or the exit status after
     saying why not."""
     app = _app(s, saved)
-    try:
-        return app, app.start(s.timeout), saved
-    except HostError as exc:
-        if saved is None or s.store is None or exc.code != "bad_token":
+    for _ in range(3):  # a table for the invited: the code is asked, at most three times
+        try:
+            return app, app.start(s.timeout), saved
+        except HostError as exc:
+            if exc.code in INVITE_CODES and _ask_invite(s, exc):
+                app = _app(s, saved)
+                continue
+            if saved is None or s.store is None or exc.code != "bad_token":
+                return _cannot_join(s, exc)
+            break
+        except (ConnectTimeout, ClientError) as exc:
             return _cannot_join(s, exc)
-    except (ConnectTimeout, ClientError) as exc:
-        return _cannot_join(s, exc)
+    else:
+        return _cannot_join(s, HostError("bad_invite", "three wrong invite codes"))
     # The host at this address no longer knows the seat: a new game runs there.
     s.store.forget(s.address)
     print("The saved seat belongs to a game this host no longer runs: joining as a new "
@@ -262,9 +272,31 @@ def _app(s: Seating, saved: SavedSeat | None) -> TableApp:
     return TableApp(_connection(s, saved), on_notice=_saver(s))
 
 
+INVITE_CODES = ("invite_needed", "bad_invite")
+
+
+def _ask_invite(s: Seating, exc: HostError) -> bool:
+    """Ask the person for the table's invite code (True: one was typed, try again)."""
+    if not sys.stdin.isatty():
+        return False
+    first = exc.code == "invite_needed"
+    print("This table is for the invited: ask its host for the invite code." if first else
+          "That invite code is not this table's.", flush=True)
+    try:
+        typed = input("Invite code (Enter to give up): ").strip()
+    except (EOFError, KeyboardInterrupt):
+        return False
+    if not typed:
+        return False
+    s.invite = typed[:32]
+    return True
+
+
 def _cannot_join(s: Seating, exc: Exception) -> int:
     if isinstance(exc, HostError):
         reason = exc.message
+        if exc.code in INVITE_CODES:
+            reason += f" ({command('join', s.address, '--invite', 'CODE')})"
         if exc.code == "table_full":
             reason += f". You can watch it: {command('watch', s.address)}"
     elif isinstance(exc, ConnectTimeout):

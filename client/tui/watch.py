@@ -32,4 +32,4 @@ def run(args: argparse.Namespace) -> int:
         address, offered = chosen.address, chosen.announcement.key
     return sit(Seating(address, (args.name.strip() or "spectator")[:32], spectator=True,
                        host_key=args.host_key, offered_key=offered, insecure=args.insecure,
-                       known_hosts=KnownHosts()))
+                       known_hosts=KnownHosts(), invite=args.invite))
