@@ -129,6 +129,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--bot-seconds", type=seconds(86400), default=DEFAULT_BOT_SECONDS,
                         metavar="S", help="the same limit for network bots "
                                           f"(default {DEFAULT_BOT_SECONDS:g})")
+    parser.add_argument("--stand-in-after", type=seconds(86400), default=None, metavar="S",
+                        help="a seat whose player has been away S seconds is played by a "
+                             "greedy host bot until the player comes back (default: the seat "
+                             "waits; --decision-seconds gives it the default decisions)")
     parser.add_argument("--bot-pace", type=float, default=0.0, metavar="S",
                         help="pause between host-bot decisions, to watch them (default 0)")
     parser.add_argument("--round-limit", type=whole_number(1, 10_000, "the round limit"),
@@ -273,7 +277,8 @@ def _main(args: argparse.Namespace) -> int:
                   first_tm=args.first_tm, round_limit=args.round_limit, name=args.name,
                   bots=bots, bot_names=names, decision_seconds=args.decision_seconds,
                   bot_seconds=args.bot_seconds, bot_pace=args.bot_pace,
-                  fixed_seed=args.fixed_seed, invite=invite_for(args))
+                  fixed_seed=args.fixed_seed, invite=invite_for(args),
+                  stand_in_after=args.stand_in_after)
     specs_seeded = [BotSpec(spec, derive_seed(seed, "host-bot", i))
                     for i, spec in enumerate(specs)]
     return _serve(args, table, keys, state_dir, specs_seeded)
@@ -346,6 +351,7 @@ def _resume(args: argparse.Namespace, state_dir: Path) -> int:
 # What a new game takes and --resume does not: the table's options come from its log.
 _TABLE_OPTIONS = ("seats", "bots", "bot_strategy", "name", "seed", "fixed_seed", "promo", "deck",
                   "first_tm", "decision_seconds", "bot_seconds", "bot_pace", "round_limit",
+                  "stand_in_after",
                   "no_log")
 
 

@@ -418,6 +418,7 @@ class GameLog:
             "decision_seconds": table.decision_seconds, "bot_seconds": table.bot_seconds,
             "heartbeat_ms": table.heartbeat_ms, "autostart": table.autostart,
             "bot_pace": table.bot_pace, "contribution_seconds": table.contribution_seconds,
+            "stand_in_after": table.stand_in_after,
             "host": dict(host or {}), "created": time.time(),
             "marked": True,  # a mark file is kept beside it: a missing one is damage
         }
@@ -786,7 +787,8 @@ def new_table(create: dict[str, Any], clock: Callable[[], float] | None = None) 
                  heartbeat_ms=int(create["heartbeat_ms"]), autostart=bool(create["autostart"]),
                  bot_pace=float(create["bot_pace"]),
                  contribution_seconds=float(create.get("contribution_seconds",
-                                                       CONTRIBUTION_SECONDS)), **extra)
+                                                       CONTRIBUTION_SECONDS)),
+                 stand_in_after=create.get("stand_in_after"), **extra)
 
 
 @dataclass

@@ -26,12 +26,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from mundus_net.bots.base import Bot
+from mundus_net.bots.base import Bot, load_bot
 from mundus_net.engine.decisions import Decision, Offer, RuleError
 from mundus_net.engine.deck import Deck, default_deck
 from mundus_net.engine.defaults import default_decision
 from mundus_net.engine.game import OFFER, RULES_EDITION, Game, Options, Pending
 from mundus_net.engine.record import GameRecord, RecordedDecision, RecordedOffer
+from mundus_net.engine.seeds import derive_seed
 from mundus_net.engine.view import PlayerView
 from mundus_net.protocol import fairdeal
 from mundus_net.protocol.codec import decision_from_wire, decision_to_wire, to_wire
@@ -55,6 +56,7 @@ REVEAL = "reveal"
 MISSED_HEARTBEATS = 5  # §11: silence for this many heartbeats marks a seat away
 DEFAULT_BOT_SECONDS = 10.0
 CONTRIBUTION_SECONDS = 30.0
+STAND_IN_STRATEGY = "greedy"
 MAX_SPECTATORS = 64  # connections watching at once (each may hold a snapshot in flight)
 MAX_SPECTATOR_NAMES = 200  # spectator names told in the history (the first time each watches)
 # Chat (docs/protocol.md §9): per seat, whatever its connections, a burst of CHAT_BURST lines
@@ -70,6 +72,7 @@ SNAPSHOT_RATE = 0.5
 SNAPSHOT_BURST = 3.0
 # The rows of the game log that are inputs of the table: what Table.replay_input takes again.
 LOGGED_INPUTS = frozenset({"seat", "flags", "contribute", "begin", "decide", "commit", "reveal",
+                           "stand_in",
                            "timeout", "bot"})
 # The connection replayed messages come from: never a ZeroMQ identity (those are 5 bytes).
 _REPLAY_CONN = b"\x00mundus-net/replay"
@@ -100,6 +103,8 @@ class Seat:
     last_seen: float = 0.0
     contribute: bool = False  # its client said it sends a contribution to the seed (§15)
     contribution: bytes | None = None
+    away_since: float | None = None  # when its client was last marked away
+    standing_in: bool = False  # host_bot is a stand-in for its absent player
 
 
 @dataclass
@@ -182,7 +187,7 @@ class Table:
                  autostart: bool = True, bot_pace: float = 0.0, pub_port: int = 0,
                  fixed_seed: bool = False, host_seed: bytes | None = None,
                  contribution_seconds: float = CONTRIBUTION_SECONDS,
-                 invite: str | None = None) -> None:
+                 invite: str | None = None, stand_in_after: float | None = None) -> None:
         if len(bots) > players:
             raise ValueError(f"{len(bots)} host bots do not fit at {players} seats")
         if decision_seconds is not None and decision_seconds <= 0:
@@ -227,6 +232,9 @@ class Table:
         self.contribution_seconds = contribution_seconds
         # Only those who know it take a seat or watch (protocol/invite.py); None: anyone.
         self.invite = invite
+        # A seat whose player has been away this long is played by a stand-in host bot until
+        # the player says hello again (None: never).
+        self.stand_in_after = stand_in_after
         self._full_since: float | None = None
         self._clock = clock
         # The game log (host/gamelog.py): every input is written to it before it acts, and
@@ -791,6 +799,8 @@ class Table:
         if not seat.connected:
             seat.connected = True
             self._emit({"kind": "back", "seat": seat.index})
+            if seat.standing_in:
+                self._give_back(seat.index)
 
     def _attach(self, conn: bytes, index: int, first: bool = False) -> None:
         seat = self.seats[index]
@@ -800,6 +810,8 @@ class Table:
         if current is not None and current.seat is not None and current.seat != index:
             self._release_conn(conn)
         self._conns[conn] = Conn("player", index, seat.name, self._clock())
+        if seat.standing_in:
+            self._give_back(index)
         seat.conn = conn
         seat.last_seen = self._clock()
         self._last_private[index] = None  # send the whole private state to the new connection
@@ -819,6 +831,7 @@ class Table:
             seat.conn = None
             if seat.connected:
                 seat.connected = False
+                seat.away_since = self._clock()
                 self._emit({"kind": "away", "seat": seat.index})
 
     def _check_liveness(self, now: float) -> None:
@@ -826,6 +839,7 @@ class Table:
         for seat in self.seats:
             if seat.host_bot is None and seat.connected and now - seat.last_seen > limit:
                 seat.connected = False
+                seat.away_since = now
                 self._emit({"kind": "away", "seat": seat.index})
         # Silent spectators are forgotten (no event): the host stops pinging them, and
         # connections that come and go cannot pile up.
@@ -1045,6 +1059,7 @@ class Table:
             self._contributions_due(now)
         if not self.started or self.over:
             return False
+        self._stand_in_for_absent(now)
         self._apply_timeouts(now)
         done = 0
         while budget is None or done < budget:
@@ -1058,6 +1073,47 @@ class Table:
             if self.bot_pace:
                 self._next_bot_at = now + self.bot_pace
         return self._bot_to_play() is not None
+
+    def _stand_in_for_absent(self, now: float) -> None:
+        """Seats whose player has been away ``stand_in_after`` seconds get a stand-in."""
+        if self.stand_in_after is None:
+            return
+        step = self._step
+        for seat in self.seats:
+            if seat.host_bot is not None or seat.connected or not seat.taken or \
+                    seat.away_since is None or now - seat.away_since < self.stand_in_after:
+                continue
+            if step is not None and seat.index in step.commitments and \
+                    seat.index not in step.revealed:
+                continue  # its offer's secret is its client's: the reveal waits for it
+            self._hand_to_bot(seat.index)
+
+    def _stand_in_bot(self, index: int) -> Bot:
+        """The stand-in of seat ``index``: greedy, seeded from the host seed and the seat, so
+        a restored table plays it the same way."""
+        seed = int.from_bytes(self.host_seed[:8], "big")
+        return load_bot(STAND_IN_STRATEGY, derive_seed(seed, "stand-in", index))
+
+    def _hand_to_bot(self, index: int) -> None:
+        """The seat of an absent player is played by a stand-in (logged first)."""
+        seat = self.seats[index]
+        self._write("stand_in", seat=index, on=True)
+        seat.host_bot = self._stand_in_bot(index)
+        seat.standing_in = True
+        self._emit({"kind": "stand_in", "seat": index, "strategy": STAND_IN_STRATEGY})
+        self._refresh_pending(set())  # its question goes to the stand-in
+        self._dirty = True
+
+    def _give_back(self, index: int) -> None:
+        """The player is back: the seat is theirs again (logged first)."""
+        seat = self.seats[index]
+        self._write("stand_in", seat=index, on=False)
+        seat.host_bot = None
+        seat.standing_in = False
+        seat.away_since = None
+        self._emit({"kind": "stand_in_end", "seat": index})
+        self._refresh_pending({index})  # asked again, with a new pending id
+        self._dirty = True
 
     def _contributions_due(self, now: float) -> None:
         """§15: seats whose promised contribution is overdue no longer hold the start: the
@@ -1262,6 +1318,14 @@ class Table:
             seat.program = program
             seat.contribute = contribute
             self._maybe_start()
+        elif kind == "stand_in":
+            if bool(data["on"]) == seat.standing_in or (data["on"] and seat.host_bot):
+                raise ReplayRefused(f"seat {index} cannot be "
+                                    f"{'handed to' if data['on'] else 'given back by'} a stand-in")
+            if data["on"]:
+                self._hand_to_bot(index)
+            else:
+                self._give_back(index)
         elif kind == "timeout":
             pending = self._pending.get(index)
             if pending is None or pending.id != data["pending"] \

@@ -286,6 +286,11 @@ EVENTS: dict[str, Schema] = {
     "fair_deal": _event("fair_deal", "how the engine seed was made (§15)",
                         {"commitment": binary(32),
                          "contributions": seat_map(binary(32)), "mixed": BOOL}),
+    "stand_in": _event("stand_in", "an absent player's seat is played by a host bot "
+                                   "(--stand-in-after) until the player is back",
+                       {"seat": SEAT, "strategy": TEXT}),
+    "stand_in_end": _event("stand_in_end", "the player is back: the seat is theirs again",
+                           {"seat": SEAT}),
     "contribution_late": _event("contribution_late", "a promised share of the seed did not "
                                 "come in time: the host made it (§15)",
                                 {"seat": SEAT, "seconds": {"type": "number", "minimum": 0}}),

@@ -170,6 +170,9 @@ def test_every_host_event_kind_reads() -> None:
          "contributions": {"0": b"x" * 32}},
         {"kind": "seed_reveal", "host_seed": b"s" * 32, "seed": 7},
         {"kind": "stopping", "reason": "SIGTERM"},
+        {"kind": "stand_in", "seat": 1, "strategy": "greedy"},
+        {"kind": "stand_in_end", "seat": 1},
+        {"kind": "contribution_late", "seat": 2, "seconds": 30.0},
     ]
     assert {e["kind"] for e in events} == HOST_KINDS
     texts = {e["kind"]: sentence(e, NAMES) for e in events}
@@ -178,6 +181,8 @@ def test_every_host_event_kind_reads() -> None:
     assert texts["away"] == "Bo is away"
     assert texts["stopping"] is not None and "stopping the table (SIGTERM)" in texts["stopping"]
     assert texts["reveals"] is None  # the engine's reveal event says it
+    assert texts["stand_in"] == "A greedy bot plays for Bo while they are away"
+    assert texts["stand_in_end"] == "Bo takes the seat back"
     assert "take a card" in str(texts["timeout"])
     assert all(texts[k] for k in HOST_KINDS - {"reveals"})
 

@@ -255,9 +255,11 @@ def test_a_spectator_waits_in_the_same_lobby_until_the_deal(
     try:
         eve.wait(seated("1 of 2 seated", "0  greedy bot 0 [bot]", "1  (empty)"),
                  what="the spectator's lobby")
+        # the whole lobby (a screen may be caught half redrawn on a loaded machine)
+        eve.wait(lambda t: f"Players join with: mundus join {address}" in t.text(),
+                 what="the lobby's join line")
         text = eve.text()
         assert "you watch" in text and "(you)" not in text and not TABLE_WORDS.search(text)
-        assert f"Players join with: mundus join {address}" in text
         key = host_at[0].wait_line(r"--host-key=([^'\s]+)").group(1)
         bot = subprocess.Popen([*MUNDUS, "bot", "--connect", address, f"--host-key={key}",
                                 "--name", "Rob"], cwd=ROOT, stdin=subprocess.DEVNULL,

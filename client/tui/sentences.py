@@ -576,6 +576,20 @@ def _stopping(e: _Event, who: _Who, deck: Deck | None, rnd: int | None) -> str:
             "(resumed from its log), this client rejoins by itself")
 
 
+def _stand_in(e: _Event, who: _Who, deck: Deck | None, rnd: int | None) -> str:
+    return (f"A {e.get('strategy') or 'host'} bot plays for {who.obj(e['seat'])} while "
+            f"{'you are' if e['seat'] == who.me else 'they are'} away")
+
+
+def _stand_in_end(e: _Event, who: _Who, deck: Deck | None, rnd: int | None) -> str:
+    return f"{who.subj(e['seat'])} {'take' if e['seat'] == who.me else 'takes'} the seat back"
+
+
+def _contribution_late(e: _Event, who: _Who, deck: Deck | None, rnd: int | None) -> str:
+    return (f"{who.poss(e['seat']).capitalize()} share of the seed did not come in time: the "
+            "host made it")
+
+
 _HANDLERS: dict[str, _Handler] = {
     "setup": _setup,
     "round": _round,
@@ -622,6 +636,9 @@ _HANDLERS: dict[str, _Handler] = {
     "fair_deal": _fair_deal,
     "seed_reveal": _seed_reveal,
     "stopping": _stopping,
+    "stand_in": _stand_in,
+    "stand_in_end": _stand_in_end,
+    "contribution_late": _contribution_late,
 }
 
 ENGINE_KINDS = frozenset({
@@ -632,6 +649,7 @@ ENGINE_KINDS = frozenset({
 })
 HOST_KINDS = frozenset({
     "joined", "away", "back", "spectator", "chat", "committed", "commitments", "reveals",
-    "violation", "timeout", "started", "fair_deal", "seed_reveal", "stopping",
+    "violation", "timeout", "started", "fair_deal", "seed_reveal", "stopping", "stand_in",
+    "stand_in_end", "contribution_late",
 })
 KNOWN_KINDS = frozenset(_HANDLERS)
