@@ -239,10 +239,13 @@ class KeyPort:
                         frames = sock.recv_multipart(zmq.NOBLOCK)
                     except zmq.Again:
                         break
-                    # identity + one frame; anything else is noise
-                    if len(frames) == 2 and self._allow(self._clock()):
+                    # A DEALER's request is identity + one frame; a REQ's has an empty
+                    # delimiter before it, and its answer must too. Anything else is noise.
+                    envelope = frames[:-1] if len(frames) == 2 or (
+                        len(frames) == 3 and frames[1] == b"") else None
+                    if envelope is not None and self._allow(self._clock()):
                         with contextlib.suppress(zmq.ZMQError):
-                            sock.send_multipart([frames[0], self.reply], zmq.NOBLOCK)
+                            sock.send_multipart([*envelope, self.reply], zmq.NOBLOCK)
         except zmq.ZMQError:
             pass  # the context is gone: the host stopped
         finally:

@@ -50,6 +50,8 @@ IDLE_POLL_S = 0.05
 UNREAD_LIMIT = 256 * 1024  # bytes a peer may leave unread and still be sent a snapshot
 SNAPSHOT_RATE = 20.0  # snapshots a second the host makes for everyone together
 SNAPSHOT_BURST = 40.0
+LINGER_AFTER_END = 10.0  # seconds the host stays after the game, while anyone is connected
+ROUTER_MAX_FRAME = 2 * MAX_CLIENT_FRAME  # a larger frame closes its connection
 ROUTER_SNDHWM = 100  # replies and private messages queued for one peer (one that reads
 ROUTER_RCVHWM = 20  # keeps far below); messages queued from one peer before it is read
 SPARE_CONNECTIONS = 40  # beyond the seats and the spectators: clients coming back, key tries
@@ -119,7 +121,7 @@ def connection_limit(players: int) -> int:
 def request_id(payload: bytes) -> int | None:
     """The request id of a message that failed validation, if one can be read, so that the
     error can echo it."""
-    if len(payload) > MAX_CLIENT_FRAME:
+    if len(payload) > ROUTER_MAX_FRAME:
         return None
     try:
         # unpackb bounds every declared length by the frame's size (checked above)
@@ -139,7 +141,7 @@ class Host:
     always on the ROUTER's port + 1); ``port`` and ``pub_port`` tell which."""
 
     def __init__(self, table: Table, *, bind: str = "127.0.0.1", port: int = 0,
-                 linger_after_end: float = 2.0, bot_budget: int = BOT_BUDGET,
+                 linger_after_end: float = LINGER_AFTER_END, bot_budget: int = BOT_BUDGET,
                  rate: float = RATE, burst: float = BURST,
                  log: Callable[[str], None] | None = None,
                  on_update: Callable[[Message], None] | None = None,
@@ -219,7 +221,9 @@ class Host:
         for _ in range(100):  # with port 0, retry until ports + 1 and + 2 are free too
             router = ctx.socket(zmq.ROUTER)
             router.setsockopt(zmq.LINGER, 200)
-            router.setsockopt(zmq.MAXMSGSIZE, MAX_CLIENT_FRAME)  # zmq drops larger frames
+            # ZeroMQ closes a connection that sends a frame over MAXMSGSIZE; up to there the
+            # decoder answers too_large and the connection stays (docs/protocol.md §10).
+            router.setsockopt(zmq.MAXMSGSIZE, ROUTER_MAX_FRAME)
             router.setsockopt(zmq.ROUTER_MANDATORY, 0)  # unroutable replies are dropped
             router.setsockopt(zmq.SNDHWM, ROUTER_SNDHWM)
             router.setsockopt(zmq.RCVHWM, ROUTER_RCVHWM)
@@ -302,8 +306,12 @@ class Host:
                     next_heartbeat = now + heartbeat_s
                 self._run_calls()
                 if self.table.over:
-                    # Linger a moment so clients can fetch the end; nobody to wait for: go.
-                    ended_at = now if ended_at is None else ended_at
+                    # Linger so that clients can fetch the end, and say how long (§9);
+                    # nobody to wait for: go.
+                    if ended_at is None:
+                        ended_at = now
+                        self._guarded(partial(self.table.announce_closing,
+                                              self.linger_after_end), None)
                     if now - ended_at >= self.linger_after_end or not self.table.connections():
                         break
                 wait = 0.0 if more else min(IDLE_POLL_S, max(0.0, next_heartbeat - now))
@@ -387,9 +395,12 @@ class Host:
                 reply["id"] = message["id"]
             self._reply(identity, reply)
             return
-        if message["t"] == "snapshot" and not self.snapshots.allow(b"", now):
-            # Every snapshot carries the history: whoever asks, only so many a second are
-            # made and queued (each connection has its own smaller budget in the table).
+        if message["t"] == "snapshot" and "token" not in message and \
+                not self.snapshots.allow(b"", now):
+            # Every snapshot carries the history: for spectators and strangers together only
+            # so many a second are made and queued (each connection has its own smaller
+            # budget in the table). A seat's own (its token checked by the table) is never
+            # held back by them: there are at most six seats.
             reply = error_message(ProtocolError(
                 "rate_limited", f"snapshots: the host makes at most {SNAPSHOT_RATE:g} a "
                                 "second for everyone; ask again in a second"))

@@ -30,12 +30,12 @@ from mundus_net.bots.base import Bot, load_bot
 from mundus_net.engine.decisions import Decision, Offer, RuleError
 from mundus_net.engine.deck import Deck, default_deck
 from mundus_net.engine.defaults import default_decision
-from mundus_net.engine.game import OFFER, RULES_EDITION, Game, Options, Pending
+from mundus_net.engine.game import OFFER, RULES_EDITION, Game, Options, Pending, decision_phase
 from mundus_net.engine.record import GameRecord, RecordedDecision, RecordedOffer
 from mundus_net.engine.seeds import derive_seed
 from mundus_net.engine.view import PlayerView
 from mundus_net.protocol import fairdeal
-from mundus_net.protocol.codec import decision_from_wire, decision_to_wire, to_wire
+from mundus_net.protocol.codec import KIND_OF, decision_from_wire, decision_to_wire, to_wire
 from mundus_net.protocol.commitment import commit, new_nonce, verify
 from mundus_net.protocol.errors import ProtocolError
 from mundus_net.protocol.invite import matches as invite_matches
@@ -409,8 +409,7 @@ class Table:
         view = self._views[seat]
         pending = self._pending.get(seat)
         out: Message = {"seat": seat, "hand": list(view.hand), "stored": list(view.stored),
-                        "my_offer": None if view.my_offer is None else list(view.my_offer),
-                        "pending": None}
+                        "my_offer": self._offer_seen(seat), "pending": None}
         if pending is not None:
             left = None
             if pending.deadline is not None:
@@ -418,6 +417,18 @@ class Table:
             out["pending"] = {"id": pending.id, "kind": pending.kind, "detail": pending.detail,
                               "legal": pending.legal, "deadline_ms": left}
         return out
+
+    def _offer_seen(self, seat: int) -> list[int] | None:
+        """The seat's offer in this offer step as far as the host knows it: once revealed
+        (or made for it: a host bot, a default) until the offers are face up; nil before
+        (a committed offer is its client's secret until the reveal, §7)."""
+        step = self._step
+        if step is None or self.game.phase != OFFER:
+            return None
+        if seat in step.revealed:
+            return list(step.revealed[seat][0])
+        mine = self.game.offers.get(seat)
+        return None if mine is None else list(mine)
 
     def welcome(self, seat: int | None) -> Message:
         return {
@@ -592,6 +603,9 @@ class Table:
         if pending.kind in (COMMIT, REVEAL) or isinstance(decision, Offer):
             raise ProtocolError("not_pending", f"the seat is asked to {pending.kind}; offers go "
                                                "through commit and reveal (§7)")
+        if decision_phase(decision) != pending.kind:  # §10: another kind than the one asked
+            raise ProtocolError("not_pending", f"the seat is asked {pending.kind}, not "
+                                               f"{KIND_OF[type(decision)]}")
         mark = self._mark()
         self._write("decide", seat=seat, pending=pending.id, round=self.game.round,
                     decision=decision_to_wire(decision), by=self._by(seat))
@@ -1398,6 +1412,11 @@ class Table:
         event published before the sockets close (§9)."""
         self._emit({"kind": "stopping", "reason": reason[:64]})
 
+    def announce_closing(self, seconds: float) -> None:
+        """Tell everyone when the host will go once the game is over (§9, §11): until then a
+        client that missed the end can still ask for a snapshot."""
+        self._emit({"kind": "closing", "seconds": round(seconds, 3)})
+
     def _emit(self, event: Message) -> None:
         """A host event (§9), after the engine events that came before it."""
         self._dirty = True
@@ -1453,7 +1472,9 @@ class Table:
             index = seat.index
             asked = self._pending.get(index)
             # Before the start nothing is dealt: the private state is the seat alone.
-            key = (tuple(game.hands[index]), tuple(game.stored[index]), game.offers.get(index),
+            seen = self._offer_seen(index) if self.started else None
+            key = (tuple(game.hands[index]), tuple(game.stored[index]),
+                   None if seen is None else tuple(seen),
                    None if asked is None else asked.id) if self.started else ((), (), None, None)
             last = self._last_private[index]
             if not new and key == last:

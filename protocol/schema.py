@@ -286,6 +286,10 @@ EVENTS: dict[str, Schema] = {
     "fair_deal": _event("fair_deal", "how the engine seed was made (§15)",
                         {"commitment": binary(32),
                          "contributions": seat_map(binary(32)), "mixed": BOOL}),
+    "closing": _event("closing", "the game is over: the host goes in this many seconds, or "
+                                 "as soon as nobody is connected (a late client can still ask "
+                                 "for a snapshot until then)",
+                      {"seconds": {"type": "number", "minimum": 0}}),
     "stand_in": _event("stand_in", "an absent player's seat is played by a host bot "
                                    "(--stand-in-after) until the player is back",
                        {"seat": SEAT, "strategy": TEXT}),

@@ -173,6 +173,7 @@ def test_every_host_event_kind_reads() -> None:
         {"kind": "stand_in", "seat": 1, "strategy": "greedy"},
         {"kind": "stand_in_end", "seat": 1},
         {"kind": "contribution_late", "seat": 2, "seconds": 30.0},
+        {"kind": "closing", "seconds": 10.0},
     ]
     assert {e["kind"] for e in events} == HOST_KINDS
     texts = {e["kind"]: sentence(e, NAMES) for e in events}
@@ -184,7 +185,7 @@ def test_every_host_event_kind_reads() -> None:
     assert texts["stand_in"] == "A greedy bot plays for Bo while they are away"
     assert texts["stand_in_end"] == "Bo takes the seat back"
     assert "take a card" in str(texts["timeout"])
-    assert all(texts[k] for k in HOST_KINDS - {"reveals"})
+    assert all(texts[k] for k in HOST_KINDS - {"reveals", "closing"})  # said by game over
 
 
 def test_narrator_remembers_the_round_and_the_names_that_join() -> None:

@@ -676,7 +676,7 @@ def other_host_bot(data: Message) -> bool:
 
 
 @pytest.mark.parametrize(("kind", "change", "reason"), [
-    ("decide", illegal_decision, "illegal: "),
+    ("decide", illegal_decision, "not_pending: the seat is asked take, not announce"),
     ("bot", other_host_bot, "the host bot to play is seat 0, not 1"),
 ], ids=["illegal-decision", "bot-out-of-turn"])
 def test_a_log_with_a_refused_entry_is_not_restored_and_is_left_as_it_was(

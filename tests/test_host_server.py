@@ -228,6 +228,16 @@ def test_wrong_types_and_unknown_fields_are_named(
 
 
 @pytest.mark.network
+def test_a_frame_a_little_too_large_is_refused_and_the_connection_stays(
+        table_host: Host, players: tuple[RawClient, RawClient]) -> None:
+    a, _ = players
+    rid = a.send(t="chat", token=a.token, text="x" * 9_000)  # over 8 KiB, under 16 KiB
+    error = a.reply(rid)  # its id is echoed
+    assert error["t"] == "error" and error["code"] == "too_large", error
+    assert a.request(t="ping", token=a.token)["t"] == "pong"  # the same connection
+
+
+@pytest.mark.network
 def test_an_oversized_frame_is_dropped_and_the_host_runs_on(
         ctx: zmq.Context[Any], table_host: Host, players: tuple[RawClient, RawClient]) -> None:
     a, _ = players
@@ -474,13 +484,16 @@ def test_a_game_of_host_bots_runs_to_the_end_with_a_spectator_watching(
         for m in watcher.published:
             if m["t"] == "update" and m["seq"] > snap["seq"]:
                 # the game's keys are new in the update that starts it (protocol.md §5, §6)
-                assert m["changed"] and (set(m["changed"]) < set(state)
-                                         or not state["table"]["started"])
+                # (an update of events only, like the host's closing, changes no key)
+                assert (not m["changed"] and m["events"]) or (
+                    set(m["changed"]) < set(state) or not state["table"]["started"])
                 state.update(m["changed"])
         assert state == final["state"]
         assert final["state"]["result"]["winners"]
-        # the engine's end, then the host's seed, revealed now that it tells nothing (§15)
-        assert [e["kind"] for e in final["events"][-2:]] == ["game_over", "seed_reveal"]
+        # the engine's end, then the host's seed, revealed now that it tells nothing (§15),
+        # then when the host goes (§9)
+        assert [e["kind"] for e in final["events"][-3:]] == ["game_over", "seed_reveal",
+                                                            "closing"]
         assert host.wait(WAIT) and host.error is None
         assert table.record.result == table.game.result
     finally:

@@ -217,9 +217,10 @@ def test_an_illegal_decision_is_refused_with_its_rule() -> None:
     reply = refused(table, A, "illegal", t="decide", token=token_a, pending=p["id"],
                     decision={"kind": "announce", "n": 5})
     assert reply["rule"] == "R5.1" and reply["message"].startswith("R5.1")
-    reply = refused(table, A, "illegal", t="decide", token=token_a, pending=p["id"],
+    # §10: a decision of another kind than the one asked is not_pending, not illegal
+    reply = refused(table, A, "not_pending", t="decide", token=token_a, pending=p["id"],
                     decision={"kind": "end_turn"})
-    assert reply["rule"] == "R7"
+    assert reply["message"] == "the seat is asked announce, not end_turn"
     reply = refused(table, A, "bad_field", t="decide", token=token_a, pending=p["id"],
                     decision={"kind": "announce", "n": "three"})
     assert "'n'" in reply["message"]

@@ -576,6 +576,10 @@ def _stopping(e: _Event, who: _Who, deck: Deck | None, rnd: int | None) -> str:
             "(resumed from its log), this client rejoins by itself")
 
 
+def _closing(e: _Event, who: _Who, deck: Deck | None, rnd: int | None) -> str | None:
+    return None  # the game-over lines say it all; the host's closing is for programs
+
+
 def _stand_in(e: _Event, who: _Who, deck: Deck | None, rnd: int | None) -> str:
     return (f"A {e.get('strategy') or 'host'} bot plays for {who.obj(e['seat'])} while "
             f"{'you are' if e['seat'] == who.me else 'they are'} away")
@@ -638,6 +642,7 @@ _HANDLERS: dict[str, _Handler] = {
     "stopping": _stopping,
     "stand_in": _stand_in,
     "stand_in_end": _stand_in_end,
+    "closing": _closing,
     "contribution_late": _contribution_late,
 }
 
@@ -650,6 +655,6 @@ ENGINE_KINDS = frozenset({
 HOST_KINDS = frozenset({
     "joined", "away", "back", "spectator", "chat", "committed", "commitments", "reveals",
     "violation", "timeout", "started", "fair_deal", "seed_reveal", "stopping", "stand_in",
-    "stand_in_end", "contribution_late",
+    "stand_in_end", "contribution_late", "closing",
 })
 KNOWN_KINDS = frozenset(_HANDLERS)

@@ -1284,6 +1284,14 @@ _HANDLERS: dict[type, tuple[str, _Handler]] = {
     EndTurn: (TURN, Game._do_end_turn),
     Store: (STORE, Game._do_store),
 }
+
+
+def decision_phase(decision: Decision) -> str | None:
+    """The phase in which a decision of this kind is made (None: not a decision)."""
+    handler = _HANDLERS.get(type(decision))
+    return None if handler is None else handler[0]
+
+
 _LEGAL: dict[str, Callable[[Game, int], list[Decision]]] = {
     CORONADO: Game._legal_coronado,
     SPLIT: Game._legal_split,
