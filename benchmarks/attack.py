@@ -41,6 +41,7 @@ import zmq
 from mundus_net.bots.base import load_bot
 from mundus_net.client.connection import Accepted, Connection
 from mundus_net.engine.view import PlayerView
+from mundus_net.protocol.messages import PROTOCOL_VERSION
 from mundus_net.protocol.security import make_client
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,6 +50,7 @@ SEED = 2026
 MEMORY_MARGIN_MB = 64.0
 LATENCY_FACTOR = 5.0
 WAIT = 60.0
+V = PROTOCOL_VERSION  # in the attackers' hand-made messages
 BOT_PACE = 0.08  # seconds between host-bot decisions: a game of about 15 s, for attacks to hit
 QUICK_BOT_PACE = 0.02
 Message = dict[str, Any]
@@ -306,10 +308,10 @@ def attack_chat(table: Table, seconds: float, quick: bool) -> tuple[int, str]:
     try:
         while going() and sent < (2_000 if quick else 60_000):
             sock = _curve(ctx, zmq.DEALER, table, table.port)
-            sock.send(msgpack.packb({"v": 2, "t": "hello", "name": "chatter", "role": "player",
+            sock.send(msgpack.packb({"v": V, "t": "hello", "name": "chatter", "role": "player",
                                      "token": table.token}))
             for i in range(100):
-                sock.send(msgpack.packb({"v": 2, "t": "chat", "token": table.token,
+                sock.send(msgpack.packb({"v": V, "t": "chat", "token": table.token,
                                          "text": f"spam {i} " + "x" * 180}))
                 sent += 1
             time.sleep(0.01)
@@ -330,15 +332,15 @@ def attack_snapshots(table: Table, seconds: float, quick: bool) -> tuple[int, st
             sock = _curve(ctx, zmq.DEALER, table, table.port)
             sock.setsockopt(zmq.RCVHWM, 1)
             sock.setsockopt(zmq.RCVBUF, 4096)
-            sock.send(msgpack.packb({"v": 2, "t": "hello", "name": "watcher",
+            sock.send(msgpack.packb({"v": V, "t": "hello", "name": "watcher",
                                      "role": "spectator"}))
             socks.append(sock)
         while going():
             for sock in socks:
                 for _ in range(5):
-                    sock.send(msgpack.packb({"v": 2, "t": "snapshot"}), zmq.NOBLOCK)
+                    sock.send(msgpack.packb({"v": V, "t": "snapshot"}), zmq.NOBLOCK)
                     sent += 1
-                sock.send(msgpack.packb({"v": 2, "t": "ping"}), zmq.NOBLOCK)
+                sock.send(msgpack.packb({"v": V, "t": "ping"}), zmq.NOBLOCK)
             time.sleep(0.2)
     except zmq.Again:
         pass
@@ -412,11 +414,11 @@ def attack_garbage(table: Table, seconds: float, quick: bool) -> tuple[int, str]
     ctx: zmq.Context[Any] = zmq.Context()
     frames: list[Callable[[], bytes]] = [
         lambda: rng.randbytes(rng.randrange(1, 200)),
-        lambda: msgpack.packb({"v": 2, "t": "decide", "token": table.token})[:-3],
+        lambda: msgpack.packb({"v": V, "t": "decide", "token": table.token})[:-3],
         lambda: b"\x91" * 5000,
         lambda: bytes(20_000),
-        lambda: msgpack.packb({"v": 2, "t": "hello", "name": 7, "role": []}),
-        lambda: msgpack.packb({"v": 2, "t": "decide", "token": table.token, "pending": -1,
+        lambda: msgpack.packb({"v": V, "t": "hello", "name": 7, "role": []}),
+        lambda: msgpack.packb({"v": V, "t": "decide", "token": table.token, "pending": -1,
                                "decision": {"kind": "take", "seat": 9}}),
     ]
     try:
@@ -441,11 +443,11 @@ def attack_seats(table: Table, seconds: float, quick: bool) -> tuple[int, str]:
     try:
         while going() and sent < (5_000 if quick else 50_000):
             sock = _curve(ctx, zmq.DEALER, table, table.port)
-            sock.send(msgpack.packb({"v": 2, "t": "hello", "name": "\u202egrab\u0085",
+            sock.send(msgpack.packb({"v": V, "t": "hello", "name": "\u202egrab\u0085",
                                      "role": "player"}))
             for _ in range(40):
                 token = f"{rng.getrandbits(128):032x}"
-                sock.send(msgpack.packb({"v": 2, "t": "decide", "token": token,
+                sock.send(msgpack.packb({"v": V, "t": "decide", "token": token,
                                          "pending": rng.randrange(1, 500),
                                          "decision": {"kind": "end_turn"}}))
                 sent += 1

@@ -919,7 +919,9 @@ class ClientCore:
     def _on_dealer(self, m: Message, now: float) -> None:
         t = m["t"]
         if t == "private":
-            self._set_private(m, int(m.get("seq", 0)), tuple(m.get("events") or ()), now)
+            private = m.get("private") or {}
+            self._set_private(private, int(m.get("seq", 0)),
+                              tuple(private.get("events") or ()), now)
         elif t == "ok":
             self._on_ok(m, now)
         elif t == "error":

@@ -1483,8 +1483,9 @@ class Table:
             if not new and asked is None and last is not None and last[:3] == key[:3] \
                     and last[3] is not None and last[3] == self._accepted.get(index):
                 continue  # only the decision its ok answered is gone (§6): nothing to send
-            self._privates.append((seat.conn, {"t": "private", "seq": self.seq,
-                                               **self.private_state(index), "events": new}))
+            # §4: the private state under "private", as a snapshot carries it
+            self._privates.append((seat.conn, {"t": "private", "seq": self.seq, "private": {
+                **self.private_state(index), "events": new}}))
 
     def drain(self) -> tuple[list[Message], list[tuple[bytes, Message]]]:
         """The public updates and the (connection, private message) pairs to send now."""

@@ -16,7 +16,7 @@ from mundus_net.protocol.commitment import NONCE_BYTES
 from mundus_net.protocol.errors import ProtocolError
 from mundus_net.protocol.fairdeal import CONTRIBUTION_BYTES
 
-PROTOCOL_VERSION = 2  # 2: updates carry the changed state keys only (§5)
+PROTOCOL_VERSION = 3  # 3: a private message's state under "private", as in a snapshot (§4)
 MAX_CLIENT_FRAME = 8 * 1024  # what a client may send the host: its largest message is under 2 KiB
 MAX_HOST_FRAME = 16 * 1024 * 1024  # what a host may send a client (snapshots carry the log)
 TOKEN_HEX = 32  # seat tokens: 32 hex digits (128 bits)

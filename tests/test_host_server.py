@@ -75,7 +75,7 @@ class RawClient:
                 if sock is self.sub:
                     self.published.append(message)
                 elif message["t"] == "private":
-                    self.privates.append(message)
+                    self.privates.append(message["private"])
                 elif message["t"] != "ping":
                     self.replies.append(message)
 
@@ -466,8 +466,10 @@ def test_a_game_of_host_bots_runs_to_the_end_with_a_spectator_watching(
         watcher.wait_for(lambda: any(m["t"] == "heartbeat" for m in watcher.published))
         snap = watcher.request(t="snapshot")
         host.call(lambda t: t.begin())
+        # to the last event: the host's closing, after the result (§9)
         updates = watcher.wait_for(lambda: [m for m in watcher.published if m["t"] == "update"
-                                            and m["changed"].get("result") is not None],
+                                            and any(e["kind"] == "closing"
+                                                    for e in m["events"])],
                                    timeout=15.0)
         assert updates
         # the Clone pattern (§5): updates up to the snapshot's seq are already in it

@@ -279,7 +279,7 @@ def test_commit_reveal_keeps_offers_secret_until_every_offer_is_fixed() -> None:
     after = table.drain()
 
     # nothing published or sent before the commitments shows an offer's cards
-    messages = [*sent_a[0], *before[0], *[m for _, m in sent_a[1] + before[1]]]
+    messages = [*sent_a[0], *before[0], *[m["private"] for _, m in sent_a[1] + before[1]]]
     for message in messages:
         for event in message["events"]:
             assert event["kind"] not in ("offer", "reveal", "reveals"), event
@@ -504,7 +504,7 @@ def _drive_to_the_end(table: Table, clock: Clock) -> list[tuple[int, Message]]:
             break
         clock.now += 31
         table.advance()
-        privates += [(m["seat"], m) for _, m in table.drain()[1]]
+        privates += [(m["private"]["seat"], m["private"]) for _, m in table.drain()[1]]
     assert table.over
     return privates
 
@@ -609,7 +609,7 @@ def test_an_ok_clears_the_answered_decision_without_a_private_message() -> None:
                 decision={"kind": "announce", "n": 2})["t"] == "ok"
     table.advance()
     _, privates = table.drain()
-    to_a = [m for conn, m in privates if conn == A]
+    to_a = [m["private"] for conn, m in privates if conn == A]
     # the announcement changes nothing else of seat 1's: no message only to clear it; its
     # next question (the commit) comes in a private message
     assert not any(m["pending"] is None and not m["events"] and m["hand"] == hand
@@ -620,7 +620,7 @@ def test_an_ok_clears_the_answered_decision_without_a_private_message() -> None:
     clock.now += 10.0
     table.advance()
     _, privates = table.drain()
-    to_b = [m for conn, m in privates if conn == B]
+    to_b = [m["private"] for conn, m in privates if conn == B]
     assert to_b and all(m["pending"] is None or m["pending"]["id"] != commit_id for m in to_b)
 
 
@@ -795,9 +795,10 @@ def test_before_the_start_nothing_dealt_is_on_the_wire_and_at_the_start_it_all_i
     for update in updates:
         assert not DEALT & set(update["changed"]), update
         assert {e["kind"] for e in update["events"]} <= {"joined", "spectator"}, update
-    assert privates and all(set(m) == {"t", "seq", "seat", "my_offer", "pending", "events"}
-                            and m["my_offer"] is None and m["events"] == []
-                            for _, m in privates), privates
+    assert privates and all(set(m) == {"t", "seq", "private"}
+                            and set(m["private"]) == {"seat", "my_offer", "pending", "events"}
+                            and m["private"]["my_offer"] is None
+                            and m["private"]["events"] == [] for _, m in privates), privates
     for conn, token in ((A, a["token"]), (SPECTATOR, None)):
         asked = {"t": "snapshot"} if token is None else {"t": "snapshot", "token": token}
         snap = send(table, conn, **asked)
@@ -816,8 +817,8 @@ def test_before_the_start_nothing_dealt_is_on_the_wire_and_at_the_start_it_all_i
     assert {**state, **changed} == table.public_state()  # the Clone pattern adds the keys
     kinds = [e["kind"] for u in updates for e in u["events"]]
     assert kinds.index("started") < kinds.index("setup")
-    hands = {m["seat"]: m["hand"] for _, m in privates}
+    hands = {m["private"]["seat"]: m["private"]["hand"] for _, m in privates}
     assert hands == {s: list(PlayerView(table.game, s).hand) for s in (1, 2)}
-    assert all(set(m) >= PRIVATE_DEALT for _, m in privates)
+    assert all(set(m["private"]) >= PRIVATE_DEALT for _, m in privates)
     assert all(hand for hand in hands.values())
     assert send(table, B, t="snapshot", token=b["token"])["private"]["hand"] == hands[2]

@@ -193,8 +193,7 @@ def check_secrecy(trace: Path, seat: int) -> int:
                 if update["seq"] > m["seq"]:
                     watch.events(update["events"])
             recent = []
-        private = m.get("private") if m["t"] == "snapshot" else m if m["t"] == "private" \
-            else None
+        private = m.get("private") if m["t"] in ("snapshot", "private") else None
         for e in (private or {}).get("events", ()):
             # Private parts are this seat's own: its offer, its secret decisions.
             if e["kind"] == "offer" or (e["kind"] == "decision" and "decision" in e):
