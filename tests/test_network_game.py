@@ -171,7 +171,8 @@ class OfferWatch:
 def check_secrecy(trace: Path, seat: int) -> int:
     """Nothing in what ``seat`` received shows another seat's offer too early. Returns the
     number of messages checked."""
-    watch = OfferWatch()
+    watch: OfferWatch | None = OfferWatch()
+    last = 0  # the seq of the last update applied to the watched history
     # Updates since the last snapshot or welcome, in the order received: the client applies
     # those newer than a snapshot after it, wherever they are in the trace (Clone pattern).
     recent: list[dict[str, Any]] = []
@@ -180,18 +181,26 @@ def check_secrecy(trace: Path, seat: int) -> int:
         m = json.loads(line)["m"]
         if m["t"] == "update":
             recent.append(m)
-            watch.events(m["events"])
+            # Judged as the client applies them: in seq order; after a gap (a loaded machine
+            # drops an update, §5) nothing until the snapshot that fills it.
+            if watch is not None and m["seq"] == last + 1:
+                watch.events(m["events"])
+            elif watch is not None and m["seq"] > last + 1 and last:
+                watch = None
+            last = max(last, m["seq"])
         elif m["t"] == "welcome":
             # A new connection (a restarted bot appends to the same trace): what the old one
             # saw of the current round says nothing about the updates before the snapshot.
-            watch = OfferWatch()
+            watch, last = None, 0
             recent = []
         elif m["t"] == "snapshot":
             watch = OfferWatch()  # a snapshot carries the whole history again
             watch.events(m["events"])
-            for update in recent:
-                if update["seq"] > m["seq"]:
+            last = m["seq"]
+            for update in sorted(recent, key=lambda u: int(u["seq"])):
+                if update["seq"] == last + 1:
                     watch.events(update["events"])
+                    last = update["seq"]
             recent = []
         private = m.get("private") if m["t"] in ("snapshot", "private") else None
         for e in (private or {}).get("events", ()):
