@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
+import math
 from collections import Counter
 from pathlib import Path
 
@@ -19,6 +21,7 @@ from mundus_net.tools.sim import run_sim
 from mundus_net.tools.tournament import (
     Settings,
     chunks,
+    design_games,
     format_table,
     run_tournament,
     seating,
@@ -35,14 +38,37 @@ def _without_speed(text: str) -> str:
 
 def test_seating_puts_every_bot_in_every_seat_equally_often() -> None:
     for bots, players in ((4, 4), (3, 3), (6, 4), (5, 2)):
-        seen = Counter((seat, bot) for i in range(3 * bots)
-                       for seat, bot in enumerate(seating(i, bots, players)))
-        assert set(seen.values()) == {3}, (bots, players)
-        assert len(seen) == bots * players
-        for i in range(bots):
-            assert len(set(seating(i, bots, players))) == players  # no bot twice at a table
-    # As many bots as players: bot j at seat (j + i) % n, as in `mundus sim --rotate`.
-    assert seating(1, 4, 4) == (3, 0, 1, 2)
+        block = math.comb(bots, players) * players  # every line-up in every rotation
+        seen = Counter((seat, bot) for i in range(block)
+                       for seat, bot in enumerate(seating(i, bots, players, seed=3)))
+        assert len(set(seen.values())) == 1 and len(seen) == bots * players, (bots, players)
+        for i in range(block):
+            assert len(set(seating(i, bots, players, seed=3))) == players  # no bot twice
+
+
+def test_every_pair_meets_equally_often_and_every_seat_order_comes(tmp_path: Path) -> None:
+    """A round robin: with 5 entries and 2 players every pair meets (it did not when seats
+    slid by one from game to game), and with as many bots as seats the relative order
+    changes too."""
+    for bots, players in ((5, 2), (6, 4), (4, 4)):
+        n = design_games(bots, players)
+        pairs = Counter(frozenset(pair) for i in range(n)
+                        for pair in itertools.combinations(seating(i, bots, players, seed=8), 2))
+        assert len(pairs) == math.comb(bots, 2) and len(set(pairs.values())) == 1
+    orders = {seating(i, 4, 4, seed=8) for i in range(design_games(4, 4))}
+    assert len(orders) == 24  # every order of 4 bots at 4 seats
+    assert seating(7, 5, 2, seed=8) != seating(7, 5, 2, seed=9)  # the seed shuffles it
+
+
+def test_the_summary_has_the_head_to_head_matrix_and_warns_of_pairs_that_never_met() -> None:
+    settings = Settings(("greedy", "random", "random", "random", "random"), 2, seed=8)
+    summary, _ = run_tournament(settings, 4, jobs=1)
+    assert len(summary["head_to_head"]) == 10 and summary["unmet_pairs"]
+    text = format_table(summary)
+    assert "head to head" in text and "warning: these pairs never met" in text
+    summary, _ = run_tournament(settings, design_games(5, 2), jobs=1)
+    assert summary["unmet_pairs"] == []
+    assert all(p["games"] == 2 for p in summary["head_to_head"])
 
 
 def test_chunks_cover_the_games_in_order() -> None:
@@ -88,8 +114,9 @@ def test_summary_has_intervals_spreads_and_ratings() -> None:
 
 
 def test_fewer_players_than_bots_and_bad_settings() -> None:
-    summary, _ = run_tournament(Settings(("random",) * 4, 2, seed=1, round_limit=3), 8)
-    assert [b["games"] for b in summary["per_bot"]] == [4, 4, 4, 4]
+    # 12 games: every one of the 6 line-ups twice, so every bot plays 6
+    summary, _ = run_tournament(Settings(("random",) * 4, 2, seed=1, round_limit=3), 12)
+    assert [b["games"] for b in summary["per_bot"]] == [6, 6, 6, 6]
     assert [s["seat"] for s in summary["per_seat"]] == [0, 1]
     with pytest.raises(ValueError, match="at least 3 bots"):
         run_tournament(Settings(("random", "random"), 3), 1)
@@ -122,9 +149,9 @@ def test_cli_outputs_are_the_same_for_one_and_two_jobs(tmp_path: Path,
     row = data["games"][1]
     assert set(row) == {"game", "seed", "seating", "winners", "places", "doubloons", "rounds",
                         "reason", "faults"}
-    assert row["seating"] == [2, 0, 1]
+    assert row["seating"] == list(seating(1, 3, 3, seed=3))  # the design's, fixed by the seed
     lines = list(csv.DictReader(io.StringIO(raw_csv.decode())))
-    assert len(lines) == 6 and lines[1]["seat1_bot"] == "greedy"
+    assert len(lines) == 6 and lines[1]["seat1_bot"] == BOTS[row["seating"][1]]
     assert int(lines[1]["seat1_doubloons"]) == row["doubloons"][1]
     assert records == [f"game-{i:06d}.json" for i in range(6)]
     record = GameRecord.from_json((tmp_path / "1" / "records" / records[1]).read_text())
@@ -175,7 +202,8 @@ def test_network_games_give_the_in_process_results(tmp_path: Path) -> None:
     assert json.dumps(network) == json.dumps(local)
     assert network["faults"]["error"] > 0 and network["faults"]["illegal"] > 0
     record = GameRecord.from_json((tmp_path / "game-000001.json").read_text())
-    assert record.names == ["IllegalBot #2", "greedy #0", "RaisingBot #1"]
+    names = {0: "greedy #0", 1: "RaisingBot #1", 2: "IllegalBot #2"}
+    assert record.names == [names[j] for j in rows[1]["seating"]]
     assert record.result is not None and list(record.result.places) == rows[1]["places"]
 
 

@@ -1,9 +1,10 @@
 """``mundus sim``: play many games between bots in-process and summarise the results.
 
 Game ``i`` of a run uses a game seed and bot seeds derived from ``--seed`` and ``i`` only, so
-the same arguments give the same games and the same summary. With ``--rotate`` the bots move
-one seat clockwise from one game to the next (bot ``j`` sits at seat ``(j + i) % players``),
-which evens out the first Trade Master's advantage. Shared victories (R8.4) count ``1/k`` of
+the same arguments give the same games and the same summary. With ``--rotate`` the seats
+follow the tournament's balanced design (mundus_net.tools.tournament.seating): every bot
+takes every seat, and every order around the table comes, equally often, which evens out the
+first Trade Master's advantage. Shared victories (R8.4) count ``1/k`` of
 a win for each of the ``k`` winners. docs/sim.md describes the output.
 """
 

@@ -1,11 +1,12 @@
-"""``mundus tournament``: many games between bots, seats rotated, in parallel; a results table
-with confidence intervals and openskill ratings.
+"""``mundus tournament``: many games between bots in a balanced design, in parallel; a results
+table with confidence intervals, a head-to-head matrix and openskill ratings.
 
 Game ``i`` is fixed by ``--seed`` and ``i`` alone: its game seed and its bots' seeds derive from
-them (as in ``mundus sim``), and so does its seating (seat ``s`` holds bot ``(s - i) mod B``,
-B the number of bots): the results do not depend on ``--jobs``, on the chunks the games are cut
-into, or on where they run (worker processes, a Dask cluster, real ``mundus host`` and
-``mundus bot`` processes with ``--network``). Results are aggregated in game order.
+them (as in ``mundus sim``), and so does its seating (a balanced design in which every pair of
+bots meets and every seat order comes equally often, :func:`seating`): the results do not
+depend on ``--jobs``, on the chunks the games are cut into, or on where they run (worker
+processes, a Dask cluster, real ``mundus host`` and ``mundus bot`` processes with
+``--network``). Results are aggregated in game order.
 Bots that fail are charged the default decision (mundus_net.tools.referee). docs/tournament.md
 describes the command and its output.
 """
@@ -14,9 +15,13 @@ from __future__ import annotations
 
 import argparse
 import csv
+import functools
+import itertools
 import json
+import math
 import multiprocessing
 import os
+import random
 import statistics
 import sys
 import time
@@ -83,15 +88,45 @@ class Settings:
             raise ValueError(f"the time limit must be positive, not {self.time_limit}")
 
 
-def seating(index: int, bots: int, players: int, rotate: bool = True) -> tuple[int, ...]:
-    """The bot (index into the bot list) at each seat of game ``index``: seat ``s`` holds
-    bot ``(s - index) mod bots``. Over any ``bots`` consecutive games every bot sits in every
-    seat exactly once (with as many bots as players, bot ``j`` sits at seat
-    ``(j + index) % players``, as in ``mundus sim --rotate``). Without ``rotate``, seat ``s``
+def seating(index: int, bots: int, players: int, rotate: bool = True,
+            seed: int = 0) -> tuple[int, ...]:
+    """The bot (index into the bot list) at each seat of game ``index``: a balanced design.
+
+    Every line-up (every set of ``players`` bots out of ``bots``) comes once in each block of
+    C games (C = bots choose players), so every pair of bots meets equally often; across
+    ``players`` blocks each line-up sits in every rotation, so every bot of it takes every
+    seat once; and across the (players - 1)! cyclic orders of a line-up, every relative order
+    comes equally often. The orders of line-ups and of cyclic orders are shuffled by ``seed``
+    (fixed by it: the same for every ``--jobs`` or worker). Without ``rotate``, seat ``s``
     holds bot ``s`` in every game."""
     if not rotate:
         return tuple(range(players))
-    return tuple((s - index) % bots for s in range(players))
+    lineups, cycles = _design(bots, players, seed)
+    block, which = divmod(index, len(lineups))
+    lineup = lineups[which]
+    cycle = cycles[(block // players) % len(cycles)]
+    turn = block % players
+    order = [lineup[c] for c in cycle]  # the line-up in this cyclic order, then rotated
+    return tuple(order[turn:] + order[:turn])
+
+
+@functools.lru_cache(maxsize=64)
+def _design(bots: int, players: int, seed: int
+            ) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]:
+    """(line-ups, cyclic orders) of the design, in the order ``seed`` gives them."""
+    rng = random.Random(f"mundus-net/seating/{seed}/{bots}/{players}")
+    lineups = list(itertools.combinations(range(bots), players))
+    rng.shuffle(lineups)
+    # The cyclic orders of positions 0..players-1: position 0 first, the rest permuted.
+    cycles = [(0, *rest) for rest in itertools.permutations(range(1, players))]
+    rng.shuffle(cycles)
+    return tuple(lineups), tuple(cycles)
+
+
+def design_games(bots: int, players: int) -> int:
+    """Games of one whole cycle of the design: every line-up in every rotation and every
+    cyclic order (a multiple of it gives every pair and every seat order equal weight)."""
+    return math.comb(bots, players) * players * math.factorial(players - 1)
 
 
 def record_path(directory: str | Path, index: int) -> Path:
@@ -115,7 +150,8 @@ def play_one(settings: Settings, index: int) -> Row:
     """Play game ``index`` in this process and return its row (and write its record if
     ``settings.records`` is set). The one game loop of ``mundus tournament`` and
     ``mundus sim``: game ``i`` is the same game in both."""
-    seats = seating(index, len(settings.bots), settings.players, settings.rotate)
+    seats = seating(index, len(settings.bots), settings.players, settings.rotate,
+                    settings.seed)
     seed = game_seed(settings.seed, index)
     game = Game.new(settings.players, seed, promo=settings.promo,
                     round_limit=settings.round_limit, deck=settings.deck)
@@ -262,6 +298,35 @@ def ratings(bots: int, rows: Iterable[Row]) -> list[dict[str, float]]:
             for r in current]
 
 
+def head_to_head(bots: int, rows: Iterable[Row]) -> list[dict[str, Any]]:
+    """Every pair of entries (a < b): the games both played, how often a finished ahead of b
+    (a tie counts a half), with its 95% Wilson interval, and a's mean doubloon margin over b
+    with a normal 95% interval."""
+    ahead: dict[tuple[int, int], float] = {}
+    margins: dict[tuple[int, int], list[int]] = {}
+    for row in rows:
+        seats, places, money = row["seating"], row["places"], row["doubloons"]
+        for s, t in itertools.combinations(range(len(seats)), 2):
+            a, b = seats[s], seats[t]
+            pa, pb, ma, mb = places[s], places[t], money[s], money[t]
+            if a > b:
+                a, b, pa, pb, ma, mb = b, a, pb, pa, mb, ma
+            ahead[a, b] = ahead.get((a, b), 0.0) + (1.0 if pa < pb else 0.5 if pa == pb else 0.0)
+            margins.setdefault((a, b), []).append(ma - mb)
+    out = []
+    for a, b in itertools.combinations(range(bots), 2):
+        diffs = margins.get((a, b), [])
+        n = len(diffs)
+        lo, hi = wilson(ahead.get((a, b), 0.0), n)
+        mean = statistics.fmean(diffs) if n else 0.0
+        half = 1.96 * statistics.stdev(diffs) / math.sqrt(n) if n > 1 else 0.0
+        out.append({"a": a, "b": b, "games": n, "a_ahead": r6(ahead.get((a, b), 0.0)),
+                    "a_ahead_rate": r6(ahead.get((a, b), 0.0) / n) if n else 0.0,
+                    "a_ahead_ci95": [r6(lo), r6(hi)], "margin": r6(mean),
+                    "margin_ci95": [r6(mean - half), r6(mean + half)]})
+    return out
+
+
 def summarise(settings: Settings, rows: Sequence[Row]) -> dict[str, Any]:
     """The tournament's summary from its rows (in game order): a JSON-ready dict with no
     timing in it, so the same games give the same bytes."""
@@ -272,6 +337,7 @@ def summarise(settings: Settings, rows: Sequence[Row]) -> dict[str, Any]:
     reasons, shared, rounds = counted.reasons, counted.shared, counted.rounds
     games = len(rows)
     rating = ratings(n_bots, rows)
+    pairs = head_to_head(n_bots, rows)
     per_bot = []
     for j, spec in enumerate(settings.bots):
         n = played[j]
@@ -313,6 +379,9 @@ def summarise(settings: Settings, rows: Sequence[Row]) -> dict[str, Any]:
         "min_rounds": min(rounds, default=0), "max_rounds": max(rounds, default=0),
         "end_reasons": reasons,
         "faults": {kind: sum(f.get(kind, 0) for f in faults) for kind in FAULT_KINDS},
+        "design_games": design_games(n_bots, players) if settings.rotate else None,
+        "head_to_head": pairs,
+        "unmet_pairs": [[p["a"], p["b"]] for p in pairs if p["games"] == 0],
     }
 
 
@@ -348,6 +417,8 @@ def format_table(s: dict[str, Any], elapsed: float | None = None) -> str:
                          f"entr{'y' if e['entries'] == 1 else 'ies'}, "
                          f"mean doubloons {e['mean_doubloons']:.1f}")
     lines.append("")
+    lines += head_to_head_lines(s)
+    lines.append("")
     lines += table_lines(s)
     lines.append(f"faults (default decision charged): {_faults_text(s['faults'])}")
     lines.append("ratings: openskill Plackett-Luce, games rated in order; "
@@ -355,6 +426,37 @@ def format_table(s: dict[str, Any], elapsed: float | None = None) -> str:
     if elapsed is not None:
         lines.append(speed_line(s["games"], elapsed))
     return "\n".join(lines)
+
+
+def head_to_head_lines(s: dict[str, Any]) -> list[str]:
+    """The pairwise matrix: row a, column b: how often a finished ahead of b, and a's mean
+    doubloon margin; a warning when some pairs never met."""
+    bots = len(s["per_bot"])
+    cell = {(p["a"], p["b"]): p for p in s["head_to_head"]}
+    lines = ["head to head (row ahead of column: rate, mean doubloon margin; games met):"]
+    lines.append("    " + "".join(f"{b:>18}" for b in range(bots)))
+    for a in range(bots):
+        parts = []
+        for b in range(bots):
+            if a == b:
+                parts.append(f"{'-':>18}")
+                continue
+            p = cell[min(a, b), max(a, b)]
+            if not p["games"]:
+                parts.append(f"{'never met':>18}")
+                continue
+            rate = p["a_ahead_rate"] if a < b else 1 - p["a_ahead_rate"]
+            margin = p["margin"] if a < b else -p["margin"]
+            text = f"{rate:.0%} {margin:+.1f} ({p['games']})"
+            parts.append(f"{text:>18}")
+        lines.append(f"{a:<4}" + "".join(parts))
+    if s["unmet_pairs"]:
+        names = ", ".join(f"#{a}-#{b}" for a, b in s["unmet_pairs"])
+        whole = s.get("design_games")
+        lines.append(f"warning: these pairs never met: {names}"
+                     + (f" (every pair meets once the games are a multiple of "
+                        f"{whole}, the whole design)" if whole else ""))
+    return lines
 
 
 def _faults_text(faults: dict[str, int]) -> str:

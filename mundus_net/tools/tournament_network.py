@@ -102,7 +102,8 @@ def _tail(path: Path, lines: int = 15) -> str:
 def play_network_game(settings: Settings, index: int, *, timeout: float = GAME_TIMEOUT) -> Row:
     """Play game ``index`` of ``settings`` through a host and bot processes; return its row
     (the same fields as an in-process game's)."""
-    seats = seating(index, len(settings.bots), settings.players)
+    seats = seating(index, len(settings.bots), settings.players, settings.rotate,
+                    settings.seed)
     seed = game_seed(settings.seed, index)
     with tempfile.TemporaryDirectory(prefix="mundus-tournament-") as tmp:
         work = Path(tmp)
