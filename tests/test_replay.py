@@ -24,6 +24,7 @@ from mundus_net.engine.record import GameRecord, RecordError
 from mundus_net.engine.view import PlayerView, public_log
 from mundus_net.tools.runner import play_game
 from mundus_net.tools.sim import run_sim
+from mundus_net.tools.tournament import seating
 
 NAMES = ["Ana", "Bo", "Cy"]
 
@@ -199,6 +200,7 @@ def test_sim_records_replay_to_the_same_result(tmp_path: Path) -> None:
     assert [f.name for f in files] == ["game-000000.json", "game-000001.json",
                                        "game-000002.json"]
     wins = 0.0
+    seats_of_greedy: list[int] = []
     for i, path in enumerate(files):
         record = GameRecord.from_json(path.read_text(encoding="utf-8"))
         game = record.replay()
@@ -206,10 +208,12 @@ def test_sim_records_replay_to_the_same_result(tmp_path: Path) -> None:
         assert game.result is not None
         assert {d.by for d in record.decisions} == {"bot"}
         greedy = record.names.index("greedy #0")
-        assert greedy == i % 3  # rotated one seat on each game
+        assert seating(i, 3, 3, seed=5)[greedy] == 0  # where the design seats entry 0
+        seats_of_greedy.append(greedy)
         if greedy in game.result.winners:
             wins += 1 / len(game.result.winners)
     assert wins == summary["per_bot"][0]["wins"]
+    assert sorted(seats_of_greedy) == [0, 1, 2]  # three games: greedy in every seat once
 
 
 # -- the real client in a pseudo-terminal -------------------------------------------------------
