@@ -201,6 +201,23 @@ def test_a_phase_bot_falls_back_to_the_default() -> None:
     assert game.is_over
 
 
+class MisspeltBot(PhaseBot):
+    """on_trun for on_turn: a handler that would never be called."""
+
+    def on_trun(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+        return legal[-1]
+
+
+def test_a_misspelt_phase_handler_is_refused_when_the_bot_loads() -> None:
+    with pytest.raises(ValueError, match=r"MisspeltBot\.on_trun handles no phase; did you "
+                                         r"mean on_turn\?"):
+        MisspeltBot(0)
+    with pytest.raises(ValueError, match="on_trun handles no phase"):
+        load_bot(f"{Path(__file__)}:MisspeltBot", 0)
+    with pytest.raises(ValueError, match="on_trun handles no phase"):  # before any game
+        run_tournament(Settings((f"{Path(__file__)}:MisspeltBot", "random"), 2), 2)
+
+
 # -- the example bot ---------------------------------------------------------------------------
 
 

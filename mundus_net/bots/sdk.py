@@ -8,6 +8,7 @@ generator and sends each decision to a method named after the phase (``on_offer`
 
 from __future__ import annotations
 
+import difflib
 import random
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
@@ -19,7 +20,7 @@ from mundus_net.engine.game import PHASES
 from mundus_net.engine.notation import format_decision
 from mundus_net.engine.view import PlayerView
 
-__all__ = ["PHASES", "PhaseBot", "best", "by_kind", "describe", "of_kind"]
+__all__ = ["PHASES", "PhaseBot", "best", "by_kind", "check_handlers", "describe", "of_kind"]
 
 D = TypeVar("D")
 
@@ -55,6 +56,20 @@ def best(options: Sequence[D], score: Callable[[D], float], rng: random.Random |
     return tied[0] if rng is None or len(tied) == 1 else tied[rng.randrange(len(tied))]
 
 
+def check_handlers(cls: type) -> None:
+    """ValueError for a method ``on_<name>`` of ``cls`` whose name is no phase: a misspelled
+    handler (``on_trun``) would otherwise never be called, and the bot would silently play
+    the default decision there."""
+    for name in sorted(n for n in dir(cls) if n.startswith("on_")):
+        phase = name[3:]
+        if phase in PHASES or not callable(getattr(cls, name)):
+            continue
+        close = difflib.get_close_matches(phase, PHASES, n=1)
+        hint = f"; did you mean on_{close[0]}?" if close else ""
+        raise ValueError(f"{cls.__name__}.{name} handles no phase{hint} (the phases: "
+                         f"{', '.join(PHASES)})")
+
+
 class PhaseBot:
     """A bot base class: ``decide`` calls ``on_<phase>(view, legal)`` if the subclass has it
     (phases: ``mundus_net.engine.game.PHASES``), else :meth:`fallback`, the default decision.
@@ -69,6 +84,7 @@ class PhaseBot:
     def __init__(self, seed: int = 0) -> None:
         self.seed = seed
         self.rng = random.Random(seed)
+        check_handlers(type(self))
         self._handlers: dict[str, Callable[[PlayerView, Sequence[Decision]], Decision]] = {}
         for phase in PHASES:
             handler: Any = getattr(self, f"on_{phase}", None)
