@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from mundus_net.bots.base import load_bot
+from mundus_net.bots.base import load_bot, split_options
 from mundus_net.bots.random_bot import RandomBot
 from mundus_net.bots.sdk import PhaseBot, best, by_kind, describe, of_kind
 from mundus_net.engine.decisions import Announce, ChooseFirst, Decision, EndTurn, Take
@@ -29,7 +29,7 @@ from mundus_net.tools.referee import (
     record_of,
 )
 from mundus_net.tools.runner import play_game
-from mundus_net.tools.tournament import Settings, run_tournament
+from mundus_net.tools.tournament import Settings, run_tournament, seat_names
 
 ROOT = Path(__file__).resolve().parent.parent
 HERE = Path(__file__).resolve()
@@ -216,6 +216,18 @@ def test_a_misspelt_phase_handler_is_refused_when_the_bot_loads() -> None:
         load_bot(f"{Path(__file__)}:MisspeltBot", 0)
     with pytest.raises(ValueError, match="on_trun handles no phase"):  # before any game
         run_tournament(Settings((f"{Path(__file__)}:MisspeltBot", "random"), 2), 2)
+
+
+def test_bot_options_are_given_after_the_strategy_and_checked() -> None:
+    bot = load_bot("search:iterations=8:temperature=2.5", 1)
+    assert (bot.iterations, bot.temperature) == (8, 2.5)  # type: ignore[attr-defined]
+    assert split_options("my/file.py:Bot:depth=3:fast=true") == (
+        "my/file.py:Bot", {"depth": 3, "fast": True})
+    with pytest.raises(ValueError, match=r"'greedy' takes no option 'nosuch' \(its options: "
+                                         r"deck\)"):
+        load_bot("greedy:nosuch=1")
+    names = seat_names(Settings(("search:iterations=8", "random"), 2), (0, 1))
+    assert names == ["search #0", "random #1"]
 
 
 # -- the example bot ---------------------------------------------------------------------------

@@ -5,11 +5,12 @@ from __future__ import annotations
 import hashlib
 import importlib
 import importlib.util
+import inspect
 import os
 import sys
 from collections.abc import Callable, Sequence
 from types import ModuleType
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from mundus_net.engine.decisions import Decision
 from mundus_net.engine.view import PlayerView
@@ -93,13 +94,58 @@ def _import_module(module_name: str) -> ModuleType:
         return importlib.import_module(module_name)
 
 
+def split_options(spec: str) -> tuple[str, dict[str, object]]:
+    """``search:iterations=8:seconds=0.5`` -> (``search``, {iterations: 8, seconds: 0.5}):
+    trailing ``:key=value`` parts are options for the bot's factory (whole numbers, decimals,
+    ``true``/``false``, or text)."""
+    parts = spec.split(":")
+    options: dict[str, object] = {}
+    while len(parts) > 1 and "=" in parts[-1]:
+        key, _, text = parts.pop().partition("=")
+        if not key.isidentifier():
+            raise ValueError(f"bot option {key!r} of {spec!r} is not a name")
+        options[key] = _option_value(text)
+    return ":".join(parts), dict(reversed(list(options.items())))
+
+
+def _option_value(text: str) -> object:
+    lowered = text.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
 def load_bot(spec: str, seed: int = 0) -> Bot:
     """A bot from a strategy name (``random``, ``greedy``), ``module:Class`` or
-    ``path/to/file.py:Class``; the class (or any factory) is called with ``seed`` as its only
-    argument."""
+    ``path/to/file.py:Class``, with options after it (``search:iterations=8``: keyword
+    arguments of the factory); the class (or any factory) is called with ``seed`` first."""
     _load_builtins()
+    base, options = split_options(spec)
+    factory = _factory(base, spec)
+    if options:
+        try:
+            inspect.signature(factory).bind(seed, **options)
+        except TypeError:
+            try:
+                accepted = [name for name in inspect.signature(factory).parameters][1:]
+            except (TypeError, ValueError):
+                accepted = []
+            raise ValueError(f"{base!r} takes no option {', '.join(map(repr, options))} "
+                             f"(its options: {', '.join(accepted) or 'none'})") from None
+    bot = factory(seed, **options)
+    if not callable(getattr(bot, "decide", None)):
+        raise ValueError(f"{spec!r} has no decide(view, legal) method")
+    return bot  # type: ignore[no-any-return]
+
+
+def _factory(spec: str, whole: str) -> Callable[..., Any]:
     if spec in _REGISTRY:
-        return _REGISTRY[spec](seed)
+        return _REGISTRY[spec]
     if ":" not in spec:
         raise ValueError(f"unknown strategy {spec!r}: use one of "
                          f"{', '.join(strategy_names())}, module:Class or file.py:Class")
@@ -110,11 +156,9 @@ def load_bot(spec: str, seed: int = 0) -> Bot:
         else:
             module = _import_module(module_name)
     except ImportError as exc:
-        raise ValueError(f"cannot import {module_name!r} for strategy {spec!r}: {exc}") from None
+        raise ValueError(f"cannot import {module_name!r} for strategy {whole!r}: {exc}") \
+            from None
     factory = getattr(module, attr, None)
     if factory is None:
-        raise ValueError(f"{module_name!r} has no {attr!r} (strategy {spec!r})")
-    bot = factory(seed)
-    if not callable(getattr(bot, "decide", None)):
-        raise ValueError(f"{spec!r} has no decide(view, legal) method")
-    return bot  # type: ignore[no-any-return]
+        raise ValueError(f"{module_name!r} has no {attr!r} (strategy {whole!r})")
+    return factory  # type: ignore[no-any-return]

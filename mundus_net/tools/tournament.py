@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mundus_net.bots.base import load_bot
+from mundus_net.bots.base import load_bot, split_options
 from mundus_net.cli_args import positive_int, seconds
 from mundus_net.engine.deck import Deck
 from mundus_net.engine.game import Game
@@ -140,7 +140,8 @@ def game_id(seed: int, index: int, label: str = "tournament") -> str:
 def seat_names(settings: Settings, seats: Sequence[int]) -> list[str]:
     """Each seat's player name: the strategy (its class name for ``module:Class``) and the
     entry's index, at most 32 characters (the protocol's limit)."""
-    return [f"{settings.bots[j].rpartition(':')[2][:24]} #{j}" for j in seats]
+    return [f"{split_options(settings.bots[j])[0].rpartition(':')[2][:24]} #{j}"
+            for j in seats]
 
 
 # -- one game, in-process -----------------------------------------------------------------------
