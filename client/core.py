@@ -909,7 +909,10 @@ class ClientCore:
         p = self.pending
         pending = None
         if p is not None and self.seat is not None:
-            pending = Pending(p.phase, (self.seat,), freeze(p.detail))
+            detail = freeze(p.detail)
+            if p.phase == "offer" and "least" in detail:  # the engine's shape too (§8)
+                detail = {**detail, "sizes": {self.seat: (detail["least"], detail["most"])}}
+            pending = Pending(p.phase, (self.seat,), detail)
             data["phase"] = p.phase
         return StateView(data, self.deck, list(p.legal) if p is not None else None, pending,
                          self._frozen)

@@ -15,12 +15,14 @@ from mundus_net.protocol.codec import DECISION_KINDS, decision_from_wire
 
 
 def freeze(value: Any) -> Any:
-    """Wire lists back to tuples, all the way down (maps stay maps, their values frozen): the
-    shapes the engine's views give, which bots and the terminal client's advisor may hash."""
+    """Wire lists back to tuples, all the way down, and map keys that are whole numbers
+    (seats: the wire writes every key as text) back to ints: the shapes the engine's views
+    give, which bots and the terminal client's advisor may hash and index by seat."""
     if isinstance(value, list):
         return tuple(freeze(v) for v in value)
     if isinstance(value, dict):
-        return {k: freeze(v) for k, v in value.items()}
+        return {int(k) if isinstance(k, str) and k.isdigit() else k: freeze(v)
+                for k, v in value.items()}
     return value
 
 

@@ -55,9 +55,11 @@ from mundus_net.client.core import (
 )
 from mundus_net.client.wire import freeze
 from mundus_net.engine.decisions import Announce, Offer
+from mundus_net.engine.game import SIMULTANEOUS, Game
 from mundus_net.engine.view import PlayerView
 from mundus_net.host.table import Table, error_message
 from mundus_net.protocol import commitment
+from mundus_net.protocol.codec import to_wire
 from mundus_net.protocol.errors import ProtocolError
 from mundus_net.protocol.messages import PROTOCOL_VERSION, decode_client, decode_host, encode
 
@@ -964,3 +966,20 @@ def test_no_reconnect_after_the_game_is_over() -> None:
         assert isinstance(notices[0], Gone) and notices[0].why == OVER
         assert core.outgoing() == [CloseSockets()]  # no hello: nothing to come back to
         assert core.next_deadline() is None
+
+
+def test_pending_details_come_back_from_the_wire_in_the_engine_shapes() -> None:
+    """Seat maps in a pending's detail (counts, capacity, sizes) are keyed by int seats
+    in-process; the wire writes keys as text, and the client turns them back, so a bot's
+    ``detail["capacity"][view.seat]`` works over the network too (docs/bot-view.md §6)."""
+    game = Game.new(4, 11)
+    bots = [load_bot("greedy", seed) for seed in range(4)]
+    kinds = set()
+    while game.phase != OVER:
+        pending = game.pending
+        assert pending is not None
+        kinds.add(pending.kind)
+        assert freeze(to_wire(pending.detail)) == pending.detail
+        seat = game.waiting_seats()[0] if game.phase in SIMULTANEOUS else game.active
+        game.apply(seat, bots[seat].decide(PlayerView(game, seat), game.legal(seat)))
+    assert {"offer", "store", "take", "turn"} <= kinds
