@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, cast
 
-from mundus_net.bots.base import Bot, load_bot
+from mundus_net.bots.base import Bot, bot_traceback, load_bot
 from mundus_net.client.connection import (
     ClientError,
     Closed,
@@ -84,15 +84,27 @@ class NetworkBot:
         self.conn = conn
         self.bot = bot
         self.log = log
-        self.decisions = 0
+        self.decisions = 0  # the strategy was asked
         self.faults: dict[str, int] = {}  # error / illegal -> count (docs/bots.md)
+        self.fault_list: list[dict[str, object]] = []  # each, with its traceback (--json)
         self._refused: dict[int, int] = {}  # pending id -> refused answers
 
-    def fault(self, kind: str, message: str) -> None:
+    def fault(self, kind: str, detail: str, error: BaseException | None = None,
+              log: bool = True) -> None:
         """The strategy failed (``error``) or chose an illegal decision (``illegal``): the
-        default decision is played instead (mundus_net.engine.defaults.default_choice)."""
+        default decision is played instead (mundus_net.engine.defaults.default_choice).
+        ``detail`` says what happened (the exception's type and message, the decision)."""
         self.faults[kind] = self.faults.get(kind, 0) + 1
-        self.log(message)
+        pending = self.conn.pending
+        trace = None if error is None else bot_traceback(error)
+        self.fault_list.append({
+            "kind": kind, "phase": pending.phase if pending is not None else "",
+            "round": self.conn.state.get("round", 0), "seat_decision": self.decisions - 1,
+            "reason": f"{kind}: {detail}", "traceback": trace})
+        if log:
+            said = ("the strategy failed" if kind == "error" else "illegal") + f": {detail}"
+            self.log(f"{said}; playing the default" + ("" if trace is None else
+                                                       f"\n{trace.rstrip()}"))
 
     def play(self, poll_s: float = 1.0) -> Result | None:
         """Decide whenever asked; return the result (None if the connection closed first)."""
@@ -123,32 +135,30 @@ class NetworkBot:
         else:
             # A StateView has PlayerView's reading API over the received state.
             view = cast(PlayerView, conn.view())
+            self.decisions += 1  # asked: as the in-process referee counts them
             try:
                 decision = self.bot.decide(view, pending.legal)
-            except Exception as exc:  # a broken strategy must not lose the seat
-                self.fault("error", f"the strategy failed ({type(exc).__name__}: {exc}); "
-                                    "playing the default")
+            except (Exception, SystemExit) as exc:  # a broken strategy must not lose the seat
+                self.fault("error", f"{type(exc).__name__}: {exc}", exc)
                 decision = default
             else:
                 if not isinstance(decision, DECISION_TYPES):
-                    self.fault("illegal", f"not a decision: {decision!r}; playing the "
-                                          "default")
+                    self.fault("illegal", f"not a decision: {decision!r}")
                     decision = default
                 elif isinstance(decision, Offer):  # checked here: a commitment is final
                     decision = Offer(tuple(sorted(decision.cards)))
                     if decision not in pending.legal:
-                        self.fault("illegal", f"illegal offer {format_decision(decision)}; "
-                                              "playing the default")
+                        self.fault("illegal", f"{format_decision(decision)}: not one of "
+                                              "the legal offers")
                         decision = default
         try:
             conn.decide(decision)
         except (ClientError, TypeError, ValueError, KeyError) as exc:  # malformed too
             self.log(f"cannot answer: {exc}")
             if refused == 0:
-                self.faults["illegal"] = self.faults.get("illegal", 0) + 1
+                self.fault("illegal", f"cannot be sent: {exc}", log=False)
             self._refused[pending.id] = refused + 1
             return
-        self.decisions += 1
 
     def _notice(self, notice: object) -> None:
         if isinstance(notice, Refused):
@@ -158,7 +168,8 @@ class NetworkBot:
                     notice.code not in ("stale", "rate_limited"):
                 refused = self._refused.get(pending.id, 0)
                 if refused == 0:
-                    self.faults["illegal"] = self.faults.get("illegal", 0) + 1
+                    self.fault("illegal", f"refused by the host: {notice.code}: "
+                                          f"{notice.message}", log=False)
                 self._refused[pending.id] = refused + 1
         elif isinstance(notice, Mismatch):
             who = player(notice.seat, table_names(self.conn))
@@ -173,8 +184,13 @@ class NetworkBot:
             self.log(notice.message)
         elif isinstance(notice, Closed):
             self.log(f"connection closed ({notice.reason})")
-        elif isinstance(notice, GameOver):
-            pass  # conn.result is set; play() returns
+        elif isinstance(notice, GameOver):  # conn.result is set; play() returns
+            told = getattr(self.bot, "on_game_end", None)
+            if told is not None:
+                try:
+                    told(cast(PlayerView, self.conn.view()))
+                except (Exception, SystemExit) as exc:
+                    self.fault("error", f"on_game_end: {type(exc).__name__}: {exc}", exc)
 
 
 def play_all(players: Sequence[NetworkBot], poll_s: float = 1.0) -> list[Result | None]:
@@ -375,7 +391,8 @@ def _report(args: argparse.Namespace, bot: NetworkBot, result: Result) -> None:
         print(json.dumps({"seat": seat, "winners": list(result.winners),
                           "reason": result.reason, "doubloons": list(result.doubloons),
                           "places": list(result.places), "rounds": result.rounds,
-                          "faults": bot.faults}), flush=True)
+                          "faults": bot.faults, "decisions": bot.decisions,
+                          "fault_list": bot.fault_list}), flush=True)
         return
     names = table_names(bot.conn)
     winners = " and ".join(player(s, names) for s in result.winners)

@@ -68,7 +68,20 @@ class IllegalBot(_Sometimes):
 
 
 class SlowBot(_Sometimes):
-    """Its first two decisions take 30 ms (the limit in the tests is 10 ms)."""
+    """Its first two decisions use 30 ms of CPU time (the limit in the tests is 10 ms)."""
+
+    def decide(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+        self.asked += 1
+        if self.asked <= 2:
+            start = time.thread_time()
+            while time.thread_time() - start < 0.03:
+                pass
+        return RandomBot.decide(self, view, legal)
+
+
+class SleepyBot(_Sometimes):
+    """Its first two decisions wait 30 ms without working (a loaded machine, as the bot
+    sees it)."""
 
     def decide(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
         self.asked += 1
@@ -134,6 +147,14 @@ def test_a_slow_decision_is_replaced_by_the_default() -> None:
         before = record.replay(upto=fault.number)
         assert charged.decision == default_decision(before, 0)
     assert game.is_over
+
+
+def test_the_time_limit_counts_cpu_time_not_waiting() -> None:
+    """A decision that waits (the machine is busy with other work) is not late: only the
+    CPU time of the bot's thread counts, so a loaded machine gives the same faults."""
+    game = _game()
+    faults = play_refereed(game, [SleepyBot(1), RandomBot(2), RandomBot(3)], time_limit=0.01)
+    assert faults == [] and game.is_over
 
 
 def test_the_tournament_counts_faults_per_bot_and_goes_on(tmp_path: Path) -> None:

@@ -6,8 +6,10 @@ import hashlib
 import importlib
 import importlib.util
 import inspect
+import linecache
 import os
 import sys
+import traceback
 from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any, Protocol, runtime_checkable
@@ -19,12 +21,24 @@ from mundus_net.engine.view import PlayerView
 @runtime_checkable
 class Bot(Protocol):
     """A strategy. ``decide`` is called whenever the bot's seat has a decision pending
-    (``legal`` is never empty) and returns one of ``legal``."""
+    (``legal`` is never empty) and returns one of ``legal``.
+
+    A bot may also have ``on_game_end(view)``: it is called once when the game is over
+    (``view.result`` is set), in-process and over the network; a bot object that plays a
+    series of games (``mundus tournament --series``,
+    :func:`mundus_net.tools.tournament.play_series`) learns from it between games
+    (docs/bots.md)."""
 
     def decide(self, view: PlayerView, legal: Sequence[Decision]) -> Decision: ...
 
 
 BotFactory = Callable[[int], Bot]  # seed -> bot
+
+
+def bot_traceback(exc: BaseException) -> str:
+    """The traceback of an exception a bot raised, without the caller's own frame."""
+    tb = exc.__traceback__
+    return "".join(traceback.format_exception(type(exc), exc, tb.tb_next if tb else None))
 
 
 def question_seed(seed: int, view: PlayerView, legal: Sequence[Decision]) -> int:
@@ -58,14 +72,55 @@ def _load_builtins() -> None:
     importlib.import_module("mundus_net.bots.search")
 
 
+# Bot files read once where a run starts and shipped with its settings (to worker processes
+# and Dask workers, which may not see the file): path as given -> (absolute path, source).
+_SHIPPED: dict[str, tuple[str, str]] = {}
+
+
+def bot_file(spec: str) -> str | None:
+    """The Python file a spec names (``path/to/bot.py:Class:opt=1`` -> ``path/to/bot.py``),
+    or None for a strategy name or ``module:Class``."""
+    base, _ = split_options(spec)
+    module_name, colon, _ = base.rpartition(":")
+    if colon and (module_name.endswith(".py") or os.sep in module_name or "/" in module_name):
+        return module_name
+    return None
+
+
+def read_bot_files(specs: Sequence[str]) -> tuple[tuple[str, str, str], ...]:
+    """(path as given, absolute path, source) of every bot file the specs name, read now
+    (ValueError if one cannot be read): what :func:`ship_bot_files` installs elsewhere."""
+    out = []
+    for path in dict.fromkeys(p for p in map(bot_file, specs) if p is not None):
+        full = os.path.abspath(path)
+        try:
+            with open(full, encoding="utf-8") as handle:
+                out.append((path, full, handle.read()))
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ValueError(f"cannot read the bot file {path!r}: {exc}") from None
+    return tuple(out)
+
+
+def ship_bot_files(files: Sequence[tuple[str, str, str]]) -> None:
+    """Make :func:`load_bot` use these sources for these paths (from
+    :func:`read_bot_files`) instead of reading the files here."""
+    for path, full, source in files:
+        _SHIPPED[path] = (full, source)
+
+
 def _import_file(path: str) -> ModuleType:
-    """The module in the Python file ``path`` (relative to the current directory), imported
-    once under a name made from its absolute path."""
-    full = os.path.abspath(path)
-    name = "_mundus_bot_" + hashlib.sha256(full.encode()).hexdigest()[:16]
+    """The module in the Python file ``path`` (relative to the current directory; or the
+    source shipped for it), imported once under a name made from its absolute path and
+    source."""
+    shipped = _SHIPPED.get(path)
+    full = shipped[0] if shipped is not None else os.path.abspath(path)
+    key = full if shipped is None else f"{full}\0{shipped[1]}"
+    name = "_mundus_bot_" + hashlib.sha256(key.encode()).hexdigest()[:16]
     found = sys.modules.get(name)
     if found is not None:
         return found
+    if shipped is not None:
+        return _exec_source(name, full, shipped[1])
     spec = importlib.util.spec_from_file_location(name, full)
     if spec is None or spec.loader is None or not os.path.isfile(full):
         raise ImportError(f"no Python file {path!r}")
@@ -73,6 +128,21 @@ def _import_file(path: str) -> ModuleType:
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
+
+
+def _exec_source(name: str, full: str, source: str) -> ModuleType:
+    """A module made from shipped source; its lines are put in ``linecache`` so tracebacks
+    show them where the file does not exist."""
+    linecache.cache[full] = (len(source), None, source.splitlines(keepends=True), full)
+    module = ModuleType(name)
+    module.__file__ = full
+    sys.modules[name] = module
+    try:
+        exec(compile(source, full, "exec"), module.__dict__)
     except BaseException:
         del sys.modules[name]
         raise

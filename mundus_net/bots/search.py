@@ -27,9 +27,10 @@ the bot
 
 Budget: ``SearchBot(seed, iterations=4)`` samples 4 determinizations per searched decision
 (twice as many for the announcement, the first player, a tied TM and progression turns:
-``weights``), about 1.3 s of CPU per 4-player game; ``seconds=0.05`` searches until that much
-time has gone by instead (at least one determinization; with both, whichever ends first). A
-time budget makes the bot depend on the machine's speed; an iteration budget alone is
+``weights``), about 1.3 s of CPU per 4-player game; ``seconds=0.05`` searches until its
+thread has used that much CPU time instead (at least one determinization; with both,
+whichever ends first). CPU time, not wall time, so a loaded machine does not shorten the
+search, but a time budget still depends on the machine's speed; an iteration budget alone is
 deterministic for a seed. See docs/bots.md ("The search bot") for its measured strength.
 """
 
@@ -143,7 +144,7 @@ class SearchBot:
     rollouts to the end of the round (see the module docstring and docs/bots.md).
 
     ``iterations``: determinizations sampled per searched decision (default 4 when no
-    ``seconds`` is given). ``seconds``: a time budget per searched decision instead (or as
+    ``seconds`` is given). ``seconds``: a CPU-time budget per searched decision instead (or as
     well: whichever ends first; at least one determinization). ``weights``: per phase, a
     factor on the budget (default: twice as much for the rare, cheap and decisive
     announcement, choice of the first player and of a tied TM, and for progression turns).
@@ -257,12 +258,12 @@ class SearchBot:
         weight = self.weights.get(view.phase, 1.0)
         limit = None if self.iterations is None else max(1, round(self.iterations * weight))
         deadline = (None if self.seconds is None
-                    else time.perf_counter() + self.seconds * weight)
+                    else time.thread_time() + self.seconds * weight)
         done = 0
         while True:
             if limit is not None and done >= limit:
                 break
-            if deadline is not None and done and time.perf_counter() >= deadline:
+            if deadline is not None and done and time.thread_time() >= deadline:
                 break
             base = determinize(view, self.rng, _SimGame)
             assert isinstance(base, _SimGame)

@@ -2,14 +2,18 @@
 
 On a terminal it is a tqdm bar (count, rate, time left) redrawn in place; into a log (standard
 error not a terminal) it is a plain line every tenth of the run and at least every ``every``
-seconds, so a log shows the run moving and never fills with carriage returns.
+seconds, so a log shows the run moving and never fills with carriage returns. The count is of
+games finished in any order, and :meth:`ProgressReport.heartbeat` writes the line every
+``every`` seconds even while no game finishes (slow bots).
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TextIO
 
 from tqdm import tqdm
@@ -33,20 +37,57 @@ class ProgressReport:
         self.last_step = 0
         self.redraw_s = redraw_s  # the bar is redrawn at most this often
         self._bar: tqdm[None] | None = None
+        self.done = 0
+        self.total = 0
+        self._lock = threading.Lock()  # the heartbeat thread writes too
 
     def __call__(self, done: int, total: int) -> None:
-        if self.tty:
-            self._draw(done, total)
-            return
-        now = self.clock()
-        step = 10 * done // max(total, 1)
-        if done < total and step == self.last_step and now - self.last < self.every:
-            return
-        self.last, self.last_step = now, step
+        with self._lock:
+            self.done, self.total = done, total
+            if self.tty:
+                self._draw(done, total)
+                return
+            now = self.clock()
+            step = 10 * done // max(total, 1)
+            if done < total and step == self.last_step and now - self.last < self.every:
+                return
+            self.last, self.last_step = now, step
+            self._line(now)
+
+    def tick(self) -> None:
+        """Write the line if none was written for ``every`` seconds (and the run is on)."""
+        with self._lock:
+            now = self.clock()
+            if self.tty or not self.total or self.done >= self.total or \
+                    now - self.last < self.every:
+                return
+            self.last = now
+            self._line(now)
+
+    @contextlib.contextmanager
+    def heartbeat(self, check_s: float = 1.0) -> Iterator[None]:
+        """While inside, a thread calls :meth:`tick` every ``check_s`` seconds."""
+        stop = threading.Event()
+
+        def beat() -> None:
+            while not stop.wait(check_s):
+                self.tick()
+
+        thread = threading.Thread(target=beat, name="progress", daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            thread.join(timeout=5)
+
+    def _line(self, now: float) -> None:
+        done, total = self.done, self.total
         rate = done / max(now - self.start, 1e-9)
         eta = (total - done) / rate if rate > 0 else math.inf
         self.stream.write(f"{self.label}: {done}/{total} games ({done / max(total, 1):.0%}), "
-                          f"{rate:.1f} games/s, ETA {duration(eta)}\n")
+                          f"{rate:.1f} games/s, {duration(now - self.start)} elapsed, "
+                          f"ETA {duration(eta)}\n")
         self.stream.flush()
 
     def _draw(self, done: int, total: int) -> None:

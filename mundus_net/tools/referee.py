@@ -11,22 +11,26 @@ one of:
 ``illegal``
     ``decide`` returned something the engine refuses (``RuleError``), or no decision at all.
 ``timeout``
-    ``decide`` answered after the time limit. In-process a bot cannot be pre-empted, so the
-    answer is waited for, measured, and thrown away if it came too late.
+    ``decide`` used more than the time limit, measured in the CPU time of the thread that
+    runs it (``time.thread_time``): a loaded machine slows the wall clock, not the bot's own
+    work, so the same seed gives the same faults. In-process a bot cannot be pre-empted, so
+    the answer is waited for, measured, and thrown away if it came too late.
 
-Every failure is returned as a :class:`Fault`; :func:`record_of` turns the game and its faults
-into a :class:`~mundus_net.engine.record.GameRecord` whose charged decisions say
-``by="default"`` and whose ``violations`` list the faults. docs/bots.md describes the rules
-for bot writers.
+Every failure is returned as a :class:`Fault` (an ``error`` with its traceback);
+:func:`record_of` turns the game and its faults into a
+:class:`~mundus_net.engine.record.GameRecord` whose charged decisions say ``by="default"`` and
+whose ``violations`` list the faults. docs/bots.md describes the rules for bot writers.
 """
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from mundus_net.bots.base import Bot, load_bot
+from mundus_net.bots.base import Bot, bot_traceback, load_bot
 from mundus_net.engine.decisions import DECISION_TYPES, Decision, RuleError
 from mundus_net.engine.defaults import default_decision
 from mundus_net.engine.game import OVER, SIMULTANEOUS, Game
@@ -47,10 +51,17 @@ class Fault:
     round: int
     number: int  # 0-based index of the decision among the game's non-automatic decisions
     detail: str  # the exception, the refused decision, or the time taken
+    traceback: str | None = None  # an ``error``'s traceback, from the bot's decide down
+    seat_number: int | None = None  # 0-based index of the decision among its seat's
+
+    @property
+    def reason(self) -> str:
+        return f"{self.kind}: {self.detail}"
 
     def to_dict(self) -> dict[str, object]:
+        """As a record's violation (docs/record.md): no traceback."""
         return {"seat": self.seat, "kind": self.kind, "phase": self.phase, "round": self.round,
-                "decision": self.number, "reason": f"{self.kind}: {self.detail}"}
+                "decision": self.number, "reason": self.reason}
 
 
 class BrokenBot:
@@ -74,11 +85,15 @@ def make_bot(spec: str, seed: int) -> Bot:
 
 
 def play_refereed(game: Game, bots: Sequence[Bot], *, time_limit: float | None = None,
-                  strict: bool = False, clock: Callable[[], float] = time.perf_counter
-                  ) -> list[Fault]:
+                  strict: bool = False, clock: Callable[[], float] = time.thread_time,
+                  asked: list[int] | None = None) -> list[Fault]:
     """Run ``game`` to its end with ``bots[seat]`` deciding for each seat; charge the default
     decision for every failed decision (see the module docstring) and return the faults in
-    the order they happened. ``time_limit`` is in seconds per decision (None: no limit).
+    the order they happened. ``time_limit`` is in seconds of ``clock`` per decision (None: no
+    limit; the clock is the thread's CPU time). ``asked``, if given, receives how many
+    decisions each seat was asked. Each bot with an ``on_game_end(view)`` method is told
+    the end (its view has the result); a failure there is a fault of the last decision's
+    number, charged nothing.
 
     With ``strict``, a failed decision is not charged but raised: the bot's own exception,
     the engine's RuleError for an illegal decision, TypeError for something that is not a
@@ -87,27 +102,67 @@ def play_refereed(game: Game, bots: Sequence[Bot], *, time_limit: float | None =
         raise ValueError(f"{game.players} seats need {game.players} bots, not {len(bots)}")
     views = [PlayerView(game, seat) for seat in range(game.players)]
     deciders = [bot.decide for bot in bots]
+    limit = float("inf") if time_limit is None else time_limit
+    timed = time_limit is not None
+    collector = _CollectorTime(clock) if timed else None
+    try:
+        return _play(game, bots, views, deciders, limit, collector, strict, clock, asked)
+    finally:
+        if collector is not None:
+            collector.close()
+
+
+class _CollectorTime:
+    """The ``clock`` time spent in the garbage collector so far. A decision is not charged
+    the collector's pauses: when they come depends on what the whole process allocated
+    before (other bots, other games, ``--jobs``), not on the bot."""
+
+    def __init__(self, clock: Callable[[], float]) -> None:
+        self.clock = clock
+        self.total = 0.0
+        self._started = 0.0
+        gc.callbacks.append(self._callback)
+
+    def _callback(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._started = self.clock()
+        else:
+            self.total += self.clock() - self._started
+
+    def close(self) -> None:
+        with contextlib.suppress(ValueError):
+            gc.callbacks.remove(self._callback)
+
+
+def _play(game: Game, bots: Sequence[Bot], views: list[PlayerView],
+          deciders: Sequence[Callable[[PlayerView, Sequence[Decision]], Decision]],
+          limit: float,
+          collector: _CollectorTime | None, strict: bool, clock: Callable[[], float],
+          asked: list[int] | None) -> list[Fault]:
     legal_of, apply = game.legal, game.apply
     faults: list[Fault] = []
     number = 0  # decisions applied so far (every one is a real choice: auto ones are not ours)
-    limit = float("inf") if time_limit is None else time_limit
-    timed = time_limit is not None
     while game.phase != OVER:
         phase = game.phase
         seat = game.waiting_seats()[0] if phase in SIMULTANEOUS else game.active
         legal = legal_of(seat)
         kind = detail = ""
-        start = clock() if timed else 0.0
+        trace: str | None = None
+        if asked is not None:
+            asked[seat] += 1
+        start = clock() - collector.total if collector is not None else 0.0
         try:
             decision = deciders[seat](views[seat], legal)
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:  # sys.exit() in a bot is the bot's error
             if strict:
                 raise
             kind, detail = "error", f"{type(exc).__name__}: {exc}"
+            trace = bot_traceback(exc)
         else:
-            took = clock() - start if timed else 0.0
+            took = clock() - collector.total - start if collector is not None else 0.0
             if took > limit:
-                kind, detail = "timeout", f"answered after {took:.3f} s (limit {limit:g} s)"
+                kind, detail = "timeout", (f"answered after {took:.3f} s of CPU time (limit "
+                                           f"{limit:g} s)")
             elif type(decision) not in _DECISION_TYPES:
                 if strict:
                     raise TypeError(f"seat {seat}'s bot answered {decision!r}, not a decision")
@@ -124,10 +179,37 @@ def play_refereed(game: Game, bots: Sequence[Bot], *, time_limit: float | None =
                         raise
                     kind, detail = "illegal", f"{decision!r}: {type(exc).__name__}: {exc}"
         if kind:
-            faults.append(Fault(seat, kind, phase, game.round, number, detail))
+            faults.append(Fault(seat, kind, phase, game.round, number, detail, trace,
+                                asked[seat] - 1 if asked is not None else None))
             apply(seat, default_decision(game, seat))
         number += 1
+    for seat, bot in enumerate(bots):
+        told = getattr(bot, "on_game_end", None)
+        if told is None:
+            continue
+        try:
+            told(views[seat])
+        except (Exception, SystemExit) as exc:
+            if strict:
+                raise
+            faults.append(Fault(seat, "error", OVER, game.round, max(0, number - 1),
+                                f"on_game_end: {type(exc).__name__}: {exc}",
+                                bot_traceback(exc)))
     return faults
+
+
+def fault_rows(faults: Sequence[Fault]) -> tuple[list[dict[str, object]], list[str]]:
+    """The faults as JSON rows, and their distinct tracebacks: each row's ``traceback`` is an
+    index into that list (a bot failing the same way in every decision stores its traceback
+    once per game), or None."""
+    texts: dict[str, int] = {}
+    rows: list[dict[str, object]] = []  # decision: in the game; seat_decision: the seat's
+    for fault in faults:
+        index = None if fault.traceback is None else texts.setdefault(fault.traceback,
+                                                                     len(texts))
+        rows.append({**fault.to_dict(), "seat_decision": fault.seat_number,
+                     "traceback": index})
+    return rows, list(texts)
 
 
 def fault_counts(faults: Sequence[Fault], players: int) -> list[dict[str, int]]:
@@ -143,7 +225,7 @@ def record_of(game: Game, game_id: str, names: list[str], faults: Sequence[Fault
     """The game's record: decisions by ``bot``, or ``default`` where a fault was charged; the
     faults as ``violations`` (with the decision's number)."""
     record = GameRecord.from_game(game, game_id, names)
-    charged = {fault.number for fault in faults}
+    charged = {fault.number for fault in faults if fault.phase != OVER}  # not on_game_end
     record.decisions = [type(d)(d.seat, d.decision, "default" if i in charged else "bot")
                         for i, d in enumerate(record.decisions)]
     record.violations = [fault.to_dict() for fault in faults]

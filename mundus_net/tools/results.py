@@ -69,6 +69,7 @@ class Tally:
     money: list[list[int]]  # each game's final doubloons
     places: list[int]  # summed
     faults: list[dict[str, int]]
+    decisions: list[int]  # asked, summed (rows without the count add nothing)
     seat_wins: list[float]
     seat_money: list[int]
     reasons: dict[str, int]
@@ -79,7 +80,8 @@ class Tally:
 def tally(bots: int, players: int, rows: Iterable[Row]) -> Tally:
     """Add up the rows (in game order, so float sums are the same bytes every time)."""
     t = Tally([0] * bots, [0.0] * bots, [[] for _ in range(bots)], [0] * bots,
-              [dict.fromkeys(FAULT_KINDS, 0) for _ in range(bots)], [0.0] * players,
+              [dict.fromkeys(FAULT_KINDS, 0) for _ in range(bots)], [0] * bots,
+              [0.0] * players,
               [0] * players, dict.fromkeys(REASONS, 0), 0, [])
     for row in rows:
         winners = row["winners"]
@@ -97,6 +99,8 @@ def tally(bots: int, players: int, rows: Iterable[Row]) -> Tally:
                 t.seat_wins[s] += share
             for kind, count in row["faults"][s].items():
                 t.faults[j][kind] = t.faults[j].get(kind, 0) + count
+            if row.get("decisions") is not None:
+                t.decisions[j] += row["decisions"][s]
     return t
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import functools
 import itertools
 import json
@@ -25,19 +26,33 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mundus_net.bots.base import load_bot, split_options
+from mundus_net.bots.base import (
+    Bot,
+    load_bot,
+    read_bot_files,
+    ship_bot_files,
+    split_options,
+    strategy_names,
+)
 from mundus_net.cli_args import positive_int, seconds
 from mundus_net.engine.deck import Deck
 from mundus_net.engine.game import Game
 from mundus_net.engine.seeds import bot_seed, game_seed
 from mundus_net.protocol.statedir import atomic_write
 from mundus_net.tools.progress import Progress, ProgressReport
-from mundus_net.tools.referee import FAULT_KINDS, fault_counts, make_bot, play_refereed, record_of
+from mundus_net.tools.referee import (
+    FAULT_KINDS,
+    fault_counts,
+    fault_rows,
+    make_bot,
+    play_refereed,
+    record_of,
+)
 from mundus_net.tools.results import (
     Row,
     bot_list,
@@ -72,6 +87,10 @@ class Settings:
     strict: bool = False  # a failing bot raises instead of being charged (mundus sim)
     deck: Deck | None = None  # None: the default deck
     label: str = "tournament"  # names the games' ids and the records' meta key
+    series: bool = False  # one bot object per entry plays every game, in order
+    # The bot files, read once at the start (path as given, absolute path, source): every
+    # process plays the same code, and workers that cannot see the file still load it.
+    files: tuple[tuple[str, str, str], ...] = ()
 
     def check(self) -> None:
         """Raise ValueError with a clear message for settings that cannot be played."""
@@ -86,6 +105,10 @@ class Settings:
             raise ValueError(f"the round limit must be at least 1, not {self.round_limit}")
         if self.time_limit is not None and not self.time_limit > 0:
             raise ValueError(f"the time limit must be positive, not {self.time_limit}")
+
+    def with_files(self) -> Settings:
+        """These settings with the bot files read now (ValueError if one cannot be)."""
+        return dataclasses.replace(self, files=read_bot_files(self.bots))
 
 
 def seating(index: int, bots: int, players: int, rotate: bool = True,
@@ -147,18 +170,32 @@ def seat_names(settings: Settings, seats: Sequence[int]) -> list[str]:
 # -- one game, in-process -----------------------------------------------------------------------
 
 
-def play_one(settings: Settings, index: int) -> Row:
+def play_one(settings: Settings, index: int, entries: dict[int, Bot] | None = None) -> Row:
     """Play game ``index`` in this process and return its row (and write its record if
     ``settings.records`` is set). The one game loop of ``mundus tournament`` and
-    ``mundus sim``: game ``i`` is the same game in both."""
+    ``mundus sim``: game ``i`` is the same game in both. ``entries`` keeps one bot object
+    per entry across calls (a series: each is made once, with game 0's seed)."""
+    if settings.files:
+        ship_bot_files(settings.files)
     seats = seating(index, len(settings.bots), settings.players, settings.rotate,
                     settings.seed)
     seed = game_seed(settings.seed, index)
     game = Game.new(settings.players, seed, promo=settings.promo,
                     round_limit=settings.round_limit, deck=settings.deck)
-    bots = [load_bot(settings.bots[j], bot_seed(settings.seed, index, j)) if settings.strict
-            else make_bot(settings.bots[j], bot_seed(settings.seed, index, j)) for j in seats]
-    faults = play_refereed(game, bots, time_limit=settings.time_limit, strict=settings.strict)
+    bots = []
+    for j in seats:
+        if entries is not None and j in entries:
+            bots.append(entries[j])
+            continue
+        made_seed = bot_seed(settings.seed, 0 if entries is not None else index, j)
+        bot = (load_bot(settings.bots[j], made_seed) if settings.strict
+               else make_bot(settings.bots[j], made_seed))
+        if entries is not None:
+            entries[j] = bot
+        bots.append(bot)
+    asked = [0] * settings.players
+    faults = play_refereed(game, bots, time_limit=settings.time_limit, strict=settings.strict,
+                           asked=asked)
     result = game.result
     if result is None:  # pragma: no cover - play_refereed returns at the end only
         raise TournamentError(f"game {index} did not end")
@@ -168,27 +205,53 @@ def play_one(settings: Settings, index: int) -> Row:
         record = record_of(game, game_id(settings.seed, index, settings.label),
                            seat_names(settings, seats), faults, meta=meta)
         atomic_write(record_path(settings.records, index), record.to_json() + "\n", 0o644)
+    listed, texts = fault_rows(faults)
     return make_row(index, seed, seats, result.winners, result.places, result.doubloons,
-                    result.rounds, result.reason, fault_counts(faults, settings.players))
+                    result.rounds, result.reason, fault_counts(faults, settings.players),
+                    asked, listed, texts)
+
+
+def play_series(bots: Sequence[Bot], games: int, *, players: int | None = None, seed: int = 0,
+                rotate: bool = True, round_limit: int | None = None, promo: bool = False,
+                time_limit: float | None = None, deck: Deck | None = None
+                ) -> tuple[dict[str, Any], list[Row]]:
+    """These bot objects play ``games`` games, in order, in this process: the same object
+    every game (so it can learn; an ``on_game_end(view)`` method is told each result),
+    seated as ``mundus tournament`` seats its entries (``players`` of them a game, default
+    all). Returns (summary, rows) as :func:`run_tournament` does. A failing bot is charged
+    the default decision; ``time_limit`` is in seconds of CPU time per decision."""
+    players = len(bots) if players is None else players
+    names = tuple(f"{type(bot).__name__}" for bot in bots)
+    settings = Settings(names, players, seed, round_limit, promo, time_limit, rotate=rotate,
+                        deck=deck, label="series", series=True)
+    if not 2 <= players <= 6 or len(bots) < players:
+        raise ValueError(f"{len(bots)} bots cannot fill games of {players} players (2-6)")
+    if games < 1:
+        raise ValueError(f"the number of games must be at least 1, not {games}")
+    entries: dict[int, Bot] = dict(enumerate(bots))
+    rows = [play_one(settings, i, entries) for i in range(games)]
+    return summarise(settings, rows), rows
 
 
 def make_row(index: int, seed: int, seats: Sequence[int], winners: Iterable[int],
              places: Iterable[int], doubloons: Iterable[int], rounds: int, reason: str,
-             faults: Sequence[dict[str, int]]) -> Row:
-    """A game's row: per seat (``seating[s]`` is the bot at seat ``s``) its place, doubloons
-    and faults (kind -> count, only kinds that happened)."""
+             faults: Sequence[dict[str, int]], decisions: Sequence[int] | None = None,
+             fault_list: Sequence[dict[str, object]] = (),
+             tracebacks: Sequence[str] = ()) -> Row:
+    """A game's row: per seat (``seating[s]`` is the bot at seat ``s``) its place, doubloons,
+    faults (kind -> count, only kinds that happened) and decisions asked; every fault in
+    order (seat, kind, phase, round, decision, reason, and ``traceback``: an index into
+    ``tracebacks``, the game's distinct tracebacks, or None)."""
     return {"game": index, "seed": seed, "seating": list(seats), "winners": list(winners),
             "places": list(places), "doubloons": list(doubloons), "rounds": rounds,
-            "reason": reason, "faults": [dict(sorted(f.items())) for f in faults]}
+            "reason": reason, "faults": [dict(sorted(f.items())) for f in faults],
+            "decisions": None if decisions is None else list(decisions),
+            "fault_list": list(fault_list), "tracebacks": list(tracebacks)}
 
 
 def play_chunk(settings: Settings, start: int, stop: int) -> list[Row]:
     """Games ``start`` to ``stop - 1``, in order (the unit of work of a worker)."""
     return [play_one(settings, i) for i in range(start, stop)]
-
-
-def _play_chunk_args(args: tuple[Settings, int, int]) -> list[Row]:
-    return play_chunk(*args)
 
 
 def chunks(games: int, jobs: int) -> list[tuple[int, int]]:
@@ -200,25 +263,171 @@ def chunks(games: int, jobs: int) -> list[tuple[int, int]]:
 
 # -- running many games -------------------------------------------------------------------------
 
+Finished = Callable[[int], None]  # told how many games have finished, in any order
 
-def run_local(settings: Settings, games: int, jobs: int = 1) -> Iterator[list[Row]]:
-    """The rows of games 0..games-1 in order, in chunks; ``jobs`` worker processes."""
-    parts = chunks(games, jobs)
-    if jobs <= 1:
-        for start, stop in parts:
-            yield play_chunk(settings, start, stop)
-        return
+
+class TournamentStopped(TournamentError):
+    """The tournament stopped before its last game; ``rows`` are the games finished before
+    the one that stopped it, in order (the summary of those can still be printed)."""
+
+    def __init__(self, message: str, rows: Sequence[Row] = ()) -> None:
+        super().__init__(message)
+        self.rows = list(rows)
+
+
+class _ChunkFailed(Exception):
+    """A chunk's future failed: which chunk, and why."""
+
+    def __init__(self, chunk: int, error: BaseException) -> None:
+        super().__init__(chunk, error)
+        self.chunk = chunk
+        self.error = error
+
+
+def _ordered(futures: Sequence[Any], as_completed: Callable[[Any], Iterable[Any]],
+             finished: Finished | None) -> Iterator[list[Row]]:
+    """The futures' rows in the futures' order, while ``finished`` is told of every chunk as
+    it finishes (in any order: a slow early game holds the output back, not the count).
+    The first failed chunk (in completion order) raises :class:`_ChunkFailed`."""
+    where = {id(future): i for i, future in enumerate(futures)}
+    ready: dict[int, list[Row]] = {}
+    done = nxt = 0
+    for future in as_completed(futures):
+        i = where[id(future)]
+        try:
+            rows = future.result()
+        except Exception as exc:
+            raise _ChunkFailed(i, exc) from exc
+        ready[i] = rows
+        done += len(rows)
+        if finished is not None:
+            finished(done)
+        while nxt in ready:
+            yield ready.pop(nxt)
+            nxt += 1
+
+
+def _start_method() -> str:
     # fork: workers start at once and inherit the imported bots; spawn where there is none.
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    ctx = multiprocessing.get_context(method)
-    with ctx.Pool(jobs) as pool:
-        yield from pool.imap(_play_chunk_args, [(settings, a, b) for a, b in parts])
+    return "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
 
 
-def run_dask(settings: Settings, games: int, address: str, jobs: int = 1
-             ) -> Iterator[list[Row]]:
+def run_local(settings: Settings, games: int, jobs: int = 1, *, isolate: bool = False,
+              finished: Finished | None = None) -> Iterator[list[Row]]:
+    """The rows of games 0..games-1 in order, in chunks: in this process (``jobs`` 1, not
+    ``isolate``, or a series), else in ``jobs`` worker processes. A worker that dies (a bot
+    ended its process) stops the run with :class:`TournamentError` naming the game."""
+    if settings.series or (jobs <= 1 and not isolate):
+        entries: dict[int, Bot] | None = {} if settings.series else None
+        for i in range(games):
+            yield [play_one(settings, i, entries)]
+            if finished is not None:
+                finished(i + 1)
+        return
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import as_completed as completed
+
+    parts = chunks(games, jobs)
+    ctx = multiprocessing.get_context(_start_method())
+    pool = ProcessPoolExecutor(jobs, mp_context=ctx)
+    futures = [pool.submit(play_chunk, settings, a, b) for a, b in parts]
+    try:
+        yield from _ordered(futures, completed, finished)
+    except _ChunkFailed as failed:
+        from concurrent.futures.process import BrokenProcessPool
+
+        if not isinstance(failed.error, BrokenProcessPool):
+            raise failed.error from None
+        pool.shutdown(wait=True, cancel_futures=True)
+        unfinished = [parts[i] for i, f in enumerate(futures)
+                      if not f.done() or f.cancelled() or f.exception() is not None]
+        raise TournamentError(_fatal_message(settings, unfinished[:jobs + 1],
+                                             "a worker process")) from None
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _replay_reporting(settings: Settings, start: int, stop: int, pipe: Any) -> None:
+    """Play games ``start``..``stop - 1``, saying each game's index before it starts."""
+    quiet = dataclasses.replace(settings, records=None)
+    for i in range(start, stop):
+        pipe.send(i)
+        play_one(quiet, i)
+    pipe.send("done")
+
+
+def find_fatal_game(settings: Settings, start: int, stop: int, *,
+                    deadline_s: float = 600.0) -> tuple[int, int | None] | None:
+    """Replay games ``start``..``stop - 1`` one by one in a fresh process: (the game during
+    which that process ended, its exit code), or None if they all finished (or the replay
+    took longer than ``deadline_s``)."""
+    ctx: Any = multiprocessing.get_context(_start_method())  # typeshed: BaseContext, no Process
+    reader, writer = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_replay_reporting, args=(settings, start, stop, writer),
+                       daemon=True)
+    proc.start()
+    writer.close()
+    current: int | None = None
+    deadline = time.monotonic() + deadline_s
+    try:
+        while time.monotonic() < deadline:
+            if not reader.poll(1.0):
+                continue
+            try:
+                said = reader.recv()
+            except EOFError:  # the process ended
+                proc.join(10)
+                return None if current is None else (current, proc.exitcode)
+            if said == "done":
+                return None
+            current = int(said)
+        return None
+    finally:
+        if proc.is_alive():
+            proc.kill()
+        proc.join(10)
+        reader.close()
+
+
+def exit_words(code: int | None) -> str:
+    if code is None:
+        return "it did not say how"
+    if code < 0:
+        import signal
+
+        try:
+            return f"killed by signal {-code} ({signal.Signals(-code).name})"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit status {code}"
+
+
+def _fatal_message(settings: Settings, parts: Sequence[tuple[int, int]], what: str) -> str:
+    """Which game ended the process that played it, found by replaying the chunks that were
+    playing alone, and what to do about it."""
+    for start, stop in parts:
+        found = find_fatal_game(settings, start, stop)
+        if found is None:
+            continue
+        game, code = found
+        seats = seating(game, len(settings.bots), settings.players, settings.rotate,
+                        settings.seed)
+        who = ", ".join(f"seat {s}: {name}" for s, name
+                        in enumerate(seat_names(settings, seats)))
+        return (f"game {game} ended the process playing it ({exit_words(code)}); replayed "
+                f"alone it did so again, so one of its bots ends its process ({who}). A bot "
+                "must return a decision, or raise an exception to be charged the default: "
+                "never call os._exit, kill its process or run out of memory")
+    spans = ", ".join(f"{a}-{b - 1}" for a, b in parts)
+    return (f"{what} died while playing games {spans}, but replayed alone they finished: "
+            "something outside the games ended it (out of memory? killed by hand?)")
+
+
+def run_dask(settings: Settings, games: int, address: str, jobs: int = 1, *,
+             finished: Finished | None = None) -> Iterator[list[Row]]:
     """The same chunks on a Dask distributed cluster (``pip install mundus-net[cluster]``),
-    gathered in order."""
+    gathered in order. Every worker first loads every bot (an error there stops the run
+    before any game); a chunk whose workers died stops it with the game that did it."""
     try:
         import distributed
     except ImportError as exc:  # pragma: no cover - depends on the install
@@ -226,36 +435,70 @@ def run_dask(settings: Settings, games: int, address: str, jobs: int = 1
                               "pip install 'mundus-net[cluster]'") from exc
     connect: Any = distributed.Client  # untyped
     with connect(address, set_as_default=False) as client:
+        problems = client.run(check_bots_here, settings)
+        for worker, problem in sorted(problems.items()):
+            if problem:
+                raise TournamentError(f"the Dask worker {worker} cannot load the bots: "
+                                      f"{problem} (a bot given as path/to/file.py:Class is "
+                                      "sent to the workers; a module must be installed "
+                                      "there)")
         workers = max(jobs, sum(client.nthreads().values()) or 1)
-        futures = [client.submit(play_chunk, settings, a, b, pure=False)
-                   for a, b in chunks(games, workers)]
+        parts = chunks(games, workers)
+        futures = [client.submit(play_chunk, settings, a, b, pure=False) for a, b in parts]
         try:
-            for future in futures:
-                yield future.result()
+            completed: Any = distributed.as_completed  # untyped
+            yield from _ordered(futures, lambda fs: completed(fs, loop=client.loop), finished)
+        except _ChunkFailed as failed:
+            client.cancel(futures)
+            if type(failed.error).__name__ != "KilledWorker":
+                raise failed.error from None
+            raise TournamentError(_fatal_message(settings, [parts[failed.chunk]],
+                                                 "the Dask workers")) from None
         finally:
             client.cancel(futures)
 
 
-def run_network(settings: Settings, games: int, jobs: int = 1) -> Iterator[list[Row]]:
+def check_bots_here(settings: Settings) -> str | None:
+    """Load every bot of ``settings`` in this process (a Dask worker): None, or why not."""
+    ship_bot_files(settings.files)
+    for spec in settings.bots:
+        try:
+            check_spec(spec)
+        except ValueError as exc:
+            return str(exc)
+    return None
+
+
+def run_network(settings: Settings, games: int, jobs: int = 1, *,
+                finished: Finished | None = None) -> Iterator[list[Row]]:
     """Each game through a real ``mundus host`` and ``mundus bot`` processes on loopback;
     ``jobs`` games at a time."""
     from concurrent.futures import ThreadPoolExecutor
+    from concurrent.futures import as_completed as completed
 
     from mundus_net.tools.tournament_network import play_network_game
 
-    if jobs <= 1:
-        for i in range(games):
-            yield [play_network_game(settings, i)]
-        return
     with ThreadPoolExecutor(jobs) as pool:
-        for row in pool.map(lambda i: play_network_game(settings, i), range(games)):
-            yield [row]
+        futures = [pool.submit(lambda i: [play_network_game(settings, i)], i)
+                   for i in range(games)]
+        try:
+            yield from _ordered(futures, completed, finished)
+        except _ChunkFailed as failed:
+            for future in futures:
+                future.cancel()
+            raise failed.error from None
 
 
 def run_tournament(settings: Settings, games: int, *, jobs: int = 1, network: bool = False,
-                   scheduler: str | None = None, progress: Progress | None = None
+                   scheduler: str | None = None, progress: Progress | None = None,
+                   isolate: bool = False,
+                   rows_seen: Callable[[list[Row]], None] | None = None
                    ) -> tuple[dict[str, Any], list[Row]]:
-    """Play the games and return (summary, rows). Raises ValueError for bad settings."""
+    """Play the games and return (summary, rows). Raises ValueError for bad settings, and
+    :class:`TournamentStopped` (with the rows finished before) if a game could not be
+    played. ``isolate``: play in worker processes even with one job (``mundus tournament``
+    does, so that a bot that ends its process cannot end the tournament unexplained);
+    ``rows_seen`` is given the rows as they come, in order."""
     settings.check()
     if games < 1:
         raise ValueError(f"the number of games must be at least 1, not {games}")
@@ -263,19 +506,31 @@ def run_tournament(settings: Settings, games: int, *, jobs: int = 1, network: bo
         raise ValueError(f"--jobs must be at least 1, not {jobs}")
     if network and scheduler:
         raise ValueError("--network and --scheduler cannot be combined")
+    if settings.series and (network or scheduler or jobs > 1):
+        raise ValueError("a series (one bot object playing every game in order) runs in one "
+                         "process: not with --jobs above 1, --network or --scheduler")
+    settings = settings.with_files()
     if settings.records is not None:
         Path(settings.records).mkdir(parents=True, exist_ok=True)
-    if network:
-        source = run_network(settings, games, jobs)
-    elif scheduler:
-        source = run_dask(settings, games, scheduler, jobs)
-    else:
-        source = run_local(settings, games, jobs)
-    rows: list[Row] = []
-    for part in source:
-        rows.extend(part)
+
+    def finished(done: int) -> None:
         if progress is not None:
-            progress(len(rows), games)
+            progress(done, games)
+
+    if network:
+        source = run_network(settings, games, jobs, finished=finished)
+    elif scheduler:
+        source = run_dask(settings, games, scheduler, jobs, finished=finished)
+    else:
+        source = run_local(settings, games, jobs, isolate=isolate, finished=finished)
+    rows: list[Row] = []
+    try:
+        for part in source:
+            rows.extend(part)
+            if rows_seen is not None:
+                rows_seen(part)
+    except TournamentError as exc:
+        raise TournamentStopped(str(exc), rows) from None
     return summarise(settings, rows), rows
 
 
@@ -283,20 +538,27 @@ def run_tournament(settings: Settings, games: int, *, jobs: int = 1, network: bo
 
 
 
-def ratings(bots: int, rows: Iterable[Row]) -> list[dict[str, float]]:
-    """openskill Plackett-Luce ratings of each bot, rating each game's places in game order
-    (every bot starts at the model's default, mu 25 and sigma 25/3)."""
+def rating_history(bots: int, rows: Iterable[Row]) -> Iterator[list[Any]]:
+    """openskill Plackett-Luce ratings of each bot (``.mu``, ``.sigma``, ``.ordinal()``):
+    at the start (the model's default, mu 25 and sigma 25/3) and after each game, rating its
+    places in game order."""
     from openskill.models import PlackettLuce
 
     model = PlackettLuce()
     current = [model.rating(name=str(j)) for j in range(bots)]
+    yield list(current)
     for row in rows:
         seats = row["seating"]
         rated = model.rate([[current[j]] for j in seats], ranks=list(row["places"]))
         for j, team in zip(seats, rated, strict=True):
             current[j] = team[0]
-    return [{"mu": r6(r.mu), "sigma": r6(r.sigma), "ordinal": r6(r.ordinal())}
-            for r in current]
+        yield list(current)
+
+
+def ratings(bots: int, rows: Iterable[Row]) -> list[dict[str, float]]:
+    """Each bot's rating after the last game (:func:`rating_history`)."""
+    *_, last = rating_history(bots, rows)
+    return [{"mu": r6(r.mu), "sigma": r6(r.sigma), "ordinal": r6(r.ordinal())} for r in last]
 
 
 def head_to_head(bots: int, rows: Iterable[Row]) -> list[dict[str, Any]]:
@@ -335,6 +597,7 @@ def summarise(settings: Settings, rows: Sequence[Row]) -> dict[str, Any]:
     counted = tally(n_bots, players, rows)
     played, wins, money, places = counted.played, counted.wins, counted.money, counted.places
     faults, seat_wins, seat_money = counted.faults, counted.seat_wins, counted.seat_money
+    decisions = counted.decisions
     reasons, shared, rounds = counted.reasons, counted.shared, counted.rounds
     games = len(rows)
     rating = ratings(n_bots, rows)
@@ -349,7 +612,7 @@ def summarise(settings: Settings, rows: Sequence[Row]) -> dict[str, Any]:
             "mean_doubloons": r6(statistics.fmean(money[j])) if n else 0.0,
             "sd_doubloons": r6(statistics.stdev(money[j])) if n > 1 else 0.0,
             "mean_place": r6(places[j] / n) if n else 0.0,
-            "rating": rating[j], "faults": faults[j],
+            "rating": rating[j], "faults": faults[j], "decisions": decisions[j],
         })
     by_name: dict[str, dict[str, Any]] = {}
     for j, spec in enumerate(settings.bots):
@@ -383,7 +646,15 @@ def summarise(settings: Settings, rows: Sequence[Row]) -> dict[str, Any]:
         "design_games": design_games(n_bots, players) if settings.rotate else None,
         "head_to_head": pairs,
         "unmet_pairs": [[p["a"], p["b"]] for p in pairs if p["games"] == 0],
+        "always_faulted": always_faulted(per_bot),
     }
+
+
+def always_faulted(per_bot: Sequence[dict[str, Any]]) -> list[int]:
+    """The entries that faulted in every decision they were asked (so their games were
+    played by the default decision): a bot that does not work at all."""
+    return [b["index"] for b in per_bot
+            if b["decisions"] and sum(b["faults"].values()) >= b["decisions"]]
 
 
 def format_table(s: dict[str, Any], elapsed: float | None = None) -> str:
@@ -533,6 +804,13 @@ def register(subparsers: Any) -> None:
                         help="write one row per game as CSV")
     parser.add_argument("--records", metavar="DIR", default=None,
                         help="write each game's record (JSON, docs/record.md) to DIR")
+    parser.add_argument("--faults", metavar="FILE", default=None,
+                        help="write every fault of a bot, with its traceback, as JSON lines "
+                             "(default: beside --json as NAME.faults.jsonl, else in --records, "
+                             "else mundus-faults.jsonl; only if a fault happens)")
+    parser.add_argument("--series", action="store_true",
+                        help="one bot object per entry plays every game in order, told each "
+                             "result (on_game_end): for bots that learn; one process")
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--network", action="store_true",
                        help="play every game through `mundus host` and `mundus bot` "
@@ -543,34 +821,137 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=_main, tournament_parser=parser)
 
 
+def built_in(spec: str) -> bool:
+    """A strategy of this package (``greedy``, ``search:iterations=8``): not code that might
+    end its process, so one job may run in this process."""
+    return split_options(spec)[0] in strategy_names()
+
+
+def default_faults_path(json_path: str | None, records: str | None) -> Path:
+    """Where the faults go when ``--faults`` is not given: beside the JSON results, else in
+    the records folder, else in the current folder."""
+    if json_path is not None:
+        path = Path(json_path)
+        return path.with_name(path.stem + ".faults.jsonl")
+    if records is not None:
+        return Path(records) / "faults.jsonl"
+    return Path("mundus-faults.jsonl")
+
+
+class FaultLog:
+    """Every fault of a run, one JSON line each with its whole traceback, written as the
+    games arrive; the first fault is also printed. With ``now`` the file is made (empty) at
+    once, so no file of an earlier run is left to mislead; else at the first fault."""
+
+    def __init__(self, settings: Settings, path: Path, stream: Any, now: bool = False) -> None:
+        self.settings = settings
+        self.path = path
+        self.stream = stream
+        self.count = 0
+        self._out: Any = None
+        if now:
+            self._open()
+
+    def _open(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._out = self.path.open("w", encoding="utf-8")
+
+    def __call__(self, rows: Sequence[Row]) -> None:
+        for row in rows:
+            for fault in row.get("fault_list") or ():
+                self._write(row, fault)
+
+    def _write(self, row: Row, fault: dict[str, Any]) -> None:
+        seat = int(fault["seat"])
+        entry = row["seating"][seat]
+        index = fault.get("traceback")
+        trace = row["tracebacks"][index] if isinstance(index, int) else None
+        line = {"game": row["game"], "seat": seat, "entry": entry,
+                "bot": self.settings.bots[entry], **{k: v for k, v in fault.items()
+                                                     if k not in ("seat", "traceback")},
+                "traceback": trace}
+        if self.count == 0:
+            if self._out is None:
+                self._open()
+            name = seat_names(self.settings, row["seating"])[seat]
+            self.stream.write(f"mundus tournament: first fault: game {row['game']}, seat {seat} "
+                              f"({name}), round {fault['round']}, {fault['phase']}: "
+                              f"{fault['reason']}\n{trace or ''}"
+                              f"(the default decision was played; every fault, with its "
+                              f"traceback, goes to {self.path})\n")
+            self.stream.flush()
+        self._out.write(json.dumps(line) + "\n")
+        self.count += 1
+
+    def close(self) -> None:
+        if self._out is not None:
+            self._out.close()
+
+
 def _main(args: argparse.Namespace) -> int:
     parser: argparse.ArgumentParser = args.tournament_parser
     players = args.players if args.players is not None else len(args.bots)
     settings = Settings(tuple(args.bots), players, args.seed, args.round_limit, args.promo,
-                        args.time_limit, args.records)
+                        args.time_limit, args.records, series=args.series)
     try:
         if players > 6 and args.players is None:
             raise ValueError(f"{players} bots do not fit at one table: give --players (2-6)")
         settings.check()
+        if args.series and (args.jobs > 1 or args.network or args.scheduler):
+            raise ValueError("--series plays every game in this process: not with --jobs "
+                             "above 1, --network or --scheduler")
     except ValueError as exc:
         parser.error(str(exc))
     progress = ProgressReport(sys.stderr, "tournament")
-    start = time.perf_counter()
     try:
-        summary, rows = run_tournament(settings, args.games, jobs=args.jobs,
-                                       network=args.network, scheduler=args.scheduler,
-                                       progress=progress)
-    except (TournamentError, OSError) as exc:
+        faults = FaultLog(settings, Path(args.faults) if args.faults is not None else
+                          default_faults_path(args.json, args.records), sys.stderr,
+                          now=bool(args.faults or args.json or args.records))
+    except OSError as exc:
+        print(f"mundus tournament: cannot write the faults file: {exc}", file=sys.stderr)
+        return 1
+    start = time.perf_counter()
+    stopped: TournamentStopped | None = None
+    try:
+        with progress.heartbeat():
+            summary, rows = run_tournament(settings, args.games, jobs=args.jobs,
+                                           network=args.network, scheduler=args.scheduler,
+                                           progress=progress,
+                                           isolate=not all(map(built_in, settings.bots)),
+                                           rows_seen=faults)
+    except TournamentStopped as exc:
+        stopped, rows = exc, exc.rows
+        summary = summarise(settings, rows)
+    except (TournamentError, OSError, ValueError) as exc:
         print(f"mundus tournament: {exc}", file=sys.stderr)
         return 1
+    finally:
+        faults.close()
     elapsed = time.perf_counter() - start
+    if stopped is not None:
+        summary["stopped"] = str(stopped)
     if args.json is not None:
         write_json(args.json, summary, rows)
     if args.csv is not None:
         write_csv(args.csv, settings, rows)
+    status = 0
     try:
-        print(format_table(summary, elapsed))
-        sys.stdout.flush()
+        if rows:
+            print(format_table(summary, elapsed))
+            sys.stdout.flush()
     except BrokenPipeError:
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keeps the exit quiet
-    return 0
+    if faults.count:
+        print(f"mundus tournament: {faults.count} fault(s), each with its traceback, in "
+              f"{faults.path}", file=sys.stderr)
+    for j in summary["always_faulted"]:
+        b = summary["per_bot"][j]
+        print(f"mundus tournament: bot #{j} ({b['bot']}) faulted in every one of its "
+              f"{b['decisions']} decisions: its games were played by the default decision "
+              f"(see the first fault above)", file=sys.stderr)
+        status = 1
+    if stopped is not None:
+        print(f"mundus tournament: stopped after {len(rows)} of {args.games} games: {stopped}"
+              + (" (the results above are those games')" if rows else ""), file=sys.stderr)
+        status = 1
+    return status

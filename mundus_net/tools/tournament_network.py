@@ -29,6 +29,7 @@ from mundus_net.tools.results import Row
 from mundus_net.tools.tournament import (
     Settings,
     TournamentError,
+    exit_words,
     make_row,
     record_path,
     seat_names,
@@ -127,19 +128,36 @@ def play_network_game(settings: Settings, index: int, *, timeout: float = GAME_T
     if result is None:
         raise TournamentError(f"game {index}: the host's record has no result")
     faults: list[dict[str, int]] = [{} for _ in seats]
+    listed: list[dict[str, object]] = []
+    texts: dict[str, int] = {}
+    decisions = []
     for s, output in enumerate(outputs):
         for kind, count in (output.get("faults") or {}).items():
             faults[s][kind] = faults[s].get(kind, 0) + int(count)
+        decisions.append(int(output.get("decisions") or 0))
+        for fault in output.get("fault_list") or ():
+            trace = fault.get("traceback")
+            listed.append({"seat": s, **{k: fault.get(k) for k in
+                                         ("kind", "phase", "round", "reason")},
+                           "decision": None, "seat_decision": fault.get("seat_decision"),
+                           "traceback": None if not isinstance(trace, str)
+                           else texts.setdefault(trace, len(texts))})
     for violation in record.violations:  # the host's deadlines: the client cannot see them
         if violation.get("reason") == "timeout":
             s = int(violation["seat"])
             faults[s]["timeout"] = faults[s].get("timeout", 0) + 1
+            decisions[s] += 1  # the host played the default: the bot never answered it
+            listed.append({"seat": s, "kind": "timeout", "phase": violation.get("phase", ""),
+                           "round": violation.get("round", 0),
+                           "decision": violation.get("decision"), "seat_decision": None,
+                           "reason": "timeout: no answer before the host's deadline "
+                                     "(wall clock, --time-limit)", "traceback": None})
     names = seat_names(settings, seats)
     if record.names and names != record.names:
         raise TournamentError(f"game {index}: the seats were taken out of order: "
                               f"{record.names} instead of {names}")
     return make_row(index, seed, seats, result.winners, result.places, result.doubloons,
-                    result.rounds, result.reason, faults)
+                    result.rounds, result.reason, faults, decisions, listed, list(texts))
 
 
 class _Retry(Exception):
@@ -203,11 +221,15 @@ def _run_table(settings: Settings, index: int, seats: tuple[int, ...], seed: int
                                       f"({seated.group(0) if seated else 'no answer'}):\n"
                                       f"{_tail(err_path)}")
         deadline = time.monotonic() + timeout
-        for proc in procs:
-            try:
-                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                raise TournamentError(f"game {index} did not end within {timeout:g} s") from None
+        while any(proc.poll() is None for proc in procs):
+            for s, proc in enumerate(procs[1:]):  # a bot gone for good: say so at once
+                if proc.returncode not in (None, 0):
+                    raise TournamentError(
+                        f"game {index}: the bot at seat {s} ({names[s]}) ended its process "
+                        f"({exit_words(proc.returncode)}):\n{_tail(bot_files[s][1])}")
+            if time.monotonic() > deadline:
+                raise TournamentError(f"game {index} did not end within {timeout:g} s")
+            time.sleep(0.05)
         if host.returncode != 0:
             raise TournamentError(f"game {index}: mundus host exited {host.returncode}:\n"
                                   f"{_tail(work / 'host.err')}")
@@ -219,8 +241,9 @@ def _run_table(settings: Settings, index: int, seats: tuple[int, ...], seed: int
             except ValueError:
                 outputs.append({})
             if procs[s + 1].returncode != 0:
-                raise TournamentError(f"game {index}: the bot at seat {s} exited "
-                                      f"{procs[s + 1].returncode}:\n{_tail(err_path)}")
+                raise TournamentError(f"game {index}: the bot at seat {s} ended its process "
+                                      f"({exit_words(procs[s + 1].returncode)}):\n"
+                                      f"{_tail(err_path)}")
         return outputs
     finally:
         _stop(procs)
