@@ -88,3 +88,13 @@ def test_the_attack_harness_prints_its_figures_for_each_scenario(
         assert row["decisions"] > 0 and row["peak_mb"] > 0 and row["p95_ms"] is not None
     assert rows["garbage-frames"]["sent"] > 0
     assert "Memory bound:" in out and "garbage-frames" in out
+
+
+def test_the_environment_benchmark_compares_steps_with_the_bare_engine(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("pettingzoo")
+    bench = _benchmark("rl_env")
+    assert bench.main(["--games", "1", "--players", "2", "--repeat", "1"]) == 0
+    figures = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert figures["bare_steps_per_s"] > 0 and figures["aec_steps_per_s"] > 0
+    assert "cost_ratio" in figures and "target_met" in figures

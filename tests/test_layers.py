@@ -34,6 +34,8 @@ LAYERS = [
     Layer("engine", ("mundus_net.engine",), frozenset()),
     Layer("facade", ("mundus_net",), frozenset({"engine"})),
     Layer("bots", ("mundus_net.bots",), frozenset({"engine"})),
+    Layer("rl", ("mundus_net.rl",), frozenset({"engine", "bots"}),
+          frozenset({"numpy", "gymnasium", "pettingzoo"})),
     Layer("protocol", ("mundus_net.protocol",), frozenset({"engine"}),
           frozenset({"msgpack", "zmq", "platformdirs"})),
     Layer("host", ("mundus_net.host",),

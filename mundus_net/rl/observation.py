@@ -1,0 +1,167 @@
+"""The observation vector of one seat: numbers made only from that seat's
+:class:`~mundus_net.engine.view.PlayerView`, so it holds nothing the seat may not know (other
+hands, stored cards and offers still face down, the order of the piles are not in a view).
+
+Seats are counted from the observing seat (block "seat 0" is the seat itself, "seat 1" the
+next in turn order); a block of a seat beyond the table's players is all zeros. Every value is
+between 0 and 4 (counts are divided by a typical size). :meth:`Observer.layout` names every
+block (docs/rl.md prints it).
+"""
+
+from __future__ import annotations
+
+import array
+from collections.abc import Sequence
+
+import numpy as np
+
+from mundus_net.engine.cards import VALUES
+from mundus_net.engine.deck import EVENTS, Deck
+from mundus_net.engine.game import PHASES, QUEUE_SIZE, WIN_DOUBLOONS
+from mundus_net.engine.view import PlayerView
+
+MAX_SEATS = 6
+HIGH = 4.0  # every value is clipped to [0, HIGH]
+
+
+class Observer:
+    """Turns a seat's view into its observation vector (float32, ``size`` values)."""
+
+    def __init__(self, deck: Deck) -> None:
+        self.deck = deck
+        self.dev_index = {card.id: i for i, card in enumerate(deck.cards)}
+        devs = len(deck.cards)
+        cards = len(VALUES)
+        parts: list[tuple[str, str, int]] = [
+            ("players", "players (one-hot, 2-6)", 5),
+            ("round", "round / 20", 1),
+            ("phase", "phase (one-hot: " + ", ".join(PHASES) + ")", len(PHASES)),
+            ("event", "event (one-hot: none, " + ", ".join(EVENTS) + ")", 1 + len(EVENTS)),
+            ("tm", "trade master (one-hot, seat offset)", MAX_SEATS),
+            ("announced", "announced N (one-hot: 2, 3, 4)", 3),
+            ("hand", "hand (count of each card 1-9, relic) / 4", cards),
+            ("stored", "stored / 4", cards),
+            ("market", "market (counts)", cards),
+            ("display", "caravel display (counts)", cards),
+            ("discard", "discard pile / 12", cards),
+            ("piles", "resource pile / 120, development pile / deck size", 2),
+            ("queue", f"queue: position 1-5, each a one-hot over the deck's {devs} cards",
+             QUEUE_SIZE * devs),
+            ("flags", "queue short (R8.3), promo cards", 2),
+            ("takes_by", "takes this trade step, by each seat offset / 6", MAX_SEATS),
+            ("takes_from", "takes this trade step, from each seat offset / 6", MAX_SEATS),
+        ]
+        self.seat_block = [("present", 1), ("doubloons / 75", 1), ("hand size / 10", 1),
+                           ("stored size / 10", 1), ("offer fixed", 1),
+                           ("face-up offer / 4", cards), ("cards known in its hand / 4", cards),
+                           ("pirate discards due", 1), ("storage capacity due / 5", 1),
+                           ("showed the perfect combination", 1),
+                           ("caravels in its fleets / 6", 1), ("developments (multi-hot)", devs)]
+        seat_size = sum(n for _, n in self.seat_block)
+        what = ", ".join(f"{name} ({n})" if n > 1 else name for name, n in self.seat_block)
+        for s in range(MAX_SEATS):
+            parts.append((f"seat{s}", f"seat offset {s} (0: this seat): {what}", seat_size))
+        self.parts = parts
+        self.size = sum(n for _, _, n in parts)
+        self._at: dict[str, int] = {}
+        start = 0
+        for key, _, n in parts:
+            self._at[key] = start
+            start += n
+        self._seat0 = self._at["seat0"]
+        self._seat_size = seat_size
+        self._phase = {p: i for i, p in enumerate(PHASES)}
+        self._event = {e: i + 1 for i, e in enumerate(EVENTS)}
+        self._zeros = array.array("f", bytes(4 * self.size))
+        self._devs = max(1, devs)
+        at = self._at  # each block's start as an attribute: read every step
+        self._o_players, self._o_round, self._o_phase = at["players"], at["round"], at["phase"]
+        self._o_event, self._o_tm, self._o_announced = at["event"], at["tm"], at["announced"]
+        self._o_hand, self._o_stored, self._o_market = at["hand"], at["stored"], at["market"]
+        self._o_display, self._o_discard, self._o_piles = (at["display"], at["discard"],
+                                                           at["piles"])
+        self._o_queue, self._o_flags = at["queue"], at["flags"]
+        self._o_takes_by, self._o_takes_from = at["takes_by"], at["takes_from"]
+
+    def layout(self) -> list[tuple[int, int, str]]:
+        """(first index, length, what) of each block."""
+        return [(self._at[key], n, what) for key, what, n in self.parts]
+
+    def observe(self, view: PlayerView) -> np.ndarray:
+        seat = view.seat
+        if seat is None:
+            raise ValueError("an observation is a seat's: this view is a spectator's")
+        # An array.array copied from zeros, then shared with numpy: its item assignment
+        # costs a fraction of a numpy array's, and handing it over copies nothing.
+        x = array.array("f", self._zeros)
+        players = view.players
+        x[self._o_players + players - 2] = 1.0
+        x[self._o_round] = view.round / 20
+        x[self._o_phase + self._phase[view.phase]] = 1.0
+        x[self._o_event + self._event.get(view.event or "", 0)] = 1.0
+        x[self._o_tm + (view.trade_master - seat) % players] = 1.0
+        announced = view.announced
+        if announced in (2, 3, 4):
+            x[self._o_announced + announced - 2] = 1.0
+        _cards(x, self._o_hand, view.hand, 0.25)
+        _cards(x, self._o_stored, view.stored, 0.25)
+        _cards(x, self._o_market, view.market, 1.0)
+        _cards(x, self._o_display, view.display, 1.0)
+        _cards(x, self._o_discard, view.discard, 1 / 12)
+        x[self._o_piles] = view.draw_size / 120
+        x[self._o_piles + 1] = view.devpile_size / self._devs
+        queue, devs, index = self._o_queue, self._devs, self.dev_index
+        for position, card_id in enumerate(view.queue):
+            x[queue + position * devs + index[card_id]] = 1.0
+        x[self._o_flags] = float(view.queue_short)
+        x[self._o_flags + 1] = float(view.promo)
+        takes = view.takes
+        if takes:
+            by, source_at = self._o_takes_by, self._o_takes_from
+            for taker, source in takes:
+                x[by + (taker - seat) % players] += 1 / 6
+                x[source_at + (source - seat) % players] += 1 / 6
+        self._seats(x, view, seat, players)
+        out = np.frombuffer(x, dtype=np.float32)
+        if out.max() > HIGH:  # (a display of more than 4 equal cards, say)
+            out = np.minimum(out, HIGH)
+        return out
+
+    def _seats(self, x: array.array[float], view: PlayerView, seat: int, players: int
+               ) -> None:
+        doubloons, hands, stored = view.doubloons, view.hand_sizes, view.stored_sizes
+        faceup, known, devs = view.faceup, view.known_hands, view.developments
+        offered, perfect = view.offered, view.perfect_shown
+        pirates, store = view.pirates_due, view.store_due
+        caravels = [0] * players
+        for owner, ids in view.fleets:
+            caravels[owner] += len(ids)
+        index, size, seat0 = self.dev_index, self._seat_size, self._seat0
+        for s in range(players):
+            base = seat0 + ((s - seat) % players) * size
+            x[base] = 1.0
+            x[base + 1] = doubloons[s] / WIN_DOUBLOONS
+            x[base + 2] = hands[s] / 10
+            x[base + 3] = stored[s] / 10
+            if s in offered:
+                x[base + 4] = 1.0
+            if faceup:
+                _cards(x, base + 5, faceup[s], 0.25)
+            if known:
+                _cards(x, base + 15, known[s], 0.25)
+            if pirates:
+                x[base + 25] = pirates[s]
+            if store:
+                x[base + 26] = store[s] / 5
+            if s in perfect:
+                x[base + 27] = 1.0
+            x[base + 28] = caravels[s] / 6
+            for card_id in devs[s]:
+                x[base + 29 + index[card_id]] = 1.0
+
+
+def _cards(x: array.array[float], start: int, cards: Sequence[int], each: float) -> None:
+    """Add ``each`` at ``start + card - 1`` for every card (values 1-9, relic 10)."""
+    start -= 1
+    for card in cards:
+        x[start + card] += each

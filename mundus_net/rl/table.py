@@ -1,0 +1,158 @@
+"""What both environments share: a game, the seats' views, the numbered actions and the
+observations, and the rewards (docs/rl.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from mundus_net.engine.decisions import Decision, RuleError
+from mundus_net.engine.deck import Deck, default_deck
+from mundus_net.engine.defaults import default_decision
+from mundus_net.engine.game import OVER, SIMULTANEOUS, WIN_DOUBLOONS, Game
+from mundus_net.engine.view import PlayerView
+from mundus_net.rl.actions import ActionSpace
+from mundus_net.rl.observation import HIGH, Observer
+
+REWARDS = ("win", "doubloons")
+
+
+class IllegalAction(ValueError):
+    """An action that is not legal now (its index is 0 in the mask); the game is unchanged."""
+
+
+class Table:
+    """A game seen through the numbered actions and the observation vectors."""
+
+    def __init__(self, players: int, *, promo: bool = False, round_limit: int | None = None,
+                 deck: Deck | None = None, reward: str = "win") -> None:
+        if not 2 <= players <= 6:
+            raise ValueError(f"a game has 2 to 6 players, not {players}")
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {', '.join(REWARDS)}, not {reward!r}")
+        self.players = players
+        self.promo = promo
+        self.round_limit = round_limit
+        self.deck = deck if deck is not None else default_deck()
+        self.reward = reward
+        self.actions = ActionSpace(self.deck)
+        self.observer = Observer(self.deck)
+        self.game = Game.new(players, 0, promo=promo, round_limit=round_limit, deck=self.deck)
+        self.views = [PlayerView(self.game, s) for s in range(players)]
+        self._money = [0] * players
+        self._paid = False  # the end's reward was given
+        self._legal_cache: tuple[int, list[Decision], dict[int, Decision]] | None = None
+        self.defaults_played = 0  # legal lists with no numbered decision (actions.py)
+
+    def new_game(self, seed: int) -> None:
+        self.game = Game.new(self.players, seed, promo=self.promo, round_limit=self.round_limit,
+                             deck=self.deck)
+        self.views = [PlayerView(self.game, s) for s in range(self.players)]
+        self._money = [0] * self.players
+        self._paid = False
+
+    @property
+    def over(self) -> bool:
+        return self.game.phase == OVER
+
+    def legal_actions(self, seat: int) -> dict[int, Decision]:
+        """index -> decision of every numbered legal decision of ``seat`` now (kept while the
+        engine's legal list stays the same object: the engine makes a new one when the
+        state changes)."""
+        legal = self.game.legal(seat)
+        cached = self._legal_cache
+        if cached is not None and cached[0] == seat and cached[1] is legal:
+            return cached[2]
+        found = self.actions.legal_indexes(legal, seat, self.players)
+        self._legal_cache = (seat, legal, found)
+        return found
+
+    def to_move(self) -> int | None:
+        """The seat asked now (the first of those a simultaneous step waits for), or None
+        once the game is over. A legal list without a numbered decision (beyond the
+        action space's bounds) is played with the engine's default here, and counted."""
+        game = self.game
+        while game.phase != OVER:
+            seat = game.waiting_seats()[0] if game.phase in SIMULTANEOUS else game.active
+            if self.legal_actions(seat):
+                return seat
+            game.apply(seat, default_decision(game, seat))
+            self.defaults_played += 1
+        return None
+
+    def mask(self, seat: int | None) -> np.ndarray:
+        mask = np.zeros(len(self.actions), dtype=np.int8)
+        if seat is not None and not self.over:
+            mask[list(self.legal_actions(seat))] = 1
+        return mask
+
+    def observe(self, seat: int) -> np.ndarray:
+        return self.observer.observe(self.views[seat])
+
+    def play(self, seat: int, action: int) -> Decision:
+        """Play action ``action`` for ``seat`` (IllegalAction if it is not legal now)."""
+        if not 0 <= int(action) < len(self.actions):
+            raise IllegalAction(f"action {action} is not in 0..{len(self.actions) - 1}")
+        decision = self.actions.decision(int(action), seat, self.players)
+        try:
+            self.game.apply(seat, decision)
+        except RuleError as err:
+            raise IllegalAction(f"action {action} ({decision!r}) is not legal for seat "
+                                f"{seat} now: {err}") from None
+        return decision
+
+    def play_or_default(self, seat: int, action: int) -> str | None:
+        """Play the action; if it is not legal, the engine's default decision instead (as a
+        failing bot is charged, docs/bots.md). None, or why the action was refused."""
+        try:
+            self.play(seat, action)
+        except IllegalAction as exc:
+            self.game.apply(seat, default_decision(self.game, seat))
+            return str(exc)
+        return None
+
+    def rewards(self) -> list[float]:
+        """Each seat's reward for what happened since the last call: with ``reward="win"``
+        only at the end (the winners share +1, the others share -1: a zero-sum game);
+        with ``"doubloons"`` also every doubloon won or lost, divided by 75."""
+        out = [0.0] * self.players
+        if self.reward == "doubloons":
+            money = self.game.doubloons
+            for s in range(self.players):
+                out[s] = (money[s] - self._money[s]) / WIN_DOUBLOONS
+            self._money = list(money)
+        result = self.game.result
+        if result is not None and not self._paid:
+            self._paid = True
+            winners = set(result.winners)
+            losers = self.players - len(winners)
+            for s in range(self.players):
+                out[s] += 1 / len(winners) if s in winners else (-1 / losers if losers else 0)
+        return out
+
+    def render_text(self, seat: int | None = None) -> str:
+        """A few lines on the game, as ``seat`` may see it (None: public parts only)."""
+        g = self.game
+        view = self.views[seat] if seat is not None else PlayerView(g, None)
+        lines = [f"round {g.round}, {g.phase}" + (f", event {g.event}" if g.event else "")
+                 + f", trade master seat {g.tm}",
+                 "doubloons " + " ".join(f"{s}:{d}" for s, d in enumerate(view.doubloons)),
+                 f"market {list(view.market)} queue {list(view.queue)}"]
+        if seat is not None:
+            lines.append(f"seat {seat} hand {list(view.hand)} stored {list(view.stored)}")
+        if g.result is not None:
+            lines.append(f"over: winners {list(g.result.winners)} ({g.result.reason})")
+        return "\n".join(lines)
+
+    def spaces(self) -> dict[str, Any]:
+        """The observation and action spaces (gymnasium's)."""
+        from gymnasium import spaces
+
+        return {
+            "observation": spaces.Dict({
+                "observation": spaces.Box(0.0, HIGH, (self.observer.size,), np.float32),
+                "action_mask": spaces.Box(0, 1, (len(self.actions),), np.int8),
+            }),
+            "action": spaces.Discrete(len(self.actions)),
+        }

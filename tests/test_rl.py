@@ -1,0 +1,197 @@
+"""The environments for learning agents (docs/rl.md): PettingZoo's and Gymnasium's own API
+checks, the fixed action space and its mask, an observation that shows nothing hidden,
+seeded resets, rewards and illegal actions."""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+np = pytest.importorskip("numpy")
+pytest.importorskip("gymnasium")
+pytest.importorskip("pettingzoo")
+
+from mundus_net.bots.base import load_bot  # noqa: E402 - after the skips
+from mundus_net.engine.decisions import ChooseFirst, EndTurn, Offer, Take  # noqa: E402
+from mundus_net.engine.game import OVER, SIMULTANEOUS, Game  # noqa: E402
+from mundus_net.engine.view import PlayerView  # noqa: E402
+from mundus_net.rl.actions import ActionSpace  # noqa: E402
+from mundus_net.rl.aec import MundusAEC  # noqa: E402
+from mundus_net.rl.observation import Observer  # noqa: E402
+from mundus_net.rl.single import MundusEnv  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _random_game(seed: int, players: int = 4) -> Game:
+    """A game played by random and greedy bots to its end."""
+    game = Game.new(players, seed, promo=seed % 2 == 0)
+    bots = [load_bot("random" if s % 2 else "greedy", seed + s) for s in range(players)]
+    while game.phase != OVER:
+        seat = game.waiting_seats()[0] if game.phase in SIMULTANEOUS else game.active
+        game.apply(seat, bots[seat].decide(PlayerView(game, seat), game.legal(seat)))
+    return game
+
+
+# -- PettingZoo's and Gymnasium's own checks ------------------------------------------------------
+
+
+def test_the_aec_environment_passes_pettingzoos_api_test() -> None:
+    from pettingzoo.test import api_test  # type: ignore[import-untyped]
+
+    with pytest.warns(UserWarning):  # a dict observation (with its mask), as in PettingZoo's
+        api_test(MundusAEC(3, round_limit=2), num_cycles=400)  # classic games
+
+
+def test_the_gymnasium_environment_passes_gymnasiums_env_checker() -> None:
+    import gymnasium
+    from gymnasium.utils.env_checker import check_env
+
+    import mundus_net.rl  # registers the id
+
+    check_env(MundusEnv(3, round_limit=2, render_mode="ansi"), skip_render_check=False)
+    made = gymnasium.make(mundus_net.rl.ENV_ID, players=2, round_limit=1)
+    observation, _ = made.reset(seed=1)
+    assert made.observation_space.contains(observation)
+
+
+# -- the action space ---------------------------------------------------------------------------
+
+
+def test_the_action_space_is_fixed_and_documented() -> None:
+    space = ActionSpace()
+    assert len(space) == 9496
+    assert space.decisions[space.index(EndTurn(), 0, 4) or 0] == EndTurn()
+    assert space.index(EndTurn(), 0, 4) == 6492
+    assert space.index(Offer(()), 0, 4) == 3386
+    doc = (ROOT / "docs" / "rl.md").read_text(encoding="utf-8")
+    for line in space.describe():  # the table in docs/rl.md is this one
+        assert re.sub(r"\s+", " ", line.strip()) in re.sub(r"\s+", " ", doc)
+
+
+def test_seats_in_decisions_count_from_the_acting_seat() -> None:
+    space = ActionSpace()
+    take = space.index(Take(3, 5, None), 1, 4)  # seat 3 is two seats after seat 1
+    assert take is not None and space.decisions[take] == Take(2, 5, None)
+    assert space.decision(take, 1, 4) == Take(3, 5, None)
+    assert space.decision(take, 3, 4) == Take(1, 5, None)
+    first = space.index(ChooseFirst(0), 2, 3)
+    assert first is not None and space.decision(first, 2, 3) == ChooseFirst(0)
+
+
+def test_the_mask_marks_exactly_the_legal_decisions() -> None:
+    """Over whole games: every masked index is a legal decision, and every legal decision
+    has an index (the bounds of actions.py are never reached in these games)."""
+    space = ActionSpace()
+    for seed in range(6):
+        players = 2 + seed % 5
+        game = Game.new(players, seed, promo=seed % 2 == 0)
+        bots = [load_bot("greedy" if s % 2 else "random", s) for s in range(players)]
+        while game.phase != OVER:
+            seat = game.waiting_seats()[0] if game.phase in SIMULTANEOUS else game.active
+            legal = game.legal(seat)
+            indexes = space.legal_indexes(legal, seat, players)
+            assert len(indexes) == len(legal)
+            assert all(space.decision(i, seat, players) == d for i, d in indexes.items())
+            game.apply(seat, bots[seat].decide(PlayerView(game, seat), legal))
+
+
+# -- observations -------------------------------------------------------------------------------
+
+
+def test_the_observation_shows_nothing_the_seat_may_not_see() -> None:
+    """Change what seat 0 cannot see (the other hands, the piles' order): its observation
+    stays the same; change its own hand: it does not."""
+    game = Game.new(4, 7)
+    bots = [load_bot("greedy", s) for s in range(4)]
+    for _ in range(60):  # into the game
+        seat = game.waiting_seats()[0] if game.phase in SIMULTANEOUS else game.active
+        game.apply(seat, bots[seat].decide(PlayerView(game, seat), game.legal(seat)))
+    observer = Observer(game.deck)
+    before = observer.observe(PlayerView(game, 0))
+    other = game.copy()
+    a, b = other.hands[1], other.hands[2]
+    x = next(v for v in range(11) if a[v] and not b[v])  # swap a card x of 1 and y of 2
+    y = next(v for v in range(11) if b[v] and v != x)
+    a[x], a[y], b[x], b[y] = a[x] - 1, a[y] + 1, b[x] + 1, b[y] - 1
+    random.Random(1).shuffle(other.draw)
+    random.Random(2).shuffle(other.devpile)
+    assert np.array_equal(observer.observe(PlayerView(other, 0)), before)
+    mine = game.copy()
+    v = next(v for v in range(1, 11) if mine.hands[0][v])
+    mine.hands[0][v] -= 1
+    mine.hands[0][v % 10 + 1] += 1
+    assert not np.array_equal(observer.observe(PlayerView(mine, 0)), before)
+
+
+def test_every_observation_is_in_its_space_over_whole_games() -> None:
+    env = MundusAEC(5)
+    env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    space = env.observation_space("seat_0")
+    for _agent in env.agent_iter():
+        observation, _, done, truncated, _ = env.last()
+        assert space.contains(observation)
+        env.step(None if done or truncated
+                 else int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+
+
+# -- resets, rewards, illegal actions -----------------------------------------------------------
+
+
+def _play_aec(seed: int, reward: str = "win") -> tuple[list[bytes], dict[str, float]]:
+    env = MundusAEC(3, reward=reward)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(0)
+    seen, totals = [], dict.fromkeys(env.possible_agents, 0.0)
+    for agent in env.agent_iter():
+        observation, reward_now, done, truncated, _ = env.last()
+        totals[agent] += reward_now
+        seen.append(observation["observation"].tobytes())
+        env.step(None if done or truncated
+                 else int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+    return seen, totals
+
+
+def test_a_seeded_reset_deals_the_same_game() -> None:
+    assert _play_aec(11)[0] == _play_aec(11)[0]
+    assert _play_aec(11)[0] != _play_aec(12)[0]
+    env = MundusEnv(3, ("greedy", "random"))
+    first = [env.reset(seed=4)[0]["observation"].tobytes() for _ in range(2)]
+    assert first[0] == first[1]
+
+
+def test_win_rewards_are_zero_sum_and_doubloon_rewards_add_up() -> None:
+    _, totals = _play_aec(5)
+    assert sorted(totals.values())[-1] > 0 and abs(sum(totals.values())) < 1e-9
+    env = MundusEnv(2, ("random",), seat=0, reward="doubloons")
+    observation, _ = env.reset(seed=2)
+    total, over = 0.0, False
+    info: dict[str, Any] = {}
+    rng = np.random.default_rng(2)
+    while not over:
+        observation, reward, over, _, info = env.step(
+            int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+        total += float(reward)
+    win = (1.0 / len(info["winners"])) if 0 in info["winners"] else -1.0
+    assert total == pytest.approx(info["doubloons"][0] / 75 + win)
+
+
+def test_an_illegal_action_plays_the_default_and_says_why() -> None:
+    env = MundusEnv(2, ("random",), seat=0, round_limit=1)
+    observation, _ = env.reset(seed=9)
+    illegal = int(np.flatnonzero(observation["action_mask"] == 0)[0])
+    _, reward, _, _, info = env.step(illegal)
+    assert "is not legal for seat 0 now" in info["illegal_action"]
+    assert float(reward) <= -0.1 + 1.0  # the penalty (and at most a win)
+
+
+def test_render_shows_the_seat_its_hand() -> None:
+    env = MundusEnv(3, render_mode="ansi")
+    env.reset(seed=1)
+    text = env.render()
+    assert text is not None and "round 1" in text and f"seat {env.seat} hand" in text
