@@ -98,3 +98,14 @@ def test_the_environment_benchmark_compares_steps_with_the_bare_engine(
     figures = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert figures["bare_steps_per_s"] > 0 and figures["aec_steps_per_s"] > 0
     assert "cost_ratio" in figures and "target_met" in figures
+
+
+@pytest.mark.network  # worker processes
+def test_the_strength_benchmark_reports_win_rate_and_cpu_per_decision(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    bench = _benchmark("strength")
+    assert bench.main(["--bots", "greedy", "--games", "2", "--jobs", "1"]) == 0
+    figures = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    (greedy,) = figures["bots"]
+    assert greedy["games"] == 2 and 0 <= greedy["win_rate"] <= 1
+    assert greedy["decision_ms_p95"] >= 0 and greedy["decisions_per_game"] > 0

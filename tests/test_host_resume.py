@@ -151,7 +151,13 @@ def test_a_killed_host_resumes_and_finishes_the_same_game(processes: list[Proces
     crashed = play(processes, tmp_path / "crashed", 3)
     assert crashed["record"].result == whole["record"].result
     assert crashed["record"].result.rounds > 3  # the crash was mid-game
-    assert crashed["bots"] == whole["bots"]  # every seat saw the same end
+    # Every seat saw the same end. (How often a bot was asked may differ by the question
+    # pending when the host died: the resumed host asks it again.)
+    ends = [[{k: v for k, v in bot.items() if k != "decisions"} for bot in run["bots"]]
+            for run in (crashed, whole)]
+    assert ends[0] == ends[1]
+    for again, once in zip(crashed["bots"], whole["bots"], strict=True):
+        assert 0 <= again["decisions"] - once["decisions"] <= 1
     assert per_seat(crashed["record"]) == per_seat(whole["record"])
     assert crashed["record"].meta["resumed"] == 1
     for bot in crashed["bot_processes"]:  # each came back to its seat by itself
