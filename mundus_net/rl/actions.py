@@ -129,6 +129,15 @@ class ActionSpace:
         # Per (seat, players): absolute decision -> index, made when first needed, so that
         # mapping a legal list is one dictionary look-up per decision.
         self._absolute: dict[tuple[int, int], dict[Decision, int]] = {}
+        # The kinds named by their cards alone, looked up by the cards (a tuple of ints
+        # hashes in C; a decision hashes in Python), and Take by arithmetic: the long lists.
+        self._by_cards: dict[type, dict[tuple[int, ...], int]] = {}
+        for kind in (Offer, Store, PickCards, PirateDiscard, MakeSeries):
+            start = next(first for name, first, _ in self.blocks if name == kind.__name__)
+            count = next(n for name, _, n in self.blocks if name == kind.__name__)
+            self._by_cards[kind] = {self.decisions[i][0]: i
+                                    for i in range(start, start + count)}
+        self._take0 = next(first for name, first, _ in self.blocks if name == "Take")
 
     def __len__(self) -> int:
         return len(self.decisions)
@@ -152,9 +161,19 @@ class ActionSpace:
                       ) -> dict[int, Decision]:
         """index -> decision for every legal decision that has an index."""
         get = self._table(seat, players).get
+        by_cards, take0, cards = self._by_cards, self._take0, len(VALUES)
         out: dict[int, Decision] = {}
         for decision in legal:
-            i = get(decision)
+            kind = type(decision)
+            found = by_cards.get(kind)
+            if found is not None:
+                i = found.get(decision[0])
+            elif kind is Take:
+                offset, card, swap = decision
+                i = take0 + (((offset - seat) % players) * cards + card - 1) * (cards + 1) + (
+                    0 if swap is None else swap)
+            else:
+                i = get(decision)
             if i is not None:
                 out[i] = decision
         return out
