@@ -14,7 +14,7 @@ caravels than that is charged its default pick, counted in ``ActionSpace.unrepre
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 from mundus_net.engine.cards import NUMBERED, RELIC, VALUES, Cards
 from mundus_net.engine.decisions import (
@@ -131,13 +131,14 @@ class ActionSpace:
         self._absolute: dict[tuple[int, int], dict[Decision, int]] = {}
         # The kinds named by their cards alone, looked up by the cards (a tuple of ints
         # hashes in C; a decision hashes in Python), and Take by arithmetic: the long lists.
-        self._by_cards: dict[type, dict[tuple[int, ...], int]] = {}
-        for kind in (Offer, Store, PickCards, PirateDiscard, MakeSeries):
-            start = next(first for name, first, _ in self.blocks if name == kind.__name__)
-            count = next(n for name, _, n in self.blocks if name == kind.__name__)
-            self._by_cards[kind] = {self.decisions[i][0]: i
-                                    for i in range(start, start + count)}
-        self._take0 = next(first for name, first, _ in self.blocks if name == "Take")
+        self._by_cards: dict[type, dict[Cards, int]] = {}
+        starts = {name: (first, count) for name, first, count in self.blocks}
+        carded: tuple[type, ...] = (Offer, Store, PickCards, PirateDiscard, MakeSeries)
+        for cls in carded:
+            first, count = starts[cls.__name__]
+            self._by_cards[cls] = {cards_of(self.decisions[i]): i
+                                   for i in range(first, first + count)}
+        self._take0 = starts["Take"][0]
 
     def __len__(self) -> int:
         return len(self.decisions)
@@ -166,12 +167,12 @@ class ActionSpace:
         for decision in legal:
             kind = type(decision)
             found = by_cards.get(kind)
+            i: int | None
             if found is not None:
-                i = found.get(decision[0])
-            elif kind is Take:
-                offset, card, swap = decision
-                i = take0 + (((offset - seat) % players) * cards + card - 1) * (cards + 1) + (
-                    0 if swap is None else swap)
+                i = found.get(cards_of(decision))
+            elif isinstance(decision, Take):
+                i = take0 + (((decision.seat - seat) % players) * cards + decision.card - 1) * (
+                    cards + 1) + (0 if decision.swap is None else decision.swap)
             else:
                 i = get(decision)
             if i is not None:
@@ -190,7 +191,7 @@ class ActionSpace:
                 for kind, start, count in self.blocks]
 
 
-def cards_of(decision: Decision) -> Sequence[int]:
+def cards_of(decision: Decision) -> Cards:
     """The cards a decision names (empty for the others)."""
     cards = getattr(decision, "cards", None)
     return cards if isinstance(cards, tuple) else ()
