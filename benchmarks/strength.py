@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import multiprocessing
 import statistics
 import sys
@@ -28,9 +27,11 @@ from typing import Any
 
 from mundus_net.bots.base import Bot, load_bot
 from mundus_net.engine.decisions import Decision
-from mundus_net.engine.game import OVER, SIMULTANEOUS, Game
+from mundus_net.engine.game import Game
 from mundus_net.engine.seeds import derive_seed
 from mundus_net.engine.view import PlayerView
+from mundus_net.tools.results import wilson
+from mundus_net.tools.runner import play_game
 
 PLAYERS = 4
 
@@ -58,10 +59,7 @@ def play(spec: str, seed: int, index: int) -> tuple[float, list[float], int]:
     bots: list[Any] = [load_bot("greedy", derive_seed(seed, "strength-greedy", index, s))
                        for s in range(PLAYERS)]
     bots[seat] = timed
-    views = [PlayerView(game, s) for s in range(PLAYERS)]
-    while game.phase != OVER:
-        s = game.waiting_seats()[0] if game.phase in SIMULTANEOUS else game.active
-        game.apply(s, bots[s].decide(views[s], game.legal(s)))
+    play_game(game, bots)
     result = game.result
     assert result is not None
     share = 1.0 / len(result.winners) if seat in result.winners else 0.0
@@ -71,14 +69,6 @@ def play(spec: str, seed: int, index: int) -> tuple[float, list[float], int]:
 def _chunk(args: tuple[str, int, int, int]) -> list[tuple[float, list[float], int]]:
     spec, seed, start, stop = args
     return [play(spec, seed, i) for i in range(start, stop)]
-
-
-def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    p = wins / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def measure(spec: str, games: int, seed: int, jobs: int) -> dict[str, Any]:

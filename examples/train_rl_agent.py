@@ -18,7 +18,6 @@ everything: the same command prints the same figures.
 from __future__ import annotations
 
 import argparse
-import math
 import time
 
 import numpy as np
@@ -26,6 +25,7 @@ import numpy as np
 from mundus_net.engine.decisions import DECISION_TYPES
 from mundus_net.rl.actions import ActionSpace, cards_of
 from mundus_net.rl.single import MundusEnv
+from mundus_net.tools.results import wilson
 
 KINDS = [cls.__name__ for cls in DECISION_TYPES]
 
@@ -91,10 +91,8 @@ def play(env: MundusEnv, policy: LinearPolicy, seed: int, learn: bool = False
 def win_rate(env: MundusEnv, policy: LinearPolicy, games: int, seed: int) -> tuple[float, float,
                                                                                   float]:
     wins = sum(play(env, policy, seed + g)[0] for g in range(games))
-    p, z = wins / games, 1.96
-    centre = (p + z * z / (2 * games)) / (1 + z * z / games)
-    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / (1 + z * z / games)
-    return p, max(0.0, centre - half), min(1.0, centre + half)
+    low, high = wilson(wins, games)
+    return wins / games, low, high
 
 
 def main() -> None:

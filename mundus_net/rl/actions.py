@@ -179,12 +179,6 @@ class ActionSpace:
                 out[i] = decision
         return out
 
-    def kind_of(self, index: int) -> str:
-        for kind, start, count in self.blocks:
-            if start <= index < start + count:
-                return kind
-        raise IndexError(index)
-
     def describe(self) -> list[str]:
         """One line per block: its indexes and what they are (docs/rl.md)."""
         return [f"{start:>5}-{start + count - 1:<5} {kind} ({count})"
