@@ -4,7 +4,9 @@ For each bot given, ``--games`` 4-player games in which it holds one seat (seat 
 in game ``i``, so every seat equally often) and greedy bots the other three; the same game
 seeds for every bot. It prints, per bot: the win rate with its 95% Wilson interval (a shared
 victory of k counts 1/k), the CPU time per game of the bot alone, and per decision (mean,
-95th percentile), measured with ``time.thread_time`` around each ``decide``.
+95th percentile), measured with ``time.thread_time`` around each ``decide``; then each other
+bot's win rate minus the first's over the same games, with a 95% interval from the per-game
+differences (paired: tighter than the two intervals side by side).
 
     python benchmarks/strength.py --bots search --games 100 --jobs 2
     python benchmarks/strength.py --bots search,search:iterations=6 --games 1000 --seed 77
@@ -71,16 +73,26 @@ def _chunk(args: tuple[str, int, int, int]) -> list[tuple[float, list[float], in
     return [play(spec, seed, i) for i in range(start, stop)]
 
 
-def measure(spec: str, games: int, seed: int, jobs: int) -> dict[str, Any]:
+def measure(specs: Sequence[str], games: int, seed: int, jobs: int) -> list[dict[str, Any]]:
+    """Every bot's figures. The bots take turns chunk by chunk (bot A's games 0-9, bot B's
+    games 0-9, A's 10-19, ...), so a change in the machine's load falls on all of them alike
+    and their CPU times stay comparable."""
     size = max(1, min(10, games // (jobs * 8) or 1))
-    parts = [(spec, seed, a, min(games, a + size)) for a in range(0, games, size)]
-    rows: list[tuple[float, list[float], int]] = []
+    parts = [(spec, seed, a, min(games, a + size))
+             for a in range(0, games, size) for spec in specs]
+    rows: dict[str, list[tuple[float, list[float], int]]] = {spec: [] for spec in specs}
     started = time.monotonic()
     with multiprocessing.get_context("fork").Pool(jobs) as pool:
-        for done in pool.imap(_chunk, parts):
-            rows.extend(done)
-            print(f"{spec}: {len(rows)}/{games} games, {time.monotonic() - started:.0f} s",
-                  file=sys.stderr, flush=True)
+        for (spec, *_), done in zip(parts, pool.imap(_chunk, parts), strict=True):
+            rows[spec].extend(done)
+            if spec == specs[-1]:
+                print(f"{len(rows[spec])}/{games} games each, "
+                      f"{time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
+    return [_figures(spec, rows[spec], games) for spec in specs]
+
+
+def _figures(spec: str, rows: list[tuple[float, list[float], int]], games: int
+             ) -> dict[str, Any]:
     wins = sum(r[0] for r in rows)
     times = [t for r in rows for t in r[1]]
     per_game = [sum(r[1]) for r in rows]
@@ -90,7 +102,19 @@ def measure(spec: str, games: int, seed: int, jobs: int) -> dict[str, Any]:
             "cpu_s_per_game": round(statistics.fmean(per_game), 3),
             "decision_ms_mean": round(1000 * statistics.fmean(times), 2),
             "decision_ms_p95": round(1000 * statistics.quantiles(times, n=20)[-1], 2),
-            "decisions_per_game": round(len(times) / games, 1)}
+            "decisions_per_game": round(len(times) / games, 1),
+            "shares": [r[0] for r in rows]}
+
+
+def paired(first: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
+    """``other``'s win rate minus ``first``'s over the same games, with a 95% interval from
+    the per-game differences (normal approximation): the same deals and seats for both, so
+    much of the luck of the deal cancels out."""
+    diffs = [b - a for a, b in zip(first["shares"], other["shares"], strict=True)]
+    mean = statistics.fmean(diffs)
+    half = 1.96 * statistics.stdev(diffs) / len(diffs) ** 0.5 if len(diffs) > 1 else 0.0
+    return {"bot": other["bot"], "against": first["bot"], "difference": round(mean, 4),
+            "difference_ci95": [round(mean - half, 4), round(mean + half, 4)]}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -100,15 +124,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=77)
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args(argv)
-    figures = [measure(spec, args.games, args.seed, args.jobs)
-               for spec in args.bots.split(",")]
+    figures = measure(args.bots.split(","), args.games, args.seed, args.jobs)
     for f in figures:
         low, high = f["win_rate_ci95"]
         print(f"{f['bot']}: wins {f['win_rate']:.1%} (95% CI {low:.1%}-{high:.1%}) of "
               f"{f['games']} games against three greedy bots; CPU {f['cpu_s_per_game']:.2f} s "
               f"a game, {f['decision_ms_mean']:.1f} ms a decision (p95 "
               f"{f['decision_ms_p95']:.1f} ms)")
-    print(json.dumps({"seed": args.seed, "bots": figures}))
+    comparisons = [paired(figures[0], f) for f in figures[1:]]
+    for c in comparisons:
+        low, high = c["difference_ci95"]
+        print(f"{c['bot']} - {c['against']}: {c['difference']:+.1%} over the same games "
+              f"(95% CI {low:+.1%} to {high:+.1%})")
+    for f in figures:
+        del f["shares"]
+    print(json.dumps({"seed": args.seed, "bots": figures, "paired": comparisons}))
     return 0
 
 

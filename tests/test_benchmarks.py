@@ -104,8 +104,27 @@ def test_the_environment_benchmark_compares_steps_with_the_bare_engine(
 def test_the_strength_benchmark_reports_win_rate_and_cpu_per_decision(
         capsys: pytest.CaptureFixture[str]) -> None:
     bench = _benchmark("strength")
-    assert bench.main(["--bots", "greedy", "--games", "2", "--jobs", "1"]) == 0
+    assert bench.main(["--bots", "greedy,random", "--games", "2", "--jobs", "1"]) == 0
     figures = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
-    (greedy,) = figures["bots"]
+    greedy, random_bot = figures["bots"]
     assert greedy["games"] == 2 and 0 <= greedy["win_rate"] <= 1
     assert greedy["decision_ms_p95"] >= 0 and greedy["decisions_per_game"] > 0
+    (comparison,) = figures["paired"]
+    assert comparison["bot"] == "random" and comparison["against"] == "greedy"
+    assert comparison["difference"] == random_bot["win_rate"] - greedy["win_rate"]
+
+
+@pytest.mark.network  # worker processes
+def test_the_evaluation_fit_prints_weights_and_held_out_log_loss(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A few games give the 30 weights of the search bot's evaluation and the held-out
+    log-loss of both evaluations; the round ends saved with --data are read back."""
+    pytest.importorskip("numpy")
+    bench = _benchmark("fit_evaluation")
+    data = tmp_path / "ends.npz"
+    assert bench.main(["--games", "8", "--jobs", "1", "--data", str(data)]) == 0
+    first = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert len(first["weights"]) == 30 and first["states"] > 8
+    assert set(first["held_out_log_loss"]) == {"hand_made", "fitted", "uniform"}
+    assert bench.main(["--data", str(data)]) == 0  # read back: the same fit
+    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1]) == first

@@ -14,7 +14,20 @@ from test_bots import Checked, blind_comparisons
 from mundus_net.bots import load_bot
 from mundus_net.bots.greedy import GreedyBot
 from mundus_net.bots.random_bot import RandomBot
-from mundus_net.bots.search import MAX_ALL, SEARCH_PHASES, SearchBot, _PolicyBot, _SimGame
+from mundus_net.bots.search import (
+    EVALUATIONS,
+    FITTED,
+    MAX_ALL,
+    PARTS,
+    SEARCH_PHASES,
+    SearchBot,
+    _PolicyBot,
+    _SimGame,
+    fitted_features,
+    win_shares,
+    worth_parts,
+    worths,
+)
 from mundus_net.engine.cards import RESOURCE_COUNTS, VALUES, from_counts, to_counts
 from mundus_net.engine.decisions import SplitFleet
 from mundus_net.engine.determinize import determinize, unseen_resources
@@ -352,3 +365,48 @@ def test_search_bot_with_an_endgame_horizon_plays_legally() -> None:
                 {"seconds": 0.0}, {"store_horizon": 0}):
         with pytest.raises(ValueError):
             SearchBot(1, **bad)
+
+
+class _StopsAfterRound3(_SimGame):
+    _stop_round = 3  # (a class default: _SimGame's __init__ starts round 1 before any setting)
+
+
+def _at_a_round_end(seed: int) -> Game:
+    """A 4-player greedy game stopped as its third round ends (a rollout's last position)."""
+    game = _StopsAfterRound3.new(4, seed)
+    bots = [GreedyBot(s) for s in range(4)]
+    while game.phase != OVER:
+        seat = game.waiting_seats()[0] if game.phase in SIMULTANEOUS else game.active
+        game.apply(seat, bots[seat].decide(PlayerView(game, seat), game.legal(seat)))
+    return game
+
+
+@pytest.mark.parametrize("evaluation", EVALUATIONS)
+def test_win_shares_are_a_share_of_the_win_that_grows_with_doubloons(evaluation: str) -> None:
+    """Both evaluations give every seat a share between 0 and 1, adding up to 1, and a seat
+    given doubloons gets a larger share (nothing else changed)."""
+    game = _at_a_round_end(4)
+    shares = win_shares(game, evaluation)
+    assert len(shares) == 4 and all(0 < v < 1 for v in shares)
+    assert sum(shares) == pytest.approx(1.0)
+    richer = game.copy()
+    richer.doubloons[2] += 10
+    assert win_shares(richer, evaluation)[2] > shares[2]
+
+
+def test_worths_add_up_the_worth_parts() -> None:
+    """The hand-made worth is the parts' sum, developments at the given scale; the fitted
+    features are the parts, then each times rounds left / 10, then each over rounds left."""
+    game = _at_a_round_end(6)
+    for parts, worth in zip(worth_parts(game), worths(game, 0.5), strict=True):
+        assert len(parts) == len(PARTS)
+        assert worth == pytest.approx(parts[0] + 0.5 * sum(parts[1:8]) + parts[8])
+        features = fitted_features(parts, 4.0)
+        assert features == pytest.approx([*parts, *(p * 0.4 for p in parts),
+                                          *(p / 4 for p in parts)])
+    assert len(FITTED) == 3 * len(PARTS)
+
+
+def test_an_unknown_evaluation_is_refused_with_the_choices() -> None:
+    with pytest.raises(ValueError, match="fitted, hand"):
+        SearchBot(1, evaluation="learned")

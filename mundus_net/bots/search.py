@@ -14,10 +14,13 @@ the bot
    at random around everything public);
 3. in each determinization plays every candidate and then the rest of the round with the
    greedy player deciding for every seat (its own included), in a copy of the game that keeps
-   no log, and scores the end of the round: each seat's doubloons plus what its developments
-   and stored cards are worth for the rest of the game (the greedy player's estimates, the
-   stored cards for next round's event, queue card 1's icon), turned into a share of the win
-   with a softmax (a finished game scores its real result). Storage is the round's last
+   no log, and scores the end of the round as the seat's share of the win
+   (:func:`win_shares`): a conditional logit over the parts of each seat's worth (its
+   doubloons, what its developments and stored cards are worth for the rest of the game by
+   the greedy player's estimates, each also scaled by the rounds left), fitted to who won
+   thousands of greedy games from such positions (``evaluation="fitted"``, the default;
+   ``"hand"``: the older hand-made softmax of the worths); a finished game scores its real
+   result. Storage is the round's last
    step, after every progression turn, and simultaneous (R6.9): the other seats' secret
    choices are made again in each determinization, and the rollout ends there (with
    ``store_horizon=2`` it plays the next round too);
@@ -72,6 +75,13 @@ DEFAULT_MARGIN = 3.0  # doubloons of greedy's score: scored choices further behi
 DEFAULT_DEV_SCALE = 0.7  # developments at 70% of greedy's estimate (1.0: no better, docs/bots.md)
 CONTEXT_CACHE = 256  # evaluation contexts kept per rollout player
 DEFAULT_STORE_HORIZON = 1  # rounds played by a rollout from a storage decision
+# The evaluation fitted to the results of greedy games (python benchmarks/fit_evaluation.py
+# --games 12000 --seed 32; docs/bots.md): a seat's share of the win at the end of a rollout is
+# the softmax over seats of these weights times its fitted_features.
+FITTED = (0.2512, 0.0917, 0.2841, 0.1946, 0.0046, 0.1663, 0.1766, 0.1007, 0.2721, 0.0271,
+          -0.1337, -0.0264, 0.3785, -0.1306, 0.0440, -0.0533, -0.0932, -0.0911, -0.0511, 0.0092,
+          0.0735, 0.0271, 0.3785, 0.6607, -0.1904, -0.2970, -0.1487, 0.0080, -0.0358, -0.1189)
+EVALUATIONS = ("fitted", "hand")
 
 
 class _SimGame(Game):
@@ -152,13 +162,14 @@ class SearchBot:
     discards, gifts, storage, Sergio) are compared, at most, and ``margin``: only those
     greedy scores within this many doubloons of its best (None: no limit). ``horizon``:
     rounds played in a rollout (1: to the end of the current round).
-    ``temperature``: doubloons per unit of the softmax that turns the seats' worths into a
-    share of the win; ``dev_scale``: a factor on what developments are worth at the end of
-    a rollout. ``endgame``: once some seat has this many doubloons, rollouts play
-    ``endgame_rounds`` rounds (this one included) or to the end of the game, whichever
-    comes first (None, the default: never). ``store_horizon``: rounds played by a rollout
-    from a storage decision, the round's last step (1: the rollout ends with the storage
-    step). ``phases``: the decision kinds searched; greedy plays the others.
+    ``evaluation``: how the end of a rollout is scored, ``"fitted"`` (the default) or
+    ``"hand"`` (:func:`win_shares`); for ``"hand"``, ``temperature``: doubloons per unit of
+    the softmax that turns the seats' worths into a share of the win, and ``dev_scale``: a
+    factor on what developments are worth. ``endgame``: once some seat has this many
+    doubloons, rollouts play ``endgame_rounds`` rounds (this one included) or to the end of
+    the game, whichever comes first (None, the default: never). ``store_horizon``: rounds
+    played by a rollout from a storage decision, the round's last step (1: the rollout ends
+    with the storage step). ``phases``: the decision kinds searched; greedy plays the others.
     """
 
     def __init__(self, seed: int = 0, iterations: int | None = None,
@@ -168,6 +179,7 @@ class SearchBot:
                  dev_scale: float = DEFAULT_DEV_SCALE,
                  endgame: float | None = None, endgame_rounds: int = 3,
                  store_horizon: int = DEFAULT_STORE_HORIZON,
+                 evaluation: str = "fitted",
                  phases: Sequence[str] = SEARCH_PHASES) -> None:
         if iterations is not None and iterations < 1:
             raise ValueError("iterations must be at least 1")
@@ -181,6 +193,9 @@ class SearchBot:
             raise ValueError("endgame_rounds must be at least 1")
         if store_horizon < 1:
             raise ValueError("store_horizon must be at least 1")
+        if evaluation not in EVALUATIONS:
+            raise ValueError(f"evaluation is one of {', '.join(EVALUATIONS)}, "
+                             f"not {evaluation!r}")
         self.seed = seed
         self.rng = random.Random(seed)  # reseeded for each question (question_seed)
         self.iterations = (DEFAULT_ITERATIONS if iterations is None and seconds is None
@@ -195,6 +210,7 @@ class SearchBot:
         self.endgame = endgame
         self.endgame_rounds = endgame_rounds
         self.store_horizon = store_horizon
+        self.evaluation = evaluation
         self.phases = frozenset(phases)
         self.greedy = _Ranker(seed)
         self.policy = [_PolicyBot(seed + 1 + s) for s in range(6)]
@@ -293,10 +309,7 @@ class SearchBot:
         result = g.result
         if result is not None:
             return 1.0 / len(result.winners) if seat in result.winners else 0.0
-        worth = worths(g, self.dev_scale)
-        top = max(worth)
-        weights = [math.exp((w - top) / self.temperature) for w in worth]
-        return weights[seat] / sum(weights)
+        return win_shares(g, self.evaluation, self.temperature, self.dev_scale)[seat]
 
 
 def _set_cost(d: MakeSet) -> tuple[int, int]:
@@ -313,10 +326,18 @@ def _rounds_left(g: Game) -> float:
     return max(1.0, min(left, by_queue, 14.0))
 
 
-def worths(g: Game, scale: float = 1.0) -> list[float]:
-    """Each seat's doubloons plus what its developments and stored cards are worth for the
-    rest of the game, in doubloons (the greedy player's estimates, as it values a
-    development it owns; stored cards as it values them for next round's event)."""
+# The parts of a seat's worth at the end of a rollout (:func:`worth_parts`), in order.
+PARTS = ("doubloons", "income", "developments", "caravels", "merchants", "warehouses",
+         "shipyards", "powers", "stored", "income_rate")
+
+
+def worth_parts(g: Game) -> list[list[float]]:
+    """Per seat, the parts of what it is worth for the rest of the game, in doubloons, in the
+    order of :data:`PARTS`: its doubloons; then, as the greedy player values a development it
+    owns, the printed income of its developments over the rounds left, a development taken
+    (one an opponent does not get), the caravels' extra cards, the merchants' conversions, the
+    warehouse slots, the shipyards' income and the character powers; its stored cards as the
+    greedy player values them for next round's event; and its printed income for one round."""
     r = _rounds_left(g)
     later = max(r - 1.0, 0.0)
     deck = g.deck
@@ -327,40 +348,79 @@ def worths(g: Game, scale: float = 1.0) -> list[float]:
     cosa = g.owner.get("cosa")
     out = []
     for s in range(n):
-        value = 0.0
+        income = caravel = merchant = warehouse = shipyard = power = 0.0
         have = [0, 0, 0, 0]
         for m in g.merchants[s]:
             have[deck[m].merchant_class] += 1
         slots = g.capacity[s]
-        for cid in g.devs[s]:
+        devs = g.devs[s]
+        for cid in devs:
             card = deck[cid]
-            value += card.income * r + DENIAL
+            income += card.income
             kind = card.kind
             if kind == "caravel":
-                value += (CARD_WORTH - 0.03 * card.caravel) * later
+                caravel += (CARD_WORTH - 0.03 * card.caravel) * later
             elif kind == "merchant":
-                value += MERCHANT_MORE / have[card.merchant_class] * r
+                merchant += MERCHANT_MORE / have[card.merchant_class] * r
             elif kind == "warehouse":
                 for i in range(slots, slots + card.capacity):
-                    value += WAREHOUSE_SLOT[min(i, len(WAREHOUSE_SLOT) - 1)] * later
+                    warehouse += WAREHOUSE_SLOT[min(i, len(WAREHOUSE_SLOT) - 1)] * later
             elif kind == "shipyard":
                 richer = sum(1 for t in range(n) if t != s and caravels[t] > caravels[s])
-                value += max(richer, 0.5) * SHIPYARD_RATE * r
+                shipyard += max(richer, 0.5) * SHIPYARD_RATE * r
             elif card.power:
-                value += POWER_RATE.get(card.power, 0.3) * r
-        value = g.doubloons[s] + value * scale
+                power += POWER_RATE.get(card.power, 0.3) * r
+        stored_worth = 0.0
         stored = g.stored[s]
         if any(stored):
             pair, single, relic = store_worths(None if s == cosa else event)
             for v in range(1, 10):
                 k = stored[v]
                 if k >= 2:
-                    value += pair * min(k, 3)
+                    stored_worth += pair * min(k, 3)
                 elif k:
-                    value += single + 0.03 * v
-            value += relic * stored[RELIC]
-        out.append(value)
+                    stored_worth += single + 0.03 * v
+            stored_worth += relic * stored[RELIC]
+        out.append([float(g.doubloons[s]), income * r, DENIAL * len(devs), caravel, merchant,
+                    warehouse, shipyard, power, stored_worth, income])
     return out
+
+
+def fitted_features(parts: Sequence[float], rounds_left: float) -> list[float]:
+    """The features of the fitted evaluation: a seat's :func:`worth_parts`, then each of
+    them times ``rounds_left / 10`` and divided by ``rounds_left`` (at least 1), so that
+    their weights can change smoothly as the game goes on."""
+    late = 1.0 / max(rounds_left, 1.0)
+    early = rounds_left / 10.0
+    return [*parts, *(p * early for p in parts), *(p * late for p in parts)]
+
+
+def win_shares(g: Game, evaluation: str = "fitted", temperature: float = 8.0,
+               dev_scale: float = DEFAULT_DEV_SCALE) -> list[float]:
+    """Each seat's estimated share of the win from a position at the end of a round (the
+    shares add up to 1). ``fitted``: the softmax over seats of :data:`FITTED` times the
+    seat's :func:`fitted_features`, a conditional logit fitted to who won greedy games from
+    such positions; ``hand``: the softmax of :func:`worths` (developments at ``dev_scale``)
+    at ``temperature`` doubloons per unit."""
+    if evaluation == "fitted":
+        r = _rounds_left(g)
+        logits = [sum(w * x for w, x in zip(FITTED, fitted_features(parts, r), strict=True))
+                  for parts in worth_parts(g)]
+    else:
+        logits = [w / temperature for w in worths(g, dev_scale)]
+    top = max(logits)
+    weights = [math.exp(v - top) for v in logits]
+    total = sum(weights)
+    return [v / total for v in weights]
+
+
+def worths(g: Game, scale: float = 1.0) -> list[float]:
+    """Each seat's doubloons plus what its developments and stored cards are worth for the
+    rest of the game, in doubloons (the greedy player's estimates, as it values a
+    development it owns, developments at ``scale``; stored cards as it values them for next
+    round's event): :func:`worth_parts` added up."""
+    return [p[0] + scale * (p[1] + p[2] + p[3] + p[4] + p[5] + p[6] + p[7]) + p[8]
+            for p in worth_parts(g)]
 
 
 register_bot("search", SearchBot)
