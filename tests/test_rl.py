@@ -18,7 +18,7 @@ pytest.importorskip("pettingzoo")
 from mundus_net.bots.base import load_bot  # noqa: E402 - after the skips
 from mundus_net.engine.decisions import ChooseFirst, EndTurn, Offer, Take  # noqa: E402
 from mundus_net.engine.game import OVER, SIMULTANEOUS, Game  # noqa: E402
-from mundus_net.engine.view import PlayerView  # noqa: E402
+from mundus_net.engine.view import PlayerView, StateView  # noqa: E402
 from mundus_net.rl.actions import ActionSpace  # noqa: E402
 from mundus_net.rl.aec import MundusAEC  # noqa: E402
 from mundus_net.rl.observation import Observer  # noqa: E402
@@ -126,6 +126,24 @@ def test_the_observation_shows_nothing_the_seat_may_not_see() -> None:
     mine.hands[0][v] -= 1
     mine.hands[0][v % 10 + 1] += 1
     assert not np.array_equal(observer.observe(PlayerView(mine, 0)), before)
+
+
+def test_the_observation_is_the_same_from_a_snapshot_of_the_view() -> None:
+    """The observer reads the view's count vectors (``hand_counts``, ``known_counts``...):
+    the live PlayerView and a StateView over its plain snapshot give the same numbers, at
+    every step of a game, so the vector holds only what the snapshot (the seat's view) has."""
+    game = Game.new(4, 12)
+    bots = [load_bot("greedy", s) for s in range(4)]
+    views = [PlayerView(game, s) for s in range(4)]
+    observer, reference = Observer(game.deck), Observer(game.deck)
+    steps = 0
+    while game.phase != OVER:
+        seat = game.waiting_seats()[0] if game.phase in SIMULTANEOUS else game.active
+        snapshot = StateView(views[seat].to_dict(), game.deck)
+        assert np.array_equal(observer.observe(views[seat]), reference.observe(snapshot))
+        game.apply(seat, bots[seat].decide(views[seat], game.legal(seat)))
+        steps += 1
+    assert steps > 200
 
 
 def test_every_observation_is_in_its_space_over_whole_games() -> None:

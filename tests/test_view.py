@@ -11,7 +11,7 @@ import pytest
 from conftest import R, end_turns, give, invalidate, new_game, start_turn
 
 from mundus_net.bots.random_bot import RandomBot
-from mundus_net.engine.cards import from_counts, submultisets
+from mundus_net.engine.cards import from_counts, submultisets, to_counts
 from mundus_net.engine.decisions import EndTurn, Store
 from mundus_net.engine.deck import default_deck
 from mundus_net.engine.game import Game
@@ -215,6 +215,26 @@ def test_known_hands_kept_by_a_view_equal_a_fresh_reading_of_the_round(seed: int
     for g in played_states(4, seed, every=1):
         view = kept.setdefault(id(g), PlayerView(g, None))
         assert view.known_hands == known_hands(g)
+
+
+@pytest.mark.parametrize("seed", [5, 6])
+def test_views_for_every_seat_share_known_hands_and_count_vectors_match_the_tuples(
+        seed: int) -> None:
+    """PlayerView.for_seats follows the public log once for every seat; each view's count
+    vectors are its card tuples counted, and a StateView over its snapshot says the same."""
+    deck = default_deck()
+    views: list[PlayerView] = []
+    for g in played_states(4, seed, every=3):
+        views = views or PlayerView.for_seats(g)  # the live game: kept views read on
+        for view in views:
+            assert view.known_hands == known_hands(g)
+            assert view.known_counts == tuple(tuple(to_counts(h)) for h in view.known_hands)
+            assert view.hand_counts == tuple(to_counts(view.hand))
+            assert view.stored_counts == tuple(to_counts(view.stored))
+            assert view.faceup_counts == tuple(tuple(to_counts(f)) for f in view.faceup)
+            wire = StateView(view.to_dict(), deck)
+            for name in ("hand_counts", "stored_counts", "faceup_counts", "known_counts"):
+                assert getattr(wire, name) == getattr(view, name), name
 
 
 def test_state_views_sharing_a_cache_convert_an_unchanged_wire_list_once() -> None:

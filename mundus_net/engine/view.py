@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from mundus_net.engine.cards import RELIC, Cards, from_counts
+from mundus_net.engine.cards import RELIC, Cards, from_counts, to_counts
 from mundus_net.engine.decisions import Decision
 from mundus_net.engine.deck import Deck
 from mundus_net.engine.game import Game, Pending, Result
@@ -30,6 +30,15 @@ class PlayerView:
         self._game = game
         self.seat = seat
         self._known = _KnownHands()
+
+    @classmethod
+    def for_seats(cls, game: Game) -> list[PlayerView]:
+        """A view for every seat, in seat order, sharing the work of following the public
+        log for :attr:`known_hands` (the same for every seat)."""
+        views = [cls(game, s) for s in range(game.players)]
+        for view in views[1:]:
+            view._known = views[0]._known
+        return views
 
     # -- the table ------------------------------------------------------------------------
 
@@ -93,15 +102,15 @@ class PlayerView:
 
     @property
     def developments(self) -> tuple[tuple[str, ...], ...]:
-        return tuple(tuple(d) for d in self._game.devs)
+        return tuple(map(tuple, self._game.devs))
 
     @property
     def hand_sizes(self) -> tuple[int, ...]:
-        return tuple(sum(h) for h in self._game.hands)
+        return tuple(map(sum, self._game.hands))
 
     @property
     def stored_sizes(self) -> tuple[int, ...]:
-        return tuple(sum(h) for h in self._game.stored)
+        return tuple(map(sum, self._game.stored))
 
     @property
     def fleets(self) -> tuple[tuple[int, tuple[str, ...]], ...]:
@@ -116,6 +125,11 @@ class PlayerView:
     def faceup(self) -> tuple[Cards, ...]:
         """Revealed offers still on the table (R5.11)."""
         return tuple(from_counts(f) for f in self._game.faceup)
+
+    @property
+    def faceup_counts(self) -> tuple[tuple[int, ...], ...]:
+        """:attr:`faceup` as count vectors (``counts[v]``: cards of value v, index 0 unused)."""
+        return tuple(map(tuple, self._game.faceup))
 
     @property
     def takes(self) -> tuple[tuple[int, int], ...]:
@@ -205,6 +219,11 @@ class PlayerView:
         return self._known.read(self._game)
 
     @property
+    def known_counts(self) -> tuple[tuple[int, ...], ...]:
+        """:attr:`known_hands` as count vectors, one per seat."""
+        return self._known.read_counts(self._game)
+
+    @property
     def result(self) -> Result | None:
         return self._game.result
 
@@ -221,6 +240,17 @@ class PlayerView:
     @property
     def stored(self) -> Cards:
         return () if self.seat is None else from_counts(self._game.stored[self.seat])
+
+    @property
+    def hand_counts(self) -> tuple[int, ...]:
+        """:attr:`hand` as a count vector: ``counts[v]`` cards of value v (1-9, relic 10;
+        index 0 unused), as the engine keeps it: no conversion, for code that counts."""
+        return () if self.seat is None else tuple(self._game.hands[self.seat])
+
+    @property
+    def stored_counts(self) -> tuple[int, ...]:
+        """:attr:`stored` as a count vector (see :attr:`hand_counts`)."""
+        return () if self.seat is None else tuple(self._game.stored[self.seat])
 
     @property
     def my_offer(self) -> Cards | None:
@@ -306,26 +336,37 @@ class _KnownHands:
     events since the last one (between decisions the log only grows), instead of reading the
     whole round again; the host asks for it at every update."""
 
-    __slots__ = ("counts", "log", "pos", "value")
+    __slots__ = ("counts", "counts_value", "log", "pos", "value")
 
     def __init__(self) -> None:
         self.log: list[Any] | None = None
         self.pos = 0
         self.counts: list[list[int]] = []
         self.value: tuple[Cards, ...] | None = None
+        self.counts_value: tuple[tuple[int, ...], ...] | None = None
 
     def read(self, game: Game) -> tuple[Cards, ...]:
+        self._catch_up(game)
+        if self.value is None:
+            self.value = tuple(from_counts(h) for h in self.counts)
+        return self.value
+
+    def read_counts(self, game: Game) -> tuple[tuple[int, ...], ...]:
+        self._catch_up(game)
+        if self.counts_value is None:
+            self.counts_value = tuple(map(tuple, self.counts))
+        return self.counts_value
+
+    def _catch_up(self, game: Game) -> None:
         log = game.log
         if log is not self.log or self.pos > len(log):
             self.log, self.pos, self.value = log, _round_start(log), None
+            self.counts_value = None
             self.counts = [[0] * 11 for _ in range(game.players)]
         if self.pos < len(log):
             _fold_known(self.counts, log, self.pos)
             self.pos = len(log)
-            self.value = None
-        if self.value is None:
-            self.value = tuple(from_counts(h) for h in self.counts)
-        return self.value
+            self.value = self.counts_value = None
 
 
 def _fold_known(known: list[list[int]], log: Sequence[Any], start: int) -> None:
@@ -421,6 +462,23 @@ class StateView:
             value = raw
         setattr(self, name, value)  # read once per view
         return value
+
+    # The count vectors PlayerView reads from the engine, made here from the card tuples.
+    @property
+    def hand_counts(self) -> tuple[int, ...]:
+        return () if self.seat is None else tuple(to_counts(self.hand))
+
+    @property
+    def stored_counts(self) -> tuple[int, ...]:
+        return () if self.seat is None else tuple(to_counts(self.stored))
+
+    @property
+    def faceup_counts(self) -> tuple[tuple[int, ...], ...]:
+        return tuple(tuple(to_counts(cards)) for cards in self.faceup)
+
+    @property
+    def known_counts(self) -> tuple[tuple[int, ...], ...]:
+        return tuple(tuple(to_counts(cards)) for cards in self.known_hands)
 
     @property
     def pending(self) -> Pending | None:

@@ -11,17 +11,18 @@ block (docs/rl.md prints it).
 from __future__ import annotations
 
 import array
-from collections.abc import Sequence
+from collections.abc import Hashable
 
 import numpy as np
 
 from mundus_net.engine.cards import VALUES
 from mundus_net.engine.deck import EVENTS, Deck
 from mundus_net.engine.game import PHASES, QUEUE_SIZE, WIN_DOUBLOONS
-from mundus_net.engine.view import PlayerView
+from mundus_net.engine.view import PlayerView, StateView
 
 MAX_SEATS = 6
 HIGH = 4.0  # every value is clipped to [0, HIGH]
+BLOCK_CACHE = 4096  # count vectors whose block is kept
 
 
 class Observer:
@@ -73,6 +74,8 @@ class Observer:
         self._phase = {p: i for i, p in enumerate(PHASES)}
         self._event = {e: i + 1 for i, e in enumerate(EVENTS)}
         self._zeros = array.array("f", bytes(4 * self.size))
+        # Blocks made once and copied in: count vectors, development sets, queues.
+        self._blocks: dict[Hashable, array.array[float]] = {}
         self._devs = max(1, devs)
         at = self._at  # each block's start as an attribute: read every step
         self._o_players, self._o_round, self._o_phase = at["players"], at["round"], at["phase"]
@@ -83,11 +86,52 @@ class Observer:
         self._o_queue, self._o_flags = at["queue"], at["flags"]
         self._o_takes_by, self._o_takes_from = at["takes_by"], at["takes_from"]
 
+    def _quarters(self, counts: tuple[int, ...]) -> array.array[float]:
+        """A count vector's block: ``counts[v] / 4`` for v = 1..10 (the same vectors come
+        back step after step, so each block is made once)."""
+        block = self._blocks.get(counts)
+        if block is None:
+            if len(self._blocks) >= BLOCK_CACHE:
+                self._blocks.clear()
+            block = self._blocks[counts] = array.array("f", [c / 4 for c in counts[1:11]])
+        return block
+
+    def _card_block(self, cards: tuple[int, ...], each: float) -> array.array[float]:
+        """The block of a multiset of resource cards: ``each`` per card at ``card - 1``,
+        clipped at HIGH (a market or display of more than 4 equal cards)."""
+        key = (each, cards)
+        block = self._blocks.get(key)
+        if block is None:
+            if len(self._blocks) >= BLOCK_CACHE:
+                self._blocks.clear()
+            counts = [0] * 10
+            for card in cards:
+                counts[card - 1] += 1
+            block = self._blocks[key] = array.array("f", [min(c * each, HIGH) for c in counts])
+        return block
+
+    def _hot(self, cards: tuple[str, ...], ordered: bool) -> array.array[float]:
+        """The block of a set of development cards (multi-hot over the deck, up to the last
+        one set) or, ``ordered``, of a queue (a one-hot over the deck per position)."""
+        key = (ordered, cards)
+        block = self._blocks.get(key)
+        if block is None:
+            if len(self._blocks) >= BLOCK_CACHE:
+                self._blocks.clear()
+            index, devs = self.dev_index, self._devs
+            spots = ([p * devs + index[c] for p, c in enumerate(cards)] if ordered
+                     else [index[c] for c in cards])
+            block = array.array("f", bytes(4 * (max(spots) + 1)))
+            for i in spots:
+                block[i] = 1.0
+            self._blocks[key] = block
+        return block
+
     def layout(self) -> list[tuple[int, int, str]]:
         """(first index, length, what) of each block."""
         return [(self._at[key], n, what) for key, what, n in self.parts]
 
-    def observe(self, view: PlayerView) -> np.ndarray:
+    def observe(self, view: PlayerView | StateView) -> np.ndarray:
         seat = view.seat
         if seat is None:
             raise ValueError("an observation is a seat's: this view is a spectator's")
@@ -103,16 +147,23 @@ class Observer:
         announced = view.announced
         if announced in (2, 3, 4):
             x[self._o_announced + announced - 2] = 1.0
-        _cards(x, self._o_hand, view.hand, 0.25)
-        _cards(x, self._o_stored, view.stored, 0.25)
-        _cards(x, self._o_market, view.market, 1.0)
-        _cards(x, self._o_display, view.display, 1.0)
-        _cards(x, self._o_discard, view.discard, 1 / 12)
+        quarters = self._quarters
+        for at, counts in ((self._o_hand, view.hand_counts),
+                           (self._o_stored, view.stored_counts)):
+            if any(counts):
+                x[at:at + 10] = quarters(counts)
+        for at, cards, each in ((self._o_market, view.market, 1.0),
+                                (self._o_display, view.display, 1.0),
+                                (self._o_discard, view.discard, 1 / 12)):
+            if cards:
+                x[at:at + 10] = self._card_block(cards, each)
         x[self._o_piles] = view.draw_size / 120
         x[self._o_piles + 1] = view.devpile_size / self._devs
-        queue, devs, index = self._o_queue, self._devs, self.dev_index
-        for position, card_id in enumerate(view.queue):
-            x[queue + position * devs + index[card_id]] = 1.0
+        queue = view.queue
+        if queue:
+            at = self._o_queue
+            block = self._hot(queue, True)
+            x[at:at + len(block)] = block
         x[self._o_flags] = float(view.queue_short)
         x[self._o_flags + 1] = float(view.promo)
         takes = view.takes
@@ -122,21 +173,19 @@ class Observer:
                 x[by + (taker - seat) % players] += 1 / 6
                 x[source_at + (source - seat) % players] += 1 / 6
         self._seats(x, view, seat, players)
-        out = np.frombuffer(x, dtype=np.float32)
-        if out.max() > HIGH:  # (a display of more than 4 equal cards, say)
-            out = np.minimum(out, HIGH)
-        return out
+        return np.frombuffer(x, dtype=np.float32)
 
-    def _seats(self, x: array.array[float], view: PlayerView, seat: int, players: int
+    def _seats(self, x: array.array[float], view: PlayerView | StateView, seat: int, players: int
                ) -> None:
         doubloons, hands, stored = view.doubloons, view.hand_sizes, view.stored_sizes
-        faceup, known, devs = view.faceup, view.known_hands, view.developments
+        faceup, known, devs = view.faceup_counts, view.known_counts, view.developments
         offered, perfect = view.offered, view.perfect_shown
         pirates, store = view.pirates_due, view.store_due
         caravels = [0] * players
         for owner, ids in view.fleets:
             caravels[owner] += len(ids)
-        index, size, seat0 = self.dev_index, self._seat_size, self._seat0
+        size, seat0 = self._seat_size, self._seat0
+        quarters, hot, devs_at = self._quarters, self._hot, 29
         for s in range(players):
             base = seat0 + ((s - seat) % players) * size
             x[base] = 1.0
@@ -145,23 +194,18 @@ class Observer:
             x[base + 3] = stored[s] / 10
             if s in offered:
                 x[base + 4] = 1.0
-            if faceup:
-                _cards(x, base + 5, faceup[s], 0.25)
-            if known:
-                _cards(x, base + 15, known[s], 0.25)
+            if faceup and any(faceup[s]):
+                x[base + 5:base + 15] = quarters(faceup[s])
+            if known and any(known[s]):
+                x[base + 15:base + 25] = quarters(known[s])
             if pirates:
-                x[base + 25] = pirates[s]
+                x[base + 25] = min(pirates[s], HIGH)
             if store:
                 x[base + 26] = store[s] / 5
             if s in perfect:
                 x[base + 27] = 1.0
             x[base + 28] = caravels[s] / 6
-            for card_id in devs[s]:
-                x[base + 29 + index[card_id]] = 1.0
-
-
-def _cards(x: array.array[float], start: int, cards: Sequence[int], each: float) -> None:
-    """Add ``each`` at ``start + card - 1`` for every card (values 1-9, relic 10)."""
-    start -= 1
-    for card in cards:
-        x[start + card] += each
+            if devs[s]:
+                block = hot(devs[s], False)
+                at = base + devs_at
+                x[at:at + len(block)] = block

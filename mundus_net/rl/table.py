@@ -39,7 +39,7 @@ class Table:
         self.actions = ActionSpace(self.deck)
         self.observer = Observer(self.deck)
         self.game = Game.new(players, 0, promo=promo, round_limit=round_limit, deck=self.deck)
-        self.views = [PlayerView(self.game, s) for s in range(players)]
+        self.views = PlayerView.for_seats(self.game)
         self._money = [0] * players
         self._paid = False  # the end's reward was given
         self._legal_cache: tuple[int, list[Decision], dict[int, Decision]] | None = None
@@ -48,7 +48,7 @@ class Table:
     def new_game(self, seed: int) -> None:
         self.game = Game.new(self.players, seed, promo=self.promo, round_limit=self.round_limit,
                              deck=self.deck)
-        self.views = [PlayerView(self.game, s) for s in range(self.players)]
+        self.views = PlayerView.for_seats(self.game)
         self._money = [0] * self.players
         self._paid = False
 
