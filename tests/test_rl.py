@@ -21,7 +21,7 @@ from mundus_net.engine.game import OVER, SIMULTANEOUS, Game  # noqa: E402
 from mundus_net.engine.view import PlayerView, StateView  # noqa: E402
 from mundus_net.rl.actions import ActionSpace  # noqa: E402
 from mundus_net.rl.aec import MundusAEC  # noqa: E402
-from mundus_net.rl.observation import Observer  # noqa: E402
+from mundus_net.rl.observation import LiveObserver, Observer  # noqa: E402
 from mundus_net.rl.single import MundusEnv  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -126,6 +126,9 @@ def test_the_observation_shows_nothing_the_seat_may_not_see() -> None:
     mine.hands[0][v] -= 1
     mine.hands[0][v % 10 + 1] += 1
     assert not np.array_equal(observer.observe(PlayerView(mine, 0)), before)
+    # The environments' observer, which reads the game itself, no more.
+    assert np.array_equal(LiveObserver(observer, other).observe(0), before)
+    assert not np.array_equal(LiveObserver(observer, mine).observe(0), before)
 
 
 def test_the_observation_is_the_same_from_a_snapshot_of_the_view() -> None:
@@ -144,6 +147,31 @@ def test_the_observation_is_the_same_from_a_snapshot_of_the_view() -> None:
         game.apply(seat, bots[seat].decide(views[seat], game.legal(seat)))
         steps += 1
     assert steps > 200
+
+
+@pytest.mark.parametrize(("players", "seed", "strategy"),
+                         [(2, 1, "random"), (3, 2, "greedy"), (4, 3, "random"),
+                          (5, 4, "greedy"), (6, 5, "random")])
+def test_the_live_observations_equal_the_views_at_every_step(players: int, seed: int,
+                                                             strategy: str) -> None:
+    """The environments' observer keeps each seat's vector and rewrites only what changed:
+    at every step of whole games, for the acting seat and one other, it gives what the
+    seat's view gives (promo cards in odd seeds)."""
+    game = Game.new(players, seed, promo=seed % 2 == 1)
+    live = LiveObserver(Observer(game.deck), game)
+    reference = Observer(game.deck)
+    views = [PlayerView(game, s) for s in range(players)]
+    bots = [load_bot(strategy, seed * 10 + s) for s in range(players)]
+    steps = 0
+    while game.phase != OVER:
+        seat = game.waiting_seats()[0] if game.phase in SIMULTANEOUS else game.active
+        for s in (seat, (seat + steps) % players):
+            assert np.array_equal(live.observe(s), reference.observe(views[s])), (steps, s)
+        game.apply(seat, bots[seat].decide(views[seat], game.legal(seat)))
+        steps += 1
+    for s in range(players):
+        assert np.array_equal(live.observe(s), reference.observe(views[s]))
+    assert steps > 100
 
 
 def test_every_observation_is_in_its_space_over_whole_games() -> None:

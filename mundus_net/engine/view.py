@@ -364,13 +364,14 @@ class _KnownHands:
             self.counts_value = None
             self.counts = [[0] * 11 for _ in range(game.players)]
         if self.pos < len(log):
-            _fold_known(self.counts, log, self.pos)
+            if _fold_known(self.counts, log, self.pos):
+                self.value = self.counts_value = None  # else the same values serve again
             self.pos = len(log)
-            self.value = self.counts_value = None
 
 
-def _fold_known(known: list[list[int]], log: Sequence[Any], start: int) -> None:
-    """Apply the public events ``log[start:]`` to the known counts; a round starts afresh."""
+def _fold_known(known: list[list[int]], log: Sequence[Any], start: int) -> bool:
+    """Apply the public events ``log[start:]`` to the known counts; a round starts afresh.
+    Whether any of them could change the counts."""
 
     def lose(seat: int, cards: Any) -> None:
         hand = known[seat]
@@ -378,11 +379,13 @@ def _fold_known(known: list[list[int]], log: Sequence[Any], start: int) -> None:
             if hand[c]:
                 hand[c] -= 1
 
+    changed = False
     for index in range(start, len(log)):
         event = log[index]
         kind, pub = event.kind, event.public
-        if kind == "decision":
-            continue  # the most frequent event, and one that shows no card
+        if kind not in _CARD_EVENTS:
+            continue  # decisions (the most frequent events) and others that show no card
+        changed = True
         if kind == "round":
             for hand in known:
                 hand[:] = [0] * 11
@@ -414,6 +417,12 @@ def _fold_known(known: list[list[int]], log: Sequence[Any], start: int) -> None:
             known[pub["seat"]] = [max(0, k - 1) for k in known[pub["seat"]]]
         elif kind == "discard":
             known[pub["seat"]] = [0] * 11
+    return changed
+
+
+# The events _fold_known reads: every other kind leaves the known hands as they are.
+_CARD_EVENTS = frozenset({"round", "pick", "buy", "take", "trade_end", "reveal", "pirates",
+                          "convert", "set", "series", "perfect", "relics", "gift", "discard"})
 
 
 def public_log(game: Game, seat: int | None = None, start: int = 0) -> list[dict[str, Any]]:

@@ -6,18 +6,24 @@ Seats are counted from the observing seat (block "seat 0" is the seat itself, "s
 next in turn order); a block of a seat beyond the table's players is all zeros. Every value is
 between 0 and 4 (counts are divided by a typical size). :meth:`Observer.layout` names every
 block (docs/rl.md prints it).
+
+:class:`Observer` makes the vector from a view; :class:`LiveObserver`, which the environments
+use, gives the same vectors for every seat of one live game at a fraction of the cost, by
+keeping each seat's vector and writing only what changed (tests compare the two at every
+step).
 """
 
 from __future__ import annotations
 
 import array
 from collections.abc import Hashable
+from typing import Any
 
 import numpy as np
 
 from mundus_net.engine.cards import VALUES
 from mundus_net.engine.deck import EVENTS, Deck
-from mundus_net.engine.game import PHASES, QUEUE_SIZE, WIN_DOUBLOONS
+from mundus_net.engine.game import PHASES, QUEUE_SIZE, WIN_DOUBLOONS, Game
 from mundus_net.engine.view import PlayerView, StateView
 
 MAX_SEATS = 6
@@ -209,3 +215,156 @@ class Observer:
                 block = hot(devs[s], False)
                 at = base + devs_at
                 x[at:at + len(block)] = block
+
+
+class LiveObserver:
+    """The observations of every seat of one live game, each kept from one call to the next
+    and rewritten only where the game changed: what :meth:`Observer.observe` gives from the
+    seat's view, at a fraction of the cost (the environments' path; tests check the two are
+    equal at every step).
+
+    It reads the game itself, but only what :class:`PlayerView` shows the seat: its own hand
+    and stored cards; of the others, their sizes and the public state (doubloons,
+    developments, face-up offers, which seats have offered, cards known in hands through the
+    view's own reader of the public log).
+    """
+
+    def __init__(self, observer: Observer, game: Game) -> None:
+        self.observer = observer
+        self.game = game
+        self.views = PlayerView.for_seats(game)
+        n = game.players
+        self._x = [array.array("f", observer._zeros) for _ in range(n)]
+        self._seen: list[dict[str, Any]] = [{} for _ in range(n)]
+        # Per observing seat, where each seat's block starts (seats as offsets from it).
+        self._bases = [[observer._seat0 + ((s - seat) % n) * observer._seat_size
+                        for s in range(n)] for seat in range(n)]
+        store_rules = game.options.rules >= 2
+        self._store_rules = store_rules
+        for seat, x in enumerate(self._x):
+            x[observer._o_players + n - 2] = 1.0
+            x[observer._o_flags + 1] = float(game.options.promo)
+            for base in self._bases[seat]:
+                x[base] = 1.0
+
+    def observe(self, seat: int) -> np.ndarray:
+        g, o = self.game, self.observer
+        x, seen = self._x[seat], self._seen[seat]
+        n = g.players
+        header = (g.round, g.phase, g.event, g.tm, g.announced)
+        if header != seen.get("header"):
+            seen["header"] = header
+            start = o._o_round
+            x[start:o._o_hand] = o._zeros[start:o._o_hand]
+            x[o._o_round] = header[0] / 20
+            x[o._o_phase + o._phase[header[1]]] = 1.0
+            x[o._o_event + o._event.get(header[2] or "", 0)] = 1.0
+            x[o._o_tm + (header[3] - seat) % n] = 1.0
+            if header[4] in (2, 3, 4):
+                x[o._o_announced + header[4] - 2] = 1.0
+        for key, at, counts in (("hand", o._o_hand, g.hands[seat]),
+                                ("stored", o._o_stored, g.stored[seat])):
+            if counts != seen.get(key):
+                seen[key] = counts[:]
+                x[at:at + 10] = (o._quarters(tuple(counts)) if any(counts)
+                                 else o._zeros[at:at + 10])
+        for key, at, cards, each in (("market", o._o_market, g.market, 1.0),
+                                     ("display", o._o_display, g.display, 1.0),
+                                     ("discard", o._o_discard, g.discard, 1 / 12)):
+            if cards != seen.get(key):
+                seen[key] = cards[:]
+                x[at:at + 10] = (o._card_block(tuple(sorted(cards)), each) if cards
+                                 else o._zeros[at:at + 10])
+        x[o._o_piles] = len(g.draw) / 120
+        x[o._o_piles + 1] = len(g.devpile) / o._devs
+        queue = g.queue
+        if queue != seen.get("queue"):
+            seen["queue"] = queue[:]
+            at = o._o_queue
+            x[at:o._o_flags] = o._zeros[at:o._o_flags]
+            if queue:
+                block = o._hot(tuple(queue), True)
+                x[at:at + len(block)] = block
+        x[o._o_flags] = float(g.queue_short)
+        takes = g.takes
+        if takes != seen.get("takes"):
+            seen["takes"] = takes[:]
+            by, source_at = o._o_takes_by, o._o_takes_from
+            x[by:source_at + MAX_SEATS] = o._zeros[by:source_at + MAX_SEATS]
+            for taker, source in takes:
+                x[by + (taker - seat) % n] += 1 / 6
+                x[source_at + (source - seat) % n] += 1 / 6
+        self._seats(x, seat, n)
+        return np.frombuffer(array.array("f", x), dtype=np.float32)
+
+    def _seats(self, x: array.array[float], seat: int, n: int) -> None:
+        """The seat blocks, field by field: a field that changed for any seat is written
+        again for every seat (most steps change one or two fields)."""
+        g, o = self.game, self.observer
+        seen, bases, zeros = self._seen[seat], self._bases[seat], o._zeros
+        phase = g.phase
+        doubloons = g.doubloons
+        if doubloons != seen.get("doubloons"):
+            seen["doubloons"] = doubloons[:]
+            for s in range(n):
+                x[bases[s] + 1] = doubloons[s] / WIN_DOUBLOONS
+        for key, at, piles in (("hand_sizes", 2, g.hands), ("stored_sizes", 3, g.stored)):
+            sizes = list(map(sum, piles))
+            if sizes != seen.get(key):
+                seen[key] = sizes
+                for s in range(n):
+                    x[bases[s] + at] = sizes[s] / 10
+        offers = g.offers if phase == "offer" else {}
+        offered = [s in offers for s in range(n)]
+        if offered != seen.get("offered"):
+            seen["offered"] = offered
+            for s in range(n):
+                x[bases[s] + 4] = 1.0 if offered[s] else 0.0
+        quarters = o._quarters
+        faceup = g.faceup
+        if faceup != seen.get("faceup"):
+            seen["faceup"] = [f[:] for f in faceup]
+            for s in range(n):
+                at = bases[s] + 5
+                x[at:at + 10] = quarters(tuple(faceup[s])) if any(faceup[s]) else zeros[:10]
+        known = self.views[seat].known_counts  # the same tuple while nothing changed it
+        if known is not seen.get("known"):
+            seen["known"] = known
+            for s in range(n):
+                at = bases[s] + 15
+                x[at:at + 10] = quarters(known[s]) if any(known[s]) else zeros[:10]
+        pirates = ([min(g.pirates_due.get(s, 0), HIGH) for s in range(n)]
+                   if phase == "pirates" else None)
+        if pirates != seen.get("pirates"):
+            seen["pirates"] = pirates
+            for s in range(n):
+                x[bases[s] + 25] = 0.0 if pirates is None else pirates[s]
+        store = ([g.store_due.get(s, 0) / 5 for s in range(n)]
+                 if phase == "store" and self._store_rules else None)
+        if store != seen.get("store"):
+            seen["store"] = store
+            for s in range(n):
+                x[bases[s] + 26] = 0.0 if store is None else store[s]
+        perfect = g.perfect_shown
+        if perfect != seen.get("perfect"):
+            seen["perfect"] = perfect[:]
+            for s in range(n):
+                x[bases[s] + 27] = 1.0 if s in perfect else 0.0
+        fleets = g.fleets
+        if fleets != seen.get("fleets"):
+            seen["fleets"] = fleets[:]
+            caravels = [0] * n
+            for owner, ids in fleets:
+                caravels[owner] += len(ids)
+            for s in range(n):
+                x[bases[s] + 28] = caravels[s] / 6
+        devs = g.devs
+        if devs != seen.get("devs"):
+            seen["devs"] = [d[:] for d in devs]
+            hot, width = o._hot, o._seat_size - 29
+            for s in range(n):
+                at = bases[s] + 29
+                x[at:at + width] = zeros[:width]
+                if devs[s]:
+                    block = hot(tuple(devs[s]), False)
+                    x[at:at + len(block)] = block

@@ -13,7 +13,7 @@ from mundus_net.engine.defaults import default_decision
 from mundus_net.engine.game import OVER, SIMULTANEOUS, WIN_DOUBLOONS, Game
 from mundus_net.engine.view import PlayerView
 from mundus_net.rl.actions import ActionSpace
-from mundus_net.rl.observation import HIGH, Observer
+from mundus_net.rl.observation import HIGH, LiveObserver, Observer
 
 REWARDS = ("win", "doubloons")
 
@@ -39,7 +39,8 @@ class Table:
         self.actions = ActionSpace(self.deck)
         self.observer = Observer(self.deck)
         self.game = Game.new(players, 0, promo=promo, round_limit=round_limit, deck=self.deck)
-        self.views = PlayerView.for_seats(self.game)
+        self.live = LiveObserver(self.observer, self.game)
+        self.views = self.live.views
         self._money = [0] * players
         self._paid = False  # the end's reward was given
         self._legal_cache: tuple[int, list[Decision], dict[int, Decision]] | None = None
@@ -48,7 +49,8 @@ class Table:
     def new_game(self, seed: int) -> None:
         self.game = Game.new(self.players, seed, promo=self.promo, round_limit=self.round_limit,
                              deck=self.deck)
-        self.views = PlayerView.for_seats(self.game)
+        self.live = LiveObserver(self.observer, self.game)
+        self.views = self.live.views
         self._money = [0] * self.players
         self._paid = False
 
@@ -88,7 +90,7 @@ class Table:
         return mask
 
     def observe(self, seat: int) -> np.ndarray:
-        return self.observer.observe(self.views[seat])
+        return self.live.observe(seat)
 
     def play(self, seat: int, action: int) -> Decision:
         """Play action ``action`` for ``seat`` (IllegalAction if it is not legal now)."""
