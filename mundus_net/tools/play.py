@@ -46,7 +46,7 @@ def register(subparsers: Any) -> None:
                    help="game seed: the same seed deals the same cards (default: random)")
     p.add_argument("--strategy", type=_strategy, default="greedy",
                    help=f"the bots' strategy: {', '.join(strategy_names())} or module:Class "
-                        "(default greedy)")
+                        "(default greedy; search is the strongest)")
     p.add_argument("--round-limit", type=positive_int, default=None, metavar="N",
                    help="end the game after N rounds (R8.5; default: no limit)")
     p.add_argument("--record", metavar="FILE", default=None,
