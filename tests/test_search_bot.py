@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import math
 import random
 from collections.abc import Iterator
 from typing import Any
@@ -22,6 +23,7 @@ from mundus_net.bots.search import (
     SEARCH_PHASES,
     SearchBot,
     _PolicyBot,
+    _rounds_left,
     _SimGame,
     fitted_features,
     win_shares,
@@ -405,6 +407,17 @@ def test_worths_add_up_the_worth_parts() -> None:
         assert features == pytest.approx([*parts, *(p * 0.4 for p in parts),
                                           *(p / 4 for p in parts)])
     assert len(FITTED) == 3 * len(PARTS)
+
+
+def test_the_fitted_shares_are_the_softmax_of_the_weights_times_the_features() -> None:
+    """win_shares adds each part's three weights up first, for speed: the same shares as the
+    fitted features (what benchmarks/fit_evaluation.py fits) times FITTED."""
+    game = _at_a_round_end(8)
+    r = _rounds_left(game)
+    logits = [sum(w * f for w, f in zip(FITTED, fitted_features(parts, r), strict=True))
+              for parts in worth_parts(game)]
+    exp = [math.exp(v - max(logits)) for v in logits]
+    assert win_shares(game, "fitted") == pytest.approx([v / sum(exp) for v in exp], abs=1e-12)
 
 
 def test_an_unknown_evaluation_is_refused_with_the_choices() -> None:

@@ -40,6 +40,7 @@ deterministic for a seed. See docs/bots.md ("The search bot") for its measured s
 from __future__ import annotations
 
 import math
+import operator
 import random
 import time
 from collections.abc import Sequence
@@ -82,6 +83,7 @@ FITTED = (0.2512, 0.0917, 0.2841, 0.1946, 0.0046, 0.1663, 0.1766, 0.1007, 0.2721
           -0.1337, -0.0264, 0.3785, -0.1306, 0.0440, -0.0533, -0.0932, -0.0911, -0.0511, 0.0092,
           0.0735, 0.0271, 0.3785, 0.6607, -0.1904, -0.2970, -0.1487, 0.0080, -0.0358, -0.1189)
 EVALUATIONS = ("fitted", "hand")
+_FITTED_BY_PART = tuple(zip(FITTED[:10], FITTED[10:20], FITTED[20:], strict=True))
 
 
 class _SimGame(Game):
@@ -331,14 +333,15 @@ PARTS = ("doubloons", "income", "developments", "caravels", "merchants", "wareho
          "shipyards", "powers", "stored", "income_rate")
 
 
-def worth_parts(g: Game) -> list[list[float]]:
+def worth_parts(g: Game, rounds_left: float | None = None) -> list[list[float]]:
     """Per seat, the parts of what it is worth for the rest of the game, in doubloons, in the
     order of :data:`PARTS`: its doubloons; then, as the greedy player values a development it
     owns, the printed income of its developments over the rounds left, a development taken
     (one an opponent does not get), the caravels' extra cards, the merchants' conversions, the
     warehouse slots, the shipyards' income and the character powers; its stored cards as the
-    greedy player values them for next round's event; and its printed income for one round."""
-    r = _rounds_left(g)
+    greedy player values them for next round's event; and its printed income for one round.
+    ``rounds_left``: the estimate of the income payments left, when already known."""
+    r = _rounds_left(g) if rounds_left is None else rounds_left
     later = max(r - 1.0, 0.0)
     deck = g.deck
     n = g.players
@@ -403,9 +406,11 @@ def win_shares(g: Game, evaluation: str = "fitted", temperature: float = 8.0,
     such positions; ``hand``: the softmax of :func:`worths` (developments at ``dev_scale``)
     at ``temperature`` doubloons per unit."""
     if evaluation == "fitted":
+        # w . fitted_features(parts, r), with each part's three weights added up first.
         r = _rounds_left(g)
-        logits = [sum(w * x for w, x in zip(FITTED, fitted_features(parts, r), strict=True))
-                  for parts in worth_parts(g)]
+        early, late = r / 10.0, 1.0 / max(r, 1.0)
+        weights = [a + b * early + c * late for a, b, c in _FITTED_BY_PART]
+        logits = [sum(map(operator.mul, weights, parts)) for parts in worth_parts(g, r)]
     else:
         logits = [w / temperature for w in worths(g, dev_scale)]
     top = max(logits)
