@@ -162,6 +162,21 @@ def test_take_prompt_says_what_a_take_is_and_rules_R5_5() -> None:
     assert waiting.startswith("Waiting for Ana: take a card")
 
 
+def test_a_started_table_without_the_seats_own_cards_yet_draws_without_them() -> None:
+    """Under load the public snapshot of a started game can reach the client before the
+    seat's private part (hand, stored cards): the table screen is drawn with an empty hand
+    instead of failing (the lobby test once crashed the client there)."""
+    for view in _views(6, 4, every=23):
+        if view.seat is None:
+            continue
+        data = to_wire(view.to_dict())
+        for private in ("hand", "stored", "my_offer"):
+            data.pop(private, None)
+        partial = StateView(data, view.deck)
+        text = render.to_plain(render.screen(partial, NAMES, 80, 24, ["Round 1 begins"]))
+        assert "Hand 0:" in text
+
+
 def test_every_style_class_used_is_in_the_style_table() -> None:
     known = {f"class:{name}" for name in render.STYLE_RULES}
     for view in _views(5, 5, every=17):

@@ -98,7 +98,8 @@ def turn_context(view: View, hand: Sequence[int] | None = None) -> TurnContext |
     if seat is None:
         return None
     live = hand is None and in_turn(view)
-    counts = to_counts(view.hand if hand is None else hand)
+    # A snapshot may show the started table a moment before the seat's own cards arrive.
+    counts = to_counts((view.hand or ()) if hand is None else hand)
     natural: tuple[int, ...] | None = None
     detail: dict[str, object] = {}
     if live:

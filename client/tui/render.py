@@ -474,7 +474,7 @@ def hand(view: View, width: int) -> StyleAndTextTuples:
     """Your hand grouped by value, coloured by class, relics apart; wraps if it must."""
     if view.seat is None:
         return _join([[("class:dim", "Spectating: no hand")]], width)
-    cards = list(view.hand)
+    cards = list(view.hand or ())  # (None for a moment: the table started, the hand not in)
     tokens: list[Line] = []
     for value in range(1, 10):
         count = cards.count(value)
@@ -502,7 +502,7 @@ def stored(view: View, width: int) -> StyleAndTextTuples:
     """Your stored cards and warehouse room; nothing when you have neither."""
     if view.seat is None:
         return []
-    cards = list(view.stored)
+    cards = list(view.stored or ())
     capacity = sum(view.deck[c].capacity for c in view.developments[view.seat]
                    if c in view.deck.by_id)
     if not cards and not capacity:
