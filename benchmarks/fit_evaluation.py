@@ -30,9 +30,9 @@ import numpy as np
 
 from mundus_net.bots.base import load_bot
 from mundus_net.bots.search import PARTS, _rounds_left, fitted_features, worth_parts
-from mundus_net.engine.game import OVER, SIMULTANEOUS, Game
+from mundus_net.engine.game import Game
 from mundus_net.engine.seeds import derive_seed
-from mundus_net.engine.view import PlayerView
+from mundus_net.tools.runner import play_game
 
 PLAYERS = 4
 HAND_MADE = np.array([1, .7, .7, .7, .7, .7, .7, .7, 1, 0]) / 8.0  # worths(g, 0.7) / 8
@@ -64,10 +64,7 @@ def play(args: tuple[int, int]) -> list[tuple[int, float, list[list[float]], lis
     g = _Recording.new(PLAYERS, derive_seed(seed, "fit-game", index))
     bots = [load_bot("greedy", derive_seed(seed, "fit-greedy", index, s))
             for s in range(PLAYERS)]
-    views = [PlayerView(g, s) for s in range(PLAYERS)]
-    while g.phase != OVER:
-        s = g.waiting_seats()[0] if g.phase in SIMULTANEOUS else g.active
-        g.apply(s, bots[s].decide(views[s], g.legal(s)))
+    play_game(g, bots)
     assert g.result is not None
     winners = g.result.winners
     share = [1.0 / len(winners) if s in winners else 0.0 for s in range(PLAYERS)]
