@@ -21,14 +21,18 @@ from typing import Any
 
 import numpy as np
 
-from mundus_net.engine.cards import VALUES
+from mundus_net.engine.cards import VALUES, to_counts
 from mundus_net.engine.deck import EVENTS, Deck
 from mundus_net.engine.game import PHASES, QUEUE_SIZE, WIN_DOUBLOONS, Game
 from mundus_net.engine.view import PlayerView, StateView
 
 MAX_SEATS = 6
 HIGH = 4.0  # every value is clipped to [0, HIGH]
-BLOCK_CACHE = 4096  # count vectors whose block is kept
+BLOCK_CACHE = 4096  # blocks kept (count vectors, card sets, queues)
+# Where each field starts in a seat's block (Observer.seat_block lists them, with sizes).
+(SEAT_DOUBLOONS, SEAT_HAND, SEAT_STORED, SEAT_OFFERED, SEAT_FACEUP) = (1, 2, 3, 4, 5)
+SEAT_KNOWN, SEAT_PIRATES, SEAT_STORE, SEAT_PERFECT, SEAT_CARAVELS, SEAT_DEVS = (
+    15, 25, 26, 27, 28, 29)
 
 
 class Observer:
@@ -65,6 +69,10 @@ class Observer:
                            ("showed the perfect combination", 1),
                            ("caravels in its fleets / 6", 1), ("developments (multi-hot)", devs)]
         seat_size = sum(n for _, n in self.seat_block)
+        starts = [sum(n for _, n in self.seat_block[:i]) for i in range(len(self.seat_block))]
+        assert starts[1:] == [SEAT_DOUBLOONS, SEAT_HAND, SEAT_STORED, SEAT_OFFERED,
+                              SEAT_FACEUP, SEAT_KNOWN, SEAT_PIRATES, SEAT_STORE,
+                              SEAT_PERFECT, SEAT_CARAVELS, SEAT_DEVS]
         what = ", ".join(f"{name} ({n})" if n > 1 else name for name, n in self.seat_block)
         for s in range(MAX_SEATS):
             parts.append((f"seat{s}", f"seat offset {s} (0: this seat): {what}", seat_size))
@@ -97,40 +105,39 @@ class Observer:
         back step after step, so each block is made once)."""
         block = self._blocks.get(counts)
         if block is None:
-            if len(self._blocks) >= BLOCK_CACHE:
-                self._blocks.clear()
-            block = self._blocks[counts] = array.array("f", [c / 4 for c in counts[1:11]])
+            block = self._keep(counts, array.array("f", [c / 4 for c in counts[1:11]]))
         return block
 
     def _card_block(self, cards: tuple[int, ...], each: float) -> array.array[float]:
         """The block of a multiset of resource cards: ``each`` per card at ``card - 1``,
         clipped at HIGH (a market or display of more than 4 equal cards)."""
-        key = (each, cards)
+        key = ("cards", each, cards)
         block = self._blocks.get(key)
         if block is None:
-            if len(self._blocks) >= BLOCK_CACHE:
-                self._blocks.clear()
-            counts = [0] * 10
-            for card in cards:
-                counts[card - 1] += 1
-            block = self._blocks[key] = array.array("f", [min(c * each, HIGH) for c in counts])
+            counts = to_counts(cards)[1:]
+            block = self._keep(key, array.array("f", [min(c * each, HIGH) for c in counts]))
         return block
 
     def _hot(self, cards: tuple[str, ...], ordered: bool) -> array.array[float]:
         """The block of a set of development cards (multi-hot over the deck, up to the last
         one set) or, ``ordered``, of a queue (a one-hot over the deck per position)."""
-        key = (ordered, cards)
+        key = ("queue" if ordered else "devs", cards)
         block = self._blocks.get(key)
         if block is None:
-            if len(self._blocks) >= BLOCK_CACHE:
-                self._blocks.clear()
             index, devs = self.dev_index, self._devs
             spots = ([p * devs + index[c] for p, c in enumerate(cards)] if ordered
                      else [index[c] for c in cards])
             block = array.array("f", bytes(4 * (max(spots) + 1)))
             for i in spots:
                 block[i] = 1.0
-            self._blocks[key] = block
+            self._keep(key, block)
+        return block
+
+    def _keep(self, key: Hashable, block: array.array[float]) -> array.array[float]:
+        """Keep a block made for ``key``; all are dropped once BLOCK_CACHE are kept."""
+        if len(self._blocks) >= BLOCK_CACHE:
+            self._blocks.clear()
+        self._blocks[key] = block
         return block
 
     def layout(self) -> list[tuple[int, int, str]]:
@@ -191,29 +198,29 @@ class Observer:
         for owner, ids in view.fleets:
             caravels[owner] += len(ids)
         size, seat0 = self._seat_size, self._seat0
-        quarters, hot, devs_at = self._quarters, self._hot, 29
+        quarters, hot = self._quarters, self._hot
         for s in range(players):
             base = seat0 + ((s - seat) % players) * size
             x[base] = 1.0
-            x[base + 1] = doubloons[s] / WIN_DOUBLOONS
-            x[base + 2] = hands[s] / 10
-            x[base + 3] = stored[s] / 10
+            x[base + SEAT_DOUBLOONS] = doubloons[s] / WIN_DOUBLOONS
+            x[base + SEAT_HAND] = hands[s] / 10
+            x[base + SEAT_STORED] = stored[s] / 10
             if s in offered:
-                x[base + 4] = 1.0
+                x[base + SEAT_OFFERED] = 1.0
             if faceup and any(faceup[s]):
-                x[base + 5:base + 15] = quarters(faceup[s])
+                x[base + SEAT_FACEUP:base + SEAT_KNOWN] = quarters(faceup[s])
             if known and any(known[s]):
-                x[base + 15:base + 25] = quarters(known[s])
+                x[base + SEAT_KNOWN:base + SEAT_PIRATES] = quarters(known[s])
             if pirates:
-                x[base + 25] = min(pirates[s], HIGH)
+                x[base + SEAT_PIRATES] = min(pirates[s], HIGH)
             if store:
-                x[base + 26] = store[s] / 5
+                x[base + SEAT_STORE] = store[s] / 5
             if s in perfect:
-                x[base + 27] = 1.0
-            x[base + 28] = caravels[s] / 6
+                x[base + SEAT_PERFECT] = 1.0
+            x[base + SEAT_CARAVELS] = caravels[s] / 6
             if devs[s]:
                 block = hot(devs[s], False)
-                at = base + devs_at
+                at = base + SEAT_DEVS
                 x[at:at + len(block)] = block
 
 
@@ -239,8 +246,7 @@ class LiveObserver:
         # Per observing seat, where each seat's block starts (seats as offsets from it).
         self._bases = [[observer._seat0 + ((s - seat) % n) * observer._seat_size
                         for s in range(n)] for seat in range(n)]
-        store_rules = game.options.rules >= 2
-        self._store_rules = store_rules
+        self._store_rules = game.options.rules >= 2
         for seat, x in enumerate(self._x):
             x[observer._o_players + n - 2] = 1.0
             x[observer._o_flags + 1] = float(game.options.promo)
@@ -307,8 +313,9 @@ class LiveObserver:
         if doubloons != seen.get("doubloons"):
             seen["doubloons"] = doubloons[:]
             for s in range(n):
-                x[bases[s] + 1] = doubloons[s] / WIN_DOUBLOONS
-        for key, at, piles in (("hand_sizes", 2, g.hands), ("stored_sizes", 3, g.stored)):
+                x[bases[s] + SEAT_DOUBLOONS] = doubloons[s] / WIN_DOUBLOONS
+        for key, at, piles in (("hand_sizes", SEAT_HAND, g.hands),
+                                  ("stored_sizes", SEAT_STORED, g.stored)):
             sizes = list(map(sum, piles))
             if sizes != seen.get(key):
                 seen[key] = sizes
@@ -319,37 +326,37 @@ class LiveObserver:
         if offered != seen.get("offered"):
             seen["offered"] = offered
             for s in range(n):
-                x[bases[s] + 4] = 1.0 if offered[s] else 0.0
+                x[bases[s] + SEAT_OFFERED] = 1.0 if offered[s] else 0.0
         quarters = o._quarters
         faceup = g.faceup
         if faceup != seen.get("faceup"):
             seen["faceup"] = [f[:] for f in faceup]
             for s in range(n):
-                at = bases[s] + 5
+                at = bases[s] + SEAT_FACEUP
                 x[at:at + 10] = quarters(tuple(faceup[s])) if any(faceup[s]) else zeros[:10]
         known = self.views[seat].known_counts  # the same tuple while nothing changed it
         if known is not seen.get("known"):
             seen["known"] = known
             for s in range(n):
-                at = bases[s] + 15
+                at = bases[s] + SEAT_KNOWN
                 x[at:at + 10] = quarters(known[s]) if any(known[s]) else zeros[:10]
         pirates = ([min(g.pirates_due.get(s, 0), HIGH) for s in range(n)]
                    if phase == "pirates" else None)
         if pirates != seen.get("pirates"):
             seen["pirates"] = pirates
             for s in range(n):
-                x[bases[s] + 25] = 0.0 if pirates is None else pirates[s]
+                x[bases[s] + SEAT_PIRATES] = 0.0 if pirates is None else pirates[s]
         store = ([g.store_due.get(s, 0) / 5 for s in range(n)]
                  if phase == "store" and self._store_rules else None)
         if store != seen.get("store"):
             seen["store"] = store
             for s in range(n):
-                x[bases[s] + 26] = 0.0 if store is None else store[s]
+                x[bases[s] + SEAT_STORE] = 0.0 if store is None else store[s]
         perfect = g.perfect_shown
         if perfect != seen.get("perfect"):
             seen["perfect"] = perfect[:]
             for s in range(n):
-                x[bases[s] + 27] = 1.0 if s in perfect else 0.0
+                x[bases[s] + SEAT_PERFECT] = 1.0 if s in perfect else 0.0
         fleets = g.fleets
         if fleets != seen.get("fleets"):
             seen["fleets"] = fleets[:]
@@ -357,13 +364,13 @@ class LiveObserver:
             for owner, ids in fleets:
                 caravels[owner] += len(ids)
             for s in range(n):
-                x[bases[s] + 28] = caravels[s] / 6
+                x[bases[s] + SEAT_CARAVELS] = caravels[s] / 6
         devs = g.devs
         if devs != seen.get("devs"):
             seen["devs"] = [d[:] for d in devs]
-            hot, width = o._hot, o._seat_size - 29
+            hot, width = o._hot, o._seat_size - SEAT_DEVS
             for s in range(n):
-                at = bases[s] + 29
+                at = bases[s] + SEAT_DEVS
                 x[at:at + width] = zeros[:width]
                 if devs[s]:
                     block = hot(tuple(devs[s]), False)
