@@ -76,6 +76,9 @@ DEFAULT_MARGIN = 3.0  # doubloons of greedy's score: scored choices further behi
 DEFAULT_DEV_SCALE = 0.7  # developments at 70% of greedy's estimate (1.0: no better, docs/bots.md)
 CONTEXT_CACHE = 256  # evaluation contexts kept per rollout player
 DEFAULT_STORE_HORIZON = 1  # rounds played by a rollout from a storage decision
+# The parts of a seat's worth at the end of a rollout (:func:`worth_parts`), in order.
+PARTS = ("doubloons", "income", "developments", "caravels", "merchants", "warehouses",
+         "shipyards", "powers", "stored", "income_rate")
 # The evaluation fitted to the results of greedy games (python benchmarks/fit_evaluation.py
 # --games 12000 --seed 32; docs/bots.md): a seat's share of the win at the end of a rollout is
 # the softmax over seats of these weights times its fitted_features.
@@ -83,7 +86,8 @@ FITTED = (0.2512, 0.0917, 0.2841, 0.1946, 0.0046, 0.1663, 0.1766, 0.1007, 0.2721
           -0.1337, -0.0264, 0.3785, -0.1306, 0.0440, -0.0533, -0.0932, -0.0911, -0.0511, 0.0092,
           0.0735, 0.0271, 0.3785, 0.6607, -0.1904, -0.2970, -0.1487, 0.0080, -0.0358, -0.1189)
 EVALUATIONS = ("fitted", "hand")
-_FITTED_BY_PART = tuple(zip(FITTED[:10], FITTED[10:20], FITTED[20:], strict=True))
+_FITTED_BY_PART = tuple(zip(FITTED[:len(PARTS)], FITTED[len(PARTS):2 * len(PARTS)],
+                            FITTED[2 * len(PARTS):], strict=True))  # per part: x1, x r/10, / r
 
 
 class _SimGame(Game):
@@ -326,11 +330,6 @@ def _rounds_left(g: Game) -> float:
     left = (WIN_DOUBLOONS - leader) / pace
     by_queue = len(g.devpile) / max(g.players * 0.6, 1.0) + 1.0
     return max(1.0, min(left, by_queue, 14.0))
-
-
-# The parts of a seat's worth at the end of a rollout (:func:`worth_parts`), in order.
-PARTS = ("doubloons", "income", "developments", "caravels", "merchants", "warehouses",
-         "shipyards", "powers", "stored", "income_rate")
 
 
 def worth_parts(g: Game, rounds_left: float | None = None) -> list[list[float]]:
