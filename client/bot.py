@@ -24,6 +24,7 @@ from mundus_net.client.connection import (
     Connection,
     ConnectTimeout,
     GameOver,
+    Gone,
     HostError,
     Joined,
     Lost,
@@ -39,6 +40,7 @@ from mundus_net.client.known_hosts import (
     add_security_arguments,
     trust_host,
 )
+from mundus_net.client.tokens import Holder
 from mundus_net.engine.decisions import DECISION_TYPES, Offer
 from mundus_net.engine.defaults import default_choice
 from mundus_net.engine.game import REASON_WORDS, Result
@@ -182,6 +184,8 @@ class NetworkBot:
                      "table")
         elif isinstance(notice, Problem):
             self.log(notice.message)
+        elif isinstance(notice, Gone):
+            self.log(f"no more play at this table ({notice.why}): {notice.detail}")
         elif isinstance(notice, Closed):
             self.log(f"connection closed ({notice.reason})")
         elif isinstance(notice, GameOver):  # conn.result is set; play() returns
@@ -228,7 +232,8 @@ def write_session(path: Path, conn: Connection) -> None:
     """Token and open commitment, written atomically (a kill mid-write loses nothing)."""
     data = {"address": conn.address, "game": conn.game_id, "seat": conn.seat,
             "token": conn.token,
-            "secret": None if conn.secret is None else conn.secret.to_json()}
+            "secret": None if conn.secret is None else conn.secret.to_json(),
+            "holder": Holder.this_program().to_json()}
     atomic_write(path, json.dumps(data))
 
 
@@ -274,6 +279,10 @@ def register(subparsers: Any) -> None:
                    help="keep the seat token (and an open offer commitment) here; an "
                         "existing file resumes that seat")
     p.add_argument("--token", help=argparse.SUPPRESS)  # resume a seat (tests)
+    p.add_argument("--take-over", action="store_true",
+                   help="take the seat of --token-file over even if another program plays it "
+                        "now (that one is told, and stops); a bot whose earlier process "
+                        "stopped takes its seat back by itself")
     p.add_argument("--timeout", type=float, default=10.0,
                    help="seconds to wait for the host when joining (default 10)")
     add_security_arguments(p)
@@ -304,9 +313,13 @@ def run(args: argparse.Namespace) -> int:
     token: str | None = args.token
     secret: OfferSecret | None = None
     path: Path | None = args.token_file
+    take_over: bool = args.take_over
     if path is not None and path.exists():
         saved = read_session(path)
         token = token or saved.get("token")
+        holder = Holder.from_json(saved.get("holder"))
+        if holder is not None and holder.here and not holder.running:
+            take_over = True  # the process that played it stopped: its link may look live
         if saved.get("secret"):
             try:
                 secret = OfferSecret.from_json(saved["secret"])
@@ -333,7 +346,7 @@ def run(args: argparse.Namespace) -> int:
                                 secret=secret, server_key=trust.key,
                                 insecure=trust.key is None, wakeable=False,
                                 public_from=conns[0] if conns else None,
-                                invite=args.invite))
+                                invite=args.invite, take_over=take_over))
     conn = conns[0]
     if args.trace is not None:
         conn.tap = _tracer(args.trace)
@@ -348,6 +361,10 @@ def run(args: argparse.Namespace) -> int:
                 welcome = one.connect(args.timeout)
             except (HostError, ConnectTimeout) as exc:
                 _stderr(f"mundus bot: cannot join {args.connect}: {exc}")
+                if isinstance(exc, HostError) and exc.code == "seat_in_use":
+                    _stderr("mundus bot: another program plays this seat now (another "
+                            "`mundus bot` with the same --token-file?); --take-over takes it "
+                            "over, and that one stops")
                 for other in conns[:k]:
                     other.close(bye=True)
                 return 1

@@ -38,6 +38,7 @@ from mundus_net.client.core import (
     SNAPSHOT_RETRY,
     STOPPED,
     SYNC_GRACE_S,
+    TAKEN_OVER,
     Accepted,
     Channel,
     ClientCore,
@@ -77,7 +78,7 @@ from mundus_net.protocol.security import fetch_key, make_client, parse_key, requ
 
 __all__ = [
     "ANSWERS", "ANSWER_RETRY", "LOST_AFTER", "OVER", "RATE_HOLD_S", "REPLACED", "SECRET_PHASES",
-    "SNAPSHOT_RETRY", "STOPPED", "SYNC_GRACE_S", "Accepted", "ClientError", "Closed",
+    "SNAPSHOT_RETRY", "STOPPED", "SYNC_GRACE_S", "TAKEN_OVER", "Accepted", "ClientError", "Closed",
     "ConnectTimeout", "Connection", "GameOver", "Gone", "HostError", "Joined", "Link", "Lost",
     "Mismatch", "Notice", "OfferSecret", "PendingDecision", "Pong", "PrivateUpdate", "Problem",
     "PublicEvents", "Refused", "Synced", "Welcome", "deck_from_wire", "poll_all",
@@ -157,11 +158,13 @@ class Connection:
                  server_key: str | None = None, insecure: bool = False,
                  contribute: bool = True, wakeable: bool = True,
                  public_from: Connection | None = None, clock: Clock = time.monotonic,
-                 give_up_after: float | None = None, invite: str | None = None) -> None:
+                 give_up_after: float | None = None, invite: str | None = None,
+                 take_over: bool = False) -> None:
         # ``give_up_after``: seconds of reconnecting in vain before the table counts as gone
         # (a Gone notice, then the connection closes); None: reconnect for ever.
+        # ``take_over``: sit even if another live connection holds the token's seat (§3).
         self.core = ClientCore(ClientSettings(name, role, bot, contribute and role == "player",
-                                              give_up_after, invite),
+                                              give_up_after, invite, take_over),
                                token=token, secret=secret, on_secret=on_secret)
         # Encryption (docs/security.md): CURVE with the host key ``server_key`` (Z85); without
         # one, connect() asks the host's key port and trusts the answer for this connection

@@ -53,6 +53,9 @@ The table this client sat at (or watched) can end three ways, each told once by 
   reconnecting (by default it tries for ever).
 * ``over``: the game is over and the host went silent (a host stops a little after its game
   ends): there is nothing to reconnect to.
+* ``taken_over``: another client program sat in this seat with its token (the person chose
+  to take it over, docs/client.md): the host says ``taken_over``, or refuses this side's
+  reconnecting hello with ``seat_in_use``. The token stays good; this side stops.
 """
 
 from __future__ import annotations
@@ -165,6 +168,12 @@ class ClientSettings:
     invite: str | None = None
     """The table's invite code (a table for the invited asks it in every hello without a
     token)."""
+    take_over: bool = False
+    """Take the seat over if another live connection holds its token (the first hello only:
+    the person chose it; §3)."""
+    client_id: str = field(default_factory=lambda: os.urandom(8).hex())
+    """This program's id in every hello: its own reconnects keep the seat without
+    take_over, another program's hello with the same token is refused (§3)."""
 
     def __post_init__(self) -> None:
         if self.role not in ("player", "spectator"):
@@ -351,14 +360,17 @@ class Closed(Notice):
 REPLACED = "replaced"
 STOPPED = "stopped"
 OVER = "over"
+TAKEN_OVER = "taken_over"
 
 
 @dataclass(frozen=True, slots=True)
 class Gone(Notice):
     """The table is gone for good (the module docstring says when): ``why`` is
     :data:`REPLACED` (a new game runs at the address; this seat's token is dead and
-    forgotten), :data:`STOPPED` (the host did not come back) or :data:`OVER` (the game is over
-    and the host stopped). The link closes right after (a :class:`Closed` follows)."""
+    forgotten), :data:`STOPPED` (the host did not come back), :data:`OVER` (the game is over
+    and the host stopped) or :data:`TAKEN_OVER` (another client sits in this seat now, with
+    its token: this one stops reconnecting). The link closes right after (a :class:`Closed`
+    follows)."""
 
     why: str
     detail: str
@@ -628,6 +640,10 @@ class ClientCore:
             hello["contribute"] = True
         if settings.invite is not None:
             hello["invite"] = settings.invite
+        if settings.role == "player":
+            hello["client"] = settings.client_id
+            if settings.take_over and self.welcome is None:
+                hello["take_over"] = True
         self._send(hello, now)
         self._last_heard = now
 
@@ -933,6 +949,8 @@ class ClientCore:
             self._on_welcome(m, now)
         elif t == "snapshot":
             self._on_snapshot(m, now)
+        elif t == "taken_over":
+            self._gone(TAKEN_OVER, str(m.get("message") or "another client took this seat"))
         elif t == "pong":
             request = self._requests.pop(m.get("id", -1), None)
             if request is not None:
@@ -970,6 +988,11 @@ class ClientCore:
             # The host welcomed this token before and knows it no more: another game runs
             # at the address now (a host that resumes its game keeps every token).
             self._gone(REPLACED, "the host no longer knows this seat's token")
+            return
+        if code == "seat_in_use" and kind == "hello" and self.welcome is not None:
+            # Reconnecting, and another program holds the seat now: it took it over (its
+            # taken_over did not reach this side). Stop: never take it back (§3).
+            self._gone(TAKEN_OVER, str(m.get("message", "")))
             return
         if code == "not_joined" and request is not None and kind not in ("hello", "bye") \
                 and now - self._rejoined_at >= self.heartbeat_s:

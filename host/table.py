@@ -99,6 +99,7 @@ class Seat:
     host_bot: Bot | None = None  # decided here, synchronously, never times out
     program: bool = False  # a host bot, or a client whose hello said bot=true
     conn: bytes | None = None
+    client: str | None = None  # the client id its connection's hello gave (one per program)
     connected: bool = False
     last_seen: float = 0.0
     contribute: bool = False  # its client said it sends a contribution to the seed (§15)
@@ -515,13 +516,14 @@ class Table:
             if index is None:
                 raise ProtocolError("bad_token", "no seat has this token")
             seat = self.seats[index]
+            self._check_seat_free(conn, seat, m)
             self._log_flags(seat, m)
             if m.get("bot") is not None:
                 seat.program = bool(m["bot"])
                 self._dirty = True
             if m.get("contribute") is not None and not self.started:
                 seat.contribute = bool(m["contribute"])
-            self._attach(conn, index)
+            self._attach(conn, index, client=m.get("client"))
             self._maybe_start()
             return self.welcome(index)
         if current is not None and current.seat is not None:
@@ -534,9 +536,31 @@ class Table:
         name = unique_name(name, (s.name for s in self.seats if s.taken))
         self._take_seat(free.index, name, secrets.token_hex(16), bool(m.get("bot", False)),
                         bool(m.get("contribute", False)))
-        self._attach(conn, free.index, first=True)
+        self._attach(conn, free.index, first=True, client=m.get("client"))
         self._maybe_start()
         return self.welcome(free.index)
+
+    def _check_seat_free(self, conn: bytes, seat: Seat, m: Message) -> None:
+        """A seat's token in a hello while another live connection holds the seat: refused
+        (``seat_in_use``), unless the hello comes from the same client program (its
+        reconnect) or says ``take_over``. Then the connection that held it is told
+        (``taken_over``) and forgotten: two clients never take a seat from each other in a
+        loop, because the one taken over stops (docs/protocol.md §3)."""
+        holder = seat.conn
+        if holder is None or holder == conn or not seat.connected:
+            return
+        same_client = m.get("client") is not None and m.get("client") == seat.client
+        if not same_client and not m.get("take_over"):
+            heard = max(0.0, self._clock() - seat.last_seen)
+            raise ProtocolError(
+                "seat_in_use", f"{seat.name} sits at seat {seat.index} already, from another "
+                f"connection (heard {heard:.0f} s ago): say hello with take_over to take the "
+                "seat over, or sit as a new player")
+        if not same_client:
+            self._privates.append((holder, {
+                "t": "taken_over", "seat": seat.index,
+                "message": f"another client took seat {seat.index} ({seat.name}) over with "
+                           "its token"}))
 
     def _take_seat(self, index: int, name: str, token: str, program: bool,
                    contribute: bool) -> None:
@@ -816,8 +840,10 @@ class Table:
             if seat.standing_in:
                 self._give_back(seat.index)
 
-    def _attach(self, conn: bytes, index: int, first: bool = False) -> None:
+    def _attach(self, conn: bytes, index: int, first: bool = False,
+                client: str | None = None) -> None:
         seat = self.seats[index]
+        seat.client = client
         if seat.conn is not None and seat.conn != conn:
             self._conns.pop(seat.conn, None)  # the seat moved to a new connection
         current = self._conns.get(conn)

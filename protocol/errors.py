@@ -13,6 +13,8 @@ ERROR_CODES = {
     "table_full": "no free seat is left",
     "invite_needed": "this table is for the invited: the hello needs the host's invite code",
     "bad_invite": "the invite code is not this table's",
+    "seat_in_use": "another live connection holds this token's seat (hello with take_over "
+                   "takes it over)",
     "spectator": "spectators may not act",
     "not_pending": "the seat has nothing to decide, or not this",
     "illegal": "the engine refused the decision (the message starts with the rule ID)",

@@ -16,7 +16,7 @@ from mundus_net.protocol.commitment import NONCE_BYTES
 from mundus_net.protocol.errors import ProtocolError
 from mundus_net.protocol.fairdeal import CONTRIBUTION_BYTES
 
-PROTOCOL_VERSION = 3  # 3: a private message's state under "private", as in a snapshot (§4)
+PROTOCOL_VERSION = 4  # 4: a seat held by a live connection is taken over only on request (§3)
 MAX_CLIENT_FRAME = 8 * 1024  # what a client may send the host: its largest message is under 2 KiB
 MAX_HOST_FRAME = 16 * 1024 * 1024  # what a host may send a client (snapshots carry the log)
 TOKEN_HEX = 32  # seat tokens: 32 hex digits (128 bits)
@@ -25,6 +25,7 @@ DEFAULT_HEARTBEAT_MS = 1000  # until a welcome says otherwise (§11)
 MAX_NAME = 32
 MAX_CHAT = 200
 MAX_INVITE = 32
+MAX_CLIENT_ID = 32
 
 Validator = Callable[[str, Any], Any]
 
@@ -103,7 +104,9 @@ REQUEST_ID = whole(0, 2**31 - 1)
 CLIENT_MESSAGES: dict[str, dict[str, tuple[bool, Validator]]] = {
     "hello": {"name": (True, text(1, MAX_NAME)), "role": (True, choice("player", "spectator")),
               "token": (False, token), "bot": (False, flag), "contribute": (False, flag),
-              "invite": (False, text(1, MAX_INVITE))},
+              "invite": (False, text(1, MAX_INVITE)),
+              # One client program: its reconnects keep the seat without take_over (§3).
+              "client": (False, text(1, MAX_CLIENT_ID)), "take_over": (False, flag)},
     # Fair deals (§15): this seat's random contribution to the engine seed.
     "contribute": {"token": (True, token), "value": (True, blob(CONTRIBUTION_BYTES))},
     "snapshot": {"token": (False, token)},

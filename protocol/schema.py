@@ -32,6 +32,7 @@ from mundus_net.protocol.messages import (
     CLIENT_MESSAGES,
     COMMITMENT_BYTES,
     MAX_CHAT,
+    MAX_CLIENT_ID,
     MAX_INVITE,
     MAX_NAME,
     PROTOCOL_VERSION,
@@ -162,6 +163,11 @@ _VALIDATOR_SCHEMAS: dict[str, Schema] = {
     "token": ref("token"),
     "bot": BOOL,
     "contribute": BOOL,
+    "client": {"type": "string", "minLength": 1, "maxLength": MAX_CLIENT_ID,
+               "description": "the client program's own id, the same in all its hellos: a "
+                              "reconnect keeps the seat without take_over (§3)"},
+    "take_over": {"type": "boolean", "description": "take the seat over from the live "
+                                                    "connection that holds it (§3)"},
     "value": binary(CONTRIBUTION_BYTES),
     "pending": integer(0, 2**31 - 1),
     "decision": ref("decision"),
@@ -430,6 +436,8 @@ HOST_MESSAGES: dict[str, Schema] = {
     "ok": _host("ok", {}, {"id": ref("request_id")}),
     "error": _host("error", {"code": TEXT, "message": TEXT, "rule": nullable(TEXT)},
                    {"id": ref("request_id")}, "a refusal (§10)"),
+    "taken_over": _host("taken_over", {"seat": SEAT, "message": TEXT}, None,
+                        "another client took this connection's seat over (§3, §4)"),
     "pong": _host("pong", {}, {"id": ref("request_id")}),
     "ping": _host("ping", {}, None, "the host's heartbeat to one client (§11)"),
     "update": _host("update", {"seq": integer(1), "events": array(ref("event")),

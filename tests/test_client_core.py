@@ -29,6 +29,7 @@ from mundus_net.client.core import (
     SNAPSHOT_RETRY,
     STOPPED,
     SYNC_GRACE_S,
+    TAKEN_OVER,
     Accepted,
     Action,
     Channel,
@@ -374,7 +375,8 @@ def test_the_hello_is_valid_protocol() -> None:
     assert isinstance(out[1], bytes) and decode_host(out[1])["v"] == PROTOCOL_VERSION
     hello = decode_client(out[1])
     assert hello == {"t": "hello", "name": "ana", "role": "player", "token": "ab" * 16,
-                     "bot": True, "contribute": True, "id": hello["id"]}
+                     "bot": True, "contribute": True, "client": core.settings.client_id,
+                     "id": hello["id"]}
     assert core.link is Link.JOINING and core.next_deadline() == 3.0 + LOST_AFTER * HB
     with pytest.raises(ClientError):
         core.decide(Offer((1, 2)), 3.0)  # nothing pending: nothing sent
@@ -768,7 +770,8 @@ def test_a_restarted_client_recommits_its_saved_secret_and_reveals_it() -> None:
     net.run()
     net.keep = lambda p, way, m: False
     net.kept = []
-    back = net.join("p2 again", token=peer.core.token, secret=secret)
+    # A restarted program takes its seat over (its old link still looks live to the host).
+    back = net.join("p2 again", token=peer.core.token, secret=secret, take_over=True)
     assert back.core.seat == 2
     sent = [m for m in back.sent if m["t"] in ("commit", "reveal")]
     assert [m["t"] for m in sent] == ["commit", "reveal"]
@@ -806,7 +809,7 @@ def test_a_reveal_asked_without_the_secret_is_a_problem() -> None:
     play(net, players, until=lambda: bool(net.kept))
     net.keep = lambda p, way, m: False
     peer.core.close()
-    back = net.join("p2 again", token=peer.core.token)  # no secret kept
+    back = net.join("p2 again", token=peer.core.token, take_over=True)  # no secret kept
     assert [n.message for n in back.of(Problem)] == [
         "the host asks for a reveal but this client does not hold the offer's secret; the "
         "host will play the default offer"]
@@ -872,6 +875,72 @@ def test_a_seat_whose_token_a_new_game_refuses_is_gone_and_sends_it_no_more() ->
         net.tick(now)
     assert len(peer.sent) == sent and peer.core.next_deadline() is None
     assert len(peer.of(Gone)) == 1
+
+
+# -- one seat, two programs with its token (two terminals, one state folder; §3) -------------
+
+
+def test_a_second_program_with_a_live_seats_token_is_refused_and_the_seat_stays() -> None:
+    net, ana = one_seat(now=0.0)
+    other = net.join("Ana", token=ana.core.token)
+    refused = other.of(Refused)
+    assert [r.code for r in refused] == ["seat_in_use"] and refused[0].request == "hello"
+    assert "Ana sits at seat 2 already" in refused[0].message
+    assert link_of(other) is Link.CLOSED
+    assert link_of(ana) is Link.LIVE and ana.of(Gone) == []
+    assert net.table.seats[2].conn == ana.conn
+
+
+def test_taking_a_seat_over_tells_the_other_program_which_stops_for_good() -> None:
+    net, ana = one_seat(now=0.0)
+    bea = net.join("Ana", token=ana.core.token, take_over=True)
+    assert bea.of(Joined) and bea.core.seat == 2 and link_of(bea) is Link.LIVE
+    assert [g.why for g in ana.of(Gone)] == [TAKEN_OVER] and link_of(ana) is Link.CLOSED
+    assert "took seat 2 (Ana) over" in ana.of(Gone)[0].detail
+    assert ana.core.token is not None  # the token is still the seat's: only this side stops
+    sent = len(ana.sent)
+    for k in range(1, 4 * LOST_AFTER):  # long past any reconnect: nobody takes it back
+        net.tick(k * HB)
+    assert len(ana.sent) == sent and ana.core.next_deadline() is None
+    assert net.table.seats[2].conn == bea.conn and link_of(bea) is Link.LIVE
+    assert len(bea.of(Joined)) == 1 and bea.of(Gone) == []
+
+
+def test_a_take_over_is_asked_in_the_first_hello_only() -> None:
+    net, ana = one_seat(now=0.0)
+    bea = net.join("Ana", token=ana.core.token, take_over=True)
+    net.keep = lambda peer, way, message: peer is bea and way != UP  # bea hears nothing
+    for k in range(1, LOST_AFTER + 2):
+        net.tick(k * HB)
+    hellos = [m for m in bea.sent if m["t"] == "hello"]
+    assert len(hellos) >= 2 and hellos[0].get("take_over") is True
+    assert all("take_over" not in m for m in hellos[1:])
+    assert len({m["client"] for m in hellos}) == 1
+
+
+def test_a_program_reconnecting_while_its_old_link_looks_live_keeps_its_seat() -> None:
+    net, ana = one_seat(now=0.0)
+    # The host hears Ana's pings but Ana hears nothing: she reconnects with fresh sockets
+    # while the host still counts her old connection as live.
+    net.keep = lambda peer, way, message: peer is ana and way != UP \
+        and sum(m["t"] == "hello" for m in ana.sent) < 2  # (until her new hello)
+    for k in range(1, LOST_AFTER + 2):
+        net.tick(k * HB)
+    assert ana.of(Lost) and ana.of(Refused) == [] and ana.of(Gone) == []
+    assert [j.resumed for j in ana.of(Joined)] == [False, True]
+    assert link_of(ana) is Link.LIVE and net.table.seats[2].conn == ana.conn
+
+
+def test_a_program_taken_over_that_missed_the_news_stops_when_it_reconnects() -> None:
+    net, ana = one_seat(now=0.0)
+    net.keep = lambda peer, way, message: peer is ana and message.get("t") == "taken_over"
+    bea = net.join("Ana", token=ana.core.token, take_over=True)
+    net.keep = lambda peer, way, message: False
+    assert ana.of(Gone) == []
+    for k in range(1, 3):  # her ping: not_joined (the host forgot her link), then her hello
+        net.tick(k * HB)
+    assert [g.why for g in ana.of(Gone)] == [TAKEN_OVER] and link_of(ana) is Link.CLOSED
+    assert net.table.seats[2].conn == bea.conn and bea.of(Gone) == []
 
 
 def test_a_spectator_reconnected_to_a_new_game_says_the_table_is_gone() -> None:

@@ -166,8 +166,16 @@ def test_the_game_starts_when_every_seat_is_taken_and_the_seed_stays_secret() ->
 def test_resuming_a_seat_with_its_token_and_a_wrong_token() -> None:
     clock = Clock()
     table, token_a, _ = seated(clock)
-    reply = send(table, b"new-conn", t="hello", name="Ana", role="player", token=token_a)
+    # A's connection is live: another program with the token is refused (R: §3) ...
+    refused(table, b"new-conn", "seat_in_use", t="hello", name="Ana", role="player",
+            token=token_a)
+    # ... unless it takes the seat over; then A's connection is told
+    reply = send(table, b"new-conn", t="hello", name="Ana", role="player", token=token_a,
+                 take_over=True)
     assert reply["seat"] == 1 and reply["token"] == token_a
+    _, told = table.drain()
+    assert (A, {"t": "taken_over", "seat": 1,
+                "message": "another client took seat 1 (Ana) over with its token"}) in told
     # the old connection no longer speaks for the seat
     assert send(table, A, t="ping")["t"] == "pong"
     assert send(table, A, t="snapshot")["code"] == "not_joined"

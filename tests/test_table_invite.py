@@ -46,8 +46,9 @@ def test_with_the_code_a_seat_and_a_returning_player_needs_only_its_token() -> N
     assert ana["t"] == "welcome" and ana["seat"] == 1
     assert send(table, B, t="hello", name="Eve", role="spectator", invite=CODE)["t"] == \
         "welcome"
+    assert send(table, A, t="bye", token=ana["token"])["t"] == "ok"  # Ana leaves ...
     back = send(table, b"conn-a-later", t="hello", name="Ana", role="player",
-                token=ana["token"])
+                token=ana["token"])  # ... and comes back with only her token
     assert back["t"] == "welcome" and back["seat"] == 1
 
 

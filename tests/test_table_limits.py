@@ -25,8 +25,8 @@ def test_chat_is_limited_per_seat_not_per_connection() -> None:
     assert refused["t"] == "error" and refused["code"] == "rate_limited"
     # A new connection with the same token: the same seat, the same bucket.
     again = b"conn-a-again"
-    assert send(table, again, t="hello", name="Ana", role="player", token=token_a)["t"] == \
-        "welcome"
+    assert send(table, again, t="hello", name="Ana", role="player", token=token_a,
+                take_over=True)["t"] == "welcome"
     assert send(table, again, t="chat", token=token_a, text="fresh burst?")["code"] == \
         "rate_limited"
     clock.now += 1 / CHAT_RATE  # time refills the bucket

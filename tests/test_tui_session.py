@@ -39,8 +39,9 @@ def test_ctrl_c_leaves_and_join_resumes_the_seat(tmp_path: Path) -> None:
 
         tokens = tmp_path / "mundus-net" / "tokens.json"
         assert stat.S_IMODE(os.stat(tokens).st_mode) == 0o600
-        entry = json.loads(tokens.read_text())["tables"][address]
-        assert entry["seat"] == 0 and len(entry["token"]) == 32
+        entry = json.loads(tokens.read_text())["tables"][address]["seats"]["ana"]
+        assert entry["seat"] == 0 and len(entry["token"]) == 32 and entry["name"] == "Ana"
+        assert entry["holder"] is None  # the client left: no program holds the seat now
 
         # TERM=dumb, no NO_COLOR: plain text too.
         again = Term(["join", address], environment(tmp_path, term="dumb"), cols=80, rows=24)
@@ -78,7 +79,7 @@ def test_a_lost_connection_says_so_and_comes_back_by_itself(tmp_path: Path) -> N
     try:
         t.wait(phase, what="the first question")
         tokens = json.loads((tmp_path / "mundus-net" / "tokens.json").read_text())
-        pid = next(iter(tokens["tables"].values()))["note"]["pid"]
+        pid = next(iter(tokens["tables"].values()))["seats"]["ana"]["note"]["pid"]
         os.kill(pid, signal.SIGSTOP)
         t.wait_text("Connection lost: reconnecting by itself", timeout=15)
         assert "your move: choose an offer" in t.text()  # still this seat's question

@@ -59,6 +59,7 @@ from mundus_net.client.background import ConnectionThread, record_crash
 from mundus_net.client.connection import (
     REPLACED,
     STOPPED,
+    TAKEN_OVER,
     Accepted,
     Closed,
     Connection,
@@ -312,7 +313,7 @@ class TableModel:
     choice_page: int = 0  # the page of choices shown (PgDn/PgUp), when they need several
     choice_pages: int = 0
     over: bool = False
-    gone: str | None = None  # the table is gone: Gone.why (REPLACED, STOPPED or OVER)
+    gone: str | None = None  # the table is gone: Gone.why (REPLACED, STOPPED, OVER, TAKEN_OVER)
     narrator: Narrator = field(default_factory=lambda: Narrator([]))
     _choices: tuple[Snapshot, list[Choice]] | None = field(default=None, repr=False)
 
@@ -437,6 +438,11 @@ class TableModel:
                      "Ctrl-D to leave.")
             self.say(f"A new game runs here: J to {act.split()[0]} it · Ctrl-D leaves",
                      error=True)
+        elif notice.why == TAKEN_OVER:
+            self.log("Your seat was taken over: another terminal or computer sits in it now "
+                     "with your seat's token, and this one has stopped. Press Ctrl-D to leave; "
+                     "the way to take it back, or to watch, is printed then.")
+            self.say("Your seat was taken over from elsewhere · Ctrl-D leaves", error=True)
         elif notice.why == STOPPED:
             self.log(f"{where} stopped and did not come back ({notice.detail}): the table is "
                      "gone. Press J to try again, or Ctrl-D to leave.")

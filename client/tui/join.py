@@ -14,11 +14,12 @@ from typing import Any
 from mundus_net.cli_args import command, seconds
 from mundus_net.client.discovery import LISTEN_SECONDS, Table, discover, listen_address
 from mundus_net.client.known_hosts import KnownHosts, add_security_arguments
-from mundus_net.client.tokens import TokenStore
+from mundus_net.client.tokens import SavedSeat, TokenStore
 from mundus_net.client.tui.session import (
     Seating,
     default_name,
     needs_terminal,
+    saved_name,
     sit,
 )
 from mundus_net.protocol.beacon import BEACON_PORT
@@ -61,8 +62,12 @@ def register(subparsers: Any) -> None:
                     "token resumes your seat (docs/client.md).")
     add_discovery_arguments(p)
     p.add_argument("--name", default=None,
-                   help="your name at the table (default: the name you used last; the "
-                        "first time, you are asked)")
+                   help="your name at the table, and the seat kept for that name (default: "
+                        "the seat kept for you here, else the name you used last; the first "
+                        "time, you are asked)")
+    p.add_argument("--take-over", action="store_true",
+                   help="take your seat over even if another terminal or computer sits in it "
+                        "now with its token (that one is told, and stops)")
     p.set_defaults(func=run)
 
 
@@ -124,13 +129,30 @@ def run(args: argparse.Namespace) -> int:
         if chosen is None:
             return 1
         address, offered = chosen.address, chosen.announcement.key
-    saved = store.get(address)
     if args.name is not None:
         name = clean_name(args.name)
-    elif saved is not None and saved.name:
-        name = clean_name(saved.name)  # the seat comes back with its name: nothing to ask
     else:
-        name = default_name()
+        saved = seat_to_resume(store.seats(address), saved_name())
+        # The seat comes back with its name: nothing to ask.
+        name = clean_name(saved.name) if saved is not None else default_name()
     return sit(Seating(address, name or DEFAULT_NAME, store=store, host_key=args.host_key,
                        offered_key=offered, insecure=args.insecure, known_hosts=KnownHosts(),
-                       invite=args.invite))
+                       invite=args.invite, take_over=args.take_over))
+
+
+def seat_to_resume(seats: list[SavedSeat], last_name: str | None) -> SavedSeat | None:
+    """Which saved seat at a table ``mundus join`` without ``--name`` comes back to: one no
+    running program of this computer holds (the other terminal's player keeps theirs), the
+    one of the name used last if it is among them, else the one saved last; when every seat
+    is held, the one of the name used last (the host then says it is in use)."""
+    if not seats:
+        return None
+    def named(group: list[SavedSeat]) -> SavedSeat | None:
+        return next((seat for seat in group if last_name is not None
+                     and seat.name.casefold() == last_name.casefold()), None)
+
+    free = [seat for seat in seats
+            if seat.holder is None or not (seat.holder.here and seat.holder.running)]
+    if free:
+        return named(free) or free[0]
+    return named(seats) or seats[0]

@@ -21,6 +21,7 @@ from mundus_net.client.background import record_crash
 from mundus_net.client.connection import (
     REPLACED,
     STOPPED,
+    TAKEN_OVER,
     ClientError,
     Connection,
     ConnectTimeout,
@@ -33,7 +34,7 @@ from mundus_net.client.connection import (
     Welcome,
 )
 from mundus_net.client.known_hosts import KnownHosts, Trust, UntrustedHost, trust_host
-from mundus_net.client.tokens import SavedSeat, TokenStore
+from mundus_net.client.tokens import Holder, SavedSeat, TokenStore
 from mundus_net.client.tui.sentences import REASONS, plural, seat_name
 from mundus_net.protocol.names import DEFAULT_NAME, clean_name
 from mundus_net.protocol.security import fetch_key
@@ -133,12 +134,15 @@ class Seating:
     give_up_after: float | None = RECONNECT_FOR_S
     # The table's invite code (--invite), or asked of the person when the host wants one.
     invite: str | None = None
+    # Take the seat over if another program holds it (--take-over, or the person's choice).
+    take_over: bool = False
 
 
 def _remember(s: Seating, conn: Connection, secret: OfferSecret | None) -> None:
+    """Keep the seat under the name its player sat with, held by this program."""
     if s.store is not None and not s.spectator and conn.token is not None:
-        s.store.save(s.address, conn.token, game=conn.game_id, seat=conn.seat, name=conn.name,
-                     secret=secret, note=s.note)
+        s.store.save(s.address, conn.token, game=conn.game_id, seat=conn.seat, name=s.name,
+                     secret=secret, note=s.note, holder=Holder.this_program())
 
 
 def _saver(s: Seating) -> Callable[[Notice, Connection], None]:
@@ -149,7 +153,7 @@ def _saver(s: Seating) -> Callable[[Notice, Connection], None]:
         elif s.store is not None and not s.spectator and (
                 isinstance(notice, GameOver)  # nothing to come back to
                 or (isinstance(notice, Gone) and notice.why == REPLACED)):  # a dead token
-            s.store.forget(s.address)
+            s.store.forget(s.address, s.name)
     return save
 
 
@@ -159,7 +163,7 @@ def _connection(s: Seating, saved: SavedSeat | None) -> Connection:
                       token=saved.token if saved is not None else None,
                       secret=saved.secret if saved is not None else None,
                       server_key=key, insecure=key is None, give_up_after=s.give_up_after,
-                      invite=s.invite)
+                      invite=s.invite, take_over=s.take_over)
     # Saved before the commitment is sent: a restarted client can still reveal.
     conn.on_secret = lambda secret: _remember(s, conn, secret)
     return conn
@@ -190,7 +194,8 @@ def _sit(s: Seating) -> int:
         REJOIN,
     )
 
-    saved = s.store.get(s.address) if s.store is not None and not s.spectator else None
+    saved = s.store.get(s.address, s.name) if s.store is not None and not s.spectator \
+        else None
     what = "Watching" if s.spectator else ("Coming back to" if saved else "Joining")
     while True:
         try:
@@ -209,7 +214,10 @@ def _sit(s: Seating) -> int:
         app, welcome, saved = joined
         if not s.spectator:
             save_name(s.name)  # the name to sit with next time (default_name)
-        if saved is not None:
+        if saved is not None and s.take_over:
+            app.model.greeting = f"You took seat {welcome.seat or 0} over: it is yours here " \
+                "now, and the client that sat in it has stopped."
+        elif saved is not None:
             app.model.greeting = f"Welcome back: seat {welcome.seat or 0} is yours " \
                 "again, as you left it."
         outcome = app.run()
@@ -219,10 +227,12 @@ def _sit(s: Seating) -> int:
                 saved = None  # forgotten already (_saver): a new player at the new table
                 what = "Watching the new game at" if s.spectator else "Joining the new table at"
             else:
-                saved = s.store.get(s.address) if s.store is not None and not s.spectator \
-                    else None
+                saved = s.store.get(s.address, s.name) \
+                    if s.store is not None and not s.spectator else None
                 what = "Trying again:"
             continue
+        if s.store is not None and not s.spectator:
+            s.store.release(s.address, s.name)  # no program of this computer holds it now
         if outcome == CRASHED:
             _crashed(app.crash_log)
         conn = app.conn
@@ -240,12 +250,27 @@ def _join(s: Seating, saved: SavedSeat | None
           ) -> tuple[TableApp, Welcome, SavedSeat | None] | int:
     """Connect: the screen, the welcome and the seat resumed; or the exit status after
     saying why not."""
+    if saved is not None and saved.holder is not None and saved.holder.here \
+            and not saved.holder.running and not s.take_over:
+        # This computer's client that held the seat stopped without a word (a crash, a
+        # closed terminal): its link may still look live to the host for a few seconds.
+        s.take_over = True
     app = _app(s, saved)
-    for _ in range(3):  # a table for the invited: the code is asked, at most three times
+    asked_invite = 0
+    while True:
         try:
             return app, app.start(s.timeout), saved
         except HostError as exc:
-            if exc.code in INVITE_CODES and _ask_invite(s, exc):
+            if exc.code in INVITE_CODES and asked_invite < 3 and _ask_invite(s, exc):
+                asked_invite += 1  # a table for the invited: asked at most three times
+                app = _app(s, saved)
+                continue
+            if exc.code == "seat_in_use" and saved is not None:
+                answer = _seat_in_use(s, saved, exc)
+                if answer is None:
+                    return 1
+                if answer != TAKE_OVER:
+                    saved = None  # a new seat, or none
                 app = _app(s, saved)
                 continue
             if saved is None or s.store is None or exc.code != "bad_token":
@@ -253,10 +278,8 @@ def _join(s: Seating, saved: SavedSeat | None
             break
         except (ConnectTimeout, ClientError) as exc:
             return _cannot_join(s, exc)
-    else:
-        return _cannot_join(s, HostError("bad_invite", "three wrong invite codes"))
     # The host at this address no longer knows the seat: a new game runs there.
-    s.store.forget(s.address)
+    s.store.forget(s.address, s.name)
     print("The saved seat belongs to a game this host no longer runs: joining as a new "
           "player.", flush=True)
     app = _app(s, None)
@@ -273,6 +296,66 @@ def _app(s: Seating, saved: SavedSeat | None) -> TableApp:
 
 
 INVITE_CODES = ("invite_needed", "bad_invite")
+TAKE_OVER, NEW_PLAYER, WATCH = "take over", "new player", "watch"
+
+
+def _seat_in_use(s: Seating, saved: SavedSeat, exc: HostError) -> str | None:
+    """Another program sits in the saved seat: say who and from where, and let the person
+    take the seat over, sit as a new player or watch (``s`` is changed to match); None:
+    nothing chosen (the commands for each way are printed)."""
+    holder = saved.holder
+    if holder is not None and holder.here and holder.running:
+        where = "from another terminal of this computer (" + (
+            f"{holder.tty}, " if holder.tty else "") + f"process {holder.pid})"
+    else:
+        where = "from another connection (another computer, or a client that has not said " \
+                "goodbye yet)"
+    seat = f"seat {saved.seat}" if saved.seat is not None else "a seat"
+    print(f"{saved.name} sits at this table already ({seat}), {where}.", flush=True)
+    ways = [(TAKE_OVER, "take the seat over (the other terminal is told, and stops)",
+             command("join", s.address, "--name", saved.name, "--take-over")),
+            (NEW_PLAYER, "sit as a new player, with another name",
+             command("join", s.address, "--name", "OTHER")),
+            (WATCH, "watch the table", command("watch", s.address))]
+    if not sys.stdin.isatty():
+        print("Choose one:", flush=True)
+        for _, text, line in ways:
+            print(f"    {text}: {line}", flush=True)
+        return None
+    for i, (_, text, _line) in enumerate(ways, 1):
+        print(f"  {i}) {text}", flush=True)
+    while True:
+        try:
+            answer = input(f"Which? [1-{len(ways)}] ").strip()
+        except (EOFError, KeyboardInterrupt):
+            print(flush=True)
+            return None
+        if answer in ("1", "2", "3"):
+            break
+        print("Type 1, 2 or 3 (Ctrl-D gives up).", flush=True)
+    chosen = ways[int(answer) - 1][0]
+    if chosen == TAKE_OVER:
+        s.take_over = True
+    elif chosen == WATCH:
+        s.spectator = True
+    else:
+        name = _ask_new_name(saved.name)
+        if name is None:
+            return None
+        s.name = name
+    return chosen
+
+
+def _ask_new_name(taken: str) -> str | None:
+    while True:
+        try:
+            typed = clean_name(input("Your name at the table: "))
+        except (EOFError, KeyboardInterrupt):
+            print(flush=True)
+            return None
+        if typed and typed.casefold() != taken.casefold():
+            return typed
+        print(f"Type a name other than {taken} (Ctrl-D gives up).", flush=True)
 
 
 def _ask_invite(s: Seating, exc: HostError) -> bool:
@@ -319,7 +402,8 @@ def _say_how_to_come_back(s: Seating, table: str, seat: int | None,
           "for you.")
     for line in s.left_note:
         print(line)
-    print(f"Come back with:\n    {command('join', s.address)}", flush=True)
+    # With the name: name.txt holds whoever sat last at this computer (docs/client.md).
+    print(f"Come back with:\n    {command('join', s.address, '--name', s.name)}", flush=True)
 
 
 def _say_gone(s: Seating, table: str, gone: Gone) -> None:
@@ -330,6 +414,11 @@ def _say_gone(s: Seating, table: str, gone: Gone) -> None:
         print(f"The host at {s.address} now runs a new game: {lost} is gone. "
               f"{'Watch' if s.spectator else 'Join'} the new table with:\n"
               f"    {command(verb, s.address)}", flush=True)
+    elif gone.why == TAKEN_OVER:
+        print(f'Your seat at "{table}" was taken over: another terminal or computer sits in it '
+              f"now with its token, so this one stopped. Take it back with:\n"
+              f"    {command('join', s.address, '--name', s.name, '--take-over')}\n"
+              f"or watch the table with:\n    {command('watch', s.address)}", flush=True)
     elif gone.why == STOPPED:
         print(f'The host at {s.address} stopped and did not come back: "{table}" is gone. '
               f"If it is started again, {'watch' if s.spectator else 'come back'} with:\n"
