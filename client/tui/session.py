@@ -215,8 +215,8 @@ def _sit(s: Seating) -> int:
         if not s.spectator:
             save_name(s.name)  # the name to sit with next time (default_name)
         if saved is not None and s.take_over:
-            app.model.greeting = f"You took seat {welcome.seat or 0} over: it is yours here " \
-                "now, and the client that sat in it has stopped."
+            app.model.greeting = f"You took seat {welcome.seat or 0} over; the client that " \
+                "sat in it has stopped."
         elif saved is not None:
             app.model.greeting = f"Welcome back: seat {welcome.seat or 0} is yours " \
                 "again, as you left it."
