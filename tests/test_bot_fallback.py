@@ -138,6 +138,24 @@ def test_the_fallback_plays_greedys_choices_with_the_bots_seed() -> None:
         game.apply(seat, decision)
 
 
+def _leave_it(self: PhaseBot, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+    return self.fallback(view, legal)
+
+
+LeavesAll = type("LeavesAll", (PhaseBot,), {f"on_{p}": _leave_it for p in PHASES if p != OVER})
+
+
+def test_a_handler_may_leave_a_question_to_the_fallback(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    games = []
+    for make in (LeavesAll, GreedyBot):
+        game = Game.new(4, 31)
+        play_game(game, [make(5), RandomBot(1), GreedyBot(2), RandomBot(3)])
+        games.append([e.public for e in game.log])
+    assert games[0] == games[1]
+    assert capsys.readouterr().err == ""  # every phase has a handler: nothing to say
+
+
 class _OldPhaseBot:
     """PhaseBot as it was before the fallback: take handled, every other phase the default
     decision."""

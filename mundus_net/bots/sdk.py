@@ -9,6 +9,7 @@ greedy's choice unless the class chooses another (``"passive"``: the default dec
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import random
 import sys
@@ -63,8 +64,8 @@ def best(options: Sequence[D], score: Callable[[D], float], rng: random.Random |
 
 def check_handlers(cls: type) -> None:
     """ValueError for a method ``on_<name>`` of ``cls`` whose name is no phase: a misspelled
-    handler (``on_trun``) would otherwise never be called, and the bot would silently play
-    the default decision there."""
+    handler (``on_trun``) would otherwise never be called, and the bot would silently leave
+    that phase to its fallback."""
     for name in sorted(n for n in dir(cls) if n.startswith("on_")):
         phase = name[3:]
         if phase in PHASES or not callable(getattr(cls, name)):
@@ -106,9 +107,10 @@ class PhaseBot:
                 self._handlers[phase] = handler
         strategy = self.fallback_strategy
         unhandled = [p for p in PHASES if p not in self._handlers and p != OVER]
-        self._fallback_bot: Bot | None = None
-        if strategy != PASSIVE and unhandled:
-            self._fallback_bot = load_bot(strategy, seed)  # ValueError: refused when made
+        # Made even when every phase has a handler: a handler may call fallback(). A strategy
+        # that cannot be loaded raises ValueError here: the bot is refused when made.
+        self._fallback_bot: Bot | None = None if strategy == PASSIVE else load_bot(strategy, seed)
+        if self._fallback_bot is not None and unhandled:
             _say_once(fallback_sentence(type(self).__name__, list(self._handlers),
                                         strategy, unhandled))
 
@@ -146,4 +148,5 @@ def _say_once(sentence: str) -> None:
     every game: the sentence is for the person running them, once)."""
     if sentence not in _SAID:
         _SAID.add(sentence)
-        print(sentence, file=sys.stderr, flush=True)
+        with contextlib.suppress(OSError, ValueError, AttributeError):  # no stderr: no word
+            print(sentence, file=sys.stderr, flush=True)
