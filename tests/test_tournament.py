@@ -27,6 +27,7 @@ from mundus_net.tools.tournament import (
     run_tournament,
     seating,
     summarise,
+    without_cpu,
 )
 
 BOTS = ("greedy", "random", "random")
@@ -41,16 +42,6 @@ def _without_measures(text: str) -> str:
     for i in range(header + 1, lines.index("", header)):
         lines[i] = lines[i][:start] + " " * (stop - start) + lines[i][stop:]
     return "\n".join(lines)
-
-
-def without_cpu(data: Any) -> Any:
-    """``data`` (a summary, rows, the JSON file) without its ``cpu_ms`` fields: the only ones
-    measured, so the only ones that vary between runs of the same games."""
-    if isinstance(data, dict):
-        return {k: without_cpu(v) for k, v in data.items() if k != "cpu_ms"}
-    if isinstance(data, list):
-        return [without_cpu(v) for v in data]
-    return data
 
 
 def test_seating_puts_every_bot_in_every_seat_equally_often() -> None:

@@ -256,6 +256,16 @@ def make_row(index: int, seed: int, seats: Sequence[int], winners: Iterable[int]
             "cpu_ms": None if cpu_ms is None else [list(times) for times in cpu_ms]}
 
 
+def without_cpu(data: Any) -> Any:
+    """``data`` (rows, a summary, a ``--json`` file's contents) without its ``cpu_ms``
+    fields: the only measured ones, so what is left is the same for the same games."""
+    if isinstance(data, dict):
+        return {k: without_cpu(v) for k, v in data.items() if k != "cpu_ms"}
+    if isinstance(data, list):
+        return [without_cpu(v) for v in data]
+    return data
+
+
 def play_chunk(settings: Settings, start: int, stop: int) -> list[Row]:
     """Games ``start`` to ``stop - 1``, in order (the unit of work of a worker)."""
     return [play_one(settings, i) for i in range(start, stop)]
