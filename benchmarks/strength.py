@@ -32,7 +32,7 @@ from mundus_net.engine.decisions import Decision
 from mundus_net.engine.game import Game
 from mundus_net.engine.seeds import derive_seed
 from mundus_net.engine.view import PlayerView
-from mundus_net.tools.results import wilson
+from mundus_net.tools.results import cpu_figures, wilson
 from mundus_net.tools.runner import play_game
 
 PLAYERS = 4
@@ -97,11 +97,11 @@ def _figures(spec: str, rows: list[tuple[float, list[float], int]], games: int
     times = [t for r in rows for t in r[1]]
     per_game = [sum(r[1]) for r in rows]
     low, high = wilson(wins, games)
+    cpu = cpu_figures([1000 * t for t in times]) or {"mean": 0.0, "p95": 0.0}
     return {"bot": spec, "games": games, "wins": round(wins, 3),
             "win_rate": round(wins / games, 4), "win_rate_ci95": [round(low, 4), round(high, 4)],
             "cpu_s_per_game": round(statistics.fmean(per_game), 3),
-            "decision_ms_mean": round(1000 * statistics.fmean(times), 2),
-            "decision_ms_p95": round(1000 * statistics.quantiles(times, n=20)[-1], 2),
+            "decision_ms_mean": round(cpu["mean"], 2), "decision_ms_p95": round(cpu["p95"], 2),
             "decisions_per_game": round(len(times) / games, 1),
             "shares": [r[0] for r in rows]}
 

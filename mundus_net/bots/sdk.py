@@ -3,24 +3,30 @@
 A bot is any object with ``decide(view, legal) -> decision`` whose class (or factory) takes
 the bot's seed as its only argument. :class:`PhaseBot` is a convenient base: it keeps a seeded
 generator and sends each decision to a method named after the phase (``on_offer``,
-``on_take``, ...); phases without a method get the default decision, which is always legal.
+``on_take``, ...); a phase without a method is played by the bot's ``fallback_strategy``:
+greedy's choice unless the class chooses another (``"passive"``: the default decision).
 """
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import random
+import sys
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
-from mundus_net.bots.base import question_seed
+from mundus_net.bots.base import Bot, load_bot, question_seed
 from mundus_net.engine.decisions import Decision
 from mundus_net.engine.defaults import default_choice
-from mundus_net.engine.game import PHASES
+from mundus_net.engine.game import OVER, PHASES
 from mundus_net.engine.notation import format_decision
 from mundus_net.engine.view import PlayerView
 
-__all__ = ["PHASES", "PhaseBot", "best", "by_kind", "check_handlers", "describe", "of_kind"]
+__all__ = ["PASSIVE", "PHASES", "PhaseBot", "best", "by_kind", "check_handlers", "describe",
+           "of_kind"]
+
+PASSIVE = "passive"  # PhaseBot.fallback_strategy: the default decision, as a failed bot's
 
 D = TypeVar("D")
 
@@ -58,8 +64,8 @@ def best(options: Sequence[D], score: Callable[[D], float], rng: random.Random |
 
 def check_handlers(cls: type) -> None:
     """ValueError for a method ``on_<name>`` of ``cls`` whose name is no phase: a misspelled
-    handler (``on_trun``) would otherwise never be called, and the bot would silently play
-    the default decision there."""
+    handler (``on_trun``) would otherwise never be called, and the bot would silently leave
+    that phase to its fallback."""
     for name in sorted(n for n in dir(cls) if n.startswith("on_")):
         phase = name[3:]
         if phase in PHASES or not callable(getattr(cls, name)):
@@ -72,7 +78,14 @@ def check_handlers(cls: type) -> None:
 
 class PhaseBot:
     """A bot base class: ``decide`` calls ``on_<phase>(view, legal)`` if the subclass has it
-    (phases: ``mundus_net.engine.game.PHASES``), else :meth:`fallback`, the default decision.
+    (phases: ``mundus_net.engine.game.PHASES``), else :meth:`fallback`.
+
+    :meth:`fallback` plays the phases the class does not handle with ``fallback_strategy``:
+    ``"greedy"`` (the default: the greedy bot's choice, which scores), ``"passive"`` (the
+    default decision, as a failed bot is charged: a bot that handles few phases then scores
+    next to nothing), or any strategy ``load_bot`` knows (``"search"``, ``"mybots:Other"``),
+    made with this bot's seed. Which phases it plays is said once per process on stderr when
+    the first bot of the class is made (not for ``"passive"``, the old silent behaviour).
 
     ``self.rng`` is a ``random.Random`` reseeded for every question from the bot's seed and
     the question (:func:`~mundus_net.bots.base.question_seed`): draw every random choice from
@@ -80,6 +93,8 @@ class PhaseBot:
     from its log) gets the same answer. A single legal choice is never asked: the engine
     plays it.
     """
+
+    fallback_strategy: ClassVar[str] = "greedy"
 
     def __init__(self, seed: int = 0) -> None:
         self.seed = seed
@@ -90,6 +105,14 @@ class PhaseBot:
             handler: Any = getattr(self, f"on_{phase}", None)
             if callable(handler):
                 self._handlers[phase] = handler
+        strategy = self.fallback_strategy
+        unhandled = [p for p in PHASES if p not in self._handlers and p != OVER]
+        # Made even when every phase has a handler: a handler may call fallback(). A strategy
+        # that cannot be loaded raises ValueError here: the bot is refused when made.
+        self._fallback_bot: Bot | None = None if strategy == PASSIVE else load_bot(strategy, seed)
+        if self._fallback_bot is not None and unhandled:
+            _say_once(fallback_sentence(type(self).__name__, list(self._handlers),
+                                        strategy, unhandled))
 
     def decide(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
         self.rng.seed(question_seed(self.seed, view, legal))
@@ -99,6 +122,31 @@ class PhaseBot:
         return handler(view, legal)
 
     def fallback(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
-        """The default decision (what a failed bot is charged): pass, the lowest cards, the
-        first card offered, end the turn, store nothing; as TM, play first."""
+        """The decision of ``fallback_strategy`` (see the class): what a phase without a
+        handler plays; a handler may return it too, to leave a question to it."""
+        if self._fallback_bot is not None:
+            return self._fallback_bot.decide(view, legal)
         return default_choice(view.phase, view.seat or 0, legal)
+
+
+def fallback_sentence(name: str, handled: Sequence[str], strategy: str,
+                      unhandled: Sequence[str]) -> str:
+    """What a :class:`PhaseBot` says on stderr when it is made: which phases it handles and
+    which ``strategy`` plays."""
+    who = "greedy's choices play" if strategy == "greedy" else f"the {strategy!r} bot plays"
+    rest = (f"{who} the other phases: {', '.join(unhandled)}" if handled
+            else f"{who} every phase")
+    return (f"{name} handles {', '.join(handled) or 'no phase'}; {rest} (to choose "
+            f"another: fallback_strategy, docs/bots.md)")
+
+
+_SAID: set[str] = set()
+
+
+def _say_once(sentence: str) -> None:
+    """``sentence`` on stderr, the first time this process is told it (a bot is made for
+    every game: the sentence is for the person running them, once)."""
+    if sentence not in _SAID:
+        _SAID.add(sentence)
+        with contextlib.suppress(OSError, ValueError, AttributeError):  # no stderr: no word
+            print(sentence, file=sys.stderr, flush=True)

@@ -86,14 +86,16 @@ def make_bot(spec: str, seed: int) -> Bot:
 
 def play_refereed(game: Game, bots: Sequence[Bot], *, time_limit: float | None = None,
                   strict: bool = False, clock: Callable[[], float] = time.thread_time,
-                  asked: list[int] | None = None) -> list[Fault]:
+                  asked: list[int] | None = None,
+                  cpu: list[list[float]] | None = None) -> list[Fault]:
     """Run ``game`` to its end with ``bots[seat]`` deciding for each seat; charge the default
     decision for every failed decision (see the module docstring) and return the faults in
     the order they happened. ``time_limit`` is in seconds of ``clock`` per decision (None: no
     limit; the clock is the thread's CPU time). ``asked``, if given, receives how many
-    decisions each seat was asked. Each bot with an ``on_game_end(view)`` method is told
-    the end (its view has the result); a failure there is a fault of the last decision's
-    number, charged nothing.
+    decisions each seat was asked; ``cpu``, if given, each seat's list of the ``clock`` time
+    of every decision that returned (the time the limit is checked against). Each bot with
+    an ``on_game_end(view)`` method is told the end (its view has the result); a failure
+    there is a fault of the last decision's number, charged nothing.
 
     With ``strict``, a failed decision is not charged but raised: the bot's own exception,
     the engine's RuleError for an illegal decision, TypeError for something that is not a
@@ -103,10 +105,10 @@ def play_refereed(game: Game, bots: Sequence[Bot], *, time_limit: float | None =
     views = [PlayerView(game, seat) for seat in range(game.players)]
     deciders = [bot.decide for bot in bots]
     limit = float("inf") if time_limit is None else time_limit
-    timed = time_limit is not None
+    timed = time_limit is not None or cpu is not None
     collector = _CollectorTime(clock) if timed else None
     try:
-        return _play(game, bots, views, deciders, limit, collector, strict, clock, asked)
+        return _play(game, bots, views, deciders, limit, collector, strict, clock, asked, cpu)
     finally:
         if collector is not None:
             collector.close()
@@ -138,7 +140,7 @@ def _play(game: Game, bots: Sequence[Bot], views: list[PlayerView],
           deciders: Sequence[Callable[[PlayerView, Sequence[Decision]], Decision]],
           limit: float,
           collector: _CollectorTime | None, strict: bool, clock: Callable[[], float],
-          asked: list[int] | None) -> list[Fault]:
+          asked: list[int] | None, cpu: list[list[float]] | None) -> list[Fault]:
     legal_of, apply = game.legal, game.apply
     faults: list[Fault] = []
     number = 0  # decisions applied so far (every one is a real choice: auto ones are not ours)
@@ -160,6 +162,8 @@ def _play(game: Game, bots: Sequence[Bot], views: list[PlayerView],
             trace = bot_traceback(exc)
         else:
             took = clock() - collector.total - start if collector is not None else 0.0
+            if cpu is not None:
+                cpu[seat].append(took)
             if took > limit:
                 # Not the time measured: it varies from run to run, and the same seed must
                 # give the same rows.

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import argparse
 import math
-from collections.abc import Iterable
+import statistics
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,6 +43,14 @@ def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
+def cpu_figures(times_ms: Sequence[float]) -> dict[str, float] | None:
+    """The mean and the 95th percentile of decisions' CPU times (ms), or None for none."""
+    if not times_ms:
+        return None
+    p95 = statistics.quantiles(times_ms, n=20)[-1] if len(times_ms) > 1 else times_ms[0]
+    return {"mean": round(statistics.fmean(times_ms), 3), "p95": round(p95, 3)}
+
+
 def check_spec(spec: str) -> None:
     """Raise ValueError with a clear message if ``spec`` does not make a bot."""
     if not spec:
@@ -70,6 +79,7 @@ class Tally:
     places: list[int]  # summed
     faults: list[dict[str, int]]
     decisions: list[int]  # asked, summed (rows without the count add nothing)
+    cpu_ms: list[list[float]]  # every decision's CPU time (rows without it add nothing)
     seat_wins: list[float]
     seat_money: list[int]
     reasons: dict[str, int]
@@ -81,7 +91,7 @@ def tally(bots: int, players: int, rows: Iterable[Row]) -> Tally:
     """Add up the rows (in game order, so float sums are the same bytes every time)."""
     t = Tally([0] * bots, [0.0] * bots, [[] for _ in range(bots)], [0] * bots,
               [dict.fromkeys(FAULT_KINDS, 0) for _ in range(bots)], [0] * bots,
-              [0.0] * players,
+              [[] for _ in range(bots)], [0.0] * players,
               [0] * players, dict.fromkeys(REASONS, 0), 0, [])
     for row in rows:
         winners = row["winners"]
@@ -101,6 +111,8 @@ def tally(bots: int, players: int, rows: Iterable[Row]) -> Tally:
                 t.faults[j][kind] = t.faults[j].get(kind, 0) + count
             if row.get("decisions") is not None:
                 t.decisions[j] += row["decisions"][s]
+            if row.get("cpu_ms") is not None:
+                t.cpu_ms[j].extend(row["cpu_ms"][s])
     return t
 
 

@@ -25,6 +25,7 @@ import os
 import random
 import statistics
 import sys
+import textwrap
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -57,6 +58,7 @@ from mundus_net.tools.results import (
     Row,
     bot_list,
     check_spec,
+    cpu_figures,
     player_count,
     r6,
     speed_line,
@@ -194,8 +196,9 @@ def play_one(settings: Settings, index: int, entries: dict[int, Bot] | None = No
             entries[j] = bot
         bots.append(bot)
     asked = [0] * settings.players
+    cpu: list[list[float]] = [[] for _ in range(settings.players)]
     faults = play_refereed(game, bots, time_limit=settings.time_limit, strict=settings.strict,
-                           asked=asked)
+                           asked=asked, cpu=cpu)
     result = game.result
     if result is None:  # pragma: no cover - play_refereed returns at the end only
         raise TournamentError(f"game {index} did not end")
@@ -208,7 +211,7 @@ def play_one(settings: Settings, index: int, entries: dict[int, Bot] | None = No
     listed, texts = fault_rows(faults)
     return make_row(index, seed, seats, result.winners, result.places, result.doubloons,
                     result.rounds, result.reason, fault_counts(faults, settings.players),
-                    asked, listed, texts)
+                    asked, listed, texts, [[round(1000 * t, 3) for t in times] for times in cpu])
 
 
 def play_series(bots: Sequence[Bot], games: int, *, players: int | None = None, seed: int = 0,
@@ -237,16 +240,30 @@ def make_row(index: int, seed: int, seats: Sequence[int], winners: Iterable[int]
              places: Iterable[int], doubloons: Iterable[int], rounds: int, reason: str,
              faults: Sequence[dict[str, int]], decisions: Sequence[int] | None = None,
              fault_list: Sequence[dict[str, object]] = (),
-             tracebacks: Sequence[str] = ()) -> Row:
+             tracebacks: Sequence[str] = (),
+             cpu_ms: Sequence[Sequence[float]] | None = None) -> Row:
     """A game's row: per seat (``seating[s]`` is the bot at seat ``s``) its place, doubloons,
     faults (kind -> count, only kinds that happened) and decisions asked; every fault in
     order (seat, kind, phase, round, decision, reason, and ``traceback``: an index into
-    ``tracebacks``, the game's distinct tracebacks, or None)."""
+    ``tracebacks``, the game's distinct tracebacks, or None); per seat the CPU time of each
+    decision that returned, in ms (None: not measured, over the network). The CPU times
+    are the only part of a row that varies from run to run."""
     return {"game": index, "seed": seed, "seating": list(seats), "winners": list(winners),
             "places": list(places), "doubloons": list(doubloons), "rounds": rounds,
             "reason": reason, "faults": [dict(sorted(f.items())) for f in faults],
             "decisions": None if decisions is None else list(decisions),
-            "fault_list": list(fault_list), "tracebacks": list(tracebacks)}
+            "fault_list": list(fault_list), "tracebacks": list(tracebacks),
+            "cpu_ms": None if cpu_ms is None else [list(times) for times in cpu_ms]}
+
+
+def without_cpu(data: Any) -> Any:
+    """``data`` (rows, a summary, a ``--json`` file's contents) without its ``cpu_ms``
+    fields: the only measured ones, so what is left is the same for the same games."""
+    if isinstance(data, dict):
+        return {k: without_cpu(v) for k, v in data.items() if k != "cpu_ms"}
+    if isinstance(data, list):
+        return [without_cpu(v) for v in data]
+    return data
 
 
 def play_chunk(settings: Settings, start: int, stop: int) -> list[Row]:
@@ -591,8 +608,9 @@ def head_to_head(bots: int, rows: Iterable[Row]) -> list[dict[str, Any]]:
 
 
 def summarise(settings: Settings, rows: Sequence[Row]) -> dict[str, Any]:
-    """The tournament's summary from its rows (in game order): a JSON-ready dict with no
-    timing in it, so the same games give the same bytes."""
+    """The tournament's summary from its rows (in game order): a JSON-ready dict in which
+    only ``per_bot[j]["cpu_ms"]`` (the CPU time a decision) is measured: all else is the
+    same bytes for the same games."""
     n_bots, players = len(settings.bots), settings.players
     counted = tally(n_bots, players, rows)
     played, wins, money, places = counted.played, counted.wins, counted.money, counted.places
@@ -613,6 +631,7 @@ def summarise(settings: Settings, rows: Sequence[Row]) -> dict[str, Any]:
             "sd_doubloons": r6(statistics.stdev(money[j])) if n > 1 else 0.0,
             "mean_place": r6(places[j] / n) if n else 0.0,
             "rating": rating[j], "faults": faults[j], "decisions": decisions[j],
+            "cpu_ms": cpu_figures(counted.cpu_ms[j]),
         })
     by_name: dict[str, dict[str, Any]] = {}
     for j, spec in enumerate(settings.bots):
@@ -657,8 +676,34 @@ def always_faulted(per_bot: Sequence[dict[str, Any]]) -> list[int]:
             if b["decisions"] and sum(b["faults"].values()) >= b["decisions"]]
 
 
+WIDTH = 80  # every line of the printed summary fits a terminal of 80 columns
+NAME_WIDTH = 16  # an entry's name in the tables: longer names are cut, given whole below
+H2H_CELL = 19  # a head-to-head cell: "100% +51.3 (10000)"
+
+
+def entry_label(spec: str, width: int = NAME_WIDTH) -> str:
+    """An entry's name for the tables: the spec if it fits, else its strategy (a class name
+    for ``module:Class`` and ``file.py:Class``) with its options, cut to ``width``."""
+    if len(spec) <= width:
+        return spec
+    base, _ = split_options(spec)
+    short = base.rpartition(":")[2] + spec[len(base):]
+    return short if len(short) <= width else short[:width - 1] + "…"
+
+
+def _wrapped(text: str, indent: str = "  ") -> list[str]:
+    return textwrap.wrap(text, WIDTH, subsequent_indent=indent, break_on_hyphens=False)
+
+
+def _ms(value: float) -> str:
+    """A CPU time in ms with three significant figures or more (0.172, 23.9, 1310)."""
+    return f"{value:.3f}" if value < 1 else f"{value:.2f}" if value < 10 else \
+        f"{value:.1f}" if value < 100 else f"{value:.0f}"
+
+
 def format_table(s: dict[str, Any], elapsed: float | None = None) -> str:
-    """The human-readable results (with the speed if ``elapsed`` is given)."""
+    """The human-readable results, every line at most 80 columns (with the speed if
+    ``elapsed`` is given): the results table, then ratings, faults and CPU time per entry."""
     options = ["seats rotated every game"]
     if s["promo"]:
         options.append("promo cards")
@@ -666,35 +711,54 @@ def format_table(s: dict[str, Any], elapsed: float | None = None) -> str:
         options.append(f"round limit {s['round_limit']}")
     limit = s["time_limit"]
     options.append("no time limit" if limit is None else f"{limit:g} s a decision")
-    lines = [f"{s['games']} games, {s['players']} players, seed {s['seed']}, "
-             f"bots {','.join(s['bots'])} ({', '.join(options)})", ""]
-    width = max(4, *(len(b["bot"]) for b in s["per_bot"])) + 2
-    lines.append(f"{'':3}{'bot':<{width}}{'games':>6}{'wins':>10}  {'win rate (95% CI)':<22}"
-                 f"{'doubloons (sd)':>15}{'place':>7}{'mu':>8}{'sigma':>7}{'ordinal':>9}"
-                 f"  faults")
-    for b in s["per_bot"]:
+    # Wrapped between the options, not inside one (no-break spaces until wrapped).
+    lines = [line.replace("\xa0", " ") for line in _wrapped(
+        f"{s['games']} games, {s['players']} players, seed {s['seed']} "
+        f"({', '.join(o.replace(' ', chr(0xa0)) for o in options)})")]
+    per_bot = s["per_bot"]
+    labels = [entry_label(b["bot"]) for b in per_bot]
+    w = max(8, *map(len, labels)) + 2
+    lines += ["", f"{'':3}{'bot':<{w}}{'games':>6}{'wins':>8}  {'win rate (95% CI)':<21}"
+              f"{'doubloons (sd)':>15}{'place':>7}"]
+    for b, label in zip(per_bot, labels, strict=True):
         lo, hi = b["win_rate_ci95"]
         rate = f"{b['win_rate']:.1%} ({lo:.1%}-{hi:.1%})"
         money = f"{b['mean_doubloons']:.1f} ({b['sd_doubloons']:.1f})"
-        r = b["rating"]
-        lines.append(f"{b['index']:<3}{b['bot']:<{width}}{b['games']:>6}{b['wins']:>10.2f}  "
-                     f"{rate:<22}{money:>15}{b['mean_place']:>7.2f}{r['mu']:>8.2f}"
-                     f"{r['sigma']:>7.2f}{r['ordinal']:>9.2f}  {_faults_text(b['faults'])}")
-    if len(s["by_name"]) < len(s["per_bot"]):
-        lines += ["", "by strategy:"]
+        lines.append(f"{b['index']:<3}{label:<{w}}{b['games']:>6}{b['wins']:>8.2f}  "
+                     f"{rate:<21}{money:>15}{b['mean_place']:>7.2f}")
+    lines += ["", f"{'':3}{'bot':<{w}}{'mu':>8}{'sigma':>7}{'ordinal':>9}{'cpu ms':>9}"
+              f"{'p95':>9}  faults"]
+    for b, label in zip(per_bot, labels, strict=True):
+        r, cpu = b["rating"], b.get("cpu_ms")
+        mean, p95 = (_ms(cpu["mean"]), _ms(cpu["p95"])) if cpu else ("-", "-")
+        charged = sum(b["faults"].values())
+        lines.append(f"{b['index']:<3}{label:<{w}}{r['mu']:>8.2f}{r['sigma']:>7.2f}"
+                     f"{r['ordinal']:>9.2f}{mean:>9}{p95:>9}  {charged or 'none'}")
+    whole = [f"{b['index']:<3}{b['bot']}" for b, label in zip(per_bot, labels, strict=True)
+             if label != b["bot"]]
+    if whole:
+        lines += ["", "bots in full:"] + [line for text in whole
+                                          for line in _wrapped(text, " " * 3)]
+    if len(s["by_name"]) < len(per_bot):
+        lines += ["", "by strategy (its entries pooled):",
+                  f"{'':3}{'strategy':<{w}}{'games':>6}{'wins':>8}  "
+                  f"{'win rate (95% CI)':<21}{'doubloons':>11}{'entries':>9}"]
         for name, e in s["by_name"].items():
             lo, hi = e["win_rate_ci95"]
-            lines.append(f"   {name:<{width}}{e['games']:>6}{e['wins']:>10.2f}  "
-                         f"{e['win_rate']:.1%} ({lo:.1%}-{hi:.1%}) over {e['entries']} "
-                         f"entr{'y' if e['entries'] == 1 else 'ies'}, "
-                         f"mean doubloons {e['mean_doubloons']:.1f}")
+            rate = f"{e['win_rate']:.1%} ({lo:.1%}-{hi:.1%})"
+            lines.append(f"{'':3}{entry_label(name):<{w}}{e['games']:>6}{e['wins']:>8.2f}  "
+                         f"{rate:<21}{e['mean_doubloons']:>11.1f}{e['entries']:>9}")
     lines.append("")
     lines += head_to_head_lines(s)
     lines.append("")
     lines += table_lines(s)
-    lines.append(f"faults (default decision charged): {_faults_text(s['faults'])}")
+    lines += _wrapped(f"faults (default decision charged): {_faults_text(s['faults'])}"
+                      + _faults_by_entry(per_bot))
     lines.append("ratings: openskill Plackett-Luce, games rated in order; "
                  "ordinal = mu - 3 sigma")
+    measured = any(b.get("cpu_ms") for b in per_bot)
+    lines += _wrapped("cpu ms, p95: CPU time of a decision, mean and 95th percentile "
+                      + ("(thread time)" if measured else "(not measured over --network)"))
     if elapsed is not None:
         lines.append(speed_line(s["games"], elapsed))
     return "\n".join(lines)
@@ -702,32 +766,39 @@ def format_table(s: dict[str, Any], elapsed: float | None = None) -> str:
 
 def head_to_head_lines(s: dict[str, Any]) -> list[str]:
     """The pairwise matrix: row a, column b: how often a finished ahead of b, and a's mean
-    doubloon margin; a warning when some pairs never met."""
+    doubloon margin; a warning when some pairs never met. Columns beyond what 80 columns
+    hold continue in a block below."""
     bots = len(s["per_bot"])
     cell = {(p["a"], p["b"]): p for p in s["head_to_head"]}
-    lines = ["head to head (row ahead of column: rate, mean doubloon margin; games met):"]
-    lines.append("    " + "".join(f"{b:>18}" for b in range(bots)))
-    for a in range(bots):
-        parts = []
-        for b in range(bots):
-            if a == b:
-                parts.append(f"{'-':>18}")
-                continue
-            p = cell[min(a, b), max(a, b)]
-            if not p["games"]:
-                parts.append(f"{'never met':>18}")
-                continue
-            rate = p["a_ahead_rate"] if a < b else 1 - p["a_ahead_rate"]
-            margin = p["margin"] if a < b else -p["margin"]
-            text = f"{rate:.0%} {margin:+.1f} ({p['games']})"
-            parts.append(f"{text:>18}")
-        lines.append(f"{a:<4}" + "".join(parts))
+    lines = _wrapped("head to head (row ahead of column: rate, mean doubloon margin; "
+                     "games met):")
+    per_block = max(1, (WIDTH - 4) // H2H_CELL)
+    for first in range(0, bots, per_block):
+        columns = range(first, min(bots, first + per_block))
+        if first:
+            lines.append("")
+        lines.append("    " + "".join(f"{b:>{H2H_CELL}}" for b in columns))
+        for a in range(bots):
+            parts = []
+            for b in columns:
+                if a == b:
+                    parts.append(f"{'-':>{H2H_CELL}}")
+                    continue
+                p = cell[min(a, b), max(a, b)]
+                if not p["games"]:
+                    parts.append(f"{'never met':>{H2H_CELL}}")
+                    continue
+                rate = p["a_ahead_rate"] if a < b else 1 - p["a_ahead_rate"]
+                margin = p["margin"] if a < b else -p["margin"]
+                text = f"{rate:.0%} {margin:+.1f} ({p['games']})"
+                parts.append(f"{text:>{H2H_CELL}}")
+            lines.append(f"{a:<4}" + "".join(parts))
     if s["unmet_pairs"]:
         names = ", ".join(f"#{a}-#{b}" for a, b in s["unmet_pairs"])
         whole = s.get("design_games")
-        lines.append(f"warning: these pairs never met: {names}"
-                     + (f" (every pair meets once the games are a multiple of "
-                        f"{whole}, the whole design)" if whole else ""))
+        lines += _wrapped(f"warning: these pairs never met: {names}"
+                          + (f" (every pair meets once the games are a multiple of "
+                             f"{whole}, the whole design)" if whole else ""))
     return lines
 
 
@@ -736,12 +807,22 @@ def _faults_text(faults: dict[str, int]) -> str:
     return ", ".join(found) if found else "none"
 
 
+def _faults_by_entry(per_bot: Sequence[dict[str, Any]]) -> str:
+    """`` (#1 error 12; #2 illegal 3)``: the faults of each entry that had some."""
+    found = [f"#{b['index']} {_faults_text(b['faults'])}" for b in per_bot
+             if any(b["faults"].values())]
+    return f" ({'; '.join(found)})" if found else ""
+
+
 # -- output files -------------------------------------------------------------------------------
 
 
 def write_json(path: str | Path, summary: dict[str, Any], rows: Sequence[Row]) -> None:
-    Path(path).write_text(json.dumps({"summary": summary, "games": list(rows)}, indent=1)
-                          + "\n", encoding="utf-8")
+    """``{"summary": ..., "games": [...]}``: the summary indented, each game on one line (a
+    row holds every decision's CPU time: hundreds of numbers)."""
+    head = json.dumps({"summary": summary}, indent=1)[:-2]  # without the closing "\n}"
+    games = ",\n".join(json.dumps(row) for row in rows)
+    Path(path).write_text(f'{head},\n "games": [\n{games}\n ]\n}}\n', encoding="utf-8")
 
 
 def write_csv(path: str | Path, settings: Settings, rows: Sequence[Row]) -> None:
@@ -840,17 +921,22 @@ def default_faults_path(json_path: str | None, records: str | None) -> Path:
 
 class FaultLog:
     """Every fault of a run, one JSON line each with its whole traceback, written as the
-    games arrive; the first fault is also printed. With ``now`` the file is made (empty) at
-    once, so no file of an earlier run is left to mislead; else at the first fault."""
+    games arrive; the first fault is also printed. The file is made at the first fault
+    only: a run without faults leaves none. A file of an earlier run at ``path`` is removed
+    at once, so that it cannot pass for this run's."""
 
-    def __init__(self, settings: Settings, path: Path, stream: Any, now: bool = False) -> None:
+    def __init__(self, settings: Settings, path: Path, stream: Any) -> None:
         self.settings = settings
         self.path = path
         self.stream = stream
         self.count = 0
         self._out: Any = None
-        if now:
-            self._open()
+        path.unlink(missing_ok=True)  # OSError (a folder, no permission): said by the caller
+        folder = path.absolute().parent
+        while not folder.exists() and folder != folder.parent:
+            folder = folder.parent
+        if not os.access(folder, os.W_OK):  # said now, not at the first fault
+            raise PermissionError(f"{folder} is not writable: {path} could not be made")
 
     def _open(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -905,8 +991,7 @@ def _main(args: argparse.Namespace) -> int:
     progress = ProgressReport(sys.stderr, "tournament")
     try:
         faults = FaultLog(settings, Path(args.faults) if args.faults is not None else
-                          default_faults_path(args.json, args.records), sys.stderr,
-                          now=bool(args.faults or args.json or args.records))
+                          default_faults_path(args.json, args.records), sys.stderr)
     except OSError as exc:
         print(f"mundus tournament: cannot write the faults file: {exc}", file=sys.stderr)
         return 1
