@@ -465,7 +465,9 @@ def schema() -> Schema:
         "$id": SCHEMA_ID,
         "title": f"mundus-net protocol, version {PROTOCOL_VERSION}",
         "description": __doc__.split("\n\n", 1)[1].split("``python -m")[0].strip(),
-        "oneOf": [ref("client_message"), ref("host_message")],
+        # anyOf, not oneOf: a ping without id is both a client's and the host's; the
+        # direction a message travels tells which ($defs/client_message, host_message).
+        "anyOf": [ref("client_message"), ref("host_message")],
         "$defs": defs,
     }
 
