@@ -459,11 +459,12 @@ def _run(args: argparse.Namespace, table: Table, host: Host, keys: HostKeys | No
             print(f"invite code: {table.invite} (seats and watching are for those who know "
                   "it; --no-invite opens the table to anyone who reaches it)")
         if table.free_seats():
-            print(f"  players join with: "
+            print(f"  players join with:     "
                   f"{join_command(address, table.invite, insecure=keys is None)}")
             print(f"  spectators watch with: "
                   f"{join_command(address, table.invite, watch=True, insecure=keys is None)}")
-            print(f"  a bot joins with:  {command('bot', '--connect', address, *invite)} {pin}")
+            print(f"  a bot joins with:      {command('bot', '--connect', address, *invite)} "
+                  f"{pin}")
             print(f"waiting for {table.free_seats()} player(s)...", flush=True)
         host.start()
         announcer = beacon.from_args(args, host, address)

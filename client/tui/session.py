@@ -133,6 +133,8 @@ class Seating:
     give_up_after: float | None = RECONNECT_FOR_S
     # The table's invite code (--invite), or asked of the person when the host wants one.
     invite: str | None = None
+    # Set by sit(): the game ended while this client was at the table.
+    game_over: bool = False
 
 
 def _remember(s: Seating, conn: Connection, secret: OfferSecret | None) -> None:
@@ -228,6 +230,7 @@ def _sit(s: Seating) -> int:
         conn = app.conn
         names = app.model.snap.names or welcome.names
         if conn.result is not None:
+            s.game_over = True
             _say_result(conn, names)
         elif gone is not None:
             _say_gone(s, welcome.name, gone, conn.invite)

@@ -104,8 +104,20 @@ def run(args: argparse.Namespace) -> int:
                                  f"and waits {minutes} for you."])
     status = sit(seating)
     if record is not None:
+        if seating.game_over:  # the table writes it within a moment of the result
+            _wait_for(record, table.process)
         _tell_record(record, table.sign_key)
     return status
+
+
+RECORD_WAIT_S = 10.0
+
+
+def _wait_for(record: Path, table: subprocess.Popen[str]) -> None:
+    """Until ``record`` is written, the table's process ends, or RECORD_WAIT_S pass."""
+    deadline = time.monotonic() + RECORD_WAIT_S
+    while not record.exists() and table.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
 
 
 def _tell_record(record: Path, sign_key: str | None) -> None:

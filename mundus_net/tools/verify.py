@@ -330,8 +330,9 @@ def _result_text(result: Result, names: list[str]) -> str:
         return (f"{names[seat]} (seat {seat})" if 0 <= seat < len(names) and names[seat]
                 else f"seat {seat}")
     how = REASON_WORDS.get(result.reason, f"by {result.reason}")
-    return (f"won by {' and '.join(who(s) for s in result.winners)} after {result.rounds} "
-            f"rounds, {how}, with {'/'.join(map(str, result.doubloons))} doubloons")
+    rounds = f"{result.rounds} round{'' if result.rounds == 1 else 's'}"
+    return (f"won by {' and '.join(who(s) for s in result.winners)} after {rounds}, {how}, "
+            f"with {'/'.join(map(str, result.doubloons))} doubloons")
 
 
 # -- the command ----------------------------------------------------------------------------
