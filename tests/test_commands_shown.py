@@ -16,6 +16,7 @@ import re
 import shlex
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -48,7 +49,7 @@ def venv(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     python = bin_dir / "python"
     script = _script(bin_dir, bin_dir / "python3")  # pip names python3 in the first line
     monkeypatch.setattr(sys, "executable", str(python))
-    monkeypatch.setattr(cli_args.sysconfig, "get_path", lambda *a, **k: str(bin_dir))
+    monkeypatch.setattr(sysconfig, "get_path", lambda *a, **k: str(bin_dir))
     monkeypatch.setattr(sys, "argv", [str(script), "host"])
     return bin_dir
 
