@@ -20,10 +20,14 @@ import sysconfig
 from pathlib import Path
 
 import pytest
+from test_host_table import A, B, Clock, make_table, send
 from test_tui_lobby import Host, free_ports, host_at  # noqa: F401 (host_at: a fixture)
 from tui_term import MUNDUS, ROOT, Term, environment, without_venv
 
 from mundus_net import cli_args
+from mundus_net.client.core import Joined, Welcome
+from mundus_net.client.tui import app as tui_app
+from mundus_net.client.wire import deck_from_wire
 
 WAIT = 60.0  # a deadline for every wait: generous, so that a loaded machine is no failure
 CODE = "K7QM-P2XD"
@@ -95,6 +99,35 @@ def test_the_join_command_has_the_invite_the_name_and_insecure_quoted_for_a_shel
         f"mundus join tcp://192.0.2.7:7700 --invite {CODE} --name 'Bo Li'"
     assert cli_args.join_command("tcp://192.0.2.7:7700", watch=True, insecure=True) == \
         "mundus watch tcp://192.0.2.7:7700 --insecure"
+
+
+def test_the_host_tells_a_seated_player_the_invite_code_and_not_a_spectator() -> None:
+    table = make_table(Clock(), invite=CODE)
+    ana = send(table, A, t="hello", name="Ana", role="player", invite=CODE.lower())
+    assert ana["invite"] == CODE  # as the host was given it, the console's spelling
+    back = send(table, b"conn-a-later", t="hello", name="Ana", role="player",
+                token=ana["token"])
+    assert back["invite"] == CODE  # a returning player, who gave only the token
+    assert "invite" not in send(table, B, t="hello", name="Eve", role="spectator", invite=CODE)
+    assert "invite" not in send(make_table(Clock()), A, t="hello", name="Bo", role="player")
+
+
+def test_the_lobby_shows_the_code_the_welcome_tells_or_the_one_this_client_gave(
+        venv: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", str(venv))
+    address = "tcp://192.0.2.7:7700"
+    deck = deck_from_wire([])
+    welcome = Welcome(seat=1, token="ab" * 16, game="g", name="Ann's table", players=3,
+                      names=("greedy bot 0", "Ann", ""), options={}, deck=deck, pub_port=7701,
+                      heartbeat_ms=1000, invite=CODE)
+    model = tui_app.TableModel(address=address)
+    assert model.join_command() == f"mundus join {address}"
+    model.on_notice(Joined(welcome, resumed=False), tui_app.Snapshot(None, None))
+    assert model.join_command() == f"mundus join {address} --invite {CODE}"
+    spectator = tui_app.TableModel(address=address, invite="k7qm-p2xd", spectator=True,
+                                   insecure=True)
+    assert spectator.join_command(watch=True) == \
+        f"mundus watch {address} --invite k7qm-p2xd --insecure"
 
 
 @pytest.mark.network
