@@ -201,6 +201,9 @@ def test_the_join_commands_of_the_host_the_lobby_and_the_leave_message_work_as_s
         shown = _lobby_command(ann, "Others join with:")
         assert shown is not None and shown == printed, (shown, printed)
         assert all(len(line) <= 80 for line in ann.lines())
+        ann.resize(120, 40)  # wide enough: the command beside its label, the same words
+        ann.wait(lambda t: any(line.startswith("Others join with:  " + printed)
+                               for line in t.lines()), what="the command beside its label")
         _not_asked(ann)
 
         bo_env = _friend(tmp_path, "Bo")
