@@ -36,7 +36,7 @@ from mundus_net.host.gamelog import (
     list_games,
     restore,
 )
-from mundus_net.host.keys import HostKeys, signed_by
+from mundus_net.host.keys import HostKeys, own_sign_key, signed_by
 from mundus_net.host.server import Host
 from mundus_net.host.table import DEFAULT_BOT_SECONDS, Message, Table
 from mundus_net.protocol.invite import new_code as new_invite
@@ -608,7 +608,7 @@ def _stop_signals() -> Iterator[StopRequest]:
 
 def _signer(keys: HostKeys | None) -> str:
     """Which key signs this host's records (``mundus verify`` names it the same way)."""
-    return signed_by(None if keys is None else keys.sign_key)
+    return signed_by(None if keys is None else keys.sign_key, own_sign_key())
 
 
 def _write_record(path: str | None, table: Table, keys: HostKeys | None = None) -> bool:

@@ -152,15 +152,15 @@ def _raw_public(sign: Ed25519PrivateKey) -> bytes:
                                           serialization.PublicFormat.Raw)
 
 
-def signed_by(sign_key: str | None) -> str:
-    """Which key signs a record, in the words every command uses (docs/record.md):
-    ``signed by this computer's host key, fingerprint 1a2b 3c4d 5e6f 7a8b`` when it is the
-    one in this user's state folder, else ``signed by the record signing key 1a2b ...``;
-    ``not signed (--insecure)`` for None."""
+def signed_by(sign_key: str | None, own_key: str | None) -> str:
+    """Which key signs a record, in the words every command uses (docs/record.md, "Whose key
+    signed"): ``signed by this computer's host key, fingerprint 1a2b 3c4d 5e6f 7a8b`` when it
+    is ``own_key`` (:func:`own_sign_key`), else ``signed by the record signing key 1a2b
+    ...``; ``not signed (--insecure)`` for None."""
     if sign_key is None:
         return "not signed (--insecure)"
     fp = fingerprint_bytes(bytes.fromhex(sign_key))
-    if sign_key == own_sign_key():
+    if sign_key == own_key:
         return f"signed by this computer's host key, fingerprint {fp}"
     return f"signed by the record signing key {fp}"
 

@@ -63,6 +63,9 @@ def add_deck_option(parser: argparse.ArgumentParser, *, recorded: bool = False) 
                          "deck)")
 
 
+SCRIPT = "mundus"  # the console script pip installs (pyproject.toml)
+
+
 def mundus_command() -> str:
     """How to run this program, as a person types it in any folder of this computer:
     ``mundus`` when that name on PATH finds this installation's script; else that script's
@@ -70,13 +73,10 @@ def mundus_command() -> str:
     script = installed_script()
     if script is None:
         return f"{shlex.quote(os.path.abspath(sys.executable))} -m mundus_net"
-    found = shutil.which("mundus")
+    found = shutil.which(SCRIPT)
     if found is not None and _same_file(Path(found), script):
-        return "mundus"
+        return SCRIPT
     return shlex.quote(os.path.abspath(script))
-
-
-SCRIPT = "mundus"
 
 
 def installed_script() -> Path | None:

@@ -247,7 +247,7 @@ def test_a_record_signed_by_this_computers_host_key_is_said_to_be_its_own(
     assert f"ok   signature: {words}: the record was made here" in out
     assert "nothing to compare" in out and "compare it with" not in out
     assert out.splitlines()[-1] == f"{tmp_path / 'game.json'}: every check holds; {words}"
-    assert signed_by(own.sign_key) == words  # what mundus host and mundus play print
+    assert signed_by(own.sign_key, own_sign_key()) == words  # as mundus host and play print
 
 
 def test_a_record_signed_by_another_key_is_said_to_be_foreign_with_the_fingerprint_to_compare(
@@ -262,7 +262,7 @@ def test_a_record_signed_by_another_key_is_said_to_be_foreign_with_the_fingerpri
     assert out.splitlines()[-1].endswith(f"every check holds; it is its host's record if {fp} "
                                          "is the fingerprint of the record signing key that "
                                          "host printed")
-    assert signed_by(KEYS.sign_key) == f"signed by the record signing key {fp}"
+    assert signed_by(KEYS.sign_key, own_sign_key()) == f"signed by the record signing key {fp}"
 
 
 def test_verify_makes_no_key_where_this_computer_has_none(

@@ -21,7 +21,7 @@ from mundus_net.client.known_hosts import KnownHosts
 from mundus_net.client.tokens import TokenStore
 from mundus_net.client.tui.session import Seating, default_name, needs_terminal, sit
 from mundus_net.host import local
-from mundus_net.host.keys import signed_by
+from mundus_net.host.keys import own_sign_key, signed_by
 from mundus_net.protocol.statedir import state_dir
 
 
@@ -123,11 +123,11 @@ def _wait_for(record: Path, table: subprocess.Popen[str]) -> None:
 def _tell_record(record: Path, sign_key: str | None) -> None:
     """Where the record is, which key signs it (as ``mundus verify`` will name it), and the
     commands that replay and check it."""
+    signer = signed_by(sign_key, own_sign_key())
     if not record.exists():
-        print(f"The game's record will be written to {record} when the game ends, "
-              f"{signed_by(sign_key)}.")
+        print(f"The game's record will be written to {record} when the game ends, {signer}.")
         return
     print(f"The game's record: {record}\n"
-          f"  {signed_by(sign_key)}\n"
+          f"  {signer}\n"
           f"  replay it: {command('replay', str(record))}\n"
           f"  check it:  {command('verify', str(record))}", flush=True)

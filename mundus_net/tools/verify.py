@@ -29,7 +29,7 @@ from mundus_net.engine.deck import Deck, DeckError, deck_for_record, default_dec
 from mundus_net.engine.game import REASON_WORDS, Game, Result
 from mundus_net.engine.record import FORMAT as RECORD_FORMAT
 from mundus_net.engine.record import GameRecord, RecordError
-from mundus_net.host.keys import own_sign_key
+from mundus_net.host.keys import own_sign_key, signed_by
 from mundus_net.protocol import commitment, fairdeal
 from mundus_net.protocol.security import fingerprint_bytes
 from mundus_net.protocol.signing import (
@@ -62,9 +62,10 @@ class Report:
     # Set when the record's game did not finish: where it stops ("round 4, after decision
     # 60"). Everything recorded up to there was checked; only the result is missing.
     unfinished: str | None = None
-    # Who signed (a valid signature): the key (hex), and whether it is the pinned key or
-    # this computer's own host key.
+    # Who signed (a valid signature): the key (hex), its words (host.keys.signed_by), and
+    # whether it is the pinned key or this computer's own host key.
     signer: str | None = None
+    signer_words: str = ""
     pinned: bool = False
     own: bool = False
 
@@ -171,6 +172,7 @@ def _verify(document: dict[str, Any], text: str, pinned_key: str | None, own_key
                                   "record: it was changed after it was signed, or signed by "
                                   "another key")
     fp = fingerprint_bytes(key)
+    report.signer, report.signer_words = key.hex(), signed_by(key.hex(), own_key)
     if pinned_key is not None:
         pinned = pinned_key.strip().lower()
         report.pinned = pinned == key.hex()
@@ -179,16 +181,14 @@ def _verify(document: dict[str, Any], text: str, pinned_key: str | None, own_key
               f"signed by the key {fp} ({key.hex()}), not by the pinned key {pinned}")
     elif key.hex() == own_key:
         report.own = True
-        check("signature", True, f"signed by this computer's host key, fingerprint {fp}: "
-                                 "the record was made here (mundus host or mundus play), "
-                                 "nothing to compare")
+        check("signature", True, f"{report.signer_words}: the record was made here (mundus "
+                                 "host or mundus play), nothing to compare")
     else:
-        check("signature", True, f"signed by the record signing key {fp} ({key.hex()}), "
-                                 "not this computer's: compare it with the fingerprint of the "
+        check("signature", True, f"{report.signer_words} ({key.hex()}), not this "
+                                 "computer's: compare it with the fingerprint of the "
                                  "record signing key that the game's host printed (ask the "
                                  "person who hosted it: mundus host prints it when it starts, "
                                  "mundus play with the record), or pass --host-key HEX")
-    report.signer = key.hex()
 
     # 2. The file is exactly what was written.
     # Every byte counts: a removed final newline is a change too.
@@ -386,8 +386,7 @@ def run(args: argparse.Namespace) -> int:
     if report.ok:
         fp = report.signer_fingerprint
         if report.own:
-            print(f"{args.record}: every check holds; signed by this computer's host key, "
-                  f"fingerprint {fp}")
+            print(f"{args.record}: every check holds; {report.signer_words}")
         elif report.pinned:
             print(f"{args.record}: every check holds; signed by the pinned key {fp}")
         else:
