@@ -221,6 +221,15 @@ class Connection:
         return self.core.settings.contribute
 
     @property
+    def invite(self) -> str | None:
+        """The table's invite code as this side knows it: the welcome's (the host tells a
+        seated player), else the one this client gives in its hello."""
+        welcome = self.core.welcome
+        if welcome is not None and welcome.invite is not None:
+            return welcome.invite
+        return self.core.settings.invite
+
+    @property
     def link(self) -> Link:
         return self.core.link
 

@@ -226,6 +226,7 @@ class Welcome:
     host_key: str | None = None  # the CURVE key the host proved it holds (None: insecure)
     sign_key: str | None = None  # the Ed25519 key that signs the host's records (hex)
     seed_commitment: bytes | None = None  # the host's commitment to its seed (§15)
+    invite: str | None = None  # the table's invite code, told to a seated player
 
 
 @dataclass(frozen=True, slots=True)
@@ -1018,7 +1019,8 @@ class ClientCore:
             host_key=m.get("host_key") if isinstance(m.get("host_key"), str) else None,
             sign_key=m.get("sign_key") if isinstance(m.get("sign_key"), str) else None,
             seed_commitment=bytes(m["seed_commitment"])
-            if isinstance(m.get("seed_commitment"), bytes) else None)
+            if isinstance(m.get("seed_commitment"), bytes) else None,
+            invite=m["invite"] if isinstance(m.get("invite"), str) else None)
         if resumed and self._another_game(welcome):
             # A new game behind the same address (a spectator is welcomed to anything).
             self._gone(REPLACED, f"the host runs another game ({welcome.game})")

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from mundus_net.bots.base import Bot, load_bot, strategy_names
-from mundus_net.cli_args import add_deck_option, command, seconds, whole_number
+from mundus_net.cli_args import add_deck_option, command, join_command, seconds, whole_number
 from mundus_net.engine.deck import Deck, DeckError, load_deck
 from mundus_net.engine.game import REASON_WORDS, Result
 from mundus_net.engine.seeds import derive_seed
@@ -36,7 +36,7 @@ from mundus_net.host.gamelog import (
     list_games,
     restore,
 )
-from mundus_net.host.keys import HostKeys
+from mundus_net.host.keys import HostKeys, own_sign_key, signed_by
 from mundus_net.host.server import Host
 from mundus_net.host.table import DEFAULT_BOT_SECONDS, Message, Table
 from mundus_net.protocol.invite import new_code as new_invite
@@ -459,8 +459,12 @@ def _run(args: argparse.Namespace, table: Table, host: Host, keys: HostKeys | No
             print(f"invite code: {table.invite} (seats and watching are for those who know "
                   "it; --no-invite opens the table to anyone who reaches it)")
         if table.free_seats():
-            print(f"  players join with: {command('join', address, *invite)}")
-            print(f"  a bot joins with:  {command('bot', '--connect', address, *invite)} {pin}")
+            print(f"  players join with:     "
+                  f"{join_command(address, table.invite, insecure=keys is None)}")
+            print(f"  spectators watch with: "
+                  f"{join_command(address, table.invite, watch=True, insecure=keys is None)}")
+            print(f"  a bot joins with:      {command('bot', '--connect', address, *invite)} "
+                  f"{pin}")
             print(f"waiting for {table.free_seats()} player(s)...", flush=True)
         host.start()
         announcer = beacon.from_args(args, host, address)
@@ -488,7 +492,8 @@ def _run(args: argparse.Namespace, table: Table, host: Host, keys: HostKeys | No
             # and the engine seed, is written only when it ends.
             if args.record is not None:
                 print(f"the game did not finish: its record goes to {args.record} when it "
-                      "ends (until then its seeds stay secret)", file=sys.stderr)
+                      f"ends, {_signer(keys)} (until then its seeds stay secret)",
+                      file=sys.stderr)
             print(f"resume it with: {resume}", file=sys.stderr)
         elif not written:
             _write_record(args.record, table, keys)  # over, or over for good (no log)
@@ -601,6 +606,11 @@ def _stop_signals() -> Iterator[StopRequest]:
             signal.signal(sig, handler)
 
 
+def _signer(keys: HostKeys | None) -> str:
+    """Which key signs this host's records (``mundus verify`` names it the same way)."""
+    return signed_by(None if keys is None else keys.sign_key, own_sign_key())
+
+
 def _write_record(path: str | None, table: Table, keys: HostKeys | None = None) -> bool:
     """Write the record to ``path`` (None: nothing to do); False if it could not be."""
     if path is None:
@@ -610,5 +620,5 @@ def _write_record(path: str | None, table: Table, keys: HostKeys | None = None) 
     except OSError as exc:
         print(f"mundus host: cannot write the record to {path}: {exc}", file=sys.stderr)
         return False
-    print(f"record written to {path}")
+    print(f"record written to {path}, {_signer(keys)}")
     return True

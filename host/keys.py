@@ -117,8 +117,7 @@ class HostKeys:
 
     @property
     def sign_public(self) -> bytes:
-        return self.sign_private.public_key().public_bytes(serialization.Encoding.Raw,
-                                                           serialization.PublicFormat.Raw)
+        return _raw_public(self.sign_private)
 
     @property
     def sign_key(self) -> str:
@@ -134,6 +133,36 @@ class HostKeys:
 
     def announcement(self) -> KeyAnnouncement:
         return KeyAnnouncement(self.public_key, self.sign_key, insecure=False)
+
+
+def own_sign_key(key_dir: Path | None = None) -> str | None:
+    """The public half (hex) of this computer's record signing key, the one ``mundus host``
+    and ``mundus play`` sign with (``key_dir``, default the user's state folder); None when
+    there is none or it cannot be read. Nothing is created."""
+    try:
+        sign = serialization.load_pem_private_key(
+            ((key_dir or default_key_dir()) / SIGN_FILE).read_bytes(), password=None)
+    except (OSError, ValueError, TypeError):
+        return None
+    return _raw_public(sign).hex() if isinstance(sign, Ed25519PrivateKey) else None
+
+
+def _raw_public(sign: Ed25519PrivateKey) -> bytes:
+    return sign.public_key().public_bytes(serialization.Encoding.Raw,
+                                          serialization.PublicFormat.Raw)
+
+
+def signed_by(sign_key: str | None, own_key: str | None) -> str:
+    """Which key signs a record, in the words every command uses (docs/record.md, "Whose key
+    signed"): ``signed by this computer's host key, fingerprint 1a2b 3c4d 5e6f 7a8b`` when it
+    is ``own_key`` (:func:`own_sign_key`), else ``signed by the record signing key 1a2b
+    ...``; ``not signed (--insecure)`` for None."""
+    if sign_key is None:
+        return "not signed (--insecure)"
+    fp = fingerprint_bytes(bytes.fromhex(sign_key))
+    if sign_key == own_key:
+        return f"signed by this computer's host key, fingerprint {fp}"
+    return f"signed by the record signing key {fp}"
 
 
 def _create_secret(path: Path, content: bytes) -> None:

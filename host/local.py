@@ -2,8 +2,9 @@
 process of its own, so that the player can leave (Ctrl-C, Ctrl-D) and come back with
 ``mundus join``.
 
-The process prints one line, ``READY PORT PUB_PORT GAME_ID KEY``, once its sockets are bound
-(KEY: the host's public key, Z85, or ``-`` with ``--insecure``), then writes nothing more to
+The process prints one line, ``READY PORT PUB_PORT GAME_ID KEY SIGN_KEY``, once its sockets
+are bound (KEY: the host's public key, Z85; SIGN_KEY: the public key that signs the record,
+hex; each ``-`` with ``--insecure``), then writes nothing more to
 standard output (its log goes to a file). Its keys are those of ``mundus host`` (made on
 first use in ``$XDG_STATE_HOME/mundus-net``). With ``--seed`` the seed is fixed: the same
 seed deals the same cards (no contributions are mixed in: the player is the host here).
@@ -51,11 +52,12 @@ START_TIMEOUT_S = 20.0
 @dataclass(frozen=True)
 class LocalTable:
     """A started background table: its process, the address to join, the host's public key
-    (None when insecure)."""
+    and the key that signs its record (None when insecure)."""
 
     process: subprocess.Popen[str]
     address: str
     host_key: str | None
+    sign_key: str | None = None
 
 
 def start(*, bots: int, strategy: str, name: str, idle_minutes: float, log: Path | None,
@@ -92,7 +94,7 @@ def start(*, bots: int, strategy: str, name: str, idle_minutes: float, log: Path
     reader.start()
     reader.join(START_TIMEOUT_S)
     words = line[0].split() if line else []
-    if len(words) != 5 or words[0] != READY:
+    if len(words) != 6 or words[0] != READY:
         proc.kill()
         _, err = proc.communicate(timeout=5)
         raise RuntimeError(f"the table did not start: {err.strip() or 'no answer'}")
@@ -100,7 +102,7 @@ def start(*, bots: int, strategy: str, name: str, idle_minutes: float, log: Path
     if proc.stderr is not None:
         proc.stderr.close()
     return LocalTable(proc, f"tcp://127.0.0.1:{int(words[1])}",
-                      None if words[4] == "-" else words[4])
+                      None if words[4] == "-" else words[4], None if words[5] == "-" else words[5])
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -144,8 +146,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             keys = HostKeys.generate()  # no state directory: keys for this table only
     host = Host(table, bind="127.0.0.1", port=0, keys=keys, insecure=args.insecure)
     host.start()
-    print(f"{READY} {host.port} {host.pub_port} {table.game_id} {host.public_key or '-'}",
-          flush=True)
+    print(f"{READY} {host.port} {host.pub_port} {table.game_id} {host.public_key or '-'} "
+          f"{keys.sign_key if keys is not None else '-'}", flush=True)
     _detach_output(args.log)
 
     def write_record() -> None:

@@ -444,6 +444,9 @@ class Table:
             "seed_commitment": self.seed_commitment,
             "contribute": seat is not None and not self.started
             and self.seats[seat].contribute and self.seats[seat].contribution is None,
+            # A seated player shows it in the lobby's join command (docs/security.md).
+            **({"invite": self.invite} if seat is not None and self.invite is not None
+               else {}),
         }
 
     # -- messages -----------------------------------------------------------------------------

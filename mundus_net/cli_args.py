@@ -7,11 +7,13 @@ count or a number of seconds is refused with the same words everywhere.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
 import shlex
 import shutil
 import sys
+import sysconfig
 from collections.abc import Callable
 from pathlib import Path
 
@@ -61,17 +63,56 @@ def add_deck_option(parser: argparse.ArgumentParser, *, recorded: bool = False) 
                          "deck)")
 
 
+SCRIPT = "mundus"  # the console script pip installs (pyproject.toml)
+
+
 def mundus_command() -> str:
-    """How to run this program again from where the player is: ``mundus`` when that name
-    finds the running script on PATH, else the running script's path (relative to the
-    current folder when it is inside it), else ``python -m mundus_net`` with this Python."""
-    running = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
-    if running is not None and running.suffix != ".py" and running.is_file():
-        found = shutil.which("mundus")
-        if found is not None and _same_file(Path(found), running):
-            return "mundus"
-        return shlex.quote(_from_here(running))
-    return f"{shlex.quote(_from_here(Path(sys.executable)))} -m mundus_net"
+    """How to run this program, as a person types it in any folder of this computer:
+    ``mundus`` when that name on PATH finds this installation's script; else that script's
+    whole path; else this Python's whole path with ``-m mundus_net``."""
+    script = installed_script()
+    if script is None:
+        return f"{shlex.quote(os.path.abspath(sys.executable))} -m mundus_net"
+    found = shutil.which(SCRIPT)
+    if found is not None and _same_file(Path(found), script):
+        return SCRIPT
+    return shlex.quote(os.path.abspath(script))
+
+
+def installed_script() -> Path | None:
+    """The ``mundus`` script of the installation that runs now (None if there is none): the
+    running script itself, else the one beside this Python or in the installation's scripts
+    folders whose first line names an interpreter in this Python's folder (``python -m
+    mundus_net`` of a virtual environment finds its ``bin/mundus``)."""
+    if sys.argv and Path(sys.argv[0]).stem == SCRIPT and Path(sys.argv[0]).is_file():
+        return Path(sys.argv[0])
+    folders = [Path(sys.executable).parent]
+    for scheme in (None, sysconfig.get_preferred_scheme("user")):
+        with contextlib.suppress(KeyError, ValueError):
+            path = sysconfig.get_path("scripts") if scheme is None else \
+                sysconfig.get_path("scripts", scheme)
+            folders.append(Path(path))
+    for folder in folders:
+        found = shutil.which(SCRIPT, path=str(folder))
+        if found is not None and _runs_with_this_python(Path(found)):
+            return Path(found)
+    return None
+
+
+def _runs_with_this_python(script: Path) -> bool:
+    """True when ``script`` starts with ``#!`` and an interpreter in this Python's folder (not
+    resolved: two virtual environments link the same system Python), or is no text script
+    (a Windows launcher)."""
+    try:
+        with script.open("rb") as f:
+            first = f.readline(4096)
+    except OSError:
+        return False
+    if not first.startswith(b"#!"):
+        return not first.isascii()
+    words = first[2:].decode("utf-8", "replace").split()
+    here = os.path.dirname(os.path.abspath(sys.executable))
+    return bool(words) and os.path.dirname(os.path.abspath(words[0])) == here
 
 
 def _same_file(a: Path, b: Path) -> bool:
@@ -81,18 +122,22 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
-def _from_here(path: Path) -> str:
-    """``path`` as typed in the current folder: relative (``.venv/bin/mundus``) when it is
-    inside it, else absolute."""
-    absolute = Path(os.path.abspath(path))
-    try:
-        inside = absolute.relative_to(Path.cwd())
-    except ValueError:
-        return str(absolute)
-    text = str(inside)
-    return text if os.sep in text else f".{os.sep}{text}"
-
-
 def command(*words: str) -> str:
     """A command line of this program: ``command("join", address)``."""
     return " ".join([mundus_command(), *(shlex.quote(w) for w in words)])
+
+
+def join_command(address: str, invite: str | None = None, *, name: str | None = None,
+                 watch: bool = False, insecure: bool = False) -> str:
+    """The command that joins the table at ``address`` (or watches it, with ``watch``), as
+    shown to players, to run as shown in any folder: the runnable program, the address, the
+    table's invite code when it has one, ``--insecure`` for a table without encryption, and
+    ``--name`` when given (to come back as that player)."""
+    words = ["watch" if watch else "join", address]
+    if invite is not None:
+        words += ["--invite", invite]
+    if insecure:
+        words.append("--insecure")
+    if name is not None:
+        words += ["--name", name]
+    return command(*words)

@@ -425,7 +425,8 @@ HOST_MESSAGES: dict[str, Schema] = {
                                                           "maxLength": 40}),
         "sign_key": nullable({"type": "string", "pattern": "^[0-9a-f]{64}$"}),
         "seed_commitment": binary(32), "contribute": BOOL},
-        {"id": ref("request_id")}, "the reply to hello (§4)"),
+        {"id": ref("request_id"), "invite": _VALIDATOR_SCHEMAS["invite"]},
+        "the reply to hello (§4)"),
     "snapshot": _host("snapshot", {
         "seq": integer(0), "state": PUBLIC_STATE, "events": array(ref("event")),
         "private": nullable(obj(PRIVATE_FIELDS, PRIVATE_DEALT))},

@@ -4,14 +4,13 @@ With the real client in a pseudo-terminal and real `mundus host` processes on 12
 host replaced by a new game on the same port (a seated player and a spectator each say so
 and J takes them to the new table), a watched game that ends (the result, no reconnecting,
 and the client ends), and the commands printed on leaving run from where the player is.
-Without sockets: the crash log, `seat_name` without a seat, the command to type, and the
-player's name asked once."""
+Without sockets: the crash log, `seat_name` without a seat, and the player's name asked once
+(the command to type: tests/test_commands_shown.py)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import re
 import shlex
 import shutil
@@ -30,7 +29,6 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from tui_term import ROOT, Term, environment, phase
 
-from mundus_net import cli_args
 from mundus_net.client import background
 from mundus_net.client.background import ConnectionThread, record_crash
 from mundus_net.client.connection import ClientError, Closed, Connection, Notice, Problem
@@ -176,46 +174,6 @@ def test_the_crash_sentence_says_where_the_log_is(capsys: pytest.CaptureFixture[
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err
     assert f"written to {tmp_path / 'client-crash.log'}" in err
-
-
-def _script(folder: Path, name: str = "mundus") -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / name
-    path.write_text("#!/bin/sh\n")
-    path.chmod(0o755)
-    return path
-
-
-def test_the_command_to_type_is_mundus_when_path_finds_this_script(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    script = _script(tmp_path / "bin")
-    monkeypatch.setattr(sys, "argv", [str(script), "join"])
-    monkeypatch.setenv("PATH", str(tmp_path / "bin"))
-    assert cli_args.mundus_command() == "mundus"
-    assert cli_args.command("join", "tcp://127.0.0.1:7700") == "mundus join tcp://127.0.0.1:7700"
-
-
-def test_the_command_to_type_is_the_scripts_path_when_path_finds_another(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    script = _script(tmp_path / "project" / ".venv" / "bin")
-    _script(tmp_path / "elsewhere")  # another mundus on PATH
-    monkeypatch.setattr(sys, "argv", [str(script), "join"])
-    monkeypatch.setenv("PATH", str(tmp_path / "elsewhere"))
-    monkeypatch.chdir(tmp_path / "project")
-    assert cli_args.mundus_command() == os.path.join(".venv", "bin", "mundus")
-    monkeypatch.chdir(tmp_path / "elsewhere")  # outside: the whole path
-    assert cli_args.mundus_command() == str(script)
-    monkeypatch.setenv("PATH", "")
-    assert cli_args.mundus_command() == str(script)
-
-
-def test_the_command_to_type_under_python_m_is_python_m(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sys, "argv", [str(ROOT / "mundus_net" / "__main__.py"), "join"])
-    monkeypatch.chdir(tmp_path)
-    words = shlex.split(cli_args.mundus_command())
-    assert words[1:] == ["-m", "mundus_net"]
-    assert Path(words[0]).resolve() == Path(sys.executable).resolve()
 
 
 def test_the_name_is_asked_once_and_saved(tmp_path: Path,

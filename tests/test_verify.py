@@ -8,16 +8,21 @@ fails at the first check its change breaks, and ``mundus verify`` names it.
 from __future__ import annotations
 
 import json
+import re
+import shlex
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from test_tui_game import ask, first_offer, pick
+from tui_term import Term, answer, choices, environment, stop_tables, without_venv
 
 from mundus_net.bots import load_bot
 from mundus_net.cli import main
 from mundus_net.host.cli import record_text
-from mundus_net.host.keys import HostKeys
+from mundus_net.host.keys import HostKeys, default_key_dir, own_sign_key, signed_by
 from mundus_net.host.table import Table
 from mundus_net.protocol import fairdeal
 from mundus_net.protocol.commitment import commit, new_nonce
@@ -221,3 +226,85 @@ def test_a_file_that_is_no_record_is_unreadable_with_its_kind_named() -> None:
         verify_text(json.dumps({"summary": {}, "games": []}))
     with pytest.raises(UnreadableRecord, match="it is cut short"):
         verify_text('{"format": "mundus-record/1", "decisions": [[0, "anno')
+
+
+# -- which key signed: this computer's own, or another's (docs/record.md, "Whose key") ----------
+
+
+def _verify(text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    record = tmp_path / "game.json"
+    record.write_text(text, encoding="utf-8")
+    status = main(["verify", str(record)])
+    return status, capsys.readouterr().out
+
+
+def test_a_record_signed_by_this_computers_host_key_is_said_to_be_its_own(
+        signed: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    own = HostKeys.load_or_create()  # the user's state folder (the test's own: conftest.py)
+    status, out = _verify(sign_record(signed, own.sign, own.sign_public), tmp_path, capsys)
+    words = f"signed by this computer's host key, fingerprint {own.sign_fingerprint}"
+    assert status == 0
+    assert f"ok   signature: {words}: the record was made here" in out
+    assert "nothing to compare" in out and "compare it with" not in out
+    assert out.splitlines()[-1] == f"{tmp_path / 'game.json'}: every check holds; {words}"
+    assert signed_by(own.sign_key, own_sign_key()) == words  # as mundus host and play print
+
+
+def test_a_record_signed_by_another_key_is_said_to_be_foreign_with_the_fingerprint_to_compare(
+        signed: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    HostKeys.load_or_create()  # this computer has a key of its own: not the one that signed
+    status, out = _verify(signed, tmp_path, capsys)
+    fp = KEYS.sign_fingerprint
+    assert status == 0
+    assert f"ok   signature: signed by the record signing key {fp} ({KEYS.sign_key}), not " \
+           "this computer's: compare it with the fingerprint" in out
+    assert "this computer's host key" not in out
+    assert out.splitlines()[-1].endswith(f"every check holds; it is its host's record if {fp} "
+                                         "is the fingerprint of the record signing key that "
+                                         "host printed")
+    assert signed_by(KEYS.sign_key, own_sign_key()) == f"signed by the record signing key {fp}"
+
+
+def test_verify_makes_no_key_where_this_computer_has_none(
+        signed: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out = _verify(signed, tmp_path, capsys)
+    assert status == 0 and "not this computer's" in out
+    assert own_sign_key() is None and not list(default_key_dir().glob("host*"))
+
+
+@pytest.mark.network
+def test_mundus_play_names_the_records_key_and_its_check_command_finds_it_is_this_computers(
+        tmp_path: Path) -> None:
+    """A whole one-round game of `mundus play` in a pseudo-terminal; then the "check it"
+    command it printed, run as shown from another folder without the virtual environment on
+    PATH, says the record is signed by this computer's host key, with the fingerprint
+    `mundus play` printed beside the record's path."""
+    env = environment(tmp_path)
+    stop = stop_tables(tmp_path)
+    t = Term(["play", "--bot-pace", "0", "--bots", "1", "--seed", "7", "--round-limit", "1",
+              "--name", "Ana"], env, cols=80, rows=24)
+    try:
+        first_offer(t)
+        combined = False
+        while (now := ask(t)) != "over":
+            chosen = pick(now, choices(t)[1], combined)
+            combined = now == "turn" and chosen.words != "end the turn"
+            answer(t, str(chosen.number))
+        t.send("\x04")  # Ctrl-D leaves the finished game
+        assert t.finish() == 0
+    finally:
+        t.close()
+        stop()
+    told = re.search(r"The game's record: (.+?)\r?\n +(signed by .+?)\r?\n +replay it: .+?\r?\n"
+                     r" +check it: +(.+?)\r?\n", t.plain())
+    assert told is not None, t.tail()
+    record, signer, check = told.groups()
+    own = HostKeys.load_or_create(tmp_path / "mundus-net")  # the one mundus play signed with
+    assert signer == f"signed by this computer's host key, fingerprint {own.sign_fingerprint}"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    run = subprocess.run(shlex.split(check), cwd=elsewhere, env=without_venv(env),
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert f"ok   signature: {signer}: the record was made here" in run.stdout
+    assert run.stdout.splitlines()[-1] == f"{record}: every check holds; {signer}"

@@ -50,6 +50,19 @@ def environment(state: Path, term: str = "xterm-256color", no_color: bool = Fals
     return env
 
 
+def without_venv(env: Mapping[str, str]) -> dict[str, str]:
+    """``env`` with a PATH that does not hold this virtual environment's scripts: a shell
+    where ``mundus`` is not found (as in a friend's terminal, or one without the virtual
+    environment activated)."""
+    scripts = Path(MUNDUS).parent.resolve()
+    kept = [p for p in env.get("PATH", os.defpath).split(os.pathsep)
+            if p and Path(p).resolve() != scripts]
+    out = {k: v for k, v in env.items() if k != "VIRTUAL_ENV"}
+    out["PATH"] = os.pathsep.join(kept)
+    assert shutil.which("mundus", path=out["PATH"]) is None, "a mundus is on the test's PATH"
+    return out
+
+
 class Term:
     """One program in a pseudo-terminal of ``cols`` x ``rows``."""
 

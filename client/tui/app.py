@@ -55,6 +55,7 @@ from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.layout.processors import BeforeInput
 from prompt_toolkit.output import ColorDepth
 
+from mundus_net.cli_args import join_command
 from mundus_net.client.background import ConnectionThread, record_crash
 from mundus_net.client.connection import (
     REPLACED,
@@ -294,6 +295,7 @@ class TableModel:
     """Everything the screen shows, and what typed lines mean. No terminal, no sockets."""
 
     address: str = ""
+    invite: str | None = None  # the table's invite code, when this client knows it
     spectator: bool = False
     insecure: bool = False  # no encryption: every screen says so
     snap: Snapshot = field(default_factory=lambda: Snapshot(None, None))
@@ -316,6 +318,9 @@ class TableModel:
     gone: str | None = None  # the table is gone: Gone.why (REPLACED, STOPPED, OVER, TAKEN_OVER)
     narrator: Narrator = field(default_factory=lambda: Narrator([]))
     _choices: tuple[Snapshot, list[Choice]] | None = field(default=None, repr=False)
+    # The lobby's commands, worked out once (cli_args looks for the program on PATH).
+    _commands: dict[tuple[str, str | None, bool], str] = field(default_factory=dict,
+                                                               repr=False)
 
     # -- reading ------------------------------------------------------------------------------
 
@@ -413,8 +418,19 @@ class TableModel:
                 for line in lines[1:]:
                     self.log(f"  {line}")
 
+    def join_command(self, watch: bool = False) -> str:
+        """The command that joins (or watches) this table, as the lobby shows it: runnable
+        as shown, with the invite code when this client knows it (cli_args.join_command)."""
+        key = (self.address, self.invite, watch)
+        if key not in self._commands:
+            self._commands[key] = join_command(self.address, self.invite, watch=watch,
+                                               insecure=self.insecure) if self.address else ""
+        return self._commands[key]
+
     def _joined(self, notice: Joined) -> None:
         w = notice.welcome
+        if w.invite is not None:
+            self.invite = w.invite  # the host tells it to a seated player
         if notice.resumed:
             self.say("Reconnected: back at the table.", error=False)
             self.log("Reconnected to the table")
@@ -649,8 +665,8 @@ class TableModel:
             shown = render.lobby(snap.table_name, snap.names, width, height - 1,
                                  players=view.players or len(snap.names), me=snap.seat,
                                  connected=snap.connected, bots=snap.bots,
-                                 options=snap.options, address=self.address,
-                                 sentences=self.sentences)
+                                 options=snap.options, join=self.join_command(),
+                                 watch=self.join_command(watch=True), sentences=self.sentences)
             lines = render.split_rows(shown)
             lines += [[("", "")]] * (height - 1 - len(lines))
             waiting: StyleAndTextTuples = []
@@ -854,8 +870,8 @@ class TableApp:
                  on_notice: Callable[[Notice, Connection], None] | None = None) -> None:
         self.conn = conn
         self.color = render.use_color() if color is None else color
-        self.model = TableModel(address=conn.address, spectator=conn.role == "spectator",
-                                insecure=conn.insecure)
+        self.model = TableModel(address=conn.address, invite=conn.invite,
+                                spectator=conn.role == "spectator", insecure=conn.insecure)
         self.extra_notice = on_notice  # called in the connection's thread (token saving)
         self._inbox: queue.Queue[tuple[Notice, Snapshot]] = queue.Queue()
         self._loop: asyncio.AbstractEventLoop | None = None

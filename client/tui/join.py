@@ -11,7 +11,7 @@ import argparse
 import sys
 from typing import Any
 
-from mundus_net.cli_args import command, seconds
+from mundus_net.cli_args import command, join_command, seconds
 from mundus_net.client.discovery import LISTEN_SECONDS, Table, discover, listen_address
 from mundus_net.client.known_hosts import KnownHosts, add_security_arguments
 from mundus_net.client.tokens import SavedSeat, TokenStore
@@ -103,7 +103,7 @@ def pick(args: argparse.Namespace, store: TokenStore | None, watching: bool = Fa
     mine = store is not None and store.get(chosen.address) is not None
     if not watching and not mine and chosen.announcement.free == 0:
         print(f'mundus: every seat at "{chosen.announcement.name}" is taken. Watch it: '
-              f"{command('watch', chosen.address)}", file=sys.stderr)
+              f"{join_command(chosen.address, args.invite, watch=True)}", file=sys.stderr)
         return None
     return chosen
 

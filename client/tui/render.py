@@ -683,14 +683,16 @@ def options_text(options: Mapping[str, Any] | None, players: int,
 def lobby(table: str, names: Sequence[str], width: int, height: int, *,
           players: int | None = None, me: int | None = None,
           connected: Sequence[bool] | None = None, bots: Sequence[bool] | None = None,
-          options: Mapping[str, Any] | None = None, address: str = "",
+          options: Mapping[str, Any] | None = None, join: str = "", watch: str = "",
           sentences: Sequence[str] = ()) -> StyleAndTextTuples:
     """The waiting screen of a table whose game has not started: its name and options, one
     line per seat (``Ann (you)``, ``greedy bot 0 [bot]``, ``(empty)`` for a free seat,
-    ``(away)`` after a taken seat whose player is disconnected), ``2 of 4 seated``, how others
-    join (``mundus join ADDRESS``) and that the game starts when every seat is taken; the log
-    (joins, chat) gets the rows left over. ``me`` is this client's seat (None: a spectator).
-    Fits ``width`` x ``height`` from 80x24 down; what matters most stays on a short screen."""
+    ``(away)`` after a taken seat whose player is disconnected), ``2 of 4 seated``, the
+    commands that join and watch the table (``join``, ``watch``: whole command lines, shown
+    whole, on rows of their own when the label leaves too little room) and that the game
+    starts when every seat is taken; the log (joins, chat) gets the rows left over. ``me`` is
+    this client's seat (None: a spectator). Fits ``width`` x ``height`` from 80x24 down; what
+    matters most stays on a short screen."""
     count = players if players is not None else len(names)
     title: Line = [("class:title", f"“{table}”" if table else "This table"),
                    ("class:dim", " · "), ("class:waiting", "waiting for players")]
@@ -720,21 +722,22 @@ def lobby(table: str, names: Sequence[str], width: int, height: int, *,
     free = sum(1 for seat in range(count) if not (seat < len(names) and names[seat]))
     starts: Line = [("", "The game starts when every seat is taken"
                      + (f": {plural(free, 'seat')} to go." if free else "."))]
-    # Each line with its weight: a short screen drops the lightest first (the last of equals).
+    # Each block of lines with its weight: a short screen drops the lightest first (the last
+    # of equals), a block whole (a command is never shown in part).
     blank: Line = []
-    weighed: list[tuple[int, Line]] = [(5, title), *[(2, line) for line in about], (1, blank),
-                                       (9, head), *[(8, line) for line in seats], (1, blank),
-                                       (6, starts)]
-    if address:
+    weighed: list[tuple[int, list[Line]]] = [
+        (5, [title]), *[(2, [line]) for line in about], (1, [blank]), (9, [head]),
+        *[(8, [line]) for line in seats], (1, [blank]), (6, [starts])]
+    if join:
         who = "Others" if me is not None else "Players"
-        weighed += [(4, [("", f"{who} join with: ".ljust(19)),
-                         ("class:title", f"mundus join {address}")]),
-                    (3, [("class:dim", f"Watch with:        mundus watch {address}")])]
-    while len(weighed) > max(height, 0):
+        weighed.append((4, _command_rows(f"{who} join with:", join, "", "class:title", width)))
+    if watch:
+        weighed.append((3, _command_rows("Watch with:", watch, "class:dim", "class:dim", width)))
+    while sum(len(block) for _, block in weighed) > max(height, 0):
         lightest = min(w for w, _ in weighed)
         drop = max(i for i, (w, _) in enumerate(weighed) if w == lightest)
         del weighed[drop]
-    rows = [line for _, line in weighed]
+    rows = [line for _, block in weighed for line in block]
     room = height - len(rows) - 2  # a blank line and a title, then the log
     if room >= 1 and sentences:
         news: Line = [("class:rule", "── "), ("class:title", "News and chat"),
@@ -743,6 +746,23 @@ def lobby(table: str, names: Sequence[str], width: int, height: int, *,
         rows += [blank, news]
         rows += split_rows(log(sentences, width, room))
     return _join(rows[:max(height, 0)], width)
+
+
+COMMAND_COLUMN = 19  # where the lobby's commands start after their labels
+
+
+def _command_rows(label: str, command: str, label_style: str, style: str,
+                  width: int) -> list[Line]:
+    """A command to copy, whole: after its label on one row when both fit, else the label
+    on a row and the command on the rows below, broken only between words (only a word
+    wider than the screen is cut)."""
+    if COMMAND_COLUMN + len(command) <= width:
+        return [[(label_style, label.ljust(COMMAND_COLUMN)), (style, command)]]
+    rows: list[Line] = [[(label_style, label)]]
+    for part in textwrap.wrap(command, max(width, 10), break_long_words=False,
+                              break_on_hyphens=False):
+        rows.append([(style, part)])
+    return rows
 
 
 # -- the log and the whole screen ---------------------------------------------------------------

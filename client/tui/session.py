@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mundus_net.cli_args import command
+from mundus_net.cli_args import join_command
 from mundus_net.client.background import record_crash
 from mundus_net.client.connection import (
     REPLACED,
@@ -136,6 +136,8 @@ class Seating:
     invite: str | None = None
     # Take the seat over if another program holds it (--take-over, or the person's choice).
     take_over: bool = False
+    # Set by sit(): the game ended while this client was at the table.
+    game_over: bool = False
 
 
 def _remember(s: Seating, conn: Connection, secret: OfferSecret | None) -> None:
@@ -238,11 +240,12 @@ def _sit(s: Seating) -> int:
         conn = app.conn
         names = app.model.snap.names or welcome.names
         if conn.result is not None:
+            s.game_over = True
             _say_result(conn, names)
         elif gone is not None:
-            _say_gone(s, welcome.name, gone)
+            _say_gone(s, welcome.name, gone, conn.invite)
         elif outcome in (LEFT, CRASHED):
-            _say_how_to_come_back(s, welcome.name, conn.seat, names)
+            _say_how_to_come_back(s, welcome.name, conn.seat, names, conn.invite)
         return 1 if outcome == CRASHED else 0
 
 
@@ -313,10 +316,11 @@ def _seat_in_use(s: Seating, saved: SavedSeat, exc: HostError) -> str | None:
     seat = f"seat {saved.seat}" if saved.seat is not None else "a seat"
     print(f"{saved.name} sits at this table already ({seat}), {where}.", flush=True)
     ways = [(TAKE_OVER, "take the seat over (the other terminal is told, and stops)",
-             command("join", s.address, "--name", saved.name, "--take-over")),
+             join_command(s.address, name=saved.name, insecure=s.insecure) + " --take-over"),
             (NEW_PLAYER, "sit as a new player, with another name",
-             command("join", s.address, "--name", "OTHER")),
-            (WATCH, "watch the table", command("watch", s.address))]
+             join_command(s.address, s.invite, name="OTHER", insecure=s.insecure)),
+            (WATCH, "watch the table",
+             join_command(s.address, s.invite, watch=True, insecure=s.insecure))]
     if not sys.stdin.isatty():
         print("Choose one:", flush=True)
         for _, text, line in ways:
@@ -378,10 +382,11 @@ def _ask_invite(s: Seating, exc: HostError) -> bool:
 def _cannot_join(s: Seating, exc: Exception) -> int:
     if isinstance(exc, HostError):
         reason = exc.message
-        if exc.code in INVITE_CODES:
-            reason += f" ({command('join', s.address, '--invite', 'CODE')})"
+        if exc.code in INVITE_CODES:  # CODE: the one thing the person must fill in
+            reason += f" ({join_command(s.address, 'CODE', insecure=s.insecure)})"
         if exc.code == "table_full":
-            reason += f". You can watch it: {command('watch', s.address)}"
+            watch = join_command(s.address, s.invite, watch=True, insecure=s.insecure)
+            reason += f". You can watch it: {watch}"
     elif isinstance(exc, ConnectTimeout):
         reason = f"{exc} (is the host running, and is the address right?)"
     else:
@@ -392,10 +397,13 @@ def _cannot_join(s: Seating, exc: Exception) -> int:
 
 
 def _say_how_to_come_back(s: Seating, table: str, seat: int | None,
-                          names: tuple[str, ...] | list[str]) -> None:
+                          names: tuple[str, ...] | list[str], invite: str | None) -> None:
+    """The command that brings the person back, runnable as shown from any folder: a
+    player's with ``--name`` (the name the seat was taken with) and the table's invite code
+    when it has one (asked otherwise of a hello without the seat token)."""
     if s.spectator:
         print(f'You stopped watching "{table}". Watch again with:\n'
-              f"    {command('watch', s.address)}")
+              f"    {join_command(s.address, invite, watch=True, insecure=s.insecure)}")
         return
     who = f"seat {seat} ({seat_name(names, seat)})" if seat is not None else "your seat"
     print(f'You left "{table}". Your {who} is kept for you, marked away; the game waits '
@@ -403,26 +411,32 @@ def _say_how_to_come_back(s: Seating, table: str, seat: int | None,
     for line in s.left_note:
         print(line)
     # With the name: name.txt holds whoever sat last at this computer (docs/client.md).
-    print(f"Come back with:\n    {command('join', s.address, '--name', s.name)}", flush=True)
+    again = join_command(s.address, invite, name=s.name, insecure=s.insecure)
+    print(f"Come back with:\n    {again}", flush=True)
 
 
-def _say_gone(s: Seating, table: str, gone: Gone) -> None:
-    verb = "watch" if s.spectator else "join"
+def _say_gone(s: Seating, table: str, gone: Gone, invite: str | None) -> None:
     if gone.why == REPLACED:
         lost = f'the game you watched ("{table}")' if s.spectator else \
             f'your seat at "{table}"'
+        # A new table: its invite code, if it has one, is not known here (it is asked).
+        again = join_command(s.address, name=None if s.spectator else s.name,
+                             watch=s.spectator, insecure=s.insecure)
         print(f"The host at {s.address} now runs a new game: {lost} is gone. "
               f"{'Watch' if s.spectator else 'Join'} the new table with:\n"
-              f"    {command(verb, s.address)}", flush=True)
-    elif gone.why == TAKEN_OVER:
+              f"    {again}", flush=True)
+    elif gone.why == TAKEN_OVER:  # the token still holds the seat: no invite needed
+        back = join_command(s.address, name=s.name, insecure=s.insecure) + " --take-over"
+        watch = join_command(s.address, invite, watch=True, insecure=s.insecure)
         print(f'Your seat at "{table}" was taken over: another terminal or computer sits in it '
               f"now with its token, so this one stopped. Take it back with:\n"
-              f"    {command('join', s.address, '--name', s.name, '--take-over')}\n"
-              f"or watch the table with:\n    {command('watch', s.address)}", flush=True)
-    elif gone.why == STOPPED:
+              f"    {back}\nor watch the table with:\n    {watch}", flush=True)
+    elif gone.why == STOPPED:  # resumed from its log, the table keeps its code
+        again = join_command(s.address, invite, name=None if s.spectator else s.name,
+                             watch=s.spectator, insecure=s.insecure)
         print(f'The host at {s.address} stopped and did not come back: "{table}" is gone. '
               f"If it is started again, {'watch' if s.spectator else 'come back'} with:\n"
-              f"    {command(verb, s.address)}", flush=True)
+              f"    {again}", flush=True)
     else:
         print(f'"{table}" is over and its host has stopped.', flush=True)
 

@@ -2,8 +2,8 @@
 
 It starts a table in the background (:mod:`mundus_net.host.local`: a host on 127.0.0.1 with free
 ports and N host bots, in a process of its own) and puts you at it in the full-screen client.
-Leave with Ctrl-C or Ctrl-D and the table keeps your seat; ``mundus join ADDRESS`` (the
-address is printed when you leave) brings you back.
+Leave with Ctrl-C or Ctrl-D and the table keeps your seat; the command printed when you leave
+(``mundus join ADDRESS --name NAME``) brings you back.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from mundus_net.client.known_hosts import KnownHosts
 from mundus_net.client.tokens import TokenStore
 from mundus_net.client.tui.session import Seating, default_name, needs_terminal, sit
 from mundus_net.host import local
+from mundus_net.host.keys import own_sign_key, signed_by
 from mundus_net.protocol.statedir import state_dir
 
 
@@ -103,14 +104,30 @@ def run(args: argparse.Namespace) -> int:
                                  f"and waits {minutes} for you."])
     status = sit(seating)
     if record is not None:
-        _tell_record(record)
+        if seating.game_over:  # the table writes it within a moment of the result
+            _wait_for(record, table.process)
+        _tell_record(record, table.sign_key)
     return status
 
 
-def _tell_record(record: Path) -> None:
+RECORD_WAIT_S = 10.0
+
+
+def _wait_for(record: Path, table: subprocess.Popen[str]) -> None:
+    """Until ``record`` is written, the table's process ends, or RECORD_WAIT_S pass."""
+    deadline = time.monotonic() + RECORD_WAIT_S
+    while not record.exists() and table.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+def _tell_record(record: Path, sign_key: str | None) -> None:
+    """Where the record is, which key signs it (as ``mundus verify`` will name it), and the
+    commands that replay and check it."""
+    signer = signed_by(sign_key, own_sign_key())
     if not record.exists():
-        print(f"The game's record will be written to {record} when the game ends.")
+        print(f"The game's record will be written to {record} when the game ends, {signer}.")
         return
     print(f"The game's record: {record}\n"
+          f"  {signer}\n"
           f"  replay it: {command('replay', str(record))}\n"
           f"  check it:  {command('verify', str(record))}", flush=True)

@@ -14,7 +14,6 @@ Pure: it reads text and returns results (no sockets, no files but the CLI's).
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import sys
 from collections.abc import Callable
@@ -30,7 +29,9 @@ from mundus_net.engine.deck import Deck, DeckError, deck_for_record, default_dec
 from mundus_net.engine.game import REASON_WORDS, Game, Result
 from mundus_net.engine.record import FORMAT as RECORD_FORMAT
 from mundus_net.engine.record import GameRecord, RecordError
+from mundus_net.host.keys import own_sign_key, signed_by
 from mundus_net.protocol import commitment, fairdeal
+from mundus_net.protocol.security import fingerprint_bytes
 from mundus_net.protocol.signing import (
     SIGNATURE_ALG,
     deal_digest,
@@ -61,6 +62,16 @@ class Report:
     # Set when the record's game did not finish: where it stops ("round 4, after decision
     # 60"). Everything recorded up to there was checked; only the result is missing.
     unfinished: str | None = None
+    # Who signed (a valid signature): the key (hex), its words (host.keys.signed_by), and
+    # whether it is the pinned key or this computer's own host key.
+    signer: str | None = None
+    signer_words: str = ""
+    pinned: bool = False
+    own: bool = False
+
+    @property
+    def signer_fingerprint(self) -> str | None:
+        return None if self.signer is None else fingerprint_bytes(bytes.fromhex(self.signer))
 
     @property
     def ok(self) -> bool:
@@ -101,10 +112,12 @@ def what_is_wrong(data: str | bytes) -> str:
 
 
 def verify_text(text: str, pinned_key: str | None = None, deck: Deck | None = None,
-                on_check: Callable[[Check], None] | None = None) -> Report:
+                on_check: Callable[[Check], None] | None = None,
+                own_key: str | None = None) -> Report:
     """Check a signed record (the file's text). Stops at the first check that fails; the
-    rest are listed as skipped. UnreadableRecord when ``text`` is not a game record at all
-    (not JSON, or a JSON document that is neither signed nor of the record format)."""
+    rest are listed as skipped. ``own_key``: this computer's record signing key (hex), named
+    as such when it signed. UnreadableRecord when ``text`` is not a game record at all (not
+    JSON, or a JSON document that is neither signed nor of the record format)."""
     try:
         document = json.loads(text)
     except (ValueError, RecursionError):
@@ -123,15 +136,15 @@ def verify_text(text: str, pinned_key: str | None = None, deck: Deck | None = No
             raise _Failed
 
     try:
-        _verify(document, text, pinned_key, deck, check, report)
+        _verify(document, text, pinned_key, own_key, deck, check, report)
     except _Failed:
         done = {c.name for c in report.checks}
         report.skipped = [name for name in CHECKS if name not in done]
     return report
 
 
-def _verify(document: dict[str, Any], text: str, pinned_key: str | None, deck: Deck | None,
-            check: Callable[[str, bool, str], None], report: Report) -> None:
+def _verify(document: dict[str, Any], text: str, pinned_key: str | None, own_key: str | None,
+            deck: Deck | None, check: Callable[[str, bool, str], None], report: Report) -> None:
     # 1. The signature over the canonical body, by the pinned key if one is given.
     signature = document.get("signature")
     if not isinstance(signature, dict):
@@ -158,15 +171,24 @@ def _verify(document: dict[str, Any], text: str, pinned_key: str | None, deck: D
         check("signature", False, f"the signature by key {key.hex()} does not match the "
                                   "record: it was changed after it was signed, or signed by "
                                   "another key")
-    fp = fairdeal_fingerprint(key)
+    fp = fingerprint_bytes(key)
+    report.signer, report.signer_words = key.hex(), signed_by(key.hex(), own_key)
     if pinned_key is not None:
         pinned = pinned_key.strip().lower()
-        check("signature", pinned == key.hex(),
-              f"signed by {key.hex()} ({fp})" + ("" if pinned == key.hex() else
-                                                 f", not by the pinned key {pinned}"))
+        report.pinned = pinned == key.hex()
+        check("signature", report.pinned,
+              f"signed by the pinned key {fp} ({key.hex()})" if report.pinned else
+              f"signed by the key {fp} ({key.hex()}), not by the pinned key {pinned}")
+    elif key.hex() == own_key:
+        report.own = True
+        check("signature", True, f"{report.signer_words}: the record was made here (mundus "
+                                 "host or mundus play), nothing to compare")
     else:
-        check("signature", True, f"signed by {key.hex()} ({fp}); no key pinned: compare it "
-                                 "with the one the host printed, or pass --host-key")
+        check("signature", True, f"{report.signer_words} ({key.hex()}), not this "
+                                 "computer's: compare it with the fingerprint of the "
+                                 "record signing key that the game's host printed (ask the "
+                                 "person who hosted it: mundus host prints it when it starts, "
+                                 "mundus play with the record), or pass --host-key HEX")
 
     # 2. The file is exactly what was written.
     # Every byte counts: a removed final newline is a change too.
@@ -302,19 +324,15 @@ def _verify(document: dict[str, Any], text: str, pinned_key: str | None, deck: D
               f"the replay ends as recorded: {_result_text(recorded, names)}")
 
 
-def fairdeal_fingerprint(raw: bytes) -> str:
-    digits = hashlib.sha256(raw).hexdigest()[:16]
-    return " ".join(digits[i:i + 4] for i in range(0, 16, 4))
-
-
 def _result_text(result: Result, names: list[str]) -> str:
     """``won by Ann (seat 2) after 3 rounds, at the round limit, with 10/20/32 doubloons``."""
     def who(seat: int) -> str:
         return (f"{names[seat]} (seat {seat})" if 0 <= seat < len(names) and names[seat]
                 else f"seat {seat}")
     how = REASON_WORDS.get(result.reason, f"by {result.reason}")
-    return (f"won by {' and '.join(who(s) for s in result.winners)} after {result.rounds} "
-            f"rounds, {how}, with {'/'.join(map(str, result.doubloons))} doubloons")
+    rounds = f"{result.rounds} round{'' if result.rounds == 1 else 's'}"
+    return (f"won by {' and '.join(who(s) for s in result.winners)} after {rounds}, {how}, "
+            f"with {'/'.join(map(str, result.doubloons))} doubloons")
 
 
 # -- the command ----------------------------------------------------------------------------
@@ -361,12 +379,19 @@ def run(args: argparse.Namespace) -> int:
         print(f"{'ok  ' if found.ok else 'FAIL'} {found.name}: {found.detail}", flush=True)
 
     try:
-        report = verify_text(text, args.host_key, deck, on_check=show)
+        report = verify_text(text, args.host_key, deck, on_check=show, own_key=own_sign_key())
     except UnreadableRecord as exc:
         print(f"mundus verify: {args.record}: {exc}", file=sys.stderr)
         return 2
     if report.ok:
-        print(f"{args.record}: every check holds")
+        fp = report.signer_fingerprint
+        if report.own:
+            print(f"{args.record}: every check holds; {report.signer_words}")
+        elif report.pinned:
+            print(f"{args.record}: every check holds; signed by the pinned key {fp}")
+        else:
+            print(f"{args.record}: every check holds; it is its host's record if {fp} is the "
+                  "fingerprint of the record signing key that host printed")
         return 0
     failed = report.first_failure
     for name in report.skipped:
