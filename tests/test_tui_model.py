@@ -7,11 +7,13 @@ import os
 import stat
 import sys
 from pathlib import Path
+from typing import cast
 
 import pytest
+from test_client_core import Clock, Net, play, table
 
 from mundus_net.bots.base import load_bot
-from mundus_net.client.connection import OfferSecret, PendingDecision, Synced
+from mundus_net.client.connection import Connection, OfferSecret, PendingDecision, Synced
 from mundus_net.client.tokens import TokenStore
 from mundus_net.client.tui.app import (
     Chat,
@@ -21,13 +23,15 @@ from mundus_net.client.tui.app import (
     ShowHelp,
     Snapshot,
     TableModel,
+    take_snapshot,
 )
 from mundus_net.client.tui.choices import choices_for
 from mundus_net.client.tui.render import line_width, split_rows
+from mundus_net.client.tui.sentences import Narrator
 from mundus_net.engine.decisions import EndTurn, Take
 from mundus_net.engine.game import Game, Pending
 from mundus_net.engine.notation import format_decision
-from mundus_net.engine.view import PlayerView, StateView
+from mundus_net.engine.view import PlayerView, StateView, public_log
 from mundus_net.protocol.statedir import state_dir
 
 ME = 3
@@ -53,6 +57,46 @@ def model_at(kind: str, seed: int = 7) -> tuple[TableModel, Game]:
     model = TableModel(address="tcp://127.0.0.1:7700")
     model.on_notice(Synced(1), Snapshot(view, ready, NAMES, online=True, seat=ME))
     return model, game
+
+
+def played_model(seed: int, rounds: int) -> tuple[TableModel, Game, int]:
+    """A model fed every notice of a core that plays a whole game (greedy) at a 3-seat
+    table of the host's Table in memory, with two host bots; the game and the core's seat."""
+    clock = Clock(100.0)
+    net = Net(table(clock, host_bots=2, seed=seed, round_limit=rounds), clock)
+    peer = net.join("Ana")
+    model = TableModel(address="tcp://127.0.0.1:7700")
+    told = 0
+    collect = net.collect
+
+    def collect_and_show() -> None:
+        nonlocal told
+        collect()
+        for notice in peer.notices[told:]:
+            model.on_notice(notice, take_snapshot(cast(Connection, peer.core)))
+        told = len(peer.notices)
+
+    net.collect = collect_and_show  # type: ignore[method-assign]
+    seat = peer.core.seat
+    assert seat is not None
+    play(net, {peer: load_bot("greedy", seat)})
+    return model, net.table.game, seat
+
+
+def test_the_log_tells_a_seats_own_events_in_the_engines_order() -> None:
+    """Your dealt, stored and returned cards are told where the engine made them: after the
+    other seats' storage and discards and "Round N ends", in the new round."""
+    model, game, seat = played_model(seed=2, rounds=4)
+    narrate = Narrator(list(model.snap.names), seat, game.deck)
+    # The engine's log as this seat reads it; the offer is told by the reveal, the game's
+    # end by the screen's last line.
+    expected = [text for event in public_log(game, seat)
+                if event["kind"] not in ("offer", "game_over") and (text := narrate(event))]
+    told = iter(model.sentences)
+    missing = [text for text in expected if not any(text == line for line in told)]
+    assert not missing, f"out of order or missing: {missing[:3]}"
+    assert any(text.startswith("You stored") for text in expected)
+    assert any(text.endswith("back from the warehouses") for text in expected)
 
 
 def test_numbers_pass_and_notation_choose_decisions() -> None:

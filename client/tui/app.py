@@ -359,16 +359,17 @@ class TableModel:
             self.status = Status()
             self.choice_page = 0
         if isinstance(notice, PublicEvents):
-            for event in notice.events:
+            for event, mine in notice.as_seen():
                 self._public(event)
+                if mine is not None:  # this seat's own version, in its place
+                    self._private(mine)
             if self.greeting:  # after the story so far, so that it is the latest line
                 self.log(self.greeting)
                 self.say(self.greeting)
                 self.greeting = None
         elif isinstance(notice, PrivateUpdate):
             for event in notice.events:
-                if event.get("kind") != "offer":  # the reveal shows every offer at once
-                    self.log(self.narrator(event))
+                self._private(event)
         elif isinstance(notice, Joined):
             self._joined(notice)
         elif isinstance(notice, Refused):
@@ -411,6 +412,10 @@ class TableModel:
                 self.log(f"Summary of {lines[0]} (F3 shows it again)")
                 for line in lines[1:]:
                     self.log(f"  {line}")
+
+    def _private(self, event: dict[str, Any]) -> None:
+        if event.get("kind") != "offer":  # the reveal shows every offer at once
+            self.log(self.narrator(event))
 
     def _joined(self, notice: Joined) -> None:
         w = notice.welcome
