@@ -348,7 +348,7 @@ def queue_compact(view: View, width: int) -> StyleAndTextTuples:
         # Storage is chosen knowing next round's event, card 1's icon (R3.2, R6.9).
         card = view.deck.by_id.get(ids[0])
         icon = card.icon if card is not None else None
-        coming = EVENT_NAMES.get(icon, icon) if icon else "no event icon"
+        coming = EVENT_NAMES.get(icon, icon) if icon else "no event"
         first = [("class:title", "Queue "), ("class:icon", f"(next round: {coming})"),
                  ("class:title", ": "), *tokens[0]]
     return _join(flow(tokens[1:], width, first, indent=2, sep=" · "), width)
