@@ -16,7 +16,8 @@ Every decision the protocol leaves to a client is made here:
 * the public state by the Clone pattern (§5): a snapshot on a join or a gap, then updates in
   ``seq`` order, those at or below the snapshot's ``seq`` dropped, so every public event is
   delivered exactly once, in order; a private message ahead of the public state waits
-  :data:`SYNC_GRACE_S` for its update before a snapshot is asked (§6);
+  :data:`SYNC_GRACE_S` for its update before a snapshot is asked (§6), and its events are
+  told with that update, each in its public event's place (:func:`place_private`);
 * commit-reveal (§7): a fresh nonce and commitment for an offer, the reveal when asked, and
   every seat's reveal checked against its commitment and the engine's revealed offer; the
   fair deal (§15) checked likewise;

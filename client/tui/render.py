@@ -208,12 +208,16 @@ def _cards(cards: Iterable[int], compact: bool = False, empty: str = "-") -> Lin
     return out or [("class:dim", empty)]
 
 
+def _who_short(names: Sequence[str], seat: int, me: int | None) -> str:
+    return "you" if seat == me else seat_name(names, seat)
+
+
 def _names(view: View, names: Sequence[str]) -> list[str]:
     return [seat_name(names, s) for s in range(view.players)]
 
 
 def _who(view: View, names: Sequence[str], seat: int) -> str:
-    return "you" if seat == view.seat else seat_name(names, seat)
+    return _who_short(names, seat, view.seat)
 
 
 # -- header -------------------------------------------------------------------------------------
@@ -504,9 +508,10 @@ def round_end(report: RoundReport, names: Sequence[str], width: int,
                        ("", now)]
         rest = "; ".join(filter(None, (("took " + ", ".join(row.took)) if row.took else "",
                                        *row.notes)))
-        if row.sources:
-            rest = f"{rest}  ({row.sources})" if rest else f"({row.sources})"
         indent = line_width(first) + 2
+        if row.sources and (not rest or indent + get_cwidth(rest) + 3 + get_cwidth(row.sources)
+                            + 2 <= width):  # one row a player: F3 has the sources too
+            rest = f"{rest}  ({row.sources})" if rest else f"({row.sources})"
         if not rest:
             lines.append(first)
             continue
@@ -514,10 +519,6 @@ def round_end(report: RoundReport, names: Sequence[str], width: int,
         lines.append([*first, ("", "  "), ("", parts[0])])
         lines += [[("", " " * indent), ("", part)] for part in parts[1:]]
     return _join(lines, width)
-
-
-def _who_short(names: Sequence[str], seat: int, me: int | None) -> str:
-    return "you" if seat == me else seat_name(names, seat)
 
 
 # -- your cards ---------------------------------------------------------------------------------
