@@ -16,7 +16,8 @@ Every decision the protocol leaves to a client is made here:
 * the public state by the Clone pattern (§5): a snapshot on a join or a gap, then updates in
   ``seq`` order, those at or below the snapshot's ``seq`` dropped, so every public event is
   delivered exactly once, in order; a private message ahead of the public state waits
-  :data:`SYNC_GRACE_S` for its update before a snapshot is asked (§6);
+  :data:`SYNC_GRACE_S` for its update before a snapshot is asked (§6), and its events are
+  told with that update, each in its public event's place (:func:`place_private`);
 * commit-reveal (§7): a fresh nonce and commitment for an offer, the reveal when asked, and
   every seat's reveal checked against its commitment and the engine's revealed offer; the
   fair deal (§15) checked likewise;
@@ -287,14 +288,29 @@ class Synced(Notice):
 
 @dataclass(frozen=True, slots=True)
 class PublicEvents(Notice):
-    """New public events (each delivered once, in order) and the state they led to."""
+    """New public events (each delivered once, in order) and the state they led to.
+
+    ``private`` is empty, or as long as ``events``: at each index, this seat's own version of
+    that event (its public part with its private part merged in: its dealt cards, its stored
+    cards...) when the private message of the same update came first, else None. Read
+    :meth:`as_seen` for the events in the engine's order as this seat sees them."""
 
     seq: int
     events: tuple[dict[str, Any], ...]
+    private: tuple[dict[str, Any] | None, ...] = ()
+
+    def as_seen(self) -> list[tuple[dict[str, Any], dict[str, Any] | None]]:
+        """Each public event with this seat's version of it (None: it has no private part)."""
+        private = self.private or (None,) * len(self.events)
+        return list(zip(self.events, private, strict=True))
 
 
 @dataclass(frozen=True, slots=True)
 class PrivateUpdate(Notice):
+    """This seat's private state changed. ``events``: private events whose public update was
+    delivered before them (their private message came late); those that come first are
+    delivered in place, in :attr:`PublicEvents.private`."""
+
     events: tuple[dict[str, Any], ...]
     pending: PendingDecision | None
 
@@ -375,6 +391,27 @@ class Gone(Notice):
 
     why: str
     detail: str
+
+
+def place_private(private: Sequence[Message], events: Sequence[Message]
+                  ) -> tuple[tuple[Message | None, ...], tuple[Message, ...]]:
+    """Each of a seat's private events in the place of its public part among ``events``:
+    aligned with ``events`` (empty when none found a place), and those that found none. The
+    host makes a private event by merging its private part into a copy of the public event
+    (§6), and both lists keep the engine's order: the public part of the next private event
+    is the next public event whose every field it has."""
+    placed: list[Message | None] = [None] * len(events)
+    start = 0
+    unplaced: list[Message] = []
+    for mine in private:
+        at = next((i for i in range(start, len(events))
+                   if events[i].items() <= mine.items()), None)
+        if at is None:
+            unplaced.append(mine)
+            continue
+        placed[at] = mine
+        start = at + 1
+    return (tuple(placed) if start else ()), tuple(unplaced)
 
 
 # -- the checks: commit-reveal (§7) and the fair deal (§15) ---------------------------------
@@ -539,6 +576,10 @@ class ClientCore:
         self._user_pings: set[int] = set()  # the pings ping() sent (they get a Pong)
         self._ping_sent: dict[int, float] = {}
         self._buffer: dict[int, Message] = {}  # updates that wait for a snapshot or a gap
+        # Private events that came ahead of their public update, by the update's seq: they
+        # are delivered with it, each in its public event's place (§6).
+        self._private_ahead: dict[int, tuple[Message, ...]] = {}
+        self._private_told = -1  # the seq of the last snapshot: its private events are told
         self._last_heard = 0.0
         self._last_sent = 0.0
         self._snapshot_asked: float | None = None  # when, while a snapshot is awaited
@@ -1079,10 +1120,19 @@ class ClientCore:
         self._snapshot_asked = None
         if self.connected:
             self.link = Link.LIVE
+        placed: tuple[Message | None, ...] = ()
         if m.get("private") is not None:
+            # The snapshot's private events are every one so far (§6): each goes in its
+            # public event's place; those held, or still to come, up to its seq are in it.
+            self._private_ahead = {s: e for s, e in self._private_ahead.items() if s > seq}
+            self._private_told = seq
+            placed = place_private(m["private"].get("events") or (), events)[0]
+            placed = placed[len(events) - len(new):]
+            if not any(placed):
+                placed = ()
             self._set_private(m["private"], seq, (), now)
         self._notices.append(Synced(seq))
-        self._after_public(new, now)
+        self._after_public(new, now, placed)
         self._apply_buffered(now)
         self._check_behind(now)
 
@@ -1101,6 +1151,12 @@ class ClientCore:
                 legal=self._decode_legal(int(raw["id"]), raw.get("legal") or ()),
                 deadline=None if deadline is None else now + deadline / 1000, seq=seq)
         self.pending = pending
+        if seq <= self._private_told:
+            events = ()  # told with a snapshot already
+        elif events and seq > self.seq:
+            # Ahead of the public update it goes with: told in that update's order.
+            self._private_ahead[seq] = self._private_ahead.get(seq, ()) + events
+            events = ()
         self._notices.append(PrivateUpdate(events, pending))
         self._check_behind(now)
         self._auto_answer(now)
@@ -1168,9 +1224,14 @@ class ClientCore:
                 self._ask_snapshot(now)  # still a hole
                 return
 
-    def _after_public(self, events: list[Message], now: float) -> None:
+    def _after_public(self, events: list[Message], now: float,
+                      placed: tuple[Message | None, ...] = ()) -> None:
+        private, late = self._private_in_place(events)
+        private = placed or private  # a snapshot's (it drops those held up to its seq)
         if events:
-            self._notices.append(PublicEvents(self.seq, tuple(events)))
+            self._notices.append(PublicEvents(self.seq, tuple(events), private))
+        if late:  # no public event of theirs among these: told after them
+            self._notices.append(PrivateUpdate(late, self.pending))
         for event in events:
             self._watch_offers(event)
         self._check_behind(now)
@@ -1179,6 +1240,16 @@ class ClientCore:
             if result is not None:
                 self.result = result
                 self._notices.append(GameOver(result))
+
+    def _private_in_place(self, events: list[Message]
+                          ) -> tuple[tuple[Message | None, ...], tuple[Message, ...]]:
+        """The private events held for the updates up to :attr:`seq` put in their places
+        among ``events`` (:func:`place_private`)."""
+        held = [seq for seq in sorted(self._private_ahead) if seq <= self.seq]
+        if not held:
+            return (), ()
+        return place_private([e for seq in held for e in self._private_ahead.pop(seq)],
+                             events)
 
     def _watch_offers(self, event: Message) -> None:
         """Check one public event (§7, §15); a ``reveals`` event also spends the secret."""

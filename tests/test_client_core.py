@@ -48,6 +48,7 @@ from mundus_net.client.core import (
     OpenDealer,
     PendingDecision,
     Pong,
+    PrivateUpdate,
     Problem,
     PublicEvents,
     Refused,
@@ -364,6 +365,84 @@ def test_a_whole_game_played_by_cores_ends_as_the_host_says() -> None:
         sent = [m["t"] for m in peer.sent]
         assert sent.count("commit") == sent.count("reveal") > 0
         assert any(e["kind"] == "seed_reveal" for e in peer.core.events)
+
+
+def told(peer: Peer) -> list[tuple[Message, bool]]:
+    """Every event a seat was told, in the order told, with whether it is the seat's own
+    version of the event (its private part merged in)."""
+    out: list[tuple[Message, bool]] = []
+    for notice in peer.notices:
+        if isinstance(notice, PublicEvents):
+            out += [(mine, True) if mine is not None else (event, False)
+                    for event, mine in notice.as_seen()]
+        elif isinstance(notice, PrivateUpdate):
+            out += [(event, True) for event in notice.events]
+    return out
+
+
+def test_a_seats_own_events_are_told_in_the_engines_order() -> None:
+    """The host sends a private message before the public update it goes with (§6): its
+    events (the seat's dealt, stored and returned cards...) are told in their public
+    events' places, not ahead of the update (where they would land in the previous round,
+    before the other seats' discards and the round's end)."""
+    net, players, _ = game(round_limit=4, seed=2)  # a seed where a core stores cards
+    play(net, players)
+    log = net.table.game.log
+    engine_kinds = {event.kind for event in log}
+    own: set[str] = set()
+    for peer in players:
+        seat = peer.core.seat
+        assert seat is not None
+        assert all(not n.events for n in peer.of(PrivateUpdate))  # none came late here
+        seen = [(event["kind"], mine) for event, mine in told(peer)
+                if event["kind"] in engine_kinds]
+        assert seen == [(event.kind, bool(event.private and seat in event.private))
+                        for event in log]
+        own |= {kind for kind, mine in seen if mine}
+    assert {"deal", "offer", "gift", "store", "unstore"} <= own, own
+
+
+def test_a_restarted_client_is_told_its_own_events_in_their_places() -> None:
+    """A client that comes back with its token starts from a snapshot: the seat's private
+    events so far are told in their places in the history, once each."""
+    net, players, _ = game(host_bots=2, round_limit=3)
+    [peer] = players
+    play(net, players, until=lambda: net.table.game.round == 2)
+    peer.core.close()
+    net.run()
+    back = net.join("p2 again", token=peer.core.token)
+    play(net, {back: players[peer]})
+    seat = back.core.seat
+    log = net.table.game.log
+    engine_kinds = {event.kind for event in log}
+    seen = [(event["kind"], mine) for event, mine in told(back)
+            if event["kind"] in engine_kinds]
+    assert seen == [(event.kind, bool(event.private and seat in event.private))
+                    for event in log]
+
+
+def test_a_private_message_after_its_update_is_told_after_it() -> None:
+    net, players, _ = game()
+    peer = next(iter(players))
+    late: list[Message] = []
+
+    def keep(p: Peer, way: str, m: Message) -> bool:
+        if not late and p is peer and way == DEALER and m["t"] == "private" \
+                and m["private"]["events"]:
+            late.append(m)
+            return True
+        return False
+
+    net.keep = keep
+    play(net, players, until=lambda: bool(late))
+    seq = late[0]["seq"]
+    assert peer.core.seq >= seq  # its update came first
+    before = len(peer.notices)
+    net.keep = lambda p, way, m: False
+    net.release()
+    updates = [n for n in peer.notices[before:] if isinstance(n, PrivateUpdate)]
+    assert updates[0].events == tuple(late[0]["private"]["events"])
+    assert all(not n.private for n in peer.of(PublicEvents) if n.seq == seq)
 
 
 def test_the_hello_is_valid_protocol() -> None:

@@ -255,3 +255,77 @@ def test_a_refused_decision_shows_the_rule_and_is_asked_again(tmp_path: Path) ->
     finally:
         t.close()
         stop()
+
+
+def test_a_whole_game_at_80x24_shows_each_rounds_end_and_the_queue_icons(tmp_path: Path
+                                                                        ) -> None:
+    """At 80x24, by choice numbers: the first question after a round's end shows that round's
+    summary on the main screen (before anything is typed); every storage question names next
+    round's event on the queue line; the whole log (F2) tells this seat's dealt and returned
+    cards in the new round, after "Round N ends"."""
+    stop = stop_tables(tmp_path)
+    t = Term(["play", "--bot-pace", "0", "--bots", "3", "--seed", "3", "--round-limit", "4",
+              "--name", "Ana"], environment(tmp_path), cols=80, rows=24)
+    summaries: list[int] = []
+    stores = 0
+    try:
+        asked_in = 1
+        combined = False
+        while (now := ask(t)) != "over":
+            m = re.match(r"Round (\d+) ", t.lines()[0])
+            assert m, t.text()
+            if int(m.group(1)) > asked_in:  # the first question since the round's end
+                asked_in = int(m.group(1))
+                t.wait_text(f"Round {asked_in - 1} is over")
+                screen = t.text()
+                for name in ("you", "greedy 1", "greedy 2", "greedy 3"):
+                    assert re.search(rf"^  {name} +[+-]?\d+  now +\d+", screen, re.M), screen
+                summaries.append(asked_in - 1)
+            if now == "store":
+                stores += 1
+                assert re.search(r"^Queue \(next round: [A-Za-z' ]+\): 1 ", t.text(), re.M), \
+                    t.text()
+            _, items = choices(t)
+            chosen = pick(now, items, combined)
+            combined = now == "turn" and chosen.words != "end the turn"
+            answer(t, str(chosen.number))
+        t.wait_text("Round 4 is over")
+        summaries.append(4)
+        log = whole_log(t)
+        t.send("\x04")
+        assert t.finish() == 0
+    finally:
+        t.close()
+        stop()
+    assert summaries == [1, 2, 3, 4] and stores > 0
+    # Each line under its round: this seat's cards of round N+1 come after "Round N ends".
+    last = ""
+    for line in log:
+        if re.match(r"Round \d+ (begins|ends)", line):
+            last = line
+        elif line.startswith("You were dealt") or line.endswith("back from the warehouses"):
+            assert re.match(r"Round \d+ begins", last), (line, last)
+
+
+def whole_log(t: Term) -> list[str]:
+    """Every sentence of the whole log (F2), page by page from the first, wrapped lines
+    joined."""
+    t.send("\x1bOQ")  # F2
+    t.wait_text("The whole log")
+    m = re.search(r"page (\d+) of (\d+)", t.lines()[0])
+    pages = int(m.group(2)) if m else 1
+    for _ in range(pages - 1):
+        t.send("\x1b[5~")  # PgUp: older
+    t.wait(lambda t: not m or f"page 1 of {pages}" in t.lines()[0], what="the first page")
+    sentences: list[str] = []
+    for page in range(1, pages + 1):
+        t.wait_text(f"page {page} of {pages}" if pages > 1 else "The whole log")
+        for line in t.lines()[1:-3]:
+            if line.startswith("   ") and sentences:
+                sentences[-1] += " " + line.strip()
+            elif line.strip():
+                sentences.append(line.strip())
+        t.send("\x1b[6~")  # PgDn: newer
+    t.send("\x1bOQ")
+    t.wait(lambda t: "The whole log" not in t.text(), what="the log to close")
+    return sentences

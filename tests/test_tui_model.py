@@ -4,14 +4,23 @@ choices, the screen's size, and the seat-token file."""
 from __future__ import annotations
 
 import os
+import re
 import stat
 import sys
 from pathlib import Path
+from typing import cast
 
 import pytest
+from test_client_core import Clock, Net, play, table
 
 from mundus_net.bots.base import load_bot
-from mundus_net.client.connection import OfferSecret, PendingDecision, Synced
+from mundus_net.client.connection import (
+    Connection,
+    OfferSecret,
+    PendingDecision,
+    PublicEvents,
+    Synced,
+)
 from mundus_net.client.tokens import TokenStore
 from mundus_net.client.tui.app import (
     Chat,
@@ -21,28 +30,33 @@ from mundus_net.client.tui.app import (
     ShowHelp,
     Snapshot,
     TableModel,
+    take_snapshot,
 )
 from mundus_net.client.tui.choices import choices_for
-from mundus_net.client.tui.render import line_width, split_rows
+from mundus_net.client.tui.render import MOVES_SHOWN, line_width, split_rows
+from mundus_net.client.tui.sentences import Narrator
 from mundus_net.engine.decisions import EndTurn, Take
+from mundus_net.engine.deck import EVENT_NAMES
 from mundus_net.engine.game import Game, Pending
 from mundus_net.engine.notation import format_decision
-from mundus_net.engine.view import PlayerView, StateView
+from mundus_net.engine.view import PlayerView, StateView, public_log
+from mundus_net.protocol.codec import to_wire
 from mundus_net.protocol.statedir import state_dir
 
 ME = 3
 NAMES = ("Bo", "Cy", "Di", "Ana")
 
 
-def model_at(kind: str, seed: int = 7) -> tuple[TableModel, Game]:
-    """A model whose seat 3 is asked ``kind`` (bots play every other decision)."""
+def model_at(kind: str, seed: int = 7, from_round: int = 1) -> tuple[TableModel, Game]:
+    """A model whose seat 3 is asked ``kind`` (bots play every other decision), in round
+    ``from_round`` or later."""
     game = Game.new(4, seed=seed)
     bots = [load_bot("greedy", s) for s in range(4)]
     while True:
         pending = game.pending
         assert pending is not None, f"no {kind} for seat {ME} in this game"
         seat = pending.seats[0] if ME not in pending.seats else ME
-        if seat == ME and pending.kind == kind:
+        if seat == ME and pending.kind == kind and game.round >= from_round:
             break
         game.apply(seat, bots[seat].decide(PlayerView(game, seat), game.legal(seat)))
     legal = tuple(game.legal(ME))
@@ -53,6 +67,46 @@ def model_at(kind: str, seed: int = 7) -> tuple[TableModel, Game]:
     model = TableModel(address="tcp://127.0.0.1:7700")
     model.on_notice(Synced(1), Snapshot(view, ready, NAMES, online=True, seat=ME))
     return model, game
+
+
+def played_model(seed: int, rounds: int) -> tuple[TableModel, Game, int]:
+    """A model fed every notice of a core that plays a whole game (greedy) at a 3-seat
+    table of the host's Table in memory, with two host bots; the game and the core's seat."""
+    clock = Clock(100.0)
+    net = Net(table(clock, host_bots=2, seed=seed, round_limit=rounds), clock)
+    peer = net.join("Ana")
+    model = TableModel(address="tcp://127.0.0.1:7700")
+    told = 0
+    collect = net.collect
+
+    def collect_and_show() -> None:
+        nonlocal told
+        collect()
+        for notice in peer.notices[told:]:
+            model.on_notice(notice, take_snapshot(cast(Connection, peer.core)))
+        told = len(peer.notices)
+
+    net.collect = collect_and_show  # type: ignore[method-assign]
+    seat = peer.core.seat
+    assert seat is not None
+    play(net, {peer: load_bot("greedy", seat)})
+    return model, net.table.game, seat
+
+
+def test_the_log_tells_a_seats_own_events_in_the_engines_order() -> None:
+    """Your dealt, stored and returned cards are told where the engine made them: after the
+    other seats' storage and discards and "Round N ends", in the new round."""
+    model, game, seat = played_model(seed=2, rounds=4)
+    narrate = Narrator(list(model.snap.names), seat, game.deck)
+    # The engine's log as this seat reads it; the offer is told by the reveal, the game's
+    # end by the screen's last line.
+    expected = [text for event in public_log(game, seat)
+                if event["kind"] not in ("offer", "game_over") and (text := narrate(event))]
+    told = iter(model.sentences)
+    missing = [text for text in expected if not any(text == line for line in told)]
+    assert not missing, f"out of order or missing: {missing[:3]}"
+    assert any(text.startswith("You stored") for text in expected)
+    assert any(text.endswith("back from the warehouses") for text in expected)
 
 
 def test_numbers_pass_and_notation_choose_decisions() -> None:
@@ -140,8 +194,53 @@ def test_the_screen_fits_and_grows(width: int, height: int) -> None:
     assert any(line.startswith("Hand ") for line in text)
     assert any(line.startswith("Choices (") for line in text)
     shown = sum(1 for line in text if line.startswith("Sentence number"))
-    assert shown >= (2 if height == 24 else 5)
+    assert shown >= (MOVES_SHOWN if height == 24 else 5)  # the latest moves
     assert "Sentence number 59 of the story so far" in text
+
+
+def screen_lines(model: TableModel, width: int, height: int) -> list[str]:
+    """The screen above the input line, as text lines."""
+    return ["".join(t for _, t in row) for row in split_rows(model.draw(width, height - 1))]
+
+
+def test_a_rounds_end_shows_its_summary_until_the_player_moves_on() -> None:
+    """At 80x24 the summary of the round that ended takes the players table's place beside
+    the next question, with the latest moves below it; at 120x40 it sits above the log, the
+    table stays. A key (move_on) brings the table back."""
+    model, game = model_at("offer", from_round=2)
+    model.on_notice(PublicEvents(2, tuple(to_wire(e) for e in public_log(game, ME))),
+                    model.snap)
+    for width, height in ((80, 24), (120, 40)):
+        lines = screen_lines(model, width, height)
+        assert len(lines) == height - 1 and all(line_width([("", x)]) <= width for x in lines)
+        at = next(i for i, line in enumerate(lines) if line.startswith("Round 1 is over"))
+        rows = lines[at + 1:at + 5]
+        for row, name in zip(rows, ("Bo", "Cy", "Di", "you"), strict=True):
+            assert re.match(rf"  {name} +[+-]?\d+  now +\d+", row), lines
+        assert any(line.startswith("Choices (") for line in lines)
+        table = any(line.lstrip().startswith("Player ") for line in lines)
+        assert table == (width >= 120), lines  # at 80x24 in the table's place
+        log = lines[at + 5:next(i for i, x in enumerate(lines) if x.startswith("Hand "))]
+        assert len(log) >= MOVES_SHOWN and not any(x.startswith("Summary of") for x in log)
+    model.move_on()
+    lines = screen_lines(model, 80, 24)
+    assert not any(line.startswith("Round 1 is over") for line in lines)
+    assert any(line.lstrip().startswith("Player ") for line in lines)
+
+
+def test_the_80_column_queue_shows_event_icons_and_names_next_rounds_at_storage() -> None:
+    model, game = model_at("store", seed=2)
+    lines = screen_lines(model, 80, 24)
+    queue = " ".join(line for line in lines if line.startswith(("Queue", "  ")))
+    first = game.deck.by_id[game.queue[0]]
+    coming = EVENT_NAMES[first.icon] if first.icon else "no event"
+    assert f"Queue (next round: {coming}): " in queue, lines
+    for card_id in game.queue:
+        card = game.deck.by_id[card_id]
+        if card.icon:
+            assert f"{card.name} [{card.icon}]" in queue, lines
+    help_text = " ".join(model.help_lines(78))
+    assert "[FI] Fire" in help_text and "next round's event" in help_text
 
 
 def test_help_names_the_rules() -> None:

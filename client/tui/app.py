@@ -86,7 +86,14 @@ from mundus_net.client.tui.choices import (
     pass_decision,
 )
 from mundus_net.client.tui.choices import panel as choice_panel
-from mundus_net.client.tui.helptext import HELP, help_lines, round_summary, split_rounds
+from mundus_net.client.tui.helptext import (
+    HELP,
+    RoundReport,
+    help_lines,
+    round_report,
+    round_summary,
+    split_rounds,
+)
 from mundus_net.client.tui.sentences import (
     PHASE_WORDS,
     Narrator,
@@ -98,6 +105,7 @@ from mundus_net.engine.decisions import (
     Decision,
     Offer,
 )
+from mundus_net.engine.deck import EVENT_NAMES
 from mundus_net.engine.game import Pending, Result
 from mundus_net.engine.notation import (
     DECISION_KINDS,
@@ -121,6 +129,15 @@ COMMANDS_HELP = (
     "(F3): the last round's summary and everyone's developments. help (F1): this help. quit, "
     "Ctrl-D or Ctrl-C: leave the table; the seat is kept. PageUp/PageDown: more choices when "
     "they need several pages, else the log."
+)
+
+SCREEN_HELP = (
+    "On the screen: * marks the queue cards your best identical set reaches now; "
+    + ", ".join(f"[{code}] {name}" for code, name in EVENT_NAMES.items())
+    + " mark a card's event icon. Queue card 1's icon is next round's event (R3.2); at the "
+    "storage step the queue line names it (R6.9). When a round ends, its summary (doubloons "
+    "gained and from what, doubloons now, developments taken) shows on the main screen until "
+    "you type a key or answer; F3 shows it again."
 )
 
 REQUEST_WORDS = {"decide": "decision", "commit": "sealed offer", "reveal": "offer's reveal",
@@ -312,6 +329,10 @@ class TableModel:
     overlay_page: int = 0  # pages back from the newest (log), or down from the top
     screen_rows: int = 24  # the height last drawn (a page of the overlays)
     last_summary: list[str] = field(default_factory=list)  # the last round's, for F3
+    # The round that just ended, on the main screen until the player moves on (a key, an
+    # answer); its lines in the log (from, to) are left out of the main screen meanwhile.
+    round_end: RoundReport | None = None
+    round_end_lines: tuple[int, int] = (0, 0)
     choice_page: int = 0  # the page of choices shown (PgDn/PgUp), when they need several
     choice_pages: int = 0
     over: bool = False
@@ -359,22 +380,25 @@ class TableModel:
             self.narrator.deck = snap.view.deck
         if self.sent_for is not None and (snap.ready is None or snap.ready.id != self.sent_for):
             self.sent_for = None  # the host moved on
+        if self.round_end is not None and snap.view is not None and any(snap.view.faceup):
+            self.move_on()  # the take step needs the players table (render.screen)
         ready = self.ready
         if ready is not None and ready.id != self.asked:
             self.asked = ready.id  # a new question: what was said about the last one is old
             self.status = Status()
             self.choice_page = 0
         if isinstance(notice, PublicEvents):
-            for event in notice.events:
+            for event, mine in notice.as_seen():
                 self._public(event)
+                if mine is not None:  # this seat's own version, in its place
+                    self._private(mine)
             if self.greeting:  # after the story so far, so that it is the latest line
                 self.log(self.greeting)
                 self.say(self.greeting)
                 self.greeting = None
         elif isinstance(notice, PrivateUpdate):
             for event in notice.events:
-                if event.get("kind") != "offer":  # the reveal shows every offer at once
-                    self.log(self.narrator(event))
+                self._private(event)
         elif isinstance(notice, Joined):
             self._joined(notice)
         elif isinstance(notice, Refused):
@@ -414,9 +438,18 @@ class TableModel:
                 deck = self.snap.view.deck if self.snap.view is not None else None
                 lines = round_summary(rounds[-1], self.snap.names, deck)
                 self.last_summary = lines
+                start = len(self.sentences)
                 self.log(f"Summary of {lines[0]} (F3 shows it again)")
                 for line in lines[1:]:
                     self.log(f"  {line}")
+                players = self.snap.view.players if self.snap.view is not None else 0
+                self.round_end = round_report(rounds[-1], players or len(self.snap.names),
+                                              deck)
+                self.round_end_lines = (start, len(self.sentences))
+
+    def _private(self, event: dict[str, Any]) -> None:
+        if event.get("kind") != "offer":  # the reveal shows every offer at once
+            self.log(self.narrator(event))
 
     def join_command(self, watch: bool = False) -> str:
         """The command that joins (or watches) this table, as the lobby shows it: runnable
@@ -583,12 +616,18 @@ class TableModel:
         ready = self.ready
         assert ready is not None
         first, *rest = action.decisions
+        self.move_on()
         self.sent_for = ready.id
         self.plan = list(rest)
         self.plan_after = ready.id
         self.say(f"Sent {format_decision(first)}" + (f" ({action.note})" if action.note else "")
                  + ("; the rest follows" if rest else ""), error=False)
         return first
+
+    def move_on(self) -> None:
+        """The player moved on (a key, an answer): the round's summary leaves the main
+        screen (F3 shows it again) and the players table comes back."""
+        self.round_end = None
 
     def send_failed(self, error: BaseException) -> None:
         self.sent_for = None
@@ -636,6 +675,8 @@ class TableModel:
             lines += help_lines(kind, width, view)
             lines.append("")
         lines += textwrap.wrap(COMMANDS_HELP, width)
+        lines.append("")
+        lines += textwrap.wrap(SCREEN_HELP, width)
         return lines
 
     def draw(self, width: int, height: int) -> StyleAndTextTuples:
@@ -677,9 +718,16 @@ class TableModel:
         panel = self._choice_panel(width, height)
         top_h = height - 1 - len(panel)
         ready = self.ready
-        top = render.screen(view, self.snap.names, width, top_h, sentences=self.sentences,
+        sentences: Sequence[str] = self.sentences
+        summary = None
+        if self.round_end is not None:
+            summary = render.round_end(self.round_end, self.snap.names, width, self.snap.seat)
+            start, end = self.round_end_lines
+            sentences = [*self.sentences[:start], *self.sentences[end:]]
+        top = render.screen(view, self.snap.names, width, top_h, sentences=sentences,
                             connected=self.snap.connected, bots=self.snap.bots,
-                            legal=list(ready.legal) if ready is not None else None)
+                            legal=list(ready.legal) if ready is not None else None,
+                            summary=summary)
         rows = render.split_rows(top)
         rows += [[("", "")]] * (top_h - len(rows))  # keep the panel at the bottom
         out: StyleAndTextTuples = []
@@ -815,9 +863,14 @@ class TableModel:
         if not choices or ready is None:
             self.choice_pages = 0
             return []
-        # Room for the choices: what the table above can spare (it keeps about 14 rows at
-        # 80x24 for the header, players, hand and the question), at least 4 rows.
-        room = max(4, min(len(choices) + 8, height - 15))
+        # Room for the choices: what the table above can spare (about 14 rows at 80x24 for
+        # the header, players, hand and the question) and the latest moves of the log, at
+        # least 5 rows.
+        view = self.snap.view
+        table = 14 if view is None else render.rows_besides_log(
+            view, self.snap.names, width, self.snap.connected, self.snap.bots,
+            list(ready.legal))
+        room = max(5, min(len(choices) + 8, height - 1 - table - render.MOVES_SHOWN))
         if ready.phase == "turn":
             head = f"Suggestions ({len(choices)} of {len(ready.legal)} legal):"
         else:
@@ -937,6 +990,7 @@ class TableApp:
         self.app.invalidate()
 
     def _accept(self, buffer: Buffer) -> bool:
+        self.model.move_on()  # Enter, even on an empty line
         action = self.model.interpret(buffer.text)
         if buffer.text.strip():
             self.model.open_overlay(None)
@@ -962,6 +1016,7 @@ class TableApp:
         screen = Window(ScreenControl(model.draw), wrap_lines=False)
         prompt = BeforeInput(lambda: [("class:input-prompt", model.prompt_text())])
         line = Window(BufferControl(buffer=self.input, input_processors=[prompt]), height=1)
+        self.input.on_text_changed += lambda _: model.move_on()  # a key moves on
         root = FloatContainer(
             content=HSplit([screen, line]),
             floats=[Float(xcursor=True, ycursor=True,
@@ -1004,6 +1059,8 @@ class TableApp:
                 model.open_overlay(None)
             elif self.input.complete_state is not None:
                 self.input.cancel_completion()
+            else:
+                model.move_on()
 
         @kb.add("pageup")
         def _(event: KeyPressEvent) -> None:

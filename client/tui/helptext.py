@@ -208,6 +208,7 @@ def help_lines(kind: str, width: int, view: View | None = None) -> list[str]:
 class _Ledger:
     gains: dict[str, int] = field(default_factory=dict)
     took: list[str] = field(default_factory=list)
+    developments: list[str] = field(default_factory=list)  # the names alone, as took
     notes: list[str] = field(default_factory=list)
 
     def add(self, source: str, amount: int) -> None:
@@ -267,7 +268,9 @@ def _tally(events: Iterable[Mapping[str, Any]], deck: Deck | None) -> _Tally:
                 t(e["seat"]).add("Vicente", int(e.get("gain") or 0))
                 t(e["seat"]).notes.append(f"sold a {how}")
             else:
-                t(e["seat"]).took.append(f"{dev_name(str(e['development']), deck)} ({how})")
+                name = dev_name(str(e["development"]), deck)
+                t(e["seat"]).took.append(f"{name} ({how})")
+                t(e["seat"]).developments.append(name)
         elif kind == "income":
             for part, amount in dict(e.get("parts") or {}).items():
                 t(e["seat"]).add(INCOME_PARTS.get(str(part), str(part)), int(amount))
@@ -313,3 +316,40 @@ def round_summary(events: Iterable[Mapping[str, Any]], names: Sequence[str],
         parts += book.notes
         lines.append("; ".join(parts))
     return lines
+
+
+@dataclass(frozen=True)
+class SeatRound:
+    """One seat's round: doubloons gained (or paid) and from what, its doubloons at the end,
+    the developments it took and what else befell it."""
+
+    seat: int
+    gained: int
+    sources: str  # "series 5, income 2", or ""
+    now: int | None
+    took: tuple[str, ...]
+    notes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RoundReport:
+    """A round's summary in parts, for a screen that lays it out in columns."""
+
+    round: int | None
+    event: str | None
+    tm: int | None
+    seats: tuple[SeatRound, ...]
+
+
+def round_report(events: Iterable[Mapping[str, Any]], players: int,
+                 deck: Deck | None = None) -> RoundReport:
+    """What :func:`round_summary` says, in parts: one :class:`SeatRound` per seat."""
+    t = _tally(events, deck)
+    seats = []
+    for seat in sorted(set(t.ledgers) | set(t.final) | set(range(players))):
+        book = t.ledgers.get(seat, _Ledger())
+        sources = ", ".join(f"{k} {v:+d}" if v < 0 else f"{k} {v}"
+                            for k, v in book.gains.items())
+        seats.append(SeatRound(seat, sum(book.gains.values()), sources, t.final.get(seat),
+                               tuple(book.developments), tuple(book.notes)))
+    return RoundReport(t.round, t.event, t.tm, tuple(seats))

@@ -25,7 +25,7 @@ from prompt_toolkit.utils import get_cwidth
 
 from mundus_net.client.tui import advisor
 from mundus_net.client.tui.advisor import View
-from mundus_net.client.tui.helptext import rules_text
+from mundus_net.client.tui.helptext import RoundReport, rules_text
 from mundus_net.client.tui.sentences import (
     EVENT_EFFECTS,
     PHASE_WORDS,
@@ -208,12 +208,16 @@ def _cards(cards: Iterable[int], compact: bool = False, empty: str = "-") -> Lin
     return out or [("class:dim", empty)]
 
 
+def _who_short(names: Sequence[str], seat: int, me: int | None) -> str:
+    return "you" if seat == me else seat_name(names, seat)
+
+
 def _names(view: View, names: Sequence[str]) -> list[str]:
     return [seat_name(names, s) for s in range(view.players)]
 
 
 def _who(view: View, names: Sequence[str], seat: int) -> str:
-    return "you" if seat == view.seat else seat_name(names, seat)
+    return _who_short(names, seat, view.seat)
 
 
 # -- header -------------------------------------------------------------------------------------
@@ -327,17 +331,30 @@ def queue(view: View, width: int) -> StyleAndTextTuples:
 
 
 def queue_compact(view: View, width: int) -> StyleAndTextTuples:
-    """The queue in as few lines as the names need (a tight screen): ``1 Caravel 8 · 2 ...``,
-    with ``*`` on the cards the seat's best set reaches."""
+    """The queue in as few lines as the names need (a tight screen): ``1 Caravel 8 [ST] · 2
+    ...``, with ``*`` on the cards the seat's best set reaches and each card's event icon in
+    brackets, as the wider queue shows it."""
     reach = advisor.best_reach(view)
     ids = list(view.queue)
     tokens: list[Line] = []
     for pos, card_id in enumerate(ids, 1):
         mark = ("class:reach", "*") if pos <= reach else ("", "")
-        tokens.append([mark, ("class:title", f"{pos} "), ("", dev_name(card_id, view.deck))])
+        token: Line = [mark, ("class:title", f"{pos} "), ("", dev_name(card_id, view.deck))]
+        card = view.deck.by_id.get(card_id)
+        if card is not None and card.icon:  # card 1's is next round's event (R3.2, R6.9)
+            token.append(("class:icon", f" [{card.icon}]"))
+        tokens.append(token)
     if not tokens:
         return _join([[("class:title", "Queue: "), ("class:dim", "empty")]], width)
     first: Line = [("class:title", "Queue: "), *tokens[0]]
+    pending = view.pending
+    if (pending.kind if pending is not None else view.phase) == "store":
+        # Storage is chosen knowing next round's event, card 1's icon (R3.2, R6.9).
+        card = view.deck.by_id.get(ids[0])
+        icon = card.icon if card is not None else None
+        coming = EVENT_NAMES.get(icon, icon) if icon else "no event"
+        first = [("class:title", "Queue "), ("class:icon", f"(next round: {coming})"),
+                 ("class:title", ": "), *tokens[0]]
     return _join(flow(tokens[1:], width, first, indent=2, sep=" · "), width)
 
 
@@ -464,6 +481,43 @@ def players(view: View, names: Sequence[str], width: int,
             row += [("", " "), *_pad(cell, table_w)]
         row += [("", " "), ("class:dim" if away else "", dev_summary(view, seat, wide))]
         lines.append(row)
+    return _join(lines, width)
+
+
+def round_end(report: RoundReport, names: Sequence[str], width: int,
+              me: int | None = None) -> StyleAndTextTuples:
+    """The round that just ended, one row per seat (more only where a row must wrap):
+    doubloons gained and from what, doubloons now, the developments taken; the round's event
+    and Trade Master in the title."""
+    event = EVENT_NAMES.get(report.event, report.event) if report.event else "no event"
+    title: Line = [("class:title", f"Round {report.round} is over" if report.round
+                    else "The round is over"), ("class:dim", f" · {event}")]
+    if report.tm is not None:
+        title.append(("class:dim", f" · TM {_who_short(names, report.tm, me)}"))
+    hint = " · F3 shows it again"
+    if line_width(title) + get_cwidth(hint) <= width:
+        title.append(("class:dim", hint))
+    labels = [_who_short(names, row.seat, me) for row in report.seats]
+    name_w = min(max([get_cwidth(label) for label in labels] + [3]), 18)
+    lines: list[Line] = [title]
+    for row, label in zip(report.seats, labels, strict=True):
+        now = f"  now {row.now:>3}" if row.now is not None else ""
+        first: Line = [("", "  "), *_pad([("class:you" if row.seat == me else "class:name",
+                                           cut(label, name_w))], name_w),
+                       ("class:money", f"{row.gained:>+4d}" if row.gained else "   0"),
+                       ("", now)]
+        rest = "; ".join(filter(None, (("took " + ", ".join(row.took)) if row.took else "",
+                                       *row.notes)))
+        indent = line_width(first) + 2
+        if row.sources and (not rest or indent + get_cwidth(rest) + 3 + get_cwidth(row.sources)
+                            + 2 <= width):  # one row a player: F3 has the sources too
+            rest = f"{rest}  ({row.sources})" if rest else f"({row.sources})"
+        if not rest:
+            lines.append(first)
+            continue
+        parts = textwrap.wrap(rest, max(width - indent, 20))
+        lines.append([*first, ("", "  "), ("", parts[0])])
+        lines += [[("", " " * indent), ("", part)] for part in parts[1:]]
     return _join(lines, width)
 
 
@@ -785,28 +839,64 @@ def log(sentences: Sequence[str], width: int, height: int) -> StyleAndTextTuples
     return _join(lines, width)
 
 
+MOVES_SHOWN = 3  # log rows kept for the latest moves (below a round's summary, above choices)
+
+
+def rows_besides_log(view: View, names: Sequence[str], width: int,
+                     connected: Sequence[bool] | None = None,
+                     bots: Sequence[bool] | None = None, legal: Sequence[Decision] | None = None,
+                     rules: str | None = None) -> int:
+    """The rows :func:`screen` gives everything but the log on a tight screen (the queue in a
+    line or two): what a panel below it may take and leave :data:`MOVES_SHOWN` log rows."""
+    regions = (header(view, names, width), queue_compact(view, width), market(view, width),
+               players(view, names, width, connected, bots), hand(view, width),
+               stored(view, width), prompt(view, names, width, legal, rules))
+    return sum(len(split_rows(region)) for region in regions)
+
+
 def screen(view: View, names: Sequence[str], width: int, height: int,
            sentences: Sequence[str] = (), connected: Sequence[bool] | None = None,
            bots: Sequence[bool] | None = None, legal: Sequence[Decision] | None = None,
-           rules: str | None = None) -> StyleAndTextTuples:
+           rules: str | None = None,
+           summary: StyleAndTextTuples | None = None) -> StyleAndTextTuples:
     """Every region stacked into one screen of ``width`` x ``height``; the log gets the rows
-    left over. From 150 columns the queue and the players table sit side by side."""
+    left over. From 150 columns the queue and the players table sit side by side.
+
+    ``summary`` (:func:`round_end`) goes above the log when :data:`MOVES_SHOWN` log rows
+    still fit below it; else in the players table's place while no offer lies face up (the
+    take step needs the table); else it waits."""
     top = split_rows(header(view, names, width))
-    if width >= 150:
-        left_w = min(64, width // 2 - 2)
-        left = split_rows(queue(view, left_w)) + split_rows(market(view, left_w))
-        right = split_rows(players(view, names, width - left_w - 2, connected, bots))
-        middle = _side_by_side(left, right, left_w, width)
-    else:
-        middle = (split_rows(queue(view, width)) + split_rows(market(view, width))
-                  + split_rows(players(view, names, width, connected, bots)))
+    table = split_rows(players(view, names, width, connected, bots))
+    shown = split_rows(summary) if summary else []
+    replace = bool(shown) and not any(view.faceup)
+
+    def stack(queue_rows: list[Line], table: list[Line]) -> list[Line]:
+        if width >= 150:
+            left_w = min(64, width // 2 - 2)
+            left = queue_rows + split_rows(market(view, left_w))
+            return _side_by_side(left, table, left_w, width)
+        return queue_rows + split_rows(market(view, width)) + table
+
+    def full_queue() -> list[Line]:
+        return split_rows(queue(view, min(64, width // 2 - 2) if width >= 150 else width))
+
+    middle = stack(full_queue(), table)
     cards = split_rows(hand(view, width)) + split_rows(stored(view, width))
     ask = split_rows(prompt(view, names, width, legal, rules))
     room = height - len(top) - len(middle) - len(cards) - len(ask)
-    if room < 3 and width < 150:  # a tight screen: the queue's names only, in a line or two
-        middle = (split_rows(queue_compact(view, width)) + split_rows(market(view, width))
-                  + split_rows(players(view, names, width, connected, bots)))
+    if shown and room - len(shown) < MOVES_SHOWN and width >= 150 and replace:
+        middle = stack(full_queue(), shown)  # beside the queue, in the table's place
+        shown = []
         room = height - len(top) - len(middle) - len(cards) - len(ask)
+    if room - len(shown) < 3 and width < 150:  # tight: the queue's names in a line or two
+        middle = stack(split_rows(queue_compact(view, width)), table)
+        room = height - len(top) - len(middle) - len(cards) - len(ask)
+    if shown and room - len(shown) < MOVES_SHOWN:
+        if replace and width < 150:
+            middle = stack(split_rows(queue_compact(view, width)), shown)
+            room = height - len(top) - len(middle) - len(cards) - len(ask)
+        shown = []  # in the table's place, or waiting for room
+    room -= len(shown)
     if room < 2 and len(ask) > 2:  # a tight screen: the choices in one line
         rest = " ".join("".join(t for _, t in line).strip() for line in ask[1:])
         ask = [ask[0], [("class:choice", cut("  " + rest, width))]]
@@ -821,5 +911,5 @@ def screen(view: View, names: Sequence[str], width: int, height: int,
         while excess > 0 and len(part) > 1:
             part.pop(0 if part is not top else -1)
             excess -= 1
-    rows = [*top, *middle, *body, *cards, *ask]
+    rows = [*top, *middle, *shown, *body, *cards, *ask]
     return _join(rows[-height:] if height > 0 else [], width)
