@@ -410,7 +410,7 @@ def test_a_restarted_client_is_told_its_own_events_in_their_places() -> None:
     play(net, players, until=lambda: net.table.game.round == 2)
     peer.core.close()
     net.run()
-    back = net.join("p2 again", token=peer.core.token)
+    back = net.join("p2 again", token=peer.core.token, take_over=True)  # (a restarted program)
     play(net, {back: players[peer]})
     seat = back.core.seat
     log = net.table.game.log
