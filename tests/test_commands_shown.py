@@ -105,6 +105,7 @@ def test_the_host_tells_a_seated_player_the_invite_code_and_not_a_spectator() ->
     table = make_table(Clock(), invite=CODE)
     ana = send(table, A, t="hello", name="Ana", role="player", invite=CODE.lower())
     assert ana["invite"] == CODE  # as the host was given it, the console's spelling
+    assert send(table, A, t="bye", token=ana["token"])["t"] == "ok"  # Ana leaves ...
     back = send(table, b"conn-a-later", t="hello", name="Ana", role="player",
                 token=ana["token"])
     assert back["invite"] == CODE  # a returning player, who gave only the token
