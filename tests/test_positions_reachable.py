@@ -281,6 +281,13 @@ def test_r2_5_developments_before_the_first_turn_are_refused() -> None:
     _refused(text, "developments_before_turn", "devs", "R2.5")
 
 
+def test_r4_2_a_hand_the_deal_cannot_give_is_refused() -> None:
+    message = _refused(_from_draw(P, 1, "hands", 0), "hand_size", "hands", "R4.2")
+    assert message == ("position field 'hands': seat 0 holds 6 card(s) before the trade: the "
+                       "supply step leaves it 5 (R4.2)")
+    _refused(with_field(P, "reshuffles", "1"), "reshuffle_in_round_1", "reshuffles", "R4.2")
+
+
 def test_r4_3_r4_6_the_display_and_the_order_of_the_picks_are_the_rules() -> None:
     text, game = _position(lambda g: g.phase == "pick" and len(g.pick_queue) >= 2)
     first, second, *rest = game.pick_queue
@@ -363,17 +370,19 @@ def test_a_refusal_names_every_problem_of_the_position() -> None:
 
 # -- what a game reaches reads back unchanged ---------------------------------------------------
 
-# Every player count with random and greedy bots, promo off and on: 20 games.
-ROUND_TRIP_GAMES = [(players, bot, promo) for players in range(2, 7)
+# Every player count with random and greedy bots, promo off and on (20 games), and one game
+# of each player count by the first edition's rules (mn1 positions).
+ROUND_TRIP_GAMES = [(players, bot, promo, 2) for players in range(2, 7)
                     for bot in (RandomBot, GreedyBot) for promo in (False, True)]
+ROUND_TRIP_GAMES += [(players, GreedyBot, players % 2 == 0, 1) for players in range(2, 7)]
 
 
 def test_every_position_of_many_bot_games_reads_back_unchanged() -> None:
     positions = 0
     started = time.perf_counter()
-    for i, (players, bot_class, promo) in enumerate(ROUND_TRIP_GAMES):
+    for i, (players, bot_class, promo, rules) in enumerate(ROUND_TRIP_GAMES):
         game = Game.new(players, 100 + i, promo=promo, first_tm=None if i % 2 else i % players,
-                        round_limit=8 if i % 5 == 0 else None)
+                        round_limit=8 if i % 5 == 0 else None, rules=rules)
         bots: list[Bot] = [bot_class(10 * i + s) for s in range(players)]
         while True:
             text = format_position(game)

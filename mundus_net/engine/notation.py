@@ -58,6 +58,7 @@ from mundus_net.engine.game import (
     END_RULES,
     FIRST,
     GIFT,
+    HAND_DEAL,
     MARKET_SIZE,
     OFFER,
     OVER,
@@ -1101,9 +1102,40 @@ def _check_supply(g: Game, add: _Add) -> None:
                 f"pirate discards in a round whose event is {g.event or '-'}")
 
 
+def _hand_after_supply(g: Game, seat: int) -> tuple[int, int]:
+    """R4.1-R4.7, P01: the fewest and most cards ``seat`` can hold after this round's supply
+    step: 5 dealt (the draw pile never runs dry, docs/rules.md R4.2), one picked per caravel,
+    less the pirates' due; plus up to its warehouses' capacity returned and Sergio's buy."""
+    least = HAND_DEAL + len(g.caravels[seat]) - g.pirates_due.get(seat, 0)
+    return least, least + g.capacity[seat] + (g.owner.get("sergio") == seat)
+
+
 def _check_hands(g: Game, add: _Add) -> None:
-    """R6.10: at the end of a round every hand is discarded."""
-    if g.phase in (CORONADO, OVER):
+    """R4.2, R6.10: the deal gives 5 cards, and the end of a round discards every hand."""
+    phase = g.phase
+    if phase in (ANNOUNCE, OFFER):  # each hand as the supply step left it
+        for s in range(g.players):
+            least, most = _hand_after_supply(g, s)
+            if not least <= sum(g.hands[s]) <= most:
+                add("hand_size", "hands", "R4.2",
+                    f"seat {s} holds {sum(g.hands[s])} card(s) before the trade: the supply "
+                    f"step leaves it {least if least == most else f'{least} to {most}'}")
+                break
+    elif phase in (TM_TIE, TAKE, GIFT, FIRST):  # the trade moves cards between hands only
+        bounds = [_hand_after_supply(g, s) for s in range(g.players)]
+        held = sum(map(sum, g.hands)) + sum(map(sum, g.faceup))
+        least, most = sum(b[0] for b in bounds), sum(b[1] for b in bounds)
+        if not least <= held <= most:
+            add("hand_size", "hands", "R4.2",
+                f"the hands and the table hold {held} card(s) in the trade: the supply step "
+                f"left {least if least == most else f'{least} to {most}'}")
+    if g.round == 1 and g.reshuffles:
+        add("reshuffle_in_round_1", "reshuffles", "R4.2",
+            "round 1 deals from a full draw pile: no reshuffle yet")
+    if g.round == 1 and phase in _BEFORE_TURNS and g.discard:
+        add("discard_before_turns", "discard", "R2.5",
+            "nothing is discarded in round 1 before the first progression turn")
+    if phase in (CORONADO, OVER):
         held = [s for s in range(g.players) if any(g.hands[s])]
         if held:
             add("hand_after_discard", "hands", "R6.10",
