@@ -5,7 +5,8 @@ space-separated ``key=value`` fields, one per state field of :class:`~mundus_net
 a decision is a token such as ``take:5@2:9`` with an optional seat prefix ``2.``.
 
 Parsing validates everything and raises :class:`NotationError` (a ``ValueError``) naming the
-field and the problem; a parsed position is one the engine can continue without crashing.
+field and the problem: a parsed position is one the engine can continue, and one a game can
+reach (:func:`position_problems` lists, by name and rule, why one cannot be reached).
 """
 
 from __future__ import annotations
