@@ -213,6 +213,9 @@ def test_r6_2_two_sets_in_a_turn_without_kings_aid_are_refused() -> None:
     message = _refused(with_field(text, "turn_sets", "2"), "sets_without_kings_aid",
                        "turn_sets", "R6.2")
     assert "one per turn, any number only with King's Aid" in message
+    message = _refused(with_field(P, "turn_sets", "2"), "sets_without_kings_aid", "turn_sets",
+                       "R6.2")
+    assert "2 identical sets in a turn of round 1" in message
     _refused(with_field(P, "turn_sets", "2"), "turn_before_turns", "turn_sets", "R6.1")
 
 

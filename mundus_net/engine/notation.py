@@ -997,10 +997,12 @@ def _check_turns(g: Game, add: _Add) -> None:
             f"the others follow seat {order[0]} in seat order: "
             f"{_seats((order[0] + i) % n for i in range(n))}")
     seat = _turn_seat(g)
-    if seat is not None and g.turn_sets > 1 and not (g.event == "KA" and g.affected(seat)):
+    if g.turn_sets > 1 and (g.round == 1 or seat is not None) and not (
+            seat is not None and g.event == "KA" and g.affected(seat)):  # round 1: no event
+        whose = "a turn of round 1" if seat is None else f"seat {seat}'s turn"
         add("sets_without_kings_aid", "turn_sets", "R6.2",
-            f"{g.turn_sets} identical sets in seat {seat}'s turn: one per turn, any number "
-            "only with King's Aid")
+            f"{g.turn_sets} identical sets in {whose}: one per turn, any number only with "
+            "King's Aid")
     if g.round == 1 and g.phase in _BEFORE_TURNS:
         played = [k for k in ("turn_order", "turn_index", "turn_sets", "turn_series",
                               "turn_relics", "turn_perfect") if getattr(g, k)]
@@ -1137,10 +1139,10 @@ def _check_hands(g: Game, add: _Add) -> None:
         add("discard_before_turns", "discard", "R2.5",
             "nothing is discarded in round 1 before the first progression turn")
     if phase in (CORONADO, OVER):
-        held = [s for s in range(g.players) if any(g.hands[s])]
-        if held:
+        holding = [s for s in range(g.players) if any(g.hands[s])]
+        if holding:
             add("hand_after_discard", "hands", "R6.10",
-                f"seat {held[0]} holds cards in phase {g.phase}: every hand is discarded at "
+                f"seat {holding[0]} holds cards in phase {g.phase}: every hand is discarded at "
                 "the end of the round")
 
 
