@@ -208,6 +208,14 @@ def test_r6_1_the_others_follow_the_first_player_in_seat_order() -> None:
              "turn_order_not_seat_order", "turn_order", "R6.1")
 
 
+def test_r6_1_between_rounds_every_turn_of_the_last_round_is_over() -> None:
+    text, _ = _position(lambda g: g.phase == "announce" and g.round >= 2)
+    _refused(with_field(text, "turn_index", "0"), "turn_index_between_rounds", "turn_index",
+             "R6.1")
+    _refused(with_field(text, "turn_order", "-"), "turn_index_between_rounds", "turn_index",
+             "R6.1")
+
+
 def test_r6_2_two_sets_in_a_turn_without_kings_aid_are_refused() -> None:
     text, _ = _position(lambda g: g.phase == "turn" and g.event is None)
     message = _refused(with_field(text, "turn_sets", "2"), "sets_without_kings_aid",
@@ -286,8 +294,15 @@ def test_r2_5_developments_before_the_first_turn_are_refused() -> None:
 
 def test_r4_2_a_hand_the_deal_cannot_give_is_refused() -> None:
     message = _refused(_from_draw(P, 1, "hands", 0), "hand_size", "hands", "R4.2")
-    assert message == ("position field 'hands': seat 0 holds 6 card(s) before the trade: the "
-                       "supply step leaves it 5 (R4.2)")
+    assert message == ("position field 'hands': seat 0 holds 6 card(s) in phase announce: the "
+                       "deal (5 cards), the caravels, the warehouses, the pirates and the trade "
+                       "leave it 5 (R4.2)")
+    # In the trade, each take moves one card from its source to its taker.
+    text, game = _position(lambda g: g.phase == "take" and len(g.takes) >= 2
+                           and g.round >= 2)
+    message = _refused(_from_draw(text, 1, "hands", game.takes[0][0]), "hand_size", "hands",
+                       "R4.2")
+    assert message.endswith(" before the takes (R4.2)")
     _refused(with_field(P, "reshuffles", "1"), "reshuffle_in_round_1", "reshuffles", "R4.2")
 
 

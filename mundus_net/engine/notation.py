@@ -1003,6 +1003,11 @@ def _check_turns(g: Game, add: _Add) -> None:
         add("sets_without_kings_aid", "turn_sets", "R6.2",
             f"{g.turn_sets} identical sets in {whose}: one per turn, any number only with "
             "King's Aid")
+    if ((g.phase in _BEFORE_TURNS and g.round >= 2) or g.phase == OVER) and (
+            g.turn_index != n or not order):
+        add("turn_index_between_rounds", "turn_index", "R6.1",
+            f"every player has had his turn of the last round: turn_index is {n}, after "
+            "that round's turn_order")
     if g.round == 1 and g.phase in _BEFORE_TURNS:
         played = [k for k in ("turn_order", "turn_index", "turn_sets", "turn_series",
                               "turn_relics", "turn_perfect") if getattr(g, k)]
@@ -1105,6 +1110,12 @@ def _check_supply(g: Game, add: _Add) -> None:
                 f"pirate discards in a round whose event is {g.event or '-'}")
 
 
+# Phases in which every hand is what the supply step dealt, moved only by the trade (R5);
+# and those in which ``takes`` are this round's (before the reveal they are the last round's).
+_HANDS_FROM_SUPPLY = frozenset((ANNOUNCE, OFFER, TM_TIE, TAKE, GIFT, FIRST, TURN))
+_TAKES_OF_THIS_ROUND = frozenset((TAKE, GIFT, FIRST, TURN))
+
+
 def _hand_after_supply(g: Game, seat: int) -> tuple[int, int]:
     """R4.1-R4.7, P01: the fewest and most cards ``seat`` can hold after this round's supply
     step: 5 dealt (the draw pile never runs dry, docs/rules.md R4.2), one picked per caravel,
@@ -1114,24 +1125,28 @@ def _hand_after_supply(g: Game, seat: int) -> tuple[int, int]:
 
 
 def _check_hands(g: Game, add: _Add) -> None:
-    """R4.2, R6.10: the deal gives 5 cards, and the end of a round discards every hand."""
+    """R4.2, R5.5-R5.9, R6.10: the deal gives 5 cards, the trade moves them one take at a time,
+    and the end of a round discards every hand."""
     phase = g.phase
-    if phase in (ANNOUNCE, OFFER):  # each hand as the supply step left it
-        for s in range(g.players):
+    if phase in _HANDS_FROM_SUPPLY:
+        traded = phase in _TAKES_OF_THIS_ROUND
+        gift = phase in (FIRST, TURN) and g.takes and g.takes[-1][1] != g.tm
+        for s in range(g.players) if phase != TURN else _unplayed(g):
             least, most = _hand_after_supply(g, s)
-            if not least <= sum(g.hands[s]) <= most:
+            held = sum(g.hands[s]) + sum(g.faceup[s])
+            if traded:  # each take moves one card from its source to its taker (R5.5, R5.6)
+                held += sum(y == s for _, y in g.takes) - sum(x == s for x, _ in g.takes)
+            if gift and s == g.tm:  # R5.9: the TM gave one card, if he had one
+                least, most = least - 1, most
+            elif gift and s == g.takes[-1][1]:
+                least, most = least, most + 1
+            if not least <= held <= most:
                 add("hand_size", "hands", "R4.2",
-                    f"seat {s} holds {sum(g.hands[s])} card(s) before the trade: the supply "
-                    f"step leaves it {least if least == most else f'{least} to {most}'}")
+                    f"seat {s} holds {sum(g.hands[s])} card(s) in phase {phase}: the deal (5 "
+                    "cards), the caravels, the warehouses, the pirates and the trade leave it "
+                    + (str(least) if least == most else f"{least} to {most}")
+                    + (" before the takes" if traded else ""))
                 break
-    elif phase in (TM_TIE, TAKE, GIFT, FIRST):  # the trade moves cards between hands only
-        bounds = [_hand_after_supply(g, s) for s in range(g.players)]
-        held = sum(map(sum, g.hands)) + sum(map(sum, g.faceup))
-        least, most = sum(b[0] for b in bounds), sum(b[1] for b in bounds)
-        if not least <= held <= most:
-            add("hand_size", "hands", "R4.2",
-                f"the hands and the table hold {held} card(s) in the trade: the supply step "
-                f"left {least if least == most else f'{least} to {most}'}")
     if g.round == 1 and g.reshuffles:
         add("reshuffle_in_round_1", "reshuffles", "R4.2",
             "round 1 deals from a full draw pile: no reshuffle yet")
