@@ -357,7 +357,7 @@ def test_r8_5_a_round_past_the_round_limit_is_refused() -> None:
     parse_position(with_field(text, "round_limit", str(game.round)))  # the last round
     message = _refused(with_field(text, "round_limit", str(game.round - 1)),
                        "round_past_limit", "round", "R8.5")
-    assert f"round {game.round} comes after the round limit, {game.round - 1}" in message
+    assert f"round {game.round} is past the round limit, {game.round - 1}:" in message
 
 
 def test_r8_a_result_other_than_the_rules_give_is_refused() -> None:

@@ -936,7 +936,7 @@ def _check_stored(g: Game, add: _Add) -> None:
             add("stored_outside_storage", "stored", "R4.1",
                 f"seat {s} has cards stored in phase {g.phase} of round {g.round}: stored "
                 "cards go back to the hand at the supply step and are stored again only "
-                "after the progression turns (R6.9)")
+                "once every progression turn is over")
         elif g.event == "FI" and g.affected(s):
             add("stored_under_fire", "stored", "R6.9",
                 f"seat {s} has cards stored in a round of Fire")
@@ -948,17 +948,17 @@ def _check_round(g: Game, add: _Add) -> None:
     limit = g.options.round_limit
     if limit is not None and g.round > limit:
         add("round_past_limit", "round", "R8.5",
-            f"round {g.round} comes after the round limit, {limit}, ended the game")
+            f"round {g.round} is past the round limit, {limit}: round {limit} ended the game")
     if g.round == 1:
         if g.fleets:
             add("fleets_in_round_1", "fleets", "R2.5",
-                "round 1 begins with no developments, so no fleet sails in it (R4.3)")
+                "round 1 begins with no developments, so no fleet sails in it")
         for s in unplayed:
             if g.doubloons[s]:
                 add("doubloons_before_income", "doubloons", "R2.5",
                     f"seat {s} holds {g.doubloons[s]} doubloons in round 1 before its first "
                     "progression turn: everyone starts with 0, and income comes at the end "
-                    "of a turn (R6.7)")
+                    "of a turn")
             if g.devs[s]:
                 add("developments_before_turn", "devs", "R2.5",
                     f"seat {s} owns developments in round 1 before its first progression "
@@ -968,7 +968,7 @@ def _check_round(g: Game, add: _Add) -> None:
             and g.tm != first_tm):
         add("tm_not_first_tm", "tm", "R2.4",
             f"the first Trade Master is seat {first_tm} (first_tm), and the token moves only "
-            "at the reveal of the offers (R5.4)")
+            "at the reveal of the offers")
     orellana = g.owner.get("orellana")
     for s in unplayed:
         if g.doubloons[s] >= WIN_DOUBLOONS and not (s == orellana and g.phase not in _BEFORE_TAKES):
