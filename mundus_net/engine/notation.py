@@ -868,11 +868,14 @@ def _check_asked_seat(g: Game, add: _Add) -> None:
             f"the trade ended with seat {last} to take next: the gift goes to seat {last}")
     for i, (taker, source) in enumerate(g.takes):
         expected = tm if i == 0 else g.takes[i - 1][1]
-        if taker == source or taker != expected:
+        if taker == source:
+            add("take_out_of_turn", "takes", "R5.5",
+                f"take {i + 1} ({taker}>{source}): a seat takes from another seat")
+            break
+        if taker != expected:
             who = "the new Trade Master" if i == 0 else "the seat whose card was just taken"
             add("take_out_of_turn", "takes", "R5.6",
-                f"take {i + 1} ({taker}>{source}): {who}, seat {expected}, takes it, "
-                "from another seat")
+                f"take {i + 1} ({taker}>{source}) is made by {who}, seat {expected}")
             break
 
 
