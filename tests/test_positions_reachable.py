@@ -89,14 +89,14 @@ def _take_position() -> str:
 # -- stored cards (R6.9, R4.1) ----------------------------------------------------------------
 
 
-def test_r6_9_stored_cards_without_a_warehouse_are_refused() -> None:
+def test_R6_9_stored_cards_without_a_warehouse_are_refused() -> None:
     message = _refused(_from_draw(P, "9", "stored", 0), "stored_over_capacity", "stored",
                        "R6.9")
     assert message == ("position field 'stored': seat 0 has 1 card(s) stored and owns no "
                        "warehouse (R6.9)")
 
 
-def test_r6_9_more_stored_cards_than_the_warehouses_hold_are_refused() -> None:
+def test_R6_9_more_stored_cards_than_the_warehouses_hold_are_refused() -> None:
     text, game = _position(lambda g: g.phase == "coronado" and any(map(any, g.stored)))
     seat = next(s for s in range(game.players) if any(game.stored[s]))
     room = game.capacity[seat] - sum(game.stored[seat])
@@ -105,7 +105,7 @@ def test_r6_9_more_stored_cards_than_the_warehouses_hold_are_refused() -> None:
     assert f"its warehouses hold {game.capacity[seat]}" in message
 
 
-def test_r4_1_stored_cards_in_the_middle_of_a_round_are_refused() -> None:
+def test_R4_1_stored_cards_in_the_middle_of_a_round_are_refused() -> None:
     """Stored cards go back to the hand at the supply step: a warehouse holding cards during
     the turns would receive more at the storage step (the engine once stored 4 cards in a
     warehouse for 2 from such a position)."""
@@ -116,17 +116,25 @@ def test_r4_1_stored_cards_in_the_middle_of_a_round_are_refused() -> None:
     assert f"seat {seat} has cards stored in phase turn of round {game.round}" in message
 
 
+def test_R6_9_cards_stored_under_fire_are_refused() -> None:
+    text, game = _position(lambda g: g.phase == "over" and any(map(any, g.stored))
+                           and "cosa" not in g.owner)
+    seat = next(s for s in range(game.players) if any(game.stored[s]))
+    message = _refused(with_field(text, "event", "FI"), "stored_under_fire", "stored", "R6.9")
+    assert f"seat {seat} has cards stored in a round of Fire" in message
+
+
 # -- the trade step (R5) ----------------------------------------------------------------------
 
 
-def test_r5_8_a_card_face_up_outside_the_trade_is_refused() -> None:
+def test_R5_8_a_card_face_up_outside_the_trade_is_refused() -> None:
     message = _refused(_from_draw(P, "9", "faceup", 1), "faceup_outside_trade", "faceup",
                        "R5.8")
     assert message.startswith("position field 'faceup': seat 1 has cards face up in phase "
                               "announce")
 
 
-def test_r5_1_the_announcement_is_asked_of_the_trade_master(
+def test_R5_1_the_announcement_is_asked_of_the_trade_master(
         capsys: pytest.CaptureFixture[str]) -> None:
     text = with_field(P, "active", "2")
     message = _refused(text, "wrong_seat_asked", "active", "R5.1")
@@ -138,13 +146,13 @@ def test_r5_1_the_announcement_is_asked_of_the_trade_master(
         assert out == "" and message in err
 
 
-def test_r5_1_nothing_announced_is_only_round_1s_first_announcement() -> None:
+def test_R5_1_nothing_announced_is_only_round_1s_first_announcement() -> None:
     _refused(with_field(P, "announced", "3"), "announced", "announced", "R5.1")
     text, _ = _position(lambda g: g.phase == "announce" and g.round >= 2)
     _refused(with_field(text, "announced", "0"), "announced", "announced", "R5.1")
 
 
-def test_r5_2_an_offer_of_the_wrong_size_is_refused() -> None:
+def test_R5_2_an_offer_of_the_wrong_size_is_refused() -> None:
     game = parse_position(P)
     apply_decision(game, "announce:3")
     message = _refused(with_field(format_position(game), "offers", "0:4"), "offer_size",
@@ -152,7 +160,7 @@ def test_r5_2_an_offer_of_the_wrong_size_is_refused() -> None:
     assert "seat 0 offers 1 card(s), not 3" in message
 
 
-def test_r5_4_the_tie_is_the_seats_with_the_best_offers_and_the_tm_chooses() -> None:
+def test_R5_4_the_tie_is_the_seats_with_the_best_offers_and_the_tm_chooses() -> None:
     text, game = _position(lambda g: g.phase == "tm_tie")
     other = next(s for s in range(game.players) if s != game.tm)
     _refused(with_field(text, "active", str(other)), "wrong_seat_asked", "active", "R5.4")
@@ -160,7 +168,7 @@ def test_r5_4_the_tie_is_the_seats_with_the_best_offers_and_the_tm_chooses() -> 
              "tie_not_the_best_offers", "tie", "R5.4")
 
 
-def test_r5_6_the_first_take_after_the_reveal_is_the_new_trade_masters() -> None:
+def test_R5_6_the_first_take_after_the_reveal_is_the_new_trade_masters() -> None:
     text = _take_position()
     assert (field_of(text, "tm"), field_of(text, "active")) == ("2", "2")
     message = _refused(with_field(text, "active", "0"), "wrong_seat_asked", "active", "R5.6")
@@ -172,14 +180,14 @@ def test_r5_6_the_first_take_after_the_reveal_is_the_new_trade_masters() -> None
     assert "asks seat 1 (seat 1, whose card was just taken, takes next)" in message
 
 
-def test_r5_6_takes_that_do_not_follow_each_other_are_refused() -> None:
+def test_R5_6_takes_that_do_not_follow_each_other_are_refused() -> None:
     text, game = _position(lambda g: g.phase == "take" and len(g.takes) >= 2)
     (x, y), rest = game.takes[0], game.takes[1:]
     wrong = ",".join([f"{y}>{x}", *(f"{a}>{b}" for a, b in rest)])
     _refused(with_field(text, "takes", wrong), "take_out_of_turn", "takes", "R5.6")
 
 
-def test_r5_9_the_gift_is_asked_of_the_trade_master_for_the_last_taker() -> None:
+def test_R5_9_the_gift_is_asked_of_the_trade_master_for_the_last_taker() -> None:
     text, game = _position(lambda g: g.phase == "gift" and g.players >= 3)
     other = next(s for s in range(game.players) if s not in (game.tm, game.gift_to))
     _refused(with_field(text, "active", str(game.gift_to)), "wrong_seat_asked", "active",
@@ -192,7 +200,7 @@ def test_r5_9_the_gift_is_asked_of_the_trade_master_for_the_last_taker() -> None
 # -- the progression step (R6) ----------------------------------------------------------------
 
 
-def test_r6_1_who_plays_first_is_asked_of_the_trade_master() -> None:
+def test_R6_1_who_plays_first_is_asked_of_the_trade_master() -> None:
     text, game = _position(lambda g: g.phase == "first")
     other = (game.tm + 1) % game.players
     message = _refused(with_field(text, "active", str(other)), "wrong_seat_asked", "active",
@@ -200,7 +208,7 @@ def test_r6_1_who_plays_first_is_asked_of_the_trade_master() -> None:
     assert f"asks seat {game.tm} (the Trade Master chooses who plays first)" in message
 
 
-def test_r6_1_the_others_follow_the_first_player_in_seat_order() -> None:
+def test_R6_1_the_others_follow_the_first_player_in_seat_order() -> None:
     text, game = _position(lambda g: g.phase == "announce" and g.round >= 2 and g.players >= 3)
     order = game.turn_order
     swapped = [order[0], order[2], order[1], *order[3:]]
@@ -208,7 +216,7 @@ def test_r6_1_the_others_follow_the_first_player_in_seat_order() -> None:
              "turn_order_not_seat_order", "turn_order", "R6.1")
 
 
-def test_r6_1_between_rounds_every_turn_of_the_last_round_is_over() -> None:
+def test_R6_1_between_rounds_every_turn_of_the_last_round_is_over() -> None:
     text, _ = _position(lambda g: g.phase == "announce" and g.round >= 2)
     _refused(with_field(text, "turn_index", "0"), "turn_index_between_rounds", "turn_index",
              "R6.1")
@@ -216,7 +224,7 @@ def test_r6_1_between_rounds_every_turn_of_the_last_round_is_over() -> None:
              "R6.1")
 
 
-def test_r6_2_two_sets_in_a_turn_without_kings_aid_are_refused() -> None:
+def test_R6_2_two_sets_in_a_turn_without_kings_aid_are_refused() -> None:
     text, _ = _position(lambda g: g.phase == "turn" and g.event is None)
     message = _refused(with_field(text, "turn_sets", "2"), "sets_without_kings_aid",
                        "turn_sets", "R6.2")
@@ -227,13 +235,13 @@ def test_r6_2_two_sets_in_a_turn_without_kings_aid_are_refused() -> None:
     _refused(with_field(P, "turn_sets", "2"), "turn_before_turns", "turn_sets", "R6.1")
 
 
-def test_r6_2_kings_aid_allows_more_sets() -> None:
+def test_R6_2_kings_aid_allows_more_sets() -> None:
     text, _ = _position(lambda g: g.phase == "turn" and g.event == "KA"
                            and g.affected(g.active))
     assert parse_position(with_field(text, "turn_sets", "2")).turn_sets == 2
 
 
-def test_r6_4_queue_short_while_the_pile_could_refill_the_queue_is_refused() -> None:
+def test_R6_4_queue_short_while_the_pile_could_refill_the_queue_is_refused() -> None:
     message = _refused(with_field(P, "queue_short", "1"), "queue_short_with_pile",
                        "queue_short", "R6.4")
     assert "the development pile still holds 25 card(s) to refill the queue" in message
@@ -241,14 +249,14 @@ def test_r6_4_queue_short_while_the_pile_could_refill_the_queue_is_refused() -> 
              "R8.3")
 
 
-def test_r6_4_a_queue_not_refilled_from_the_pile_is_refused() -> None:
+def test_R6_4_a_queue_not_refilled_from_the_pile_is_refused() -> None:
     *queue, last = field_of(P, "queue").split(",")
     text = with_field(with_field(P, "queue", ",".join(queue)), "devpile",
                       field_of(P, "devpile") + "," + last)
     _refused(text, "queue_not_refilled", "queue", "R6.4")
 
 
-def test_r6_5_a_merchant_used_before_its_owners_turn_is_refused() -> None:
+def test_R6_5_a_merchant_used_before_its_owners_turn_is_refused() -> None:
     def waiting_merchant(g: Game) -> bool:
         return g.phase == "turn" and any(g.merchants[s]
                                          for s in g.turn_order[g.turn_index + 1:])
@@ -259,7 +267,17 @@ def test_r6_5_a_merchant_used_before_its_owners_turn_is_refused() -> None:
              "merchants_used", "R6.5")
 
 
-def test_r6_10_a_hand_after_the_end_of_the_round_is_refused() -> None:
+def test_R6_5_a_conversion_needs_a_merchant_used_this_round() -> None:
+    text, game = _position(lambda g: g.phase == "turn" and bool(g.converted))
+    _, value = game.converted[0]
+    merchant = next(m for m in game.merchants[game.active] if m in game.merchants_used
+                    and game.deck[m].merchant_class == (value + 2) // 3)
+    used = ",".join(sorted(game.merchants_used - {merchant})) or "-"
+    _refused(with_field(text, "merchants_used", used), "conversion_without_merchant",
+             "converted", "R6.5")
+
+
+def test_R6_10_a_hand_after_the_end_of_the_round_is_refused() -> None:
     text, _ = _position(lambda g: g.phase == "over" and len(g.draw) > 0)
     _refused(_from_draw(text, 1, "hands", 0), "hand_after_discard", "hands", "R6.10")
 
@@ -267,7 +285,7 @@ def test_r6_10_a_hand_after_the_end_of_the_round_is_refused() -> None:
 # -- setup, supply and the market (R2, R4) ------------------------------------------------------
 
 
-def test_r2_2_r5_5_a_market_of_the_wrong_size_is_refused() -> None:
+def test_R2_2_R5_5_a_market_of_the_wrong_size_is_refused() -> None:
     message = _refused(_from_draw(P, "4", "market"), "market_size", "market", "R2.2, R5.5")
     assert "the market holds 4 card(s)" in message
     two = with_field(P, "market", "12")
@@ -275,24 +293,24 @@ def test_r2_2_r5_5_a_market_of_the_wrong_size_is_refused() -> None:
     _refused(two, "market_size", "market", "R2.2, R5.5")
 
 
-def test_r2_4_the_first_trade_master_holds_the_token_until_the_reveal() -> None:
+def test_R2_4_the_first_trade_master_holds_the_token_until_the_reveal() -> None:
     text = with_field(with_field(P, "tm", "1"), "active", "1")
     _refused(text, "tm_not_first_tm", "tm", "R2.4")
 
 
-def test_r2_5_doubloons_before_any_income_in_round_1_are_refused() -> None:
+def test_R2_5_doubloons_before_any_income_in_round_1_are_refused() -> None:
     message = _refused(with_field(P, "doubloons", "0/5/0"), "doubloons_before_income",
                        "doubloons", "R2.5")
     assert "seat 1 holds 5 doubloons in round 1 before its first progression turn" in message
 
 
-def test_r2_5_developments_before_the_first_turn_are_refused() -> None:
+def test_R2_5_developments_before_the_first_turn_are_refused() -> None:
     pile = field_of(P, "devpile").split(",")
     text = with_field(with_field(P, "devs", f"-/{pile[-1]}/-"), "devpile", ",".join(pile[:-1]))
     _refused(text, "developments_before_turn", "devs", "R2.5")
 
 
-def test_r4_2_a_hand_the_deal_cannot_give_is_refused() -> None:
+def test_R4_2_a_hand_the_deal_cannot_give_is_refused() -> None:
     message = _refused(_from_draw(P, 1, "hands", 0), "hand_size", "hands", "R4.2")
     assert message == ("position field 'hands': seat 0 holds 6 card(s) in phase announce: the "
                        "deal (5 cards), the caravels, the warehouses, the pirates and the trade "
@@ -306,7 +324,7 @@ def test_r4_2_a_hand_the_deal_cannot_give_is_refused() -> None:
     _refused(with_field(P, "reshuffles", "1"), "reshuffle_in_round_1", "reshuffles", "R4.2")
 
 
-def test_r4_3_r4_6_the_display_and_the_order_of_the_picks_are_the_rules() -> None:
+def test_R4_3_R4_6_the_display_and_the_order_of_the_picks_are_the_rules() -> None:
     text, game = _position(lambda g: g.phase == "pick" and len(g.pick_queue) >= 2)
     first, second, *rest = game.pick_queue
     swapped = ",".join(f"{s}:{'+'.join(f)}" for s, f in [second, first, *rest])
@@ -318,12 +336,12 @@ def test_r4_3_r4_6_the_display_and_the_order_of_the_picks_are_the_rules() -> Non
     _refused(fewer, "display_size", "display", "R4.3")
 
 
-def test_r4_4_fleets_are_the_caravels_of_the_round() -> None:
+def test_R4_4_fleets_are_the_caravels_of_the_round() -> None:
     text, _ = _position(lambda g: g.phase == "announce" and any(g.caravels))
     _refused(with_field(text, "fleets", "-"), "fleets_not_the_caravels", "fleets", "R4.4")
 
 
-def test_r4_7_the_pirates_strike_the_seats_the_rules_say() -> None:
+def test_R4_7_the_pirates_strike_the_seats_the_rules_say() -> None:
     text, game = _position(lambda g: g.phase == "pirates"
                            and len(g.pirates_due) < g.players)
     spared = next(s for s in range(game.players) if s not in game.pirates_due)
@@ -335,7 +353,7 @@ def test_r4_7_the_pirates_strike_the_seats_the_rules_say() -> None:
 # -- the end of a round and of the game (R8) ----------------------------------------------------
 
 
-def test_r8_1_perfect_shown_in_a_game_not_over_is_refused() -> None:
+def test_R8_1_perfect_shown_in_a_game_not_over_is_refused() -> None:
     message = _refused(with_field(P, "perfect_shown", "0"), "perfect_before_turn",
                        "perfect_shown", "R8.1")
     assert "seat 0 has not played its progression turn of round 1" in message
@@ -343,7 +361,7 @@ def test_r8_1_perfect_shown_in_a_game_not_over_is_refused() -> None:
     _refused(with_field(text, "turn_perfect", "1"), "turn_perfect", "turn_perfect", "R8.1")
 
 
-def test_r8_2_a_round_begun_with_75_doubloons_is_refused() -> None:
+def test_R8_2_a_round_begun_with_75_doubloons_is_refused() -> None:
     text, game = _position(lambda g: g.phase == "announce" and g.round >= 2)
     money = [*game.doubloons]
     money[1] = 75
@@ -352,7 +370,7 @@ def test_r8_2_a_round_begun_with_75_doubloons_is_refused() -> None:
     assert "seat 1 holds 75 doubloons before its progression turn" in message
 
 
-def test_r8_5_a_round_past_the_round_limit_is_refused() -> None:
+def test_R8_5_a_round_past_the_round_limit_is_refused() -> None:
     text, game = _position(lambda g: g.phase == "announce" and g.round >= 3)
     parse_position(with_field(text, "round_limit", str(game.round)))  # the last round
     message = _refused(with_field(text, "round_limit", str(game.round - 1)),
@@ -360,7 +378,7 @@ def test_r8_5_a_round_past_the_round_limit_is_refused() -> None:
     assert f"round {game.round} is past the round limit, {game.round - 1}:" in message
 
 
-def test_r8_a_result_other_than_the_rules_give_is_refused() -> None:
+def test_R8_a_result_other_than_the_rules_give_is_refused() -> None:
     text, game = _position(lambda g: g.phase == "over")
     assert game.result is not None
     loser = next(s for s in range(game.players) if s not in game.result.winners)
