@@ -14,7 +14,7 @@ from mundus_net.bots.greedy import GreedyBot
 from mundus_net.bots.random_bot import RandomBot
 from mundus_net.cli import main
 from mundus_net.engine.cards import from_counts
-from mundus_net.engine.game import Game
+from mundus_net.engine.game import PHASE_RULES, Game
 from mundus_net.engine.notation import (
     NotationError,
     PositionProblem,
@@ -206,6 +206,21 @@ def test_R6_1_who_plays_first_is_asked_of_the_trade_master() -> None:
     message = _refused(with_field(text, "active", str(other)), "wrong_seat_asked", "active",
                        "R6.1")
     assert f"asks seat {game.tm} (the Trade Master chooses who plays first)" in message
+
+
+@pytest.mark.parametrize("phase", ["coronado", "split", "pick", "sergio", "announce", "tm_tie",
+                                   "take", "gift", "first", "turn"])
+def test_every_one_seat_phase_asks_the_seat_the_rules_ask(phase: str) -> None:
+    """Whatever ``active`` says, the seat asked is the one the phase's rule asks: another
+    seat is refused, naming the field and that rule (R3.3, R4.4, R4.6, P01, R5.1, R5.4, R5.6,
+    R5.9, R6.1)."""
+    text, game = _position(lambda g: g.phase == phase)
+    other = (game.active + 1) % game.players
+    with pytest.raises(NotationError) as info:
+        parse_position(with_field(text, "active", str(other)))
+    message = str(info.value)
+    assert message.startswith("position field 'active': ")
+    assert f"({PHASE_RULES[phase]}" in message.split(";")[0]
 
 
 def test_R6_1_the_others_follow_the_first_player_in_seat_order() -> None:

@@ -63,6 +63,7 @@ from mundus_net.engine.game import (
     MARKET_SIZE,
     OFFER,
     OVER,
+    PHASE_RULES,
     PHASES,
     PICK,
     PIRATES,
@@ -701,11 +702,13 @@ def _no_check(g: Game) -> None:
 
 
 def _check_owner(g: Game, power: str, cost: int = 0) -> None:
+    rule = PHASE_RULES[g.phase]
     if g.owner.get(power) != g.active:
         raise _bad("active", f"phase {g.phase} asks the owner of {power}, seat "
-                             f"{g.owner.get(power)}")
+                             f"{g.owner.get(power)} ({rule})")
     if g.doubloons[g.active] < cost:  # the engine asks only an owner who can pay (R1.4)
-        raise _bad("doubloons", f"phase {g.phase} needs {cost} doubloons for seat {g.active}")
+        raise _bad("doubloons", f"phase {g.phase} needs {cost} doubloons for seat {g.active} "
+                                f"({rule}, R1.4)")
 
 
 def _check_pick(g: Game) -> None:
@@ -781,7 +784,7 @@ def _check_turn(g: Game) -> None:
         raise _bad("turn_index", f"phase {g.phase} needs a turn order and an index below "
                                  f"{g.players}")
     if g.turn_order[g.turn_index] != g.active:
-        raise _bad("active", f"it is seat {g.turn_order[g.turn_index]}'s turn")
+        raise _bad("active", f"it is seat {g.turn_order[g.turn_index]}'s turn (R6.1)")
     if g.phase == STORE and not g.capacity[g.active]:
         raise _bad("phase", f"seat {g.active} has no warehouse")
 
