@@ -1488,9 +1488,9 @@ class Table:
         for seat in self.seats:
             if seat.host_bot is not None:
                 continue
-            new = self._private_new[seat.index]
-            if new:
-                self._private_new[seat.index] = []
+            # Taken whole, and a fresh list left: a message is built from the state of its
+            # own seq, and events pulled after it (the start's deal) go to a later one.
+            new, self._private_new[seat.index] = self._private_new[seat.index], []
             if seat.conn is None:
                 continue  # a snapshot gives it everything when it comes back
             # What the private state is made of, read from the engine: the message is built

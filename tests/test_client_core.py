@@ -99,7 +99,10 @@ class Net:
 
     ``keep(peer, way, message)`` returning True keeps a message back (into :attr:`kept`,
     for the test to deliver later, or never: a lost message); ``rewrite`` forges what the
-    host sends a peer (a cheating host)."""
+    host sends a peer (a cheating host). ``reads_all``: the host reads (and answers) every
+    frame the cores send, and what the cores send in answer to its replies, before the table
+    publishes, as the server does with frames that arrive together; ``first`` names request
+    types whose frames go first among what a core sends at once (another client's order)."""
 
     def __init__(self, table: Table, clock: Clock) -> None:
         self.table = table
@@ -108,6 +111,8 @@ class Net:
         self.keep: Callable[[Peer, str, Message], bool] = lambda peer, way, message: False
         self.rewrite: Callable[[Peer, Message], Message] = lambda peer, message: message
         self.kept: list[tuple[Peer, str, Message]] = []
+        self.reads_all = False
+        self.first: tuple[str, ...] = ()
         self._conns = itertools.count(1)
         self._next_beat = clock.now
 
@@ -128,11 +133,9 @@ class Net:
     def run(self) -> None:
         """Move every frame until nothing moves."""
         for _ in range(10_000):
-            moved = False
-            for peer in self.peers:
-                items = peer.core.outgoing()
-                moved = moved or bool(items)
-                self.send(peer, items)
+            moved = sent = self.send_outgoing()
+            while self.reads_all and sent:
+                sent = self.send_outgoing()
             self.table.advance()
             updates, privates = self.table.drain()
             for conn, message in privates:
@@ -148,8 +151,20 @@ class Net:
                 return
         raise AssertionError("the exchange never settles")
 
+    def send_outgoing(self) -> bool:
+        """Send what every core has to send; whether there was anything."""
+        sent = False
+        for peer in self.peers:
+            items = peer.core.outgoing()
+            sent = sent or bool(items)
+            self.send(peer, items)
+        return sent
+
     def send(self, peer: Peer, items: Iterable[bytes | Action]) -> None:
         """Do what a core's outgoing() asks, as a transport does."""
+        if self.first:
+            items = sorted(items, key=lambda item: not isinstance(item, bytes)
+                           or decode_client(item)["t"] not in self.first)
         for item in items:
             if isinstance(item, OpenDealer):
                 peer.conn = b"conn-%d" % next(self._conns)

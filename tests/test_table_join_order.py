@@ -1,0 +1,114 @@
+"""Two network players join a table in order, and the last one's messages are built from the
+state of their own ``seq`` (issue 25, item 4; docs/protocol.md §6, "Before the game starts").
+
+The bug: the last seat's client asked for a snapshot and sent its contribution (§0's order)
+before the host published; the snapshot's flush queued the seat's before-the-start private
+message, and the start's ``deal`` was then added to that queued message's event list (the
+very list the table kept filling), so the seat got its deal in the before-the-start shape
+at the old ``seq``, and again at the next one."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import msgpack
+import pytest
+import zmq
+from test_client_core import DEALER, Clock, Net, Peer, table
+from test_host_server import WAIT, RawClient, start_host
+
+from mundus_net.client.core import PrivateUpdate
+from mundus_net.host.table import Table
+from mundus_net.protocol.messages import encode
+
+Message = dict[str, Any]
+DEALT = ("hand", "stored")  # the private state's keys that come with the start
+
+
+class Recording(Net):
+    """A Net that keeps every private message as it leaves the host: (peer, message)."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.privates: list[tuple[Peer, Message]] = []
+
+    def down(self, peer: Peer, way: str, message: Message) -> None:
+        if peer.conn and way == DEALER and message["t"] == "private":
+            self.privates.append((peer, msgpack.unpackb(encode(message), raw=False)))
+        super().down(peer, way, message)
+
+
+def assert_nothing_dealt_before_the_start(privates: list[Message]) -> None:
+    """Each private state (the ``private`` of a seat's private messages, in order) either has
+    the before-the-start shape and no event, or the dealt shape; the ``deal`` comes once."""
+    assert privates, "no private message"
+    deals = 0
+    for private in privates:
+        kinds = [e["kind"] for e in private["events"]]
+        deals += kinds.count("deal")
+        if not all(key in private for key in DEALT):
+            assert kinds == [] and private["pending"] is None, private
+    assert deals == 1, [[e["kind"] for e in p["events"]] for p in privates]
+
+
+def test_the_last_seat_to_join_gets_its_deal_once_and_only_after_the_start() -> None:
+    clock = Clock()
+    net = Recording(table(clock, players=2), clock)
+    first = net.join("Ann")
+    # Bob's client sends its snapshot request before its contribution (§0 steps 4 and 6;
+    # the reference client sends them the other way round), and the host reads both before
+    # it publishes: the start comes between the snapshot's flush and the next one.
+    net.reads_all = True
+    net.first = ("snapshot",)
+    last = net.join("Bob")
+    assert net.table.started and (first.core.seat, last.core.seat) == (0, 1)
+    for peer in (first, last):
+        messages = [m for p, m in net.privates if p is peer]
+        assert_nothing_dealt_before_the_start([m["private"] for m in messages])
+        seqs = [m["seq"] for m in messages]
+        assert seqs == sorted(seqs), seqs
+        hands = [n for n in peer.of(PrivateUpdate) for e in n.events if e["kind"] == "deal"]
+        assert len(hands) == 1, hands
+
+
+@pytest.mark.network
+def test_over_sockets_the_last_seat_to_join_gets_its_deal_once_and_only_after_the_start(
+        ) -> None:
+    ctx: zmq.Context[Any] = zmq.Context()
+    # Ann promises a share of the seed and never sends it: the table starts without it as
+    # soon as it is full (contribution_seconds 0), in the host's turn after Bob's hello.
+    host = start_host(Table(2, seed=5, game_id="join-order", contribution_seconds=0.0))
+    ann, bob = RawClient(ctx, host), RawClient(ctx, host)
+    holding, release = threading.Event(), threading.Event()
+
+    def held(table: Table) -> bool:
+        holding.set()
+        return release.wait(WAIT)
+
+    hold = threading.Thread(target=host.call, args=(held, WAIT))
+    try:
+        assert ann.request(t="hello", name="Ann", role="player", contribute=True)["t"] == \
+            "welcome"
+        # The host's loop is held while Bob's hello and snapshot request arrive, so that it
+        # reads both in one turn: the snapshot's flush queues Bob's before-the-start private
+        # message, and the start comes before that message leaves.
+        hold.start()
+        assert holding.wait(WAIT)
+        bob.send(t="hello", name="Bob", role="player")
+        bob.send(t="snapshot")
+        time.sleep(0.2)  # (loopback delivers them in far less; a late one only weakens it)
+        release.set()
+        bob.wait_for(lambda: any("hand" in p for p in bob.privates))
+        ann.wait_for(lambda: any("hand" in p for p in ann.privates))
+        for client in (ann, bob):
+            assert_nothing_dealt_before_the_start(client.privates)
+    finally:
+        release.set()
+        hold.join(WAIT)
+        ann.close()
+        bob.close()
+        host.stop()
+        ctx.destroy(linger=0)
+    assert host.wait(WAIT) and host.error is None
