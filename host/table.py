@@ -605,6 +605,11 @@ class Table:
         if seat is not None:
             private = self.private_state(seat)
             private["events"] = list(self._private_all[seat])
+            if self.seats[seat].conn == conn:
+                # The reply leaves now, the queued private messages at the next drain: they
+                # would come after it, older (§6). It tells all they tell, so they are not sent.
+                self._privates = [(c, m) for c, m in self._privates
+                                  if c != conn or m["t"] != "private"]
         if self._snapshot_events[0] != self.seq:  # one copy of the history per state
             self._snapshot_events = (self.seq, list(self._published))
         return {"t": "snapshot", "seq": self.seq, "state": self._last_state,

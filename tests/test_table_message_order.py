@@ -112,3 +112,32 @@ def test_over_sockets_the_last_seat_to_join_gets_its_deal_once_and_only_after_th
         host.stop()
         ctx.destroy(linger=0)
     assert host.wait(WAIT) and host.error is None
+
+
+def test_no_private_message_older_than_a_snapshot_comes_after_it() -> None:
+    """A seat answers and asks for a snapshot in one host turn: the snapshot (a reply, sent
+    at once) carries the private state the answer changed, and the private message the
+    flush queued for that change is not sent after it (issue 25, item 3)."""
+    clock = Clock()
+    net = Net(table(clock, players=3, host_bots=2, first_tm=2), clock)
+    order: list[tuple[str, int]] = []  # (t, seq) of what the peer got on its DEALER
+
+    def noted(peer: Peer, message: Message) -> Message:
+        if message["t"] not in ("update", "heartbeat"):
+            order.append((message["t"], message.get("seq", -1)))
+        return message
+
+    net.rewrite = noted
+    peer = net.join("Ana")
+    pending = peer.core.ready
+    assert pending is not None and pending.kind == "announce"
+    net.reads_all = True
+    peer.core.decide(pending.legal[0], clock.now)
+    peer.core.request_snapshot(clock.now)
+    net.run()
+    assert [t for t, _ in order].count("snapshot") == 2  # the join's and this one
+    for at, (kind, seq) in enumerate(order):
+        if kind == "snapshot":
+            assert all(s > seq for t, s in order[at:] if t == "private"), order
+    commit = peer.core.ready  # the offer step: the snapshot told it, nothing older undid it
+    assert commit is not None and commit.kind == "commit"
