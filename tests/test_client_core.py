@@ -101,8 +101,7 @@ class Net:
     for the test to deliver later, or never: a lost message); ``rewrite`` forges what the
     host sends a peer (a cheating host). ``reads_all``: the host reads (and answers) every
     frame the cores send, and what the cores send in answer to its replies, before the table
-    publishes, as the server does with frames that arrive together; ``first`` names request
-    types whose frames go first among what a core sends at once (another client's order)."""
+    publishes, as the server does with frames that arrive together."""
 
     def __init__(self, table: Table, clock: Clock) -> None:
         self.table = table
@@ -112,7 +111,6 @@ class Net:
         self.rewrite: Callable[[Peer, Message], Message] = lambda peer, message: message
         self.kept: list[tuple[Peer, str, Message]] = []
         self.reads_all = False
-        self.first: tuple[str, ...] = ()
         self._conns = itertools.count(1)
         self._next_beat = clock.now
 
@@ -162,9 +160,6 @@ class Net:
 
     def send(self, peer: Peer, items: Iterable[bytes | Action]) -> None:
         """Do what a core's outgoing() asks, as a transport does."""
-        if self.first:
-            items = sorted(items, key=lambda item: not isinstance(item, bytes)
-                           or decode_client(item)["t"] not in self.first)
         for item in items:
             if isinstance(item, OpenDealer):
                 peer.conn = b"conn-%d" % next(self._conns)
@@ -670,7 +665,7 @@ def test_a_dropped_answer_is_open_again_after_two_heartbeats() -> None:
     assert net.table.game.announced == announced(pending)
 
 
-def test_rate_limited_holds_everything_for_rate_hold_s() -> None:
+def test_flood_holds_everything_for_rate_hold_s() -> None:
     net, peer = one_seat(now=10.0)
     core = peer.core
     pending = core.ready
@@ -678,7 +673,7 @@ def test_rate_limited_holds_everything_for_rate_hold_s() -> None:
     net.keep = lambda p, way, m: way == UP  # the server drops it, and says so once:
     core.decide(pending.legal[0], 10.0)
     net.run()
-    limited = error_message(ProtocolError("rate_limited", "slow down"))
+    limited = error_message(ProtocolError("flood", "slow down"))
     core.receive(Channel.DEALER, encode(limited), 10.0)
     assert core.next_deadline() == 10.0 + RATE_HOLD_S
     assert ready_of(peer) is None

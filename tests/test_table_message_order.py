@@ -1,11 +1,11 @@
-"""Two network players join a table in order, and the last one's messages are built from the
-state of their own ``seq`` (issue 25, item 4; docs/protocol.md §6, "Before the game starts").
+"""Messages are built from the state of their own ``seq`` and reach a client in ``seq``
+order (issue 25, items 3 and 4; docs/protocol.md §6).
 
-The bug: the last seat's client asked for a snapshot and sent its contribution (§0's order)
-before the host published; the snapshot's flush queued the seat's before-the-start private
-message, and the start's ``deal`` was then added to that queued message's event list (the
-very list the table kept filling), so the seat got its deal in the before-the-start shape
-at the old ``seq``, and again at the next one."""
+Item 4, the bug: two network players join in order; the table was flushed (a snapshot
+request) between the last seat's hello and the start, in one host turn. The flush queued the
+seat's before-the-start private message with the table's own list of the seat's new events,
+the start's ``deal`` was then added to that very list, and the seat got its deal in the
+before-the-start shape at the old ``seq``, and again at the next one."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from typing import Any
 import msgpack
 import pytest
 import zmq
-from test_client_core import DEALER, Clock, Net, Peer, table
+from test_client_core import DEALER, UP, Clock, Net, Peer, table
 from test_host_server import WAIT, RawClient, start_host
 
 from mundus_net.client.core import PrivateUpdate
@@ -53,16 +53,33 @@ def assert_nothing_dealt_before_the_start(privates: list[Message]) -> None:
     assert deals == 1, [[e["kind"] for e in p["events"]] for p in privates]
 
 
+def join_in_one_host_turn(net: Net) -> tuple[Peer, Peer]:
+    """Ann joins; then Bob's hello, a snapshot request of Ann's and Bob's contribution reach
+    the host in one turn (``reads_all``): Ann's snapshot flushes the table after Bob's hello
+    and before the start. Bob's own snapshot request is held back until the host has
+    published: a seat's snapshot replaces the private messages queued for it (§6, item 3),
+    which would hide a fault in them."""
+    ann = net.join("Ann")
+    forge = net.rewrite
+
+    def ask_when_bob_is_welcomed(peer: Peer, message: Message) -> Message:
+        if peer is not ann and message["t"] == "welcome":
+            ann.core.request_snapshot(net.clock.now)
+        return forge(peer, message)
+
+    net.rewrite, net.reads_all = ask_when_bob_is_welcomed, True
+    net.keep = lambda peer, way, message: way == UP and peer is not ann and \
+        message["t"] == "snapshot"
+    bob = net.join("Bob")
+    net.rewrite, net.reads_all, net.keep = forge, False, lambda peer, way, message: False
+    net.release()
+    return ann, bob
+
+
 def test_the_last_seat_to_join_gets_its_deal_once_and_only_after_the_start() -> None:
     clock = Clock()
     net = Recording(table(clock, players=2), clock)
-    first = net.join("Ann")
-    # Bob's client sends its snapshot request before its contribution (§0 steps 4 and 6;
-    # the reference client sends them the other way round), and the host reads both before
-    # it publishes: the start comes between the snapshot's flush and the next one.
-    net.reads_all = True
-    net.first = ("snapshot",)
-    last = net.join("Bob")
+    first, last = join_in_one_host_turn(net)
     assert net.table.started and (first.core.seat, last.core.seat) == (0, 1)
     for peer in (first, last):
         messages = [m for p, m in net.privates if p is peer]
