@@ -9,6 +9,7 @@ having been bin); the key port's answer and the beacon too."""
 from __future__ import annotations
 
 import json
+import re
 import socket
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -442,3 +443,19 @@ def test_a_running_host_s_key_port_reply_and_beacon_match_the_schema() -> None:
     assert reply["key"] == host.public_key and reply["insecure"] is False
     assert _refusal(_validator("beacon"), datagram) is None
     assert datagram["v"] == PROTOCOL_VERSION and datagram["key"] == host.public_key
+
+
+def test_the_document_s_examples_match_the_schema() -> None:
+    """docs/protocol.md's hello bytes (§13) and beacon (§14) are what this version sends
+    (issue 25, items 6 and 7: they said version 2 and 3)."""
+    text = (ROOT / "docs" / "protocol.md").read_text()
+    hello_hex = re.search(r"The bytes of the `hello` above are `([0-9a-f ]+)`",
+                          text.replace("\n", " "))
+    assert hello_hex is not None
+    hello = msgpack.unpackb(bytes.fromhex(hello_hex.group(1)), raw=False)
+    assert hello["v"] == PROTOCOL_VERSION
+    assert _refusal(_validator("client_message"), hello) is None
+    beacon = re.search(r"```json\n(\{\"app\".*?\})\n```", text, re.S)
+    assert beacon is not None
+    assert _refusal(_validator("beacon"), json.loads(beacon.group(1))) is None
+    assert f"| `version` | `v` is not {PROTOCOL_VERSION} " in text
