@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import socket
+import time
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -22,7 +23,7 @@ import pytest
 import zmq
 from jsonschema import Draft202012Validator, ValidationError
 from test_client_core import DEALER, PUBLIC, Clock, Net, Peer, play, table
-from test_host_server import WAIT
+from test_host_server import WAIT, RawClient
 from test_table_message_order import join_in_one_host_turn
 
 from mundus_net.bots import load_bot
@@ -412,17 +413,45 @@ def test_the_key_port_reply_and_the_beacon_match_the_schema() -> None:
         assert not beacon.is_valid(wrong), wrong
 
 
+def _received(client: RawClient, until: Any) -> list[tuple[str, Message]]:
+    """Every frame the client's DEALER and SUB receive, as the recipe converts them, until
+    ``until(frames)`` (within WAIT)."""
+    got: list[tuple[str, Message]] = []
+    poller = zmq.Poller()
+    poller.register(client.dealer, zmq.POLLIN)
+    poller.register(client.sub, zmq.POLLIN)
+    deadline = time.monotonic() + WAIT
+    while not until(got):
+        assert time.monotonic() < deadline, [m["t"] for _, m in got]
+        for sock, _ in poller.poll(50):
+            side = "dealer" if sock is client.dealer else "public"
+            got.append((side, as_validated(msgpack.unpackb(sock.recv(), raw=False))))
+    return got
+
+
 @pytest.mark.network
-def test_a_running_host_s_key_port_reply_and_beacon_match_the_schema() -> None:
-    """What a real host sends: its key port's answer to a DEALER (§16) and its beacon
-    datagram on loopback (§14), byte for byte as they travel."""
+def test_a_running_host_s_messages_key_port_reply_and_beacon_match_the_schema() -> None:
+    """What a real host sends, byte for byte as it travels: a player's welcome, private
+    messages, snapshot, updates, heartbeat and pong over CURVE sockets, its key port's
+    answer to a DEALER (§16) and its beacon datagram on loopback (§14)."""
     host = Host(table(Clock(), players=2, host_bots=1), port=0, log=lambda text: None)
     host.start()
     ctx: zmq.Context[Any] = zmq.Context()
     asker = ctx.socket(zmq.DEALER)
     listener = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    player = RawClient(ctx, host)
     beacon = None
     try:
+        player.send(t="hello", name="Ann", role="player")
+        frames = _received(player, lambda got: any(m["t"] == "welcome" for _, m in got))
+        token = next(m["token"] for _, m in frames if m["t"] == "welcome")
+        player.send(t="snapshot", token=token)
+        player.send(t="ping", token=token)
+        wanted = {"welcome", "private", "snapshot", "update", "pong", "heartbeat"}
+        frames += _received(player, lambda got: wanted <= {m["t"] for _, m in frames + got})
+        host_messages = _validator("host_message")
+        for side, message in frames:
+            assert _refusal(host_messages, message) is None, (side, message)
         listener.bind(("127.0.0.1", 0))
         listener.settimeout(WAIT)
         beacon = table_beacon(host, host.address, listener.getsockname(), interval=0.1)
@@ -437,6 +466,7 @@ def test_a_running_host_s_key_port_reply_and_beacon_match_the_schema() -> None:
             beacon.stop()
         listener.close()
         asker.close(linger=0)
+        player.close()
         ctx.destroy(linger=0)
         host.stop()
     assert _refusal(_validator("key_port_reply"), reply) is None
