@@ -419,13 +419,19 @@ WAITING_STATE = obj({**TABLE_STATE, "round_limit": GAME_STATE["round_limit"],
                      "table": WAITING_TABLE})
 PLAYING_STATE = obj({**TABLE_STATE, **GAME_STATE,
                      "table": obj({**TABLE["properties"], "started": {"const": True}})})
+# An update's changed keys; one that says the table has not started (only an update before
+# the start carries table.started false) changes the table's keys alone.
+PUBLIC_CHANGES = {"type": "object",
+                  "properties": {**TABLE_STATE, **GAME_STATE}, "additionalProperties": False,
+                  "if": {"required": ["table"], "properties": {"table": {"properties": {
+                      "started": {"const": False}}}}},
+                  "then": {"propertyNames": {"enum": sorted(WAITING_STATE["properties"])},
+                           "properties": WAITING_STATE["properties"]}}
 # Told apart by table.started (an if, not a oneOf: the field is not at the top level).
 PUBLIC_STATE = {"description": "the public state (§6): before the start (table.started "
                                "false) only the table's keys, then every key of the game",
                 "if": {"properties": {"table": {"properties": {"started": {"const": False}}}}},
                 "then": WAITING_STATE, "else": PLAYING_STATE}
-PUBLIC_CHANGES = {"type": "object",
-                  "properties": {**TABLE_STATE, **GAME_STATE}, "additionalProperties": False}
 PRIVATE_FIELDS: dict[str, Schema] = {
     "seat": SEAT, "my_offer": nullable(CARDS), "events": array(ref("event")),
     "pending": PRIVATE_PENDING,

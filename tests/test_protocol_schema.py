@@ -357,8 +357,9 @@ def test_the_recipe_s_standard_keywords_check_bytes_and_the_seed(
 
 def test_the_schema_is_as_strict_as_the_host(frames: list[tuple[str, bytes]]) -> None:
     """What the host refuses or never sends, the schema refuses: a decide carrying an offer
-    (not_pending), an error code not in protocol/errors.py, a waiting table's state with a
-    game's key, a before-the-start private state with an event (issue 25, items 4 and 8)."""
+    (not_pending), an error code not in protocol/errors.py, a waiting table's state (or an
+    update before the start) with a game's key, a before-the-start private state with an
+    event, a started table's state without one of the game's keys (issue 25, items 4, 8)."""
     client, host = (_validator(f"{side}_message") for side in ("client", "host"))
     smallest = _smallest(frames)
     decide = smallest["client", "decide"]
@@ -379,6 +380,10 @@ def test_the_schema_is_as_strict_as_the_host(frames: list[tuple[str, bytes]]) ->
     assert not host.is_valid({**waiting, "private": {**private, "events": [deal]}})
     assert not host.is_valid({"v": waiting["v"], "t": "private", "seq": waiting["seq"],
                               "private": {**private, "events": [deal]}})
+    before = next(m for _, side, m in _messages(frames) if side == "host" and m["t"] ==
+                  "update" and m["changed"].get("table", {}).get("started") is False)
+    assert _refusal(host, before) is None
+    assert not host.is_valid({**before, "changed": {**before["changed"], "round": 1}})
     playing = next(m for _, side, m in _messages(frames) if side == "host" and m["t"] ==
                    "snapshot" and m["state"]["table"]["started"])
     lacking = {k: v for k, v in playing["state"].items() if k != "market"}
