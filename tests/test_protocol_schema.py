@@ -447,8 +447,10 @@ def test_a_running_host_s_messages_key_port_reply_and_beacon_match_the_schema() 
     player = RawClient(ctx, host)
     beacon = None
     try:
+        # A heartbeat first: the SUB is subscribed, so the start's update reaches it.
+        frames = _received(player, lambda got: any(m["t"] == "heartbeat" for _, m in got))
         player.send(t="hello", name="Ann", role="player")
-        frames = _received(player, lambda got: any(m["t"] == "welcome" for _, m in got))
+        frames += _received(player, lambda got: any(m["t"] == "welcome" for _, m in got))
         token = next(m["token"] for _, m in frames if m["t"] == "welcome")
         player.send(t="snapshot", token=token)
         player.send(t="ping", token=token)
