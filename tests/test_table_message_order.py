@@ -16,10 +16,9 @@ from typing import Any
 import msgpack
 import pytest
 import zmq
-from test_client_core import DEALER, UP, Clock, Net, Peer, table
+from test_client_core import DEALER, UP, Clock, Net, Peer, table, told
 from test_host_server import WAIT, RawClient, start_host
 
-from mundus_net.client.core import PrivateUpdate
 from mundus_net.host.table import Table
 from mundus_net.protocol.messages import encode
 
@@ -86,7 +85,8 @@ def test_the_last_seat_to_join_gets_its_deal_once_and_only_after_the_start() -> 
         assert_nothing_dealt_before_the_start([m["private"] for m in messages])
         seqs = [m["seq"] for m in messages]
         assert seqs == sorted(seqs), seqs
-        hands = [n for n in peer.of(PrivateUpdate) for e in n.events if e["kind"] == "deal"]
+        # The seat's own deal, told once (in its public event's place, or after it).
+        hands = [e for e, mine in told(peer) if mine and e["kind"] == "deal"]
         assert len(hands) == 1, hands
 
 
