@@ -144,7 +144,10 @@ def test_players_table_shows_money_fleet_developments_tm_and_away() -> None:
     row = next(line for line in text.split("\n") if "Bartolom" in line)
     assert row.startswith("> ")  # Bo's turn
     assert "42" in row and "3+7=10" in row
-    assert "merch u" in row and "store 2" in row and "Almagro" in row
+    # At 80 columns the developments that do not fit are counted, none is cut inside.
+    assert row.endswith("merch u · store 2 and 2 more") and "…" not in row.split("42")[1]
+    wide = render.to_plain(render.players(PlayerView(g, 0), NAMES, 120))
+    assert "merchants uncommon · warehouses 2 · Almagro · +2/round" in wide
     cy = next(line for line in text.split("\n") if "Cy" in line)
     assert "(away)" in cy
     ana = next(line for line in text.split("\n") if "Ana" in line)
@@ -209,9 +212,11 @@ def test_game_over_prompt_names_the_winner() -> None:
     other = 1 - winner
     text = render.to_plain(render.prompt(PlayerView(g, other), NAMES, 80))
     assert text.startswith("Game over after")
-    assert f"{NAMES[winner]} wins with" in text
+    said = text.split("\nFinal standings")[0].replace("\n", " ")  # wrapped, never cut
+    assert f"{NAMES[winner]} wins with {g.result.doubloons[winner]} doubloons" in said
     own = render.to_plain(render.prompt(PlayerView(g, winner), NAMES, 80))
-    assert "You win with" in own and NAMES[winner] not in own
+    own_said = own.split("\nFinal standings")[0].replace("\n", " ")
+    assert "You win with" in own_said and NAMES[winner] not in own_said
 
 
 # -- help text (client/tui/helptext.py), shown beside the prompt -----------------------------------
