@@ -480,12 +480,12 @@ def dev_parts(view: View, seat: int, wide: bool = False) -> list[str]:
 
 def parts_in(parts: Sequence[str], width: int, sep: str = " · ") -> str:
     """As many whole parts as fit in ``width`` cells, then "and N more" for the others
-    (F3 lists them all): never a part cut inside."""
+    ("N more (F3)" when none fits; F3 lists them all): never a part cut inside."""
     for shown in range(len(parts), -1, -1):
         rest = len(parts) - shown
         text = sep.join(parts[:shown])
         if rest:
-            text += f"{' ' if shown else ''}and {rest} more" if shown else f"{rest} more"
+            text += f" and {rest} more" if shown else f"{rest} more (F3)"
         if get_cwidth(text) <= width or shown == 0:
             return text or "-"
     return "-"
