@@ -10,10 +10,18 @@ import pytest
 
 from mundus_net.bots.base import load_bot
 from mundus_net.client.connection import PendingDecision, Synced
-from mundus_net.client.tui.app import Snapshot, TableModel, in_player_terms
+from mundus_net.client.tui.app import Send, Snapshot, TableModel, in_player_terms
 from mundus_net.client.tui.choices import Choice, choices_for, panel
 from mundus_net.client.tui.render import line_width, split_rows
-from mundus_net.engine.decisions import Take
+from mundus_net.client.tui.sentences import card_name
+from mundus_net.engine.decisions import (
+    Convert,
+    EndTurn,
+    MakeRelicSet,
+    MakeSeries,
+    MakeSet,
+    Take,
+)
 from mundus_net.engine.game import Game, Pending
 from mundus_net.engine.notation import format_decision
 from mundus_net.engine.view import PlayerView, StateView
@@ -206,3 +214,150 @@ def test_nonsense_at_the_prompt_is_answered_in_words() -> None:
     said = model.interpret("banana")
     text = getattr(said, "text", "")
     assert "not something you can do here" in text and "unknown kind" not in text
+
+
+# -- numbers a player can trust (issue 24, item 8) ----------------------------------------------
+
+
+def _offer_like(n: int) -> Choice:
+    """An ungrouped choice as long as an offer's words: two of them fit side by side in 80
+    columns, not three."""
+    return Choice((), f"corn + potatoes no. {n:>2} (worth 9)")
+
+
+def _page_numbers(listed: list[Choice], width: int, room: int) -> list[list[int]]:
+    first = panel(listed, f"Choices ({len(listed)}):", width, room)
+    pages = []
+    for page in range(first.pages):
+        shown = panel(listed, f"Choices ({len(listed)}):", width, room, page)
+        assert len(shown.lines) <= room
+        assert all(line_width(line) <= width for line in shown.lines)
+        # Read as a person does: down the first column, then down the next.
+        rows = ["".join(t for _, t in line) for line in shown.lines[1:]]
+        columns: dict[int, list[int]] = {}
+        for row in rows:
+            for m in re.finditer(r"(?<!\S)(\d+)\) (?=\S)", row):  # not "(worth 9) "
+                columns.setdefault(m.start() // 30, []).append(int(m.group(1)))
+        pages.append([n for col in sorted(columns) for n in columns[col]])
+    return pages
+
+
+@pytest.mark.parametrize("count", [15, 16, 30])
+def test_pages_hold_the_choices_in_number_order(count: int) -> None:
+    """At 80x24 the panel gets 8 rows (a title and 7): 15 choices in two columns of 8 rows
+    once put 1-7 and 9-15 on page 1 and 8 alone on page 2."""
+    listed = [_offer_like(n) for n in range(1, count + 1)]
+    pages = _page_numbers(listed, 80, 8)
+    assert len(pages) > 1
+    assert [n for page in pages for n in page] == list(range(1, count + 1))
+    for page in pages:  # each page a run of numbers, read down then across
+        assert page == list(range(page[0], page[0] + len(page)))
+
+
+def test_groups_and_single_choices_page_in_number_order() -> None:
+    listed = [_choice(n, f"group {n // 3}" if n % 7 else None) for n in range(40)]
+    pages = [panel(listed, "Choices (40):", 80, 6, page) for page in range(
+        panel(listed, "Choices (40):", 80, 6).pages)]
+    seen = [int(n) for shown in pages for line in shown.lines[1:]
+            for n in re.findall(r"(\d+)\) ", "".join(t for _, t in line))]
+    assert seen == list(range(1, 41))
+
+
+def _second_turn_question() -> tuple[Game, int, Game]:
+    """A progression turn whose seat makes a combination and is asked again: the game at the
+    first question and at the second."""
+    for game, seat in every_question(range(6)):
+        if game.pending is None or game.pending.kind != "turn":
+            continue
+        before = game.copy()
+        view = view_of(before, seat)
+        listed = choices_for(view, view.pending, before.legal(seat), NAMES)
+        combos = [c for c in listed if len(c.decisions) == 1 and c.number is None]
+        if len(combos) < 2:
+            continue
+        after = before.copy()
+        after.apply(seat, combos[0].decisions[0])
+        if after.pending is not None and after.pending.kind == "turn" and \
+                seat in after.pending.seats:
+            return before, seat, after
+    raise AssertionError("no progression turn with two questions in six games")
+
+
+def _ask(model: TableModel, game: Game, seat: int, ident: int) -> None:
+    pending = game.pending
+    assert pending is not None
+    ready = PendingDecision(id=ident, kind=pending.kind, detail=dict(pending.detail),
+                            legal=tuple(game.legal(seat)), deadline=None, seq=ident)
+    model.on_notice(Synced(ident), Snapshot(view_of(game, seat), ready, NAMES, online=True,
+                                            seat=seat))
+
+
+def test_end_the_turn_keeps_number_0_and_a_changed_list_is_said() -> None:
+    before, seat, after = _second_turn_question()
+    model = TableModel(address="tcp://127.0.0.1:7700")
+    _ask(model, before, seat, 17)
+    first = model.choices()
+    assert model.interpret("0") == Send((EndTurn(),))
+    assert model.changed == ""
+    screen = "\n".join("".join(t for _, t in r) for r in split_rows(model.draw(80, 23)))
+    assert " 0) end the turn" in screen
+    model.sending(Send(first[0].decisions))
+    _ask(model, after, seat, 18)  # the same turn asks again: fewer combinations
+    second = model.choices()
+    assert second != first
+    assert model.interpret("0") == Send((EndTurn(),))
+    assert model.changed.startswith("The choices changed after your move: ")
+    assert "0 still ends the turn" in model.changed
+    screen = "\n".join("".join(t for _, t in r) for r in split_rows(model.draw(80, 23)))
+    assert "The choices changed after your move" in screen
+    said = model.interpret("99")
+    assert getattr(said, "text", "").startswith(f"Choose 0-{len(second) - 1},")
+
+
+def test_a_number_keeps_its_meaning_while_the_question_stands() -> None:
+    before, seat, after = _second_turn_question()
+    model = TableModel(address="tcp://127.0.0.1:7700")
+    _ask(model, before, seat, 17)
+    first = list(model.choices())
+    pending = before.pending
+    assert pending is not None
+    # The same question (id 17), with a view that would list other combinations: the list
+    # shown stays, so a number typed now picks what the player read.
+    ready = PendingDecision(id=17, kind="turn", detail=dict(pending.detail),
+                            legal=tuple(before.legal(seat)), deadline=None, seq=2)
+    changed = view_of(after, seat)
+    assert choices_for(changed, changed.pending, ready.legal, NAMES) != first
+    model.on_notice(Synced(2), Snapshot(changed, ready, NAMES, online=True, seat=seat))
+    assert model.choices() == first
+    assert model.interpret("1") == Send(first[0].decisions)
+
+
+def _card_words(value: int) -> str:
+    return "relic" if value == 10 else card_name(value)
+
+
+def test_every_suggestion_names_every_card_it_uses() -> None:
+    """A merchant's conversion names the card it turns; a set its value and its relics; a
+    series every value: nothing used is left unsaid (the words are never cut on screen)."""
+    checked = 0
+    for game, seat in every_question(range(6)):
+        if game.pending is None or game.pending.kind != "turn":
+            continue
+        view = view_of(game, seat)
+        for choice in choices_for(view, view.pending, game.legal(seat), NAMES):
+            words = choice.words
+            for d in choice.decisions:
+                if isinstance(d, Convert):
+                    assert f"Convert {_card_words(d.source)} → {card_name(d.value)}" in words
+                elif isinstance(d, MakeSeries):
+                    assert all(card_name(c) in words for c in d.cards), words
+                elif isinstance(d, MakeSet):
+                    assert f"set of {len(d.cards)} " in words.lower(), words
+                    relics = d.cards.count(10)
+                    assert card_name(d.value) in words or relics == len(d.cards), words
+                    if relics:
+                        assert "relic" in words, words
+                elif isinstance(d, MakeRelicSet):
+                    assert f"Relic set of {d.size}" in words
+                checked += 1
+    assert checked > 100

@@ -393,12 +393,14 @@ def panel(choices: Sequence[Choice], head: str, width: int, room: int, page: int
     """The choices in at most ``room`` lines: a title line, the ``notice`` (wrapped), then
     whole groups; when they do not fit, a page of them and how to see the others. Pages hold
     the choices in number order: each page is laid out by itself (its columns read down,
-    then across)."""
+    then across); a choice with a number of its own ("0) end the turn") ends every page."""
     items = numbered(choices)
     number_w = max((len(str(n)) for n, _ in items), default=1) + 1
-    units = _units(items)
+    # A choice with a number of its own ("0) end the turn") closes every page.
+    pinned = _rows([item for item in items if item[1].number is not None], width, number_w)
+    units = _units([item for item in items if item[1].number is None])
     said = wrap_line([("class:status-ok", notice)], width) if notice else []
-    body_room = max(1, room - 1 - len(said))
+    body_room = max(1, room - 1 - len(said) - len(pinned))
 
     def layout(count: int, start: int) -> list[Line]:
         return _rows([item for unit in units[start:start + count] for item in unit],
@@ -425,5 +427,6 @@ def panel(choices: Sequence[Choice], head: str, width: int, room: int, page: int
         more = f"  page {page + 1} of {len(pages)}"
         keys = " · PgDn/PgUp: more choices"
         title += more + keys if get_cwidth(head + more + keys) <= width else more
-    lines: list[Line] = [*wrap_line([("class:title", title)], width), *said, *pages[page]]
+    lines: list[Line] = [*wrap_line([("class:title", title)], width), *said, *pages[page],
+                         *pinned]
     return Panel(lines, page, len(pages))
