@@ -361,3 +361,67 @@ def test_every_suggestion_names_every_card_it_uses() -> None:
                     assert f"Relic set of {d.size}" in words
                 checked += 1
     assert checked > 100
+
+
+# -- nothing a player must read is cut (issue 24, item 5) --------------------------------------
+
+
+def _screen(model: TableModel, width: int, height: int) -> list[str]:
+    rows = ["".join(t for _, t in row) for row in split_rows(model.draw(width, height - 1))]
+    assert all(line_width([("", row)]) <= width for row in rows)
+    return rows
+
+
+def _finished(seed: int) -> Game:
+    game = Game.new(4, seed=seed)
+    bots = [load_bot("greedy", s) for s in range(4)]
+    while not game.is_over:
+        pending = game.pending
+        assert pending is not None
+        seat = pending.seats[0]
+        game.apply(seat, bots[seat].decide(PlayerView(game, seat), game.legal(seat)))
+    return game
+
+
+def _over_model(game: Game, seat: int, **result: object) -> TableModel:
+    data = PlayerView(game, seat).to_dict()
+    data["result"] = {**data["result"], **result}
+    model = TableModel(address="tcp://127.0.0.1:7700")
+    model.on_notice(Synced(1), Snapshot(StateView(data, game.deck, [], None), None, NAMES,
+                                        online=True, seat=seat))
+    return model
+
+
+def test_no_screen_of_any_question_cuts_a_word_at_80x24() -> None:
+    """The main screen and the players page (F3) at every question of four seeded games
+    (promo cards in two), and the game over: wrapped or said shorter, never cut with "…"."""
+    for game, seat in every_question(range(4)):
+        model = _model(game, seat)
+        for page in (None, "players"):
+            model.open_overlay(page)
+            cut = [row for row in _screen(model, 80, 24) if "…" in row]
+            assert not cut, (game.pending, page, cut)
+    over = _over_model(_finished(3), 0)
+    assert not [row for row in _screen(over, 80, 24) if "…" in row]
+
+
+@pytest.mark.parametrize("width, height", [(80, 24), (120, 40)])
+def test_the_final_standings_show_places_with_shared_ones(width: int, height: int) -> None:
+    """R8.4: a tie for richest is a shared victory; the standings say "1 (tie)" for both,
+    and the next player is third."""
+    game = _finished(3)
+    money = [60, 80, 80, 41]
+    model = _over_model(game, 0, doubloons=money, winners=[1, 2], places=[3, 1, 1, 4])
+    rows = _screen(model, width, height)
+    start = rows.index("Final standings")
+    head, *table = rows[start + 1:start + 6]
+    assert re.match(r"Place +Player +Doubloons +Developments$", head)
+    places = [re.split(r"\s{2,}", row)[:3] for row in table]
+    assert places == [["1 (tie)", "greedy 1", "80"], ["1 (tie)", "greedy 2", "80"],
+                      ["3", "Ana (you)", "60"], ["4", "greedy 3", "41"]]
+    for seat, row in zip((1, 2, 0, 3), table, strict=True):
+        count = len(PlayerView(game, seat).developments[seat])
+        assert re.search(rf"\b{money[seat]}\s+{count}\b", row), row
+    said = " ".join(rows[:start])
+    assert "greedy 1 and greedy 2 share the victory with 80 doubloons" in re.sub(r"\s+", " ",
+                                                                                 said)
