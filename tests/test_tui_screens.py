@@ -10,6 +10,7 @@ import itertools
 import json
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -40,6 +41,15 @@ def page_of(t: Term) -> tuple[int, int]:
     return (int(m.group(1)), int(m.group(2))) if m else (1, 1)
 
 
+def on_page(page: int) -> Callable[[Term], bool]:
+    """Is this page of F1, F2 or F3 shown?"""
+    return lambda t: page_of(t)[0] == page
+
+
+def shows(text: str) -> Callable[[Term], bool]:
+    return lambda t: text in t.text()
+
+
 def overlay(t: Term, key: str, every_page: bool = True) -> list[str]:
     """Open F1, F2 or F3, read its pages (F2: the newest, or all of them), close it."""
     t.send(key)
@@ -50,7 +60,7 @@ def overlay(t: Term, key: str, every_page: bool = True) -> list[str]:
     while every_page and 1 <= page + step <= pages:
         t.send(PGUP if key == F2 else PGDN)
         page += step
-        t.wait(lambda t, page=page: page_of(t)[0] == page, what=f"page {page}")
+        t.wait(on_page(page), what=f"page {page}")
         screens.append(settle(t))
     t.send(ESC)
     t.wait(lambda t: PAGES[key] not in t.text(), what="the page to close")
@@ -73,7 +83,7 @@ def choice_pages(t: Term) -> list[list[int]]:
     for page in range(1, int(m.group(1)) + 1):
         if page > 1:
             t.send(PGDN)
-            t.wait(lambda t, page=page: f"page {page} of" in t.text(), what=f"page {page}")
+            t.wait(shows(f"page {page} of"), what=f"page {page}")
             settle(t)
         pages.append([item.number for item in choices(t)[1]])
     for _ in pages[1:]:

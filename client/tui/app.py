@@ -644,8 +644,8 @@ class TableModel:
         status_h = len(status_rows)
         if height <= status_h:  # only room for the newest lines of the status
             status = []
-            for row in status_rows[max(len(status_rows) - height, 0):] if height > 0 else []:
-                status += [("", "\n"), *row] if status else row
+            for shown in status_rows[max(len(status_rows) - height, 0):] if height > 0 else []:
+                status += [("", "\n"), *shown] if status else shown
             return status
         if view is None:
             body: StyleAndTextTuples = [("class:dim", f"Connecting to {self.address}…")]

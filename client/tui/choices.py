@@ -417,8 +417,8 @@ def panel(choices: Sequence[Choice], head: str, width: int, room: int, page: int
                 low = mid
             else:
                 high = mid - 1
-        lines = layout(low, start)
-        pages += [lines[k:k + body_room] for k in range(0, len(lines), body_room)]
+        laid = layout(low, start)
+        pages += [laid[k:k + body_room] for k in range(0, len(laid), body_room)]
         start += low
     pages = pages or [[]]
     page = max(0, min(page, len(pages) - 1))
