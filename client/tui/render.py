@@ -141,9 +141,19 @@ def _break_word(word: str, room: int) -> tuple[str, str]:
 
 def wrap_line(line: Sequence[Fragment], width: int, indent: int = 2) -> list[Line]:
     """A styled line in lines of at most ``width`` cells (measured in cells, not
-    characters), broken between words; the lines after the first start with ``indent``
-    spaces. Only a word wider than a whole line is broken inside."""
+    characters), broken between words (a word may span fragments: "1-3" and ":" stay
+    together); the lines after the first start with ``indent`` spaces. Only a word wider
+    than a whole line is broken inside."""
     pad = " " * min(indent, max(width - 1, 0))
+    # Words (runs of fragments without blanks) and the blanks between them.
+    words: list[tuple[bool, Line]] = []
+    for style, text in line:
+        for piece in re.findall(r"\s+|\S+", text):
+            blank = piece.isspace()
+            if words and not blank and not words[-1][0]:
+                words[-1][1].append((style, piece))
+            else:
+                words.append((blank, [(style, piece)]))
     out: list[Line] = [[]]
     used = start = 0  # cells used on the last line; of them, its indent
 
@@ -154,24 +164,25 @@ def wrap_line(line: Sequence[Fragment], width: int, indent: int = 2) -> list[Lin
         out.append([("", pad)] if pad else [])
         used = start = len(pad)
 
-    for style, text in line:
-        for piece in re.findall(r"\s+|\S+", text):
-            w = get_cwidth(piece)
-            if piece.isspace():  # kept, but not at the start of a continued line
-                if (used > start or len(out) == 1) and used + w <= width:
-                    out[-1].append((style, piece))
-                    used += w
-                continue
-            if used + w > width and used > start:
-                new_line()
-            while used + w > width and piece:
+    for blank, word in words:
+        w = line_width(word)
+        if blank:  # kept, but not at the start of a continued line
+            if (used > start or len(out) == 1) and used + w <= width:
+                out[-1] += word
+                used += w
+            continue
+        if used + w > width and used > start:
+            new_line()
+        for style, piece in word:
+            pw = get_cwidth(piece)
+            while used + pw > width and piece:  # wider than a whole line: broken inside
                 head, piece = _break_word(piece, max(width - used, 1))
                 out[-1].append((style, head))
                 new_line()
-                w = get_cwidth(piece)
+                pw = get_cwidth(piece)
             if piece:
                 out[-1].append((style, piece))
-                used += w
+                used += pw
     return out
 
 
@@ -351,9 +362,14 @@ def header(view: View, names: Sequence[str], width: int) -> StyleAndTextTuples:
                   ("", f" — {EVENT_EFFECTS.get(event, '')}")]
         if view.seat is not None and not advisor.affected(view, view.seat):
             second.append(("class:dim", " (not you: Juan de la Cosa)"))
+    lines = [*wrap_line(first, width), *wrap_line(second, width)]
     if view.announced and phase in ("offer", "commit", "reveal", "tm_tie", "take", "gift"):
-        second += [("class:dim", " · "), ("", f"offers of {view.announced}")]
-    return _join([*wrap_line(first, width), *wrap_line(second, width)], width)
+        offers: Line = [("", f"offers of {view.announced}")]  # on a line of its own if need be
+        if line_width(lines[-1]) + 3 + line_width(offers) <= width:
+            lines[-1] = [*lines[-1], ("class:dim", " · "), *offers]
+        else:
+            lines.append([("", "  "), *offers])
+    return _join(lines, width)
 
 
 # -- queue, market ------------------------------------------------------------------------------
