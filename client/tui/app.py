@@ -114,7 +114,8 @@ REJOIN = "rejoin"  # J after the table is gone: session.sit joins (or watches) t
 CRASHED = "crashed"  # an unexpected error: its traceback is in TableApp.crash_log
 
 COMMANDS_HELP = (
-    "At the prompt: a number picks that choice; a decision in notation also works "
+    "At the prompt: a number picks that choice (0 ends the progression turn); a decision in "
+    "notation also works "
     "(take:5@2 takes cotton from seat 2, take:5@2:9 swaps it for the market's vanilla, "
     "offer:135, set:5:55R:q2, series:12345, end; docs/notation.md). Seats are counted from 0, "
     "as in the bots' names at `mundus play`. Tab completes the legal decisions. pass or end: "
