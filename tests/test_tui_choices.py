@@ -11,7 +11,14 @@ import pytest
 from mundus_net.bots.base import load_bot
 from mundus_net.client.connection import PendingDecision, Synced
 from mundus_net.client.tui.app import Send, Snapshot, TableModel, in_player_terms
-from mundus_net.client.tui.choices import Choice, choices_for, panel
+from mundus_net.client.tui.choices import (
+    Choice,
+    by_number,
+    choices_for,
+    number_list,
+    numbered,
+    panel,
+)
 from mundus_net.client.tui.render import line_width, split_rows
 from mundus_net.client.tui.sentences import card_name
 from mundus_net.engine.decisions import (
@@ -306,12 +313,25 @@ def test_end_the_turn_keeps_number_0_and_a_changed_list_is_said() -> None:
     second = model.choices()
     assert second != first
     assert model.interpret("0") == Send((EndTurn(),))
+    # What is still possible keeps its number; what is new follows the highest before.
+    before = {c.words: n for n, c in numbered(first)}
+    now = numbered(second)
+    assert [n for n, _ in now] == [*sorted(n for n, _ in now if n), 0]  # in number order
+    kept = [(n, c) for n, c in now if c.words in before]
+    assert all(before[c.words] == n for n, c in kept)
+    assert all(n > max(before.values()) for n, c in now if c.words not in before)
     assert model.changed.startswith("The choices changed after your move: ")
+    assert re.search(r": 1\b.* no longer possible", model.changed)  # 1 was made
     assert "0 still ends the turn" in model.changed
+    if len(kept) > 1:
+        assert "the others keep their numbers" in model.changed
     screen = "\n".join("".join(t for _, t in r) for r in split_rows(model.draw(80, 23)))
-    assert "The choices changed after your move" in screen
-    said = model.interpret("99")
-    assert getattr(said, "text", "").startswith(f"Choose 0-{len(second) - 1},")
+    assert "The choices changed after your move" in re.sub(r"\s+", " ", screen)
+    for n, c in now:  # each shown with the number that picks it
+        assert model.interpret(str(n)) == Send(c.decisions)
+    said = getattr(model.interpret("1"), "text", "")
+    if by_number(second, 1) is None:
+        assert said.startswith(f"Choose {number_list(sorted(n for n, _ in now))},")
 
 
 def test_a_number_keeps_its_meaning_while_the_question_stands() -> None:

@@ -83,6 +83,8 @@ from mundus_net.client.tui.choices import (
     changes,
     choices_for,
     describe,
+    keep_numbers,
+    number_list,
     numbered,
     pass_decision,
 )
@@ -347,7 +349,10 @@ class TableModel:
             return listed
         same_turn = cached is not None and ready.phase == cached[1] == "turn" and \
             view.round == cached[2]
-        self.changed = changes(cached[3], listed) if cached is not None and same_turn else ""
+        self.changed = ""
+        if cached is not None and same_turn:  # numbers keep their meaning across the turn
+            listed = keep_numbers(cached[3], listed)
+            self.changed = changes(cached[3], listed)
         self._choices = (ready.id, ready.phase, view.round, listed)
         return listed
 
@@ -543,9 +548,8 @@ class TableModel:
 
     @staticmethod
     def _numbers(choices: Sequence[Choice]) -> str:
-        """The numbers that pick: "1-7", or "0-7" when "end the turn" is 0."""
-        numbers = [n for n, _ in numbered(choices)]
-        return f"{min(numbers, default=1)}-{max(numbers, default=1)}"
+        """The numbers that pick: "1-7", "0-7", or "0, 4, 6-8" later in a turn."""
+        return number_list(sorted(n for n, _ in numbered(choices))) or "1"
 
     def _typed_decision(self, text: str, ready: PendingDecision) -> Action:
         try:

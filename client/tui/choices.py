@@ -12,7 +12,7 @@ rows, a page at a time when it does not fit. No terminal here: tests read the li
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from prompt_toolkit.utils import get_cwidth
 
@@ -253,19 +253,46 @@ def changes(before: Sequence[Choice], after: Sequence[Choice]) -> str:
     new = {c.words: n for n, c in numbered(after)}
     if old == new:
         return ""
-    gone = sum(1 for words in old if words not in new)
-    added = sum(1 for words in new if words not in old)
+    gone = [n for words, n in old.items() if words not in new and n != END_NUMBER]
+    added = sorted(n for words, n in new.items() if words not in old)
+    kept = [n for words, n in new.items() if words in old and n != END_NUMBER]
     moved = any(old[words] != n for words, n in new.items() if words in old)
     parts = []
     if gone:
-        parts.append(f"{gone} no longer possible")
+        parts.append(f"{number_list(sorted(gone))} no longer possible")
     if added:
-        parts.append(f"{added} new")
-    if moved:
-        parts.append("the others renumbered")
+        parts.append(f"new: {number_list(added)}")
+    if kept:
+        parts.append("the others renumbered" if moved else "the others keep their numbers")
     if any(c.number == END_NUMBER for c in after):
         parts.append(f"{END_NUMBER} still ends the turn")
-    return "The choices changed after your move: " + ", ".join(parts) + "."
+    return "The choices changed after your move: " + "; ".join(parts) + "."
+
+
+def number_list(numbers: Sequence[int]) -> str:
+    """Sorted numbers in short: ``1-3, 6``."""
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return ", ".join(f"{r[0]}-{r[-1]}" if len(r) > 2 else ", ".join(map(str, r)) for r in runs)
+
+
+def keep_numbers(before: Sequence[Choice], after: Sequence[Choice]) -> list[Choice]:
+    """The next question of a turn: a choice listed before (the same words) keeps its
+    number, a new one takes the next number after the highest before; in number order."""
+    old = {c.words: n for n, c in numbered(before)}
+    following = max(old.values(), default=0) + 1
+    out: list[Choice] = []
+    for choice in after:
+        if choice.number is None:
+            number = old.get(choice.words, following)
+            following += number == following
+            choice = replace(choice, number=number)
+        out.append(choice)
+    return sorted(out, key=lambda c: (c.number == END_NUMBER, c.number))
 
 
 def pass_decision(legal: Sequence[Decision]) -> Decision | None:
@@ -396,9 +423,9 @@ def panel(choices: Sequence[Choice], head: str, width: int, room: int, page: int
     then across); a choice with a number of its own ("0) end the turn") ends every page."""
     items = numbered(choices)
     number_w = max((len(str(n)) for n, _ in items), default=1) + 1
-    # A choice with a number of its own ("0) end the turn") closes every page.
-    pinned = _rows([item for item in items if item[1].number is not None], width, number_w)
-    units = _units([item for item in items if item[1].number is None])
+    # "0) end the turn" closes every page.
+    pinned = _rows([item for item in items if item[0] == END_NUMBER], width, number_w)
+    units = _units([item for item in items if item[0] != END_NUMBER])
     said = wrap_line([("class:status-ok", notice)], width) if notice else []
     body_room = max(1, room - 1 - len(said) - len(pinned))
 
