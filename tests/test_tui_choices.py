@@ -314,12 +314,12 @@ def test_end_the_turn_keeps_number_0_and_a_changed_list_is_said() -> None:
     assert second != first
     assert model.interpret("0") == Send((EndTurn(),))
     # What is still possible keeps its number; what is new follows the highest before.
-    before = {c.words: n for n, c in numbered(first)}
+    earlier = {c.words: n for n, c in numbered(first)}
     now = numbered(second)
     assert [n for n, _ in now] == [*sorted(n for n, _ in now if n), 0]  # in number order
-    kept = [(n, c) for n, c in now if c.words in before]
-    assert all(before[c.words] == n for n, c in kept)
-    assert all(n > max(before.values()) for n, c in now if c.words not in before)
+    kept = [(n, c) for n, c in now if c.words in earlier]
+    assert all(earlier[c.words] == n for n, c in kept)
+    assert all(n > max(earlier.values()) for n, c in now if c.words not in earlier)
     assert model.changed.startswith("The choices changed after your move: ")
     assert re.search(r": 1\b.* no longer possible", model.changed)  # 1 was made
     assert "0 still ends the turn" in model.changed
