@@ -41,9 +41,9 @@ def page_of(t: Term) -> tuple[int, int]:
     return (int(m.group(1)), int(m.group(2))) if m else (1, 1)
 
 
-def on_page(page: int) -> Callable[[Term], bool]:
-    """Is this page of F1, F2 or F3 shown?"""
-    return lambda t: page_of(t)[0] == page
+def turned(page: int, pages: int) -> Callable[[Term], bool]:
+    """Has the page shown changed from page ``page`` of ``pages``?"""
+    return lambda t: page_of(t) != (page, pages)
 
 
 def shows(text: str) -> Callable[[Term], bool]:
@@ -55,12 +55,13 @@ def overlay(t: Term, key: str, every_page: bool = True) -> list[str]:
     t.send(key)
     t.wait_text(PAGES[key])
     screens = [settle(t)]
-    page, pages = page_of(t)
     step = -1 if key == F2 else 1  # the log opens at its newest page
-    while every_page and 1 <= page + step <= pages:
+    for _ in range(40):  # (a page's count may change while it is open: bots play on)
+        page, pages = page_of(t)
+        if not every_page or not 1 <= page + step <= pages:
+            break
         t.send(PGUP if key == F2 else PGDN)
-        page += step
-        t.wait(on_page(page), what=f"page {page}")
+        t.wait(turned(page, pages), what="the next page")
         screens.append(settle(t))
     t.send(ESC)
     t.wait(lambda t: PAGES[key] not in t.text(), what="the page to close")
@@ -68,8 +69,20 @@ def overlay(t: Term, key: str, every_page: bool = True) -> list[str]:
     return screens
 
 
+# Sentences that end in "…" of their own, not cut: a slow machine may lose the connection
+# for a moment.
+NOT_CUT = ("Connection lost: reconnecting by itself…",)
+
+
 def cut_lines(screen: str) -> list[str]:
-    return [line for line in screen.split("\n") if "…" in line]
+    """The lines with a "…" that is not part of one of the client's own sentences."""
+    lines = []
+    for line in screen.split("\n"):
+        for sentence in NOT_CUT:
+            line = line.replace(sentence, "")
+        if "…" in line:
+            lines.append(line)
+    return lines
 
 
 def choice_pages(t: Term) -> list[list[int]]:
