@@ -271,3 +271,32 @@ def test_network_view_with_a_commit_pending_prompts_and_marks_every_waiting_seat
     assert all(row.startswith("> ") for row in table[1:])
     assert render.lines_of(render.header(wire, NAMES, 80))[0].startswith(
         "Round 1 · Trade step: offers")
+
+
+def test_wrapping_measures_cells_and_breaks_between_words() -> None:
+    """Wide characters take two cells: lines are measured in cells, never cut with "…", and
+    a word is broken only when it is wider than a whole line."""
+    text = "Game over: 王小明 and Zoë share the victory with 84 doubloons (R8.4)"
+    for width in (12, 20, 33, 80):
+        lines = render.wrap(text, width, indent=2)
+        assert all(get_cwidth(line) <= width for line in lines), lines
+        assert " ".join(line.strip() for line in lines) == text
+        assert not any("…" in line for line in lines)
+    assert render.wrap("王小明王小明", 5) == ["王小", "明王", "小明"]
+    styled = render.wrap_line([("", " "), ("class:group", "reaching queue cards 1-3"),
+                               ("", ":")], 24, indent=4)
+    assert ["".join(t for _, t in line) for line in styled] == [" reaching queue cards",
+                                                                 "    1-3:"]
+
+
+def test_status_pieces_are_whole_or_left_out() -> None:
+    pieces = ["greedy 1 took tobacco from you",
+              "Offers revealed: you cocoa, tobacco (4); greedy 1 corn, potatoes (9)",
+              "F1 help", "F2 log", "F3 players"]
+    assert render.fit_pieces(pieces, 80) == [
+        "greedy 1 took tobacco from you · F1 help · F2 log · F3 players"]
+    long = ["Refused: R5.5: you may not take a card from greedy 2 again (no ping-pong); "
+            "choose another card"]
+    assert render.fit_pieces(long, 80) == [
+        "Refused: R5.5: you may not take a card from greedy 2 again (no ping-pong);",
+        "  choose another card"]
