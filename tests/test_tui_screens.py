@@ -75,8 +75,9 @@ NOT_CUT = ("Connection lost: reconnecting by itself…",)
 
 
 def cut_lines(screen: str) -> list[str]:
-    """The lines with a "…" that is not part of one of the client's own sentences."""
-    lines = []
+    """The lines with a "…" that is not part of one of the client's own sentences, and a
+    last entry "" standing for the screen read."""
+    lines = [""]
     for line in screen.split("\n"):
         for sentence in NOT_CUT:
             line = line.replace(sentence, "")
@@ -122,8 +123,8 @@ def pick(now: str, t: Term, combined: bool) -> tuple[int, bool]:
 
 
 def play(t: Term, scan: bool) -> tuple[dict[str, list[str]], list[list[list[int]]], str]:
-    """Play to the end; the cut lines found on each kind of screen, the pages of every
-    choice list that had several, and the game-over screen."""
+    """Play to the end; the cut lines found on each kind of screen (one entry per screen
+    read), the pages of every choice list that had several, and the game-over screen."""
     found: dict[str, list[str]] = {}
     paged: list[list[list[int]]] = []
     steps: set[tuple[str, str]] = set()
@@ -202,7 +203,10 @@ def run(tmp_path: Path, cols: int, rows: int, scan: bool, *extra: str
 def test_no_screen_of_a_whole_game_cuts_a_players_text_at_80x24(tmp_path: Path) -> None:
     found, paged, over, record = run(tmp_path, 80, 24, True)
     assert set(found) >= {"main", "F1", "F2", "F3", "game over", "F2 at game over"}
-    cut = {name: lines for name, lines in found.items() if lines}
+    screens = {name: lines.count("") for name, lines in found.items()}
+    assert screens["main"] >= 30 and screens["F1"] >= 10 and screens["F3"] >= 10, screens
+    cut = {name: [line for line in lines if line] for name, lines in found.items()
+           if any(lines)}
     assert not cut, "\n".join(f"{name}: {line}" for name, lines in cut.items()
                               for line in lines)
     # The choices' pages: every list that needed several holds its numbers in order.
@@ -222,4 +226,4 @@ def test_the_final_standings_at_120x40(tmp_path: Path) -> None:
     rows = standings(over)
     assert [row[:3] for row in rows] == expected(record)
     assert all(int(row[3]) >= 0 for row in rows)
-    assert not cut_lines(over)
+    assert cut_lines(over) == [""]
