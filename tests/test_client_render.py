@@ -144,7 +144,10 @@ def test_players_table_shows_money_fleet_developments_tm_and_away() -> None:
     row = next(line for line in text.split("\n") if "Bartolom" in line)
     assert row.startswith("> ")  # Bo's turn
     assert "42" in row and "3+7=10" in row
-    assert "merch u" in row and "store 2" in row and "Almagro" in row
+    # At 80 columns the developments that do not fit are counted, none is cut inside.
+    assert row.endswith("merch u · store 2 and 2 more") and "…" not in row.split("42")[1]
+    wide = render.to_plain(render.players(PlayerView(g, 0), NAMES, 120))
+    assert "merchants uncommon · warehouses 2 · Almagro · +2/round" in wide
     cy = next(line for line in text.split("\n") if "Cy" in line)
     assert "(away)" in cy
     ana = next(line for line in text.split("\n") if "Ana" in line)
@@ -209,9 +212,11 @@ def test_game_over_prompt_names_the_winner() -> None:
     other = 1 - winner
     text = render.to_plain(render.prompt(PlayerView(g, other), NAMES, 80))
     assert text.startswith("Game over after")
-    assert f"{NAMES[winner]} wins with" in text
+    said = text.split("\nFinal standings")[0].replace("\n", " ")  # wrapped, never cut
+    assert f"{NAMES[winner]} wins with {g.result.doubloons[winner]} doubloons" in said
     own = render.to_plain(render.prompt(PlayerView(g, winner), NAMES, 80))
-    assert "You win with" in own and NAMES[winner] not in own
+    own_said = own.split("\nFinal standings")[0].replace("\n", " ")
+    assert "You win with" in own_said and NAMES[winner] not in own_said
 
 
 # -- help text (client/tui/helptext.py), shown beside the prompt -----------------------------------
@@ -266,3 +271,32 @@ def test_network_view_with_a_commit_pending_prompts_and_marks_every_waiting_seat
     assert all(row.startswith("> ") for row in table[1:])
     assert render.lines_of(render.header(wire, NAMES, 80))[0].startswith(
         "Round 1 · Trade step: offers")
+
+
+def test_wrapping_measures_cells_and_breaks_between_words() -> None:
+    """Wide characters take two cells: lines are measured in cells, never cut with "…", and
+    a word is broken only when it is wider than a whole line."""
+    text = "Game over: 王小明 and Zoë share the victory with 84 doubloons (R8.4)"
+    for width in (12, 20, 33, 80):
+        lines = render.wrap(text, width, indent=2)
+        assert all(get_cwidth(line) <= width for line in lines), lines
+        assert " ".join(line.strip() for line in lines) == text
+        assert not any("…" in line for line in lines)
+    assert render.wrap("王小明王小明", 5) == ["王小", "明王", "小明"]
+    styled = render.wrap_line([("", " "), ("class:group", "reaching queue cards 1-3"),
+                               ("", ":")], 24, indent=4)
+    assert ["".join(t for _, t in line) for line in styled] == [" reaching queue cards",
+                                                                 "    1-3:"]
+
+
+def test_status_pieces_are_whole_or_left_out() -> None:
+    pieces = ["greedy 1 took tobacco from you",
+              "Offers revealed: you cocoa, tobacco (4); greedy 1 corn, potatoes (9)",
+              "F1 help", "F2 log", "F3 players"]
+    assert render.fit_pieces(pieces, 80) == [
+        "greedy 1 took tobacco from you · F1 help · F2 log · F3 players"]
+    long = ["Refused: R5.5: you may not take a card from greedy 2 again (no ping-pong); "
+            "choose another card"]
+    assert render.fit_pieces(long, 80) == [
+        "Refused: R5.5: you may not take a card from greedy 2 again (no ping-pong);",
+        "  choose another card"]

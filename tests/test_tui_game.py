@@ -81,7 +81,8 @@ def first_offer(t: Term, seen: list[Seen] | None = None) -> None:
 
 
 def status(t: Term) -> str:
-    return t.lines()[-2]
+    """The status above the input line: a long message wraps to a second line, whole."""
+    return " ".join(line.strip() for line in t.lines()[-3:-1])
 
 
 def pick(now: str, items: list[Shown], combined: bool) -> Shown:

@@ -49,6 +49,7 @@ class Suggestion:
     first: tuple[Decision, ...] = ()
     gain: int = 0  # doubloons paid at once (the best choice)
     reach: int = 0  # a set: the furthest queue position it reaches
+    head: str = ""  # a set: the text before its labels, naming every card it uses
 
     @property
     def decisions(self) -> tuple[Decision, ...]:
@@ -259,11 +260,11 @@ def _set_suggestion(view: View, value: int, cards: tuple[int, ...], targets: Seq
     text = lead + words if lead else words[0].upper() + words[1:]
     if where:
         text += f", reaching {where}"
-    text += ": " + ", ".join(labels)
     gain = VICENTE_PAY[CLASS_OF[value]] if TARGET_CASH in targets else 0
-    return Suggestion(kind, text, tuple(MakeSet(value, cards, t) for t in targets), labels,
+    return Suggestion(kind, text + ": " + ", ".join(labels),
+                      tuple(MakeSet(value, cards, t) for t in targets), labels,
                       first, gain if targets == [TARGET_CASH] else 0,
-                      max((t for t in targets if t > 0), default=0))
+                      max((t for t in targets if t > 0), default=0), head=text)
 
 
 def suggestions(view: View, hand: Sequence[int] | None = None) -> list[Suggestion]:

@@ -81,8 +81,13 @@ from mundus_net.client.connection import (
 from mundus_net.client.tui import render
 from mundus_net.client.tui.choices import (
     Choice,
+    by_number,
+    changes,
     choices_for,
     describe,
+    keep_numbers,
+    number_list,
+    numbered,
     pass_decision,
 )
 from mundus_net.client.tui.choices import panel as choice_panel
@@ -121,7 +126,8 @@ REJOIN = "rejoin"  # J after the table is gone: session.sit joins (or watches) t
 CRASHED = "crashed"  # an unexpected error: its traceback is in TableApp.crash_log
 
 COMMANDS_HELP = (
-    "At the prompt: a number picks that choice; a decision in notation also works "
+    "At the prompt: a number picks that choice (0 ends the progression turn); a decision in "
+    "notation also works "
     "(take:5@2 takes cotton from seat 2, take:5@2:9 swaps it for the market's vanilla, "
     "offer:135, set:5:55R:q2, series:12345, end; docs/notation.md). Seats are counted from 0, "
     "as in the bots' names at `mundus play`. Tab completes the legal decisions. pass or end: "
@@ -338,7 +344,10 @@ class TableModel:
     over: bool = False
     gone: str | None = None  # the table is gone: Gone.why (REPLACED, STOPPED, OVER, TAKEN_OVER)
     narrator: Narrator = field(default_factory=lambda: Narrator([]))
-    _choices: tuple[Snapshot, list[Choice]] | None = field(default=None, repr=False)
+    # The list of the question shown (its id, phase and round): a number keeps its meaning
+    # while the question stands.
+    _choices: tuple[int, str, int, list[Choice]] | None = field(default=None, repr=False)
+    changed: str = ""  # how the list changed since the last question of this turn
     # The lobby's commands, worked out once (cli_args looks for the program on PATH).
     _commands: dict[tuple[str, str | None, bool], str] = field(default_factory=dict,
                                                                repr=False)
@@ -354,14 +363,25 @@ class TableModel:
         return ready
 
     def choices(self) -> list[Choice]:
+        """The numbered choices of the question asked now: made once per question, so that a
+        number picks the same thing until the question is answered."""
         ready, view = self.ready, self.snap.view
         if ready is None or view is None:
             return []
         cached = self._choices
-        if cached is None or cached[0] is not self.snap:  # one list per snapshot
-            cached = self._choices = (self.snap, choices_for(view, view.pending, ready.legal,
-                                                             self.snap.names))
-        return cached[1]
+        if cached is not None and cached[0] == ready.id:
+            return cached[3]
+        listed = choices_for(view, view.pending, ready.legal, self.snap.names)
+        if view.hand is None:  # the seat's own cards are not in yet: no list to keep
+            return listed
+        same_turn = cached is not None and ready.phase == cached[1] == "turn" and \
+            view.round == cached[2]
+        self.changed = ""
+        if cached is not None and same_turn:  # numbers keep their meaning across the turn
+            listed = keep_numbers(cached[3], listed)
+            self.changed = changes(cached[3], listed)
+        self._choices = (ready.id, ready.phase, view.round, listed)
+        return listed
 
     def prompt_text(self) -> str:
         ready = self.ready
@@ -570,10 +590,10 @@ class TableModel:
             return Say(f"Nothing to decide now ({who}).")
         choices = self.choices()
         if text.isdigit():
-            n = int(text)
-            if 1 <= n <= len(choices):
-                return Send(choices[n - 1].decisions)
-            return Say(f"Choose 1-{len(choices)}, or type a decision (Tab completes).")
+            chosen = by_number(choices, int(text))
+            if chosen is not None:
+                return Send(chosen.decisions)
+            return Say(f"Choose {self._numbers(choices)}, or type a decision (Tab completes).")
         if word in PASS_WORDS:
             d = pass_decision(ready.legal)
             if d is None:
@@ -581,15 +601,20 @@ class TableModel:
             return Send((d,))
         return self._typed_decision(text, ready)
 
+    @staticmethod
+    def _numbers(choices: Sequence[Choice]) -> str:
+        """The numbers that pick: "1-7", "0-7", or "0, 4, 6-8" later in a turn."""
+        return number_list(sorted(n for n, _ in numbered(choices))) or "1"
+
     def _typed_decision(self, text: str, ready: PendingDecision) -> Action:
         try:
             seat, decision = parse_decision(text)
         except NotationError as exc:
             kind = text.split(":", 1)[0].split(".")[-1].strip().lower()
             if kind not in DECISION_KINDS and kind not in _BARE_WORDS:
-                shown = len(self.choices())
+                shown = self._numbers(self.choices())
                 return Say(f"“{text[:30]}” is not something you can do here: type a number "
-                           f"1-{shown}, pass, help, or press Tab for every legal move.")
+                           f"{shown}, pass, help, or press Tab for every legal move.")
             return Say(f"{in_player_terms(str(exc), self.snap.names, self.snap.seat)} "
                        "(Tab lists the legal moves; help explains)")
         if seat is not None and seat != self.snap.seat:
@@ -683,15 +708,20 @@ class TableModel:
         """The whole screen above the input line."""
         view = self.snap.view
         status = self._status_line(width)
-        if height <= 1:
-            return status[-height:] if height > 0 else []
+        status_rows = list(split_lines(status))
+        status_h = len(status_rows)
+        if height <= status_h:  # only room for the newest lines of the status
+            status = []
+            for shown in status_rows[max(len(status_rows) - height, 0):] if height > 0 else []:
+                status += [("", "\n"), *shown] if status else shown
+            return status
         if view is None:
             body: StyleAndTextTuples = [("class:dim", f"Connecting to {self.address}…")]
             return [*body, *[("", "\n")] * (height - 2), ("", "\n"), *status]
         self.screen_rows = height
         lobby = not self.snap.started  # nothing is dealt yet: the seats, and how to join
         if self.help_open or (self.overlay and not (lobby and self.overlay == "players")):
-            return [*self._overlay_screen(width, height - 1), ("", "\n"), *status]
+            return [*self._overlay_screen(width, height - status_h), ("", "\n"), *status]
         if lobby:
             if not self.status.text:
                 hint = "Spectating · F1 help · F2 log · Ctrl-D leaves" if self.spectator \
@@ -716,7 +746,7 @@ class TableModel:
                 waiting.append(("", "\n"))
             return [*waiting, *status]
         panel = self._choice_panel(width, height)
-        top_h = height - 1 - len(panel)
+        top_h = height - status_h - len(panel)
         ready = self.ready
         sentences: Sequence[str] = self.sentences
         summary = None
@@ -738,38 +768,54 @@ class TableModel:
         return out
 
     def _status_line(self, width: int) -> StyleAndTextTuples:
+        """The status: a message in full (wrapped when long), else news and key hints, as
+        many whole ones as fit in a line (nothing cut inside)."""
         text, style = self.status.text, self.status.style
+        ready = self.ready
+        pieces = [text] if text else []
+        keep = len(pieces)  # how many pieces are always shown (wrapped if they must)
         if not text:
             style = "class:status"
-            news = self.news_for_you() if self.ready is not None else ""
+            news = self.news_items() if ready is not None else []
             if news:
                 style = "class:status-ok"
-                text = f"{news} · F1 help · F2 log · F3 players"
+                pieces = [*news, "F1 help", "F2 log", "F3 players"]
+                keep = 1  # the newest news
             elif self.spectator:
-                text = "Spectating · help or F1: help · F2 log · F3 players · Ctrl-D leaves"
+                pieces = ["Spectating", "help or F1: help", "F2 log", "F3 players",
+                          "Ctrl-D leaves"]
             else:
-                text = "Tab completes · a number picks · say TEXT chats · F1 help · Ctrl-D leaves"
-        ready = self.ready
+                pieces = ["Tab completes", "a number picks", "say TEXT chats", "F1 help",
+                          "Ctrl-D leaves"]
         if ready is not None and ready.deadline is not None:
             left = max(0, int(ready.deadline - time.monotonic()))
-            text = f"{left} s left · {text}"
+            pieces.insert(0, f"{left} s left")
+            keep += 1
         if self.insecure:  # on every screen: nothing on this table is secret
             if width < 28:
-                return [("class:warning", render.cut("INSECURE", width))]
-            return [("class:warning", "INSECURE"), ("class:dim", " (not encrypted) · "),
-                    (style, render.cut(text, width - 27))]
-        return [(style, render.cut(text, width))]
+                return [("class:warning", "INSECURE"[:width])]
+            pieces.insert(0, "INSECURE (not encrypted)")
+            keep += 1
+        out: StyleAndTextTuples = []
+        for i, line in enumerate(render.fit_pieces(pieces, width, keep)):
+            if i:
+                out.append(("", "\n"))
+            if self.insecure and i == 0:
+                out += [("class:warning", "INSECURE"), ("class:dim", line[8:27])]
+                line = line[27:]
+            out.append((style, line))
+        return out
 
-    def news_for_you(self) -> str:
+    def news_items(self) -> list[str]:
         """What others did to this seat since its own last move ("greedy 1 took relic from
-        you"), so that it stays readable however fast the log moves."""
+        you"), newest first, so that it stays readable however fast the log moves."""
         news: list[str] = []
         for text in reversed(self.sentences[-40:]):
             if text.startswith(("You ", "Summary of ", "Round ")):
                 break
             if _ABOUT_YOU.search(text) and not text.startswith("<"):
                 news.append(text)
-        return "; ".join(news[:2])  # the newest first
+        return news[:2]
 
     def open_overlay(self, name: str | None) -> None:
         """Show "help", "log" or "players" over the table (None, or the same again: close)."""
@@ -809,9 +855,11 @@ class TableModel:
             return []
         names = self.snap.names
         lines: list[render.Line] = []
-        if self.last_summary:
-            lines.append([("class:title", f"Summary of {self.last_summary[0]}")])
-            lines += [[("", "  " + line)] for line in self.last_summary[1:]]
+        if self.last_summary:  # wrapped, each line under its first words
+            lines += render.wrap_line([("class:title", f"Summary of {self.last_summary[0]}")],
+                                      width, indent=2)
+            for line in self.last_summary[1:]:
+                lines += render.wrap_line([("", "  " + line)], width, indent=4)
             lines.append([])
         for seat in range(view.players):
             who = seat_name(names, seat) + (" (you)" if seat == view.seat else "")
@@ -824,7 +872,8 @@ class TableModel:
                 facts.append(f"fleet {fleet}")
             if seat == view.trade_master:
                 facts.append("Trade Master")
-            lines.append([("class:title", who), ("", ": " + ", ".join(facts))])
+            lines += render.wrap_line([("class:title", who), ("", ": " + ", ".join(facts))],
+                                      width, indent=4)
             devs = list(view.developments[seat])
             if not devs:
                 lines.append([("class:dim", "    no developments yet")])
@@ -832,8 +881,10 @@ class TableModel:
                 card = view.deck.by_id.get(card_id)
                 name = card.name if card is not None else card_id
                 effect = development_effect(card) if card is not None else ""
-                lines.append([("", "    " + name), ("class:dim", f"  {effect}" if effect else "")])
-        return [render.fit(line, width) for line in lines]
+                lines += render.wrap_line([("", "    " + name),
+                                           ("class:dim", f"  {effect}" if effect else "")],
+                                          width, indent=6)
+        return lines
 
     def _overlay_screen(self, width: int, height: int) -> StyleAndTextTuples:
         title, lines = self.overlay_lines(max(width - 2, 20))
@@ -875,7 +926,7 @@ class TableModel:
             head = f"Suggestions ({len(choices)} of {len(ready.legal)} legal):"
         else:
             head = f"Choices ({len(choices)}):"
-        shown = choice_panel(choices, head, width, room, self.choice_page)
+        shown = choice_panel(choices, head, width, room, self.choice_page, self.changed)
         self.choice_page, self.choice_pages = shown.page, shown.pages
         return shown.lines
 

@@ -12,11 +12,12 @@ rows, a page at a time when it does not fit. No terminal here: tests read the li
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from prompt_toolkit.utils import get_cwidth
 
 from mundus_net.client.tui import advisor
+from mundus_net.client.tui.render import line_width, wrap_line
 from mundus_net.client.tui.sentences import card_name, cards_text, dev_name, seat_name
 from mundus_net.engine.cards import RELIC
 from mundus_net.engine.decisions import (
@@ -51,6 +52,9 @@ Fragment = tuple[str, str]
 Line = list[Fragment]
 
 ORELLANA_GAIN = 2  # R5.10
+# "end the turn" keeps this number in every question of a progression turn, whatever the
+# combinations left (docs/client.md).
+END_NUMBER = 0
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,7 @@ class Choice:
     label: str = ""  # within its group, the part that differs ("keep it")
     group: str | None = None
     lead: str = ""  # words before its number in the group's line ("swap for")
+    number: int | None = None  # a number of its own (else its place among the others)
 
     @property
     def text(self) -> str:
@@ -208,7 +213,7 @@ def _turn_choices(view: StateView, names: Sequence[str],
     for s in advisor.suggestions(view):
         if s.first and s.first[0] not in allowed:
             continue
-        group = s.text.split(": ", 1)[0] if s.labels else None
+        group = s.head if s.labels else None
         for index, choice in enumerate(s.choices):
             decisions = (*s.first, choice)
             if decisions in seen or (not s.first and choice not in allowed):
@@ -220,7 +225,7 @@ def _turn_choices(view: StateView, names: Sequence[str],
             else:
                 out.append(Choice(decisions, s.text))
     if EndTurn() in allowed:
-        out.append(Choice((EndTurn(),), "end the turn"))
+        out.append(Choice((EndTurn(),), "end the turn", number=END_NUMBER))
     return out
 
 
@@ -241,6 +246,55 @@ def choices_for(view: StateView, pending: Pending | None, legal: Sequence[Decisi
     return [Choice((d,), describe(d, view, names)) for d in legal]
 
 
+def changes(before: Sequence[Choice], after: Sequence[Choice]) -> str:
+    """How the list of choices changed between two questions of one turn, in a sentence
+    ("" when every choice kept its number)."""
+    old = {c.words: n for n, c in numbered(before)}
+    new = {c.words: n for n, c in numbered(after)}
+    if old == new:
+        return ""
+    gone = [n for words, n in old.items() if words not in new and n != END_NUMBER]
+    added = sorted(n for words, n in new.items() if words not in old)
+    kept = [n for words, n in new.items() if words in old and n != END_NUMBER]
+    moved = any(old[words] != n for words, n in new.items() if words in old)
+    parts = []
+    if gone:
+        parts.append(f"{number_list(sorted(gone))} no longer possible")
+    if added:
+        parts.append(f"new: {number_list(added)}")
+    if kept:
+        parts.append("the others renumbered" if moved else "the others keep their numbers")
+    if any(c.number == END_NUMBER for c in after):
+        parts.append(f"{END_NUMBER} still ends the turn")
+    return "The choices changed after your move: " + "; ".join(parts) + "."
+
+
+def number_list(numbers: Sequence[int]) -> str:
+    """Sorted numbers in short: ``1-3, 6``."""
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return ", ".join(f"{r[0]}-{r[-1]}" if len(r) > 2 else ", ".join(map(str, r)) for r in runs)
+
+
+def keep_numbers(before: Sequence[Choice], after: Sequence[Choice]) -> list[Choice]:
+    """The next question of a turn: a choice listed before (the same words) keeps its
+    number, a new one takes the next number after the highest before; in number order."""
+    old = {c.words: n for n, c in numbered(before)}
+    following = max(old.values(), default=0) + 1
+    out: list[Choice] = []
+    for choice in after:
+        if choice.number is None:
+            number = old.get(choice.words, following)
+            following += number == following
+            choice = replace(choice, number=number)
+        out.append(choice)
+    return sorted(out, key=lambda c: (c.number == END_NUMBER, c.number))
+
+
 def pass_decision(legal: Sequence[Decision]) -> Decision | None:
     """What pass / end means for this decision, if it is legal."""
     for d in (ChooseEvent(None), BuyMarket(None), SplitFleet(()), Store(()), EndTurn()):
@@ -252,6 +306,23 @@ def pass_decision(legal: Sequence[Decision]) -> Decision | None:
 # -- the layout ---------------------------------------------------------------------------------
 
 
+def numbered(choices: Sequence[Choice]) -> list[tuple[int, Choice]]:
+    """Each choice with the number that picks it: its fixed number ("end the turn" is 0 in
+    every question of a turn), else its place among the others, from 1."""
+    out: list[tuple[int, Choice]] = []
+    n = 0
+    for choice in choices:
+        if choice.number is None:
+            n += 1
+        out.append((n if choice.number is None else choice.number, choice))
+    return out
+
+
+def by_number(choices: Sequence[Choice], n: int) -> Choice | None:
+    """The choice the number ``n`` picks, if any."""
+    return next((c for number, c in numbered(choices) if number == n), None)
+
+
 @dataclass(frozen=True)
 class Panel:
     lines: list[Line]
@@ -259,40 +330,37 @@ class Panel:
     pages: int
 
 
-def _rows(choices: Sequence[Choice], width: int) -> list[list[Line]]:
-    """Blocks of lines that belong together (a group with its choices; ungrouped choices one a
-    line, or in columns when they are short), each choice numbered from 1."""
-    blocks: list[list[Line]] = []
-    number_w = len(str(len(choices))) + 1
+Numbered = Sequence[tuple[int, Choice]]
+
+
+def _rows(items: Numbered, width: int, number_w: int) -> list[Line]:
+    """The lines of some numbered choices: a group with its choices, ungrouped choices one
+    a line, or in columns (read down, then across) when they are short."""
+    lines: list[Line] = []
     i = 0
-    while i < len(choices):
-        c = choices[i]
-        if c.group is None:
-            j = i
-            while j < len(choices) and choices[j].group is None:
-                j += 1
-            blocks.extend(_columns(choices[i:j], i + 1, number_w, width))
-            i = j
-            continue
+    while i < len(items):
+        c = items[i][1]
         j = i
-        while j < len(choices) and choices[j].group == c.group:
+        while j < len(items) and items[j][1].group == c.group:
             j += 1
-        head: Line = [("", " "), ("class:choice-group", c.group), ("", ":")]
-        tokens = [[*([("class:dim", choice.lead + " ")] if choice.lead else []),
-                   ("class:number", f"{n})"), ("", " "), ("", choice.label)]
-                  for n, choice in enumerate(choices[i:j], i + 1)]
-        blocks.append(_flow(tokens, width, head, indent=4))
+        if c.group is None:
+            lines += _columns(items[i:j], number_w, width)
+        else:
+            head: Line = [("", " "), ("class:choice-group", c.group), ("", ":")]
+            tokens = [[*([("class:dim", choice.lead + " ")] if choice.lead else []),
+                       ("class:number", f"{n})"), ("", " "), ("", choice.label)]
+                      for n, choice in items[i:j]]
+            lines += _flow(tokens, width, head, indent=4)
         i = j
-    return blocks
+    return lines
 
 
-def _columns(choices: Sequence[Choice], first: int, number_w: int,
-             width: int) -> list[list[Line]]:
-    cells = [(f"{n})".rjust(number_w + 1), c.words) for n, c in enumerate(choices, first)]
+def _columns(items: Numbered, number_w: int, width: int) -> list[Line]:
+    cells = [(f"{n})".rjust(number_w + 1), c.words) for n, c in items]
     cell_w = max(len(num) + 1 + get_cwidth(words) for num, words in cells) + 2
     cols = max(1, min(4, width // cell_w)) if len(cells) > 4 else 1
     rows = -(-len(cells) // cols)
-    out: list[list[Line]] = []
+    out: list[Line] = []
     for r in range(rows):
         line: Line = []
         for col in range(cols):
@@ -300,59 +368,92 @@ def _columns(choices: Sequence[Choice], first: int, number_w: int,
             if k >= len(cells):
                 break
             num, words = cells[k]
-            text = words if cols == 1 else words.ljust(cell_w - len(num) - 1)
-            line += [("class:number", num), ("", " "), ("", text)]
-        out.append([_cut(line, width)])
+            if cols == 1:  # a long choice wraps under its own words
+                text = [("class:number", num), ("", " "), ("", words)]
+                out += wrap_line(text, width, indent=len(num) + 1)
+                break
+            line += [("class:number", num), ("", " "),
+                     ("", words.ljust(cell_w - len(num) - 1))]
+        if line:
+            out.append(line)
     return out
 
 
 def _flow(tokens: Sequence[Line], width: int, head: Line, indent: int) -> list[Line]:
-    lines: list[Line] = [list(head)]
-    used = sum(get_cwidth(t) for _, t in head)
+    """A group's title, wrapped, then its numbered choices side by side, wrapping; a choice
+    wider than a line wraps under itself."""
+    lines = wrap_line(head, width, indent)
+    used = line_width(lines[-1])
     for token in tokens:
-        w = sum(get_cwidth(t) for _, t in token)
+        w = line_width(token)
         if used + 2 + w > width and used > indent:
             lines.append([("", " " * indent)])
             used = indent
         else:
             lines[-1].append(("", "  "))
             used += 2
+        if used + w > width:  # too long for a line of its own: wrapped at its words
+            parts = wrap_line(token, width - used, indent=0)
+            lines[-1].extend(parts[0])
+            lines += [[("", " " * (indent + 2)), *part] for part in parts[1:]]
+            used = line_width(lines[-1])
+            continue
         lines[-1].extend(token)
         used += w
-    return [_cut(line, width) for line in lines]
+    return lines
 
 
-def _cut(line: Line, width: int) -> Line:
-    out: Line = []
-    used = 0
-    for style, text in line:
-        w = get_cwidth(text)
-        if used + w > width:
-            room = width - used
-            if room > 1:
-                out.append((style, text[:room - 1] + "…"))
-            break
-        out.append((style, text))
-        used += w
-    return out
+def _units(items: Numbered) -> list[list[tuple[int, Choice]]]:
+    """What a page may not split: a group with its choices, or one ungrouped choice."""
+    units: list[list[tuple[int, Choice]]] = []
+    for item in items:
+        group = item[1].group
+        if group is not None and units and units[-1][0][1].group == group:
+            units[-1].append(item)
+        else:
+            units.append([item])
+    return units
 
 
-def panel(choices: Sequence[Choice], head: str, width: int, room: int, page: int = 0) -> Panel:
-    """The choices in at most ``room`` lines: a title line, then whole groups; when they do
-    not fit, a page of them and how to see the others."""
-    blocks = _rows(choices, width)
-    body_room = max(1, room - 1)
-    pages: list[list[Line]] = [[]]
-    for block in blocks:
-        if pages[-1] and len(pages[-1]) + len(block) > body_room:
-            pages.append([])
-        for line in block:
-            if len(pages[-1]) >= body_room:
-                pages.append([])
-            pages[-1].append(line)
+def panel(choices: Sequence[Choice], head: str, width: int, room: int, page: int = 0,
+          notice: str = "") -> Panel:
+    """The choices in at most ``room`` lines: a title line, the ``notice`` (wrapped), then
+    whole groups; when they do not fit, a page of them and how to see the others. Pages hold
+    the choices in number order: each page is laid out by itself (its columns read down,
+    then across); a choice with a number of its own ("0) end the turn") ends every page."""
+    items = numbered(choices)
+    number_w = max((len(str(n)) for n, _ in items), default=1) + 1
+    # "0) end the turn" closes every page.
+    pinned = _rows([item for item in items if item[0] == END_NUMBER], width, number_w)
+    units = _units([item for item in items if item[0] != END_NUMBER])
+    said = wrap_line([("class:status-ok", notice)], width) if notice else []
+    body_room = max(1, room - 1 - len(said) - len(pinned))
+
+    def layout(count: int, start: int) -> list[Line]:
+        return _rows([item for unit in units[start:start + count] for item in unit],
+                     width, number_w)
+
+    pages: list[list[Line]] = []
+    start = 0
+    while start < len(units):
+        # The most units that fit (a page's height grows with every unit it holds).
+        low, high = 1, len(units) - start
+        while low < high:
+            mid = (low + high + 1) // 2
+            if len(layout(mid, start)) <= body_room:
+                low = mid
+            else:
+                high = mid - 1
+        laid = layout(low, start)
+        pages += [laid[k:k + body_room] for k in range(0, len(laid), body_room)]
+        start += low
+    pages = pages or [[]]
     page = max(0, min(page, len(pages) - 1))
     title = head
     if len(pages) > 1:
-        title += f"  page {page + 1} of {len(pages)} · PgDn/PgUp: more choices"
-    lines: list[Line] = [_cut([("class:title", title)], width), *pages[page]]
+        more = f"  page {page + 1} of {len(pages)}"
+        keys = " · PgDn/PgUp: more choices"
+        title += more + keys if get_cwidth(head + more + keys) <= width else more
+    lines: list[Line] = [*wrap_line([("class:title", title)], width), *said, *pages[page],
+                         *pinned]
     return Panel(lines, page, len(pages))

@@ -14,6 +14,7 @@ Nothing here touches a socket or the terminal: the client decides where the text
 from __future__ import annotations
 
 import os
+import re
 import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -126,6 +127,80 @@ def cut(text: str, width: int) -> str:
         out.append(ch)
         used += w
     return "".join(out) + "…"
+
+
+def _break_word(word: str, room: int) -> tuple[str, str]:
+    """A word wider than a whole line: as much as fits in ``room`` cells, and the rest."""
+    used = 0
+    for i, ch in enumerate(word):
+        used += get_cwidth(ch)
+        if used > room:
+            return word[:max(i, 1)], word[max(i, 1):]
+    return word, ""
+
+
+def wrap_line(line: Sequence[Fragment], width: int, indent: int = 2) -> list[Line]:
+    """A styled line in lines of at most ``width`` cells (measured in cells, not
+    characters), broken between words (a word may span fragments: "1-3" and ":" stay
+    together); the lines after the first start with ``indent`` spaces. Only a word wider
+    than a whole line is broken inside."""
+    pad = " " * min(indent, max(width - 1, 0))
+    # Words (runs of fragments without blanks) and the blanks between them.
+    words: list[tuple[bool, Line]] = []
+    for style, text in line:
+        for piece in re.findall(r"\s+|\S+", text):
+            blank = piece.isspace()
+            if words and not blank and not words[-1][0]:
+                words[-1][1].append((style, piece))
+            else:
+                words.append((blank, [(style, piece)]))
+    out: list[Line] = [[]]
+    used = start = 0  # cells used on the last line; of them, its indent
+
+    def new_line() -> None:
+        nonlocal used, start
+        while out[-1] and out[-1][-1][1].isspace():  # no blanks at a line's end
+            out[-1].pop()
+        out.append([("", pad)] if pad else [])
+        used = start = len(pad)
+
+    for blank, word in words:
+        w = line_width(word)
+        if blank:  # kept, but not at the start of a continued line
+            if (used > start or len(out) == 1) and used + w <= width:
+                out[-1] += word
+                used += w
+            continue
+        if used + w > width and used > start:
+            new_line()
+        for style, piece in word:
+            pw = get_cwidth(piece)
+            while used + pw > width and piece:  # wider than a whole line: broken inside
+                head, piece = _break_word(piece, max(width - used, 1))
+                out[-1].append((style, head))
+                new_line()
+                pw = get_cwidth(piece)
+            if piece:
+                out[-1].append((style, piece))
+                used += pw
+    return out
+
+
+def wrap(text: str, width: int, indent: int = 0) -> list[str]:
+    """Plain ``text`` wrapped like :func:`wrap_line`."""
+    return ["".join(t for _, t in line) for line in wrap_line([("", text)], width, indent)]
+
+
+def fit_pieces(pieces: Sequence[str], width: int, keep: int = 1, sep: str = " · ") -> list[str]:
+    """Pieces of a status joined by ``sep``: the first ``keep`` always, wrapped at their
+    words if they must be; then each other piece that still fits on the last line, whole
+    (a piece that does not fit is left out, never cut)."""
+    lines = wrap(sep.join(pieces[:keep]), width, indent=2) if keep else [""]
+    for piece in pieces[keep:]:
+        joined = f"{lines[-1]}{sep}{piece}" if lines[-1].strip() else piece
+        if get_cwidth(joined) <= width:
+            lines[-1] = joined
+    return lines
 
 
 def fit(line: Line, width: int) -> Line:
@@ -291,9 +366,14 @@ def header(view: View, names: Sequence[str], width: int) -> StyleAndTextTuples:
                   ("", f" — {EVENT_EFFECTS.get(event, '')}")]
         if view.seat is not None and not advisor.affected(view, view.seat):
             second.append(("class:dim", " (not you: Juan de la Cosa)"))
+    lines = [*wrap_line(first, width), *wrap_line(second, width)]
     if view.announced and phase in ("offer", "commit", "reveal", "tm_tie", "take", "gift"):
-        second += [("class:dim", " · "), ("", f"offers of {view.announced}")]
-    return _join([first, second], width)
+        offers: Line = [("", f"offers of {view.announced}")]  # on a line of its own if need be
+        if line_width(lines[-1]) + 3 + line_width(offers) <= width:
+            lines[-1] = [*lines[-1], ("class:dim", " · "), *offers]
+        else:
+            lines.append([("", "  "), *offers])
+    return _join(lines, width)
 
 
 # -- queue, market ------------------------------------------------------------------------------
@@ -307,7 +387,7 @@ def queue(view: View, width: int) -> StyleAndTextTuples:
     ids = list(view.queue)
     wide = width >= 100
     name_w = max((get_cwidth(dev_name(c, deck)) for c in ids), default=4)
-    name_w = min(name_w, 26 if wide else 24)
+    name_w = min(name_w, 26)  # the default deck's longest name, beside its longest effect
     icon_w = 19 if wide else 4
     lines: list[Line] = []
     for pos in range(1, 6):
@@ -394,6 +474,11 @@ def fleet_text(view: View, seat: int) -> str:
 
 def dev_summary(view: View, seat: int, wide: bool = False) -> str:
     """Merchants, warehouse capacity, shipyards, characters and income, in a few words."""
+    return " · ".join(dev_parts(view, seat, wide)) or "-"
+
+
+def dev_parts(view: View, seat: int, wide: bool = False) -> list[str]:
+    """The parts of :func:`dev_summary`."""
     deck = view.deck
     merchants: list[str] = []
     capacity = shipyards = income = 0
@@ -423,7 +508,20 @@ def dev_summary(view: View, seat: int, wide: bool = False) -> str:
     parts += people
     if income:
         parts.append(f"+{income}/round")
-    return " · ".join(parts) if parts else "-"
+    return parts
+
+
+def parts_in(parts: Sequence[str], width: int, sep: str = " · ") -> str:
+    """As many whole parts as fit in ``width`` cells, then "and N more" for the others
+    ("N more (F3)" when none fits; F3 lists them all): never a part cut inside."""
+    for shown in range(len(parts), -1, -1):
+        rest = len(parts) - shown
+        text = sep.join(parts[:shown])
+        if rest:
+            text += f" and {rest} more" if shown else f"{rest} more (F3)"
+        if get_cwidth(text) <= width or shown == 0:
+            return text or "-"
+    return "-"
 
 
 def waiting_seats(view: View) -> set[int]:
@@ -479,7 +577,8 @@ def players(view: View, names: Sequence[str], width: int,
                 if line_width(cell) > table_w:
                     cell = _cards(cards, compact=True)
             row += [("", " "), *_pad(cell, table_w)]
-        row += [("", " "), ("class:dim" if away else "", dev_summary(view, seat, wide))]
+        devs = parts_in(dev_parts(view, seat, wide), width - line_width(row) - 1)
+        row += [("", " "), ("class:dim" if away else "", devs)]
         lines.append(row)
     return _join(lines, width)
 
@@ -638,12 +737,12 @@ def choices_text(view: View, names: Sequence[str],
     if kind == "turn":
         if me is None or not advisor.in_turn(view):
             return "Playing combinations"
-        return f"Your hand allows: {advisor.summary(view)}; end the turn when done"
+        return f"You can make: {advisor.summary(view)}"
     if kind == "store":
         caps = {int(k): v for k, v in dict(detail.get("capacity") or {}).items()}
         cap = caps.get(me, 0) if me is not None else 0
-        return (f"End of the round: keep up to {plural(int(cap), 'card')} in your warehouses, "
-                "secretly; then every hand is discarded")
+        return (f"Store up to {plural(int(cap), 'card')} in your warehouses (secret); every "
+                "other card is discarded")
     return PHASE_WORDS.get(kind, kind)
 
 
@@ -693,14 +792,46 @@ def prompt(view: View, names: Sequence[str], width: int, legal: Sequence[Decisio
     if rules:
         title.append(("class:rule", f"  ({rules})"))
     if view.pending is None:
-        return _join([[("class:winner", result_text(view, names))]], width)
+        over = wrap_line([("class:winner", result_text(view, names))], width)
+        return _join([*over, *standings(view, names, width)], width)
     if not mine:
-        return _join([title], width)
+        return _join(wrap_line(title, width), width)
     text = choices_text(view, names, legal)
-    body = textwrap.wrap(text, width=max(width - 2, 10))
-    if len(body) > 2:
-        body = [body[0], cut(" ".join(body[1:]), width - 2)]
-    return _join([title, *[[("", "  "), ("class:choice", b)] for b in body]], width)
+    body = wrap(text, max(width - 2, 10))
+    return _join([*wrap_line(title, width), *[[("", "  "), ("class:choice", b)] for b in body]],
+                 width)
+
+
+def place_text(place: int, places: Sequence[int]) -> str:
+    """``2``, or ``1 (tie)`` for a place shared with others (R8.4)."""
+    return f"{place} (tie)" if list(places).count(place) > 1 else str(place)
+
+
+def standings(view: View, names: Sequence[str], width: int) -> list[Line]:
+    """The final standings: place (shared places marked), player, doubloons, and the number
+    of developments with what they are, as much as fits; nothing before the game is over."""
+    result = view.result
+    if result is None:
+        return []
+    seats = sorted(range(len(result.doubloons)), key=lambda s: (result.places[s], s))
+    labels = {s: seat_name(names, s) + (" (you)" if s == view.seat else "") for s in seats}
+    name_w = max([get_cwidth(n) for n in labels.values()] + [6])
+    place_w = max([len(place_text(result.places[s], result.places)) for s in seats] + [5])
+    head = f"{'Place'.ljust(place_w)}  {'Player'.ljust(name_w)}  Doubloons  Developments"
+    lines: list[Line] = [[("class:title", "Final standings")], [("class:title", head)]]
+    for seat in seats:
+        devs = list(view.developments[seat]) if seat < len(view.developments) else []
+        row: Line = [("", place_text(result.places[seat], result.places).ljust(place_w)),
+                     ("", "  "),
+                     ("class:you" if seat == view.seat else "class:name",
+                      labels[seat] + " " * (name_w - get_cwidth(labels[seat]))),
+                     ("class:money", f"  {result.doubloons[seat]:>9}"), ("", f"  {len(devs)}")]
+        what = dev_parts(view, seat, wide=width >= 110)
+        room = width - line_width(row) - 2
+        if what and room >= 8:
+            row += [("", ": "), ("class:dim", parts_in(what, room))]
+        lines.append(row)
+    return lines
 
 
 # -- the lobby: before the game starts -------------------------------------------------------------
@@ -897,9 +1028,10 @@ def screen(view: View, names: Sequence[str], width: int, height: int,
             room = height - len(top) - len(middle) - len(cards) - len(ask)
         shown = []  # in the table's place, or waiting for room
     room -= len(shown)
-    if room < 2 and len(ask) > 2:  # a tight screen: the choices in one line
-        rest = " ".join("".join(t for _, t in line).strip() for line in ask[1:])
-        ask = [ask[0], [("class:choice", cut("  " + rest, width))]]
+    rest = " ".join("".join(t for _, t in line).strip() for line in ask[1:])
+    if room < 2 and len(ask) > 2 and get_cwidth("  " + rest) <= width and \
+            view.pending is not None:  # a tight screen: the choices in one line
+        ask = [ask[0], [("class:choice", "  " + rest)]]
         room = height - len(top) - len(middle) - len(cards) - len(ask)
     if room < 2 and len(cards) > 2:
         cards = cards[:2]
