@@ -27,7 +27,13 @@ import msgpack
 import zmq
 from zmq.utils.monitor import parse_monitor_message
 
-from mundus_net.host.guard import ConnectionGuard, cut, peer_address, unsent_bytes
+from mundus_net.host.guard import (
+    ConnectionGuard,
+    KeyedLimiter,
+    cut,
+    peer_address,
+    unsent_bytes,
+)
 from mundus_net.host.keys import HostKeys, KeyPort, key_port_socket
 from mundus_net.host.publisher import Publisher, publisher_socket
 from mundus_net.host.table import MAX_SPECTATORS, Message, Table, error_message
@@ -69,39 +75,12 @@ _EVENTS = int(zmq.EVENTS)
 _YIELD: Callable[[], None] | None = getattr(os, "sched_yield", None)
 
 
-class RateLimiter:
-    """A token bucket per connection; at most one warning per ``warn_every`` seconds."""
+class RateLimiter(KeyedLimiter):
+    """A token bucket per connection (host/guard.py); at most one warning per
+    ``warn_every`` seconds."""
 
     def __init__(self, rate: float = RATE, burst: float = BURST, warn_every: float = 1.0) -> None:
-        self.rate = rate
-        self.burst = burst
-        self.warn_every = warn_every
-        self._buckets: dict[bytes, list[float]] = {}  # key -> [tokens, updated, last warning]
-
-    def allow(self, key: bytes, now: float) -> bool:
-        bucket = self._buckets.get(key)
-        if bucket is None:
-            bucket = self._buckets[key] = [self.burst, now, -1e18]
-        bucket[0] = min(self.burst, bucket[0] + (now - bucket[1]) * self.rate)
-        bucket[1] = now
-        if bucket[0] >= 1.0:
-            bucket[0] -= 1.0
-            return True
-        return False
-
-    def warn(self, key: bytes, now: float) -> bool:
-        """Whether to tell this connection it is rate-limited (once per ``warn_every``)."""
-        bucket = self._buckets[key]
-        if now - bucket[2] >= self.warn_every:
-            bucket[2] = now
-            return True
-        return False
-
-    def prune(self, now: float) -> None:
-        """Forget connections whose bucket has been full for a while (bounded memory)."""
-        idle = self.burst / self.rate + 10.0
-        for key in [k for k, b in self._buckets.items() if now - b[1] > idle]:
-            del self._buckets[key]
+        super().__init__(rate, burst, warn_every=warn_every)
 
 
 def connection_limit(players: int) -> int:
