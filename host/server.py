@@ -152,6 +152,7 @@ class Host:
         self._publisher: Publisher | None = None
         self._router_monitor: zmq.Socket[Any] | None = None
         self.connections = ConnectionGuard(connection_limit(table.players))
+        table.invite_guesses.log = self.log
         self._fd_of: dict[bytes, int] = {}  # ROUTER identity -> its connection
         self._packed: dict[str, tuple[object, bytes]] = {"state": (None, b""),
                                                          "events": (None, b"")}
@@ -389,7 +390,8 @@ class Host:
             return
         later = None
         try:
-            reply, later = self.table.answer(identity, message)
+            source = self._source(identity) if message["t"] == "hello" else None
+            reply, later = self.table.answer(identity, message, source)
         except Exception:
             self.log(f"host: internal error on a {message['t']!r} message:\n"
                      + traceback.format_exc())
@@ -435,6 +437,17 @@ class Host:
                     self._cut(peer.fd, peer)
             else:
                 self.connections.gone(fd)
+
+    def _source(self, identity: bytes) -> str | None:
+        """The address of the peer that sent as ``identity`` (invite guesses are counted per
+        source, host/guard.py), None when not known."""
+        fd = self._fd_of.get(identity)
+        if fd is None:
+            return None
+        peer = self.connections.peers.get(fd)
+        address = peer.address if peer is not None and peer.address is not None \
+            else peer_address(fd)
+        return None if address is None else address[0]
 
     def _unread(self, identity: bytes) -> bool:
         """Whether the peer has left more than UNREAD_LIMIT bytes unread on its connection:
