@@ -481,8 +481,8 @@ def test_a_short_file_whose_wal_lacks_the_pages_is_refused_as_truncated(tmp_path
     log.close()
     wal = gamelog.wal_path(path)
     wal.write_bytes(wal.read_bytes()[:32])  # the header alone: no frame
-    with pytest.raises(GameLogError, match="truncated: the file has .* and its WAL does not "
-                                           "hold pages"):
+    with pytest.raises(GameLogError, match=r"truncated: the file has .* and its WAL does not "
+                                           r"hold pages"):
         GameLog.open(path)
 
 
