@@ -541,15 +541,18 @@ def test_the_listing_shows_what_can_be_resumed(tmp_path: Path) -> None:
 
 @pytest.mark.network
 def test_a_log_that_cannot_be_written_stops_the_host_before_it_answers(tmp_path: Path) -> None:
-    from mundus_net.client.connection import Connection, ConnectTimeout
+    from mundus_net.client.connection import Connection, ConnectTimeout, PublicEvents
     from mundus_net.host.gamelog import LogFailure
     from mundus_net.host.server import Host
 
     table = new_table(clock=time.monotonic)
     log = GameLog.create(tmp_path, table, bots=BOTS)
-    host = Host(table, port=0, log=lambda text: None)
+    said: list[str] = []
+    host = Host(table, port=0, log=said.append)
     host.start()
+    watcher = Connection(host.address, "Watcher", "spectator", server_key=host.public_key)
     try:
+        watcher.connect(10.0)
         host.call(lambda t: log._db.close())  # the disk is gone, say
         conn = Connection(host.address, "Ana", "player", server_key=host.public_key)
         with pytest.raises(ConnectTimeout):  # no welcome: its seat could not be logged
@@ -558,7 +561,17 @@ def test_a_log_that_cannot_be_written_stops_the_host_before_it_answers(tmp_path:
         assert host.wait(5.0)
         assert isinstance(host.error, LogFailure)
         assert table.free_seats() == 1  # the seat was taken in memory, never told to anyone
+        events: list[Message] = []
+        deadline = time.monotonic() + 10.0
+        while time.monotonic() < deadline and not any(e["kind"] == "stopping" for e in events):
+            events += [e for n in watcher.poll(0.1) if isinstance(n, PublicEvents)
+                       for e in n.events]
+        # the players are told, and only that: not the seat the log does not hold
+        assert events[-1] == {"kind": "stopping", "reason": "it cannot write its game log"}
+        assert not any(e.get("name") == "Ana" for e in events), events
+        assert not any("internal error" in line for line in said), said
     finally:
+        watcher.close(bye=False)
         host.stop()
 
 
