@@ -167,7 +167,7 @@ class NetworkBot:
             self.log(f"host refused {notice.request}: {notice.code}: {notice.message}")
             pending = self.conn.pending
             if notice.request in ("decide", "commit") and pending is not None and \
-                    notice.code not in ("stale", "rate_limited"):
+                    notice.code not in ("stale", "flood"):
                 refused = self._refused.get(pending.id, 0)
                 if refused == 0:
                     self.fault("illegal", f"refused by the host: {notice.code}: "

@@ -23,7 +23,7 @@ Every decision the protocol leaves to a client is made here:
   fair deal (§15) checked likewise;
 * liveness (§11): a ping every heartbeat, a reconnect after :data:`LOST_AFTER` heartbeats of
   host silence or a ``not_joined``; snapshot requests and answers that get no reply are sent
-  again; a ``rate_limited`` error holds everything for :data:`RATE_HOLD_S` (§10).
+  again; a ``flood`` error holds everything for :data:`RATE_HOLD_S` (§10).
 
 Two rules hold throughout: nothing changes between two calls, and after any input,
 :meth:`~ClientCore.outgoing` and :meth:`~ClientCore.notices` say everything it led to.
@@ -93,7 +93,7 @@ SNAPSHOT_RETRY = 3  # heartbeats without a snapshot reply before asking again
 # was lost: ask for a snapshot instead of waiting for the next heartbeat (§6).
 SYNC_GRACE_S = 0.25
 ANSWER_RETRY = 2  # heartbeats without ok/error for an answer: it was dropped, answer again
-RATE_HOLD_S = 1.0  # after rate_limited the host drops everything for a second (§10)
+RATE_HOLD_S = 1.0  # after flood the host drops everything for a second (§10)
 SECRET_PHASES = {"commit": "offer", "reveal": "offer"}
 ANSWERS = frozenset({"decide", "commit", "reveal"})  # the requests that answer a pending id
 
@@ -763,7 +763,7 @@ class ClientCore:
         return timers
 
     def _end_hold(self, now: float) -> None:
-        """RATE_HOLD_S after rate_limited: send again, and answer again what may have been
+        """RATE_HOLD_S after flood: send again, and answer again what may have been
         dropped."""
         self._hold_until = None
         self._auto_answer(now)
@@ -1019,7 +1019,7 @@ class ClientCore:
         request = self._requests.pop(m.get("id", -1), None)
         kind, pending_id = request if request is not None else (None, None)
         code = m.get("code")
-        if code == "rate_limited":
+        if code == "flood":
             # The host names no request and drops what follows for a second (§10): hold,
             # then answer the pending decision again (its answer may be among the dropped).
             self._hold_until = now + RATE_HOLD_S

@@ -393,7 +393,7 @@ class Host:
         if not self.limiter.allow(identity, now):
             if self.limiter.warn(identity, now):
                 self._reply(identity, error_message(ProtocolError(
-                    "rate_limited", f"more than {self.limiter.rate:g} messages a second; "
+                    "flood", f"more than {self.limiter.rate:g} messages a second; "
                                     "further messages are dropped for a second")))
             return
         if len(frames) != 2:

@@ -622,6 +622,11 @@ class Table:
         if seat is not None:
             private = self.private_state(seat)
             private["events"] = list(self._private_all[seat])
+            if self.seats[seat].conn == conn:
+                # The reply leaves now, the queued private messages at the next drain: they
+                # would come after it, older (§6). It tells all they tell, so they are not sent.
+                self._privates = [(c, m) for c, m in self._privates
+                                  if c != conn or m["t"] != "private"]
         if self._snapshot_events[0] != self.seq:  # one copy of the history per state
             self._snapshot_events = (self.seq, list(self._published))
         return {"t": "snapshot", "seq": self.seq, "state": self._last_state,
@@ -1505,9 +1510,9 @@ class Table:
         for seat in self.seats:
             if seat.host_bot is not None:
                 continue
-            new = self._private_new[seat.index]
-            if new:
-                self._private_new[seat.index] = []
+            # Taken whole, and a fresh list left: a message is built from the state of its
+            # own seq, and events pulled after it (the start's deal) go to a later one.
+            new, self._private_new[seat.index] = self._private_new[seat.index], []
             if seat.conn is None:
                 continue  # a snapshot gives it everything when it comes back
             # What the private state is made of, read from the engine: the message is built

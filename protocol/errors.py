@@ -21,7 +21,9 @@ ERROR_CODES = {
     "commit_phase": "a commitment or reveal that does not fit the offer step now",
     "commit_mismatch": "the reveal does not match its commitment",
     "stale": "the decision answers a pending decision that is gone",
-    "rate_limited": "too many messages; slow down",
+    "rate_limited": "the request is refused by its own limit (snapshots, chat): ask again later",
+    "flood": "more than the connection may send: its messages are dropped unanswered for a "
+             "second",
     "game_over": "the game is over",
     "internal": "the host failed to handle the message (a bug in the host)",
 }

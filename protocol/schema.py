@@ -7,13 +7,23 @@ messages' fields come from the validators the host itself uses (protocol/message
 ``CLIENT_MESSAGES``); decisions from the decision types (protocol/codec.py); the host's
 messages, events and state maps are written here.
 
-msgpack has two things JSON lacks, said with two keywords of this schema's own (validators
-that do not know them ignore them):
+msgpack has two things JSON lacks. A validator sees a message after two conversions of what
+its msgpack decoder gives, and the schema's standard keywords describe the converted message:
 
-- ``"x-msgpack": "bin"``: a msgpack **bin** value (raw bytes, not text); ``"x-bytes": N`` its
-  exact length. Binary values carry no JSON ``type``.
-- ``"x-msgpack": "uint64"``: an integer that needs 64 bits (above 2^53: JavaScript's default
-  decoders round it; decode it as a BigInt).
+- a msgpack **bin** value (raw bytes: commitments, nonces, seeds) becomes text, its bytes in
+  lowercase hex (two digits a byte): ``"type": "string"``, ``"contentEncoding": "base16"``
+  and a ``pattern`` of exactly twice its length in hex digits;
+- an integer the decoder gives as a 64-bit or big integer (JavaScript's BigInt: the engine
+  seed is an unsigned 64-bit number, usually above 2^53) becomes a plain number for the
+  validator: ``"type": "integer"`` and ``"minimum": 0`` are all the schema says of it (keep
+  the exact value for the check of §15: only the validator's copy is rounded).
+
+Two keywords of this schema's own say what the value was on the wire; validators that do not
+know them ignore them (ajv: ``strict: false``, or declare them with ``addKeyword``):
+``"x-msgpack": "bin"`` with ``"x-bytes": N`` (it came as msgpack bin of N bytes, never as
+text: a validator that records which values were bin checks this exactly, text that
+happens to look like hex included), and ``"x-msgpack": "uint64"`` (an unsigned integer of up
+to 64 bits).
 
 ``python -m mundus_net.protocol.schema`` prints the schema as JSON.
 """
@@ -25,8 +35,10 @@ import sys
 from typing import Any
 
 from mundus_net.engine.deck import GROUPS, KINDS, POWERS
+from mundus_net.protocol.beacon import BEACON_TAG, MAX_BEACON, MAX_TABLE_NAME
 from mundus_net.protocol.codec import DECISION_KINDS
 from mundus_net.protocol.commitment import NONCE_BYTES
+from mundus_net.protocol.errors import ERROR_CODES
 from mundus_net.protocol.fairdeal import CONTRIBUTION_BYTES
 from mundus_net.protocol.messages import (
     CLIENT_MESSAGES,
@@ -37,8 +49,14 @@ from mundus_net.protocol.messages import (
     MAX_NAME,
     PROTOCOL_VERSION,
 )
+from mundus_net.protocol.security import KEY_PORT_VERSION, Z85_ALPHABET
 
 Schema = dict[str, Any]
+OFFER_KIND = "offer"  # the decision that goes through commit and reveal, never a decide
+# Z85 as a regular-expression class that ECMA-262 (u flag) and Python read alike: only the
+# class's own special characters escaped, the dash last.
+_Z85_CLASS = "".join("\\" + c if c in "[]\\^" else c
+                     for c in Z85_ALPHABET.replace("-", "")) + "-"
 SCHEMA_ID = "https://mundus-net.invalid/protocol.schema.json"
 
 
@@ -88,11 +106,22 @@ def integer(least: int | None = None, most: int | None = None) -> Schema:
 TEXT = {"type": "string"}
 BOOL = {"type": "boolean"}
 INT = {"type": "integer"}
-UINT64 = {"type": "integer", "minimum": 0, "maximum": 2**64 - 1, "x-msgpack": "uint64"}
+HOST_KEY = {"type": "string", "pattern": "^[" + _Z85_CLASS + "]{40}$",
+            "description": "a CURVE public key: 40 characters of Z85"}
+SIGN_KEY = {"type": "string", "pattern": "^[0-9a-f]{64}$",
+            "description": "the Ed25519 key that signs the host's records, hex"}
+
+# An unsigned 64-bit integer (msgpack can carry no larger): no maximum, which a double could
+# not hold; a JavaScript validator is given it as a number (the module's docstring).
+UINT64 = {"type": "integer", "minimum": 0, "x-msgpack": "uint64",
+          "description": "an unsigned 64-bit integer: decode it exactly (a BigInt in "
+                         "JavaScript), never as a double"}
 
 
 def binary(size: int) -> Schema:
-    return {"x-msgpack": "bin", "x-bytes": size}
+    """msgpack bin of ``size`` bytes; validated as its lowercase hex (the docstring)."""
+    return {"type": "string", "contentEncoding": "base16",
+            "pattern": f"^[0-9a-f]{{{2 * size}}}$", "x-msgpack": "bin", "x-bytes": size}
 
 
 DEFS: dict[str, Schema] = {
@@ -170,7 +199,7 @@ _VALIDATOR_SCHEMAS: dict[str, Schema] = {
                                                     "connection that holds it (§3)"},
     "value": binary(CONTRIBUTION_BYTES),
     "pending": integer(0, 2**31 - 1),
-    "decision": ref("decision"),
+    "decision": ref("decide_decision"),
     "commitment": binary(COMMITMENT_BYTES),
     "offer": ref("cards"),
     "nonce": binary(NONCE_BYTES),
@@ -382,16 +411,41 @@ GAME_STATE: dict[str, Schema] = {
 # Before the start only these are there (docs/protocol.md, "Before the game starts").
 TABLE_STATE: dict[str, Schema] = {"players": integer(2, 6), "promo": BOOL, "table": TABLE}
 
-PUBLIC_STATE = obj(TABLE_STATE, GAME_STATE,
-                   "the public state (§6); the game's keys once the game has started")
+WAITING_TABLE = obj({**TABLE["properties"], "committed": array(SEAT, 0),
+                     "started": {"const": False}})
+# Before the start exactly these keys, with nothing pending and no result (§6).
+WAITING_STATE = obj({**TABLE_STATE, "round_limit": GAME_STATE["round_limit"],
+                     "pending": {"type": "null"}, "result": {"type": "null"},
+                     "table": WAITING_TABLE})
+PLAYING_STATE = obj({**TABLE_STATE, **GAME_STATE,
+                     "table": obj({**TABLE["properties"], "started": {"const": True}})})
+# An update's changed keys; one that says the table has not started (only an update before
+# the start carries table.started false) changes the table's keys alone.
 PUBLIC_CHANGES = {"type": "object",
-                  "properties": {**TABLE_STATE, **GAME_STATE}, "additionalProperties": False}
+                  "properties": {**TABLE_STATE, **GAME_STATE}, "additionalProperties": False,
+                  "if": {"required": ["table"], "properties": {"table": {"properties": {
+                      "started": {"const": False}}}}},
+                  "then": {"propertyNames": {"enum": sorted(WAITING_STATE["properties"])},
+                           "properties": WAITING_STATE["properties"]}}
+# Told apart by table.started (an if, not a oneOf: the field is not at the top level).
+PUBLIC_STATE = {"description": "the public state (§6): before the start (table.started "
+                               "false) only the table's keys, then every key of the game",
+                "if": {"properties": {"table": {"properties": {"started": {"const": False}}}}},
+                "then": WAITING_STATE, "else": PLAYING_STATE}
 PRIVATE_FIELDS: dict[str, Schema] = {
     "seat": SEAT, "my_offer": nullable(CARDS), "events": array(ref("event")),
     "pending": PRIVATE_PENDING,
 }
-# Nothing is dealt before the start: hand and stored come with it.
+# Nothing is dealt before the start: hand and stored come with it. Before, the seat alone,
+# nothing pending and no event (§6); told apart by hand (an if: no field names the shape).
 PRIVATE_DEALT: dict[str, Schema] = {"hand": ref("pile"), "stored": CARDS}
+PRIVATE_STATE = {
+    "description": "a seat's private state (§6): before the start only seat, my_offer "
+                   "(nil), pending (nil) and no events; from the start hand and stored too",
+    "if": {"required": ["hand"]},
+    "then": obj({**PRIVATE_FIELDS, **PRIVATE_DEALT}),
+    "else": obj({"seat": SEAT, "my_offer": {"type": "null"}, "pending": {"type": "null"},
+                 "events": array(ref("event"), 0)})}
 CARD_DEF = obj({
     "id": ref("development"), "name": TEXT,
     "kind": {"enum": list(KINDS)},
@@ -421,22 +475,25 @@ HOST_MESSAGES: dict[str, Schema] = {
         "seat": nullable(SEAT), "token": nullable(ref("token")), "game": TEXT, "name": TEXT,
         "players": integer(2, 6), "names": array(TEXT, 6), "options": OPTIONS,
         "deck": array(CARD_DEF, 60), "pub_port": integer(0, 65535),
-        "heartbeat_ms": integer(1), "host_key": nullable({"type": "string", "minLength": 40,
-                                                          "maxLength": 40}),
-        "sign_key": nullable({"type": "string", "pattern": "^[0-9a-f]{64}$"}),
+        "heartbeat_ms": integer(1), "host_key": nullable(HOST_KEY),
+        "sign_key": nullable(SIGN_KEY),
         "seed_commitment": binary(32), "contribute": BOOL},
         {"id": ref("request_id"), "invite": _VALIDATOR_SCHEMAS["invite"]},
         "the reply to hello (§4)"),
     "snapshot": _host("snapshot", {
         "seq": integer(0), "state": PUBLIC_STATE, "events": array(ref("event")),
-        "private": nullable(obj(PRIVATE_FIELDS, PRIVATE_DEALT))},
-        {"id": ref("request_id")}, "the whole state (§4, §5)"),
-    "private": _host("private", {"seq": integer(0),
-                                 "private": obj(PRIVATE_FIELDS, PRIVATE_DEALT)}, None,
-                     "what one seat alone may see (§4, §6)"),
+        "private": nullable(PRIVATE_STATE)},
+        {"id": ref("request_id")}, "the whole state (§4, §5); private.events: every private "
+                                   "event of the seat so far"),
+    "private": _host("private", {"seq": integer(0), "private": PRIVATE_STATE}, None,
+                     "what one seat alone may see (§4, §6); private.events: only the seat's "
+                     "own copies of the events of update seq"),
     "ok": _host("ok", {}, {"id": ref("request_id")}),
-    "error": _host("error", {"code": TEXT, "message": TEXT, "rule": nullable(TEXT)},
-                   {"id": ref("request_id")}, "a refusal (§10)"),
+    "error": _host("error", {"code": {"enum": sorted(ERROR_CODES)}, "message": TEXT,
+                             "rule": nullable(TEXT)},
+                   {"id": ref("request_id")},
+                   "a refusal (§10): id echoed when the refused request had one; flood "
+                   "answers no one request and has none"),
     "taken_over": _host("taken_over", {"seat": SEAT, "message": TEXT}, None,
                         "another client took this connection's seat over (§3, §4)"),
     "pong": _host("pong", {}, {"id": ref("request_id")}),
@@ -448,12 +505,37 @@ HOST_MESSAGES: dict[str, Schema] = {
 }
 
 
+# The key port's one answer (§16): its own small version, not the protocol's.
+KEY_PORT_REPLY = obj(
+    {"v": {"const": KEY_PORT_VERSION}, "t": {"const": "host_key"}, "key": nullable(HOST_KEY),
+     "sign_key": nullable(SIGN_KEY), "insecure": BOOL},
+    description="the key port's answer to any one-frame request (PORT+2, plain, §16): key "
+                "is nil exactly when insecure is true")
+KEY_PORT_REPLY |= {"if": {"properties": {"insecure": {"const": False}}},
+                   "then": {"properties": {"key": HOST_KEY}},
+                   "else": {"properties": {"key": {"type": "null"}}}}
+
+# The LAN beacon (§14): JSON in a UDP datagram, not msgpack; what a host of this version sends.
+BEACON = obj(
+    {"app": {"const": BEACON_TAG}, "v": {"const": PROTOCOL_VERSION},
+     "name": {"type": "string", "maxLength": MAX_TABLE_NAME}, "game": TEXT,
+     "port": integer(1, 65535), "pub_port": integer(1, 65535), "players": integer(2, 6),
+     "free": integer(0, 6), "started": BOOL, "address": TEXT, "key": nullable(HOST_KEY)},
+    description="the LAN beacon (§14): one JSON object in a UDP datagram of at most "
+                f"{MAX_BEACON} bytes, as a host of this version sends it. A listener is more "
+                "lenient: it ignores keys it does not know, lists a table of another v "
+                "without joining it, and takes a beacon without key (older hosts)")
+
+
 def schema() -> Schema:
     """The whole description: ``$defs`` holds every message, decision and event."""
     defs = dict(DEFS)
     decisions = decision_schemas()
     defs.update({f"decision_{k}": v for k, v in decisions.items()})
     defs["decision"] = {"oneOf": [ref(f"decision_{k}") for k in decisions]}
+    # What a decide may carry: every decision but an offer (commit and reveal, §7).
+    defs["decide_decision"] = {"oneOf": [ref(f"decision_{k}") for k in decisions
+                                         if k != OFFER_KIND]}
     defs.update({f"event_{k}": v for k, v in EVENTS.items()})
     defs["event"] = {"oneOf": [ref(f"event_{k}") for k in EVENTS]}
     clients = client_schemas()
@@ -461,14 +543,17 @@ def schema() -> Schema:
     defs.update({f"host_{k}": v for k, v in HOST_MESSAGES.items()})
     defs["client_message"] = {"oneOf": [ref(f"client_{k}") for k in clients]}
     defs["host_message"] = {"oneOf": [ref(f"host_{k}") for k in HOST_MESSAGES]}
+    defs["key_port_reply"] = KEY_PORT_REPLY
+    defs["beacon"] = BEACON
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": SCHEMA_ID,
         "title": f"mundus-net protocol, version {PROTOCOL_VERSION}",
         "description": __doc__.split("\n\n", 1)[1].split("``python -m")[0].strip(),
         # anyOf, not oneOf: a ping without id is both a client's and the host's; the
-        # direction a message travels tells which ($defs/client_message, host_message).
-        "anyOf": [ref("client_message"), ref("host_message")],
+        # direction a message travels tells which ($defs/client_message, host_message). The
+        # key port's answer is a message too; the beacon (JSON over UDP) is not.
+        "anyOf": [ref("client_message"), ref("host_message"), ref("key_port_reply")],
         "$defs": defs,
     }
 

@@ -26,8 +26,10 @@ KEY_PORT_OFFSET = 2  # the key port is the ROUTER's port + 2 (the PUB's is + 1)
 Z85_KEY_CHARS = 40
 MAX_KEY_REQUEST = 256  # bytes: a key request is one small frame
 KEY_TIMEOUT_S = 3.0
-_Z85 = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                 ".-:+=^!/*?&<>()[]{}@%$#")
+Z85_ALPHABET = ("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                ".-:+=^!/*?&<>()[]{}@%$#")
+_Z85 = frozenset(Z85_ALPHABET)
+KEY_PORT_VERSION = 1  # the key port's answer keeps its own version, whatever the protocol's
 
 
 class SecurityError(Exception):
@@ -112,7 +114,7 @@ class KeyAnnouncement:
 
 
 def encode_key_announcement(a: KeyAnnouncement) -> bytes:
-    packed: bytes = msgpack.packb({"v": 1, "t": "host_key", "key": a.key,
+    packed: bytes = msgpack.packb({"v": KEY_PORT_VERSION, "t": "host_key", "key": a.key,
                                    "sign_key": a.sign_key, "insecure": a.insecure},
                                   use_bin_type=True)
     return packed
@@ -152,7 +154,7 @@ def fetch_key(address: str, timeout: float = KEY_TIMEOUT_S,
         sock.setsockopt(zmq.LINGER, 0)
         sock.setsockopt(zmq.MAXMSGSIZE, 4096)
         sock.connect(key_address(address))
-        sock.send(msgpack.packb({"v": 1, "t": "key"}), zmq.NOBLOCK)
+        sock.send(msgpack.packb({"v": KEY_PORT_VERSION, "t": "key"}), zmq.NOBLOCK)
         if not sock.poll(max(1, int(timeout * 1000))):
             return None
         return decode_key_announcement(sock.recv(zmq.NOBLOCK))

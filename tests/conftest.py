@@ -9,14 +9,18 @@ stay right.
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import pytest
 
+from mundus_net.bots.base import Bot
+from mundus_net.bots.random_bot import RandomBot
 from mundus_net.engine.cards import RELIC, RESOURCE_COUNTS, VALUES, from_counts, to_counts
 from mundus_net.engine.decisions import Decision, EndTurn, RuleError
 from mundus_net.engine.game import Game
+from mundus_net.engine.notation import format_position
+from mundus_net.engine.view import PlayerView
 
 R = RELIC
 
@@ -308,6 +312,50 @@ def decisions_of(g: Game) -> list[tuple[int, Decision]]:
             d = e.private[seat]["decision"]
         out.append((seat, d))
     return out
+
+
+# -- positions of bot games, and position text ----------------------------------------------
+
+# (players, seed, promo): together these reach every phase (pirates, split, coronado, sergio...).
+BOT_CONFIGS = [(2, 1, False), (3, 2, True), (4, 3, False), (4, 4, True), (5, 5, True),
+               (6, 6, True), (6, 7, False), (4, 13, True)]
+
+
+def bot_step(game: Game, bots: Sequence[Bot]) -> None:
+    """One decision by the first waiting seat's bot (like runner.play_game)."""
+    seat = game.waiting_seats()[0]
+    game.apply(seat, bots[seat].decide(PlayerView(game, seat), game.legal(seat)))
+
+
+def random_bots(game: Game, seed: int) -> list[RandomBot]:
+    return [RandomBot(seed * 10 + s) for s in range(game.players)]
+
+
+def bot_positions(players: int, seed: int, promo: bool) -> Iterator[Game]:
+    """The game at every decision point of one seeded random game, its end included."""
+    game = Game.new(players, seed, promo=promo, first_tm=None if seed % 2 else 0)
+    bots = random_bots(game, seed)
+    while not game.is_over:
+        yield game
+        bot_step(game, bots)
+    yield game
+
+
+def field_of(text: str, key: str) -> str:
+    return next(t.partition("=")[2] for t in text.split() if t.startswith(key + "="))
+
+
+def with_field(text: str, key: str, value: str) -> str:
+    return " ".join(f"{key}={value}" if t.startswith(key + "=") else t for t in text.split())
+
+
+def first_position(found: Callable[[Game], bool]) -> str:
+    """The first position of the BOT_CONFIGS games for which ``found`` holds, written."""
+    for config in BOT_CONFIGS:
+        for game in bot_positions(*config):
+            if found(game):
+                return format_position(game)
+    raise AssertionError("no such position in the BOT_CONFIGS games")
 
 
 # -- state kept by commands ---------------------------------------------------------------------

@@ -100,7 +100,9 @@ class Net:
 
     ``keep(peer, way, message)`` returning True keeps a message back (into :attr:`kept`,
     for the test to deliver later, or never: a lost message); ``rewrite`` forges what the
-    host sends a peer (a cheating host)."""
+    host sends a peer (a cheating host). ``reads_all``: the host reads (and answers) every
+    frame the cores send, and what the cores send in answer to its replies, before the table
+    publishes, as the server does with frames that arrive together."""
 
     def __init__(self, table: Table, clock: Clock) -> None:
         self.table = table
@@ -109,6 +111,7 @@ class Net:
         self.keep: Callable[[Peer, str, Message], bool] = lambda peer, way, message: False
         self.rewrite: Callable[[Peer, Message], Message] = lambda peer, message: message
         self.kept: list[tuple[Peer, str, Message]] = []
+        self.reads_all = False
         self._conns = itertools.count(1)
         self._next_beat = clock.now
 
@@ -129,11 +132,9 @@ class Net:
     def run(self) -> None:
         """Move every frame until nothing moves."""
         for _ in range(10_000):
-            moved = False
-            for peer in self.peers:
-                items = peer.core.outgoing()
-                moved = moved or bool(items)
-                self.send(peer, items)
+            moved = sent = self.send_outgoing()
+            while self.reads_all and sent:
+                sent = self.send_outgoing()
             self.table.advance()
             updates, privates = self.table.drain()
             for conn, message in privates:
@@ -148,6 +149,15 @@ class Net:
                 self.collect()
                 return
         raise AssertionError("the exchange never settles")
+
+    def send_outgoing(self) -> bool:
+        """Send what every core has to send; whether there was anything."""
+        sent = False
+        for peer in self.peers:
+            items = peer.core.outgoing()
+            sent = sent or bool(items)
+            self.send(peer, items)
+        return sent
 
     def send(self, peer: Peer, items: Iterable[bytes | Action]) -> None:
         """Do what a core's outgoing() asks, as a transport does."""
@@ -734,7 +744,7 @@ def test_a_dropped_answer_is_open_again_after_two_heartbeats() -> None:
     assert net.table.game.announced == announced(pending)
 
 
-def test_rate_limited_holds_everything_for_rate_hold_s() -> None:
+def test_flood_holds_everything_for_rate_hold_s() -> None:
     net, peer = one_seat(now=10.0)
     core = peer.core
     pending = core.ready
@@ -742,7 +752,7 @@ def test_rate_limited_holds_everything_for_rate_hold_s() -> None:
     net.keep = lambda p, way, m: way == UP  # the server drops it, and says so once:
     core.decide(pending.legal[0], 10.0)
     net.run()
-    limited = error_message(ProtocolError("rate_limited", "slow down"))
+    limited = error_message(ProtocolError("flood", "slow down"))
     core.receive(Channel.DEALER, encode(limited), 10.0)
     assert core.next_deadline() == 10.0 + RATE_HOLD_S
     assert ready_of(peer) is None

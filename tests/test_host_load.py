@@ -314,10 +314,10 @@ def test_a_bot_game_under_load_and_attack_ends_as_without_the_attack() -> None:
             thread.join(WAIT)
             assert not thread.is_alive(), "a network bot did not finish"
         # The host serves until stopped (linger_after_end): wait for every spectator's last
-        # update and for the attack's answers (the flood's rate_limited among them), each
+        # update and for the attack's answers (the flood's error among them), each
         # read by its own thread, rather than for a fixed time.
         final = host.call(lambda t: t.public_state()["result"])
-        answered = ("malformed", "bad_field", "bad_token", "rate_limited")
+        answered = ("malformed", "bad_field", "bad_token", "flood")
         deadline = time.monotonic() + WAIT
         while spectators.results() != [final] * SPECTATORS or attacker.sent < ATTACK_MESSAGES \
                 or not all(attacker.replies[code] for code in answered):
@@ -353,7 +353,7 @@ def test_a_bot_game_under_load_and_attack_ends_as_without_the_attack() -> None:
     # The attack was answered (and rate-limited), and nothing in the host broke.
     assert attacker.sent >= ATTACK_MESSAGES, attacker.sent
     assert attacker.replies["malformed"] and attacker.replies["bad_field"]
-    assert attacker.replies["bad_token"] and attacker.replies["rate_limited"]
+    assert attacker.replies["bad_token"] and attacker.replies["flood"]
     assert errors == [], errors[:3]
     assert host.error is None
     # Bounded: connections, rate-limit buckets, the history's spectator names, memory.

@@ -3,12 +3,14 @@ benchmarks included."""
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 import subprocess
 import sys
 import tomllib
 from pathlib import Path
 
+import platformdirs
 import pytest
 
 pytestmark = pytest.mark.network
@@ -48,10 +50,23 @@ def test_ruff_is_clean_on_packages_tests_and_benchmarks() -> None:
     assert run.returncode == 0, run.stdout + run.stderr
 
 
-def test_mypy_is_clean_on_packages_tests_and_benchmarks(tmp_path: Path) -> None:
-    tree = installed_layout(tmp_path)
+def mypy_tree() -> Path:
+    """The installed layout in a folder of the user's cache that stays the same for this
+    checkout, laid anew on every run: mypy's cache (kept beside it, outside the repository)
+    then holds across runs, and only what changed is checked again."""
+    where = Path(platformdirs.user_cache_dir("mundus-net-tests")) / \
+        hashlib.sha256(str(ROOT).encode()).hexdigest()[:16]
+    tree = where / "tree"
+    if tree.exists():
+        shutil.rmtree(tree)
+    tree.mkdir(parents=True)
+    return installed_layout(tree)
+
+
+def test_mypy_is_clean_on_packages_tests_and_benchmarks() -> None:
+    tree = mypy_tree()
     run = subprocess.run([_tool("mypy"), "--config-file", str(ROOT / "pyproject.toml"),
-                          "mundus_net", "tests",
-                          "benchmarks", "examples"],
+                          "--cache-dir", str(tree.parent / "mypy-cache"),
+                          "mundus_net", "tests", "benchmarks", "examples"],
                          cwd=tree, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout + run.stderr

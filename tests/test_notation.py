@@ -5,13 +5,21 @@ from __future__ import annotations
 import json
 import random
 import re
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import give, start_turn
+from conftest import (
+    BOT_CONFIGS,
+    bot_positions,
+    bot_step,
+    field_of,
+    first_position,
+    give,
+    random_bots,
+    start_turn,
+    with_field,
+)
 
-from mundus_net.bots.random_bot import RandomBot
 from mundus_net.cli import main
 from mundus_net.engine.cards import from_counts
 from mundus_net.engine.decisions import (
@@ -55,43 +63,10 @@ from mundus_net.engine.notation import (
     position_differences,
     positions_equal,
 )
-from mundus_net.engine.view import PlayerView
-
-# (players, seed, promo): together these reach every phase (pirates, split, coronado, sergio...).
-CONFIGS = [(2, 1, False), (3, 2, True), (4, 3, False), (4, 4, True), (5, 5, True),
-           (6, 6, True), (6, 7, False), (4, 13, True)]
-
-
-def _step(game: Game, bots: list[RandomBot]) -> None:
-    """One decision by the first waiting seat's bot (like runner.play_game)."""
-    seat = game.waiting_seats()[0]
-    game.apply(seat, bots[seat].decide(PlayerView(game, seat), game.legal(seat)))
-
-
-def _bots(game: Game, seed: int) -> list[RandomBot]:
-    return [RandomBot(seed * 10 + s) for s in range(game.players)]
-
-
-def _positions(players: int, seed: int, promo: bool) -> Iterator[Game]:
-    """The game at every decision point of one seeded random game, its end included."""
-    game = Game.new(players, seed, promo=promo, first_tm=None if seed % 2 else 0)
-    bots = _bots(game, seed)
-    while not game.is_over:
-        yield game
-        _step(game, bots)
-    yield game
 
 
 def _escape(message: str) -> str:
     return re.escape(message)
-
-
-def _field(text: str, key: str) -> str:
-    return next(t.partition("=")[2] for t in text.split() if t.startswith(key + "="))
-
-
-def _with(text: str, key: str, value: str) -> str:
-    return " ".join(f"{key}={value}" if t.startswith(key + "=") else t for t in text.split())
 
 
 @pytest.fixture(scope="module")
@@ -139,10 +114,10 @@ def test_every_game_slot_is_in_the_notation_or_rebuilt_or_excluded() -> None:
     assert set(Game.__slots__) <= covered
 
 
-@pytest.mark.parametrize(("players", "seed", "promo"), CONFIGS)
+@pytest.mark.parametrize(("players", "seed", "promo"), BOT_CONFIGS)
 def test_position_round_trips_at_every_decision_point(players: int, seed: int,
                                                       promo: bool) -> None:
-    for game in _positions(players, seed, promo):
+    for game in bot_positions(players, seed, promo):
         text = format_position(game)
         parsed = parse_position(text)
         assert position_differences(parsed, game) == [], text
@@ -151,28 +126,28 @@ def test_position_round_trips_at_every_decision_point(players: int, seed: int,
 
 
 def test_round_trips_reach_every_phase() -> None:
-    seen = {g.phase for cfg in CONFIGS for g in _positions(*cfg)}
+    seen = {g.phase for cfg in BOT_CONFIGS for g in bot_positions(*cfg)}
     assert seen == set(PHASES)
 
 
-@pytest.mark.parametrize(("players", "seed", "promo"), CONFIGS[:4])
+@pytest.mark.parametrize(("players", "seed", "promo"), BOT_CONFIGS[:4])
 def test_continuing_a_parsed_position_plays_exactly_like_the_original(
         players: int, seed: int, promo: bool) -> None:
     base = Game.new(players, seed, promo=promo)
-    bots = _bots(base, seed)
+    bots = random_bots(base, seed)
     step = 0
     while not base.is_over:
         if step % 80 == 0:
             original, parsed = base.copy(), parse_position(format_position(base))
             mark = len(original.log)
             for game in (original, parsed):
-                fresh = _bots(game, step)
+                fresh = random_bots(game, step)
                 while not game.is_over:
-                    _step(game, fresh)
+                    bot_step(game, fresh)
             assert positions_equal(parsed, original)
             assert parsed.result == original.result
             assert parsed.log == original.log[mark:]
-        _step(base, bots)
+        bot_step(base, bots)
         step += 1
 
 
@@ -188,14 +163,14 @@ def test_starting_position_lists_every_field_once_in_order(start: str) -> None:
     tokens = start.split()
     assert tokens[0] == "mn2"
     assert [t.partition("=")[0] for t in tokens[1:]] == list(POSITION_FIELDS)
-    assert _field(start, "deck").startswith("default@")
-    assert _field(start, "phase") == "announce"
+    assert field_of(start, "deck").startswith("default@")
+    assert field_of(start, "phase") == "announce"
 
 
 def test_fields_may_come_in_any_order_and_the_deck_digest_may_be_left_out(start: str) -> None:
     tokens = start.split()
     shuffled = " ".join([tokens[0], *reversed(tokens[1:])])
-    assert positions_equal(parse_position(_with(shuffled, "deck", "default")),
+    assert positions_equal(parse_position(with_field(shuffled, "deck", "default")),
                            parse_position(start))
 
 
@@ -203,7 +178,7 @@ def test_custom_deck_is_named_in_the_position_and_must_be_passed() -> None:
     text = default_deck_text().replace("Hernán Cortés", "Hernan Cortes")
     deck = parse_deck(text, name="my deck")
     position = format_position(Game.new(3, 1, deck=deck))
-    assert _field(position, "deck") == f"my%20deck@{deck.digest}"
+    assert field_of(position, "deck") == f"my%20deck@{deck.digest}"
     assert parse_position(position, deck).deck == deck
     with pytest.raises(NotationError, match="uses deck 'my deck'; pass that deck"):
         parse_position(position)
@@ -240,7 +215,7 @@ def test_custom_deck_is_named_in_the_position_and_must_be_passed() -> None:
 def test_malformed_position_names_the_field_and_problem(start: str, key: str, value: str,
                                                         message: str) -> None:
     with pytest.raises(NotationError, match=_escape(message)):
-        parse_position(_with(start, key, value))
+        parse_position(with_field(start, key, value))
 
 
 @pytest.mark.parametrize(("text", "message"), [
@@ -264,7 +239,7 @@ def test_malformed_position_structure_is_reported(text: str, message: str) -> No
 
 
 def test_mutated_positions_either_fail_to_parse_or_play_on_without_crashing() -> None:
-    pool = [format_position(g) for i, g in enumerate(_positions(4, 3, True)) if i % 9 == 0]
+    pool = [format_position(g) for i, g in enumerate(bot_positions(4, 3, True)) if i % 9 == 0]
     rng = random.Random(11)
     parsed = 0
     for i in range(600):
@@ -277,12 +252,12 @@ def test_mutated_positions_either_fail_to_parse_or_play_on_without_crashing() ->
         except NotationError:
             continue
         parsed += 1
-        bots = _bots(game, i)
+        bots = random_bots(game, i)
         for _ in range(40):
             if game.is_over:
                 break
             assert game.pending is not None
-            _step(game, bots)
+            bot_step(game, bots)
     assert parsed > 100
 
 
@@ -334,8 +309,8 @@ def test_examples_cover_every_decision_type() -> None:
 
 
 def test_every_legal_decision_of_random_games_round_trips() -> None:
-    for cfg in CONFIGS[:3]:
-        for game in _positions(*cfg):
+    for cfg in BOT_CONFIGS[:3]:
+        for game in bot_positions(*cfg):
             for seat in game.waiting_seats():
                 for d in game.legal(seat):
                     assert parse_decision(format_decision(d, seat)) == (seat, d)
@@ -421,7 +396,7 @@ def test_rules_show_prints_the_table_and_legal_decisions(
 
 def test_rules_show_of_a_finished_game_gives_the_result(
         capsys: pytest.CaptureFixture[str]) -> None:
-    game = list(_positions(2, 1, False))[-1]
+    game = list(bot_positions(2, 1, False))[-1]
     assert game.phase == OVER
     status, out, _ = _run(capsys, "show", format_position(game))
     assert status == 0
@@ -476,7 +451,7 @@ def test_rules_apply_malformed_input_exits_2(capsys: pytest.CaptureFixture[str],
     assert "are all waiting" in err
     status, _, err = _run(capsys, "apply", start, "nonsense")
     assert (status, "unknown kind 'nonsense'" in err) == (2, True)
-    status, _, err = _run(capsys, "show", _with(start, "tm", "9"))
+    status, _, err = _run(capsys, "show", with_field(start, "tm", "9"))
     assert (status, err.strip()) == (2, "position field 'tm': seat 9 is above 3")
 
 
@@ -485,7 +460,7 @@ def test_rules_commands_take_a_custom_deck_file(capsys: pytest.CaptureFixture[st
     path = tmp_path / "house.deck"
     path.write_text(default_deck_text().replace("Hernán Cortés", "Hernando"), "utf-8")
     status, position, _ = _run(capsys, "new", "--players", "3", "--deck", str(path))
-    assert status == 0 and _field(position, "deck").startswith("house@")
+    assert status == 0 and field_of(position, "deck").startswith("house@")
     status, _, err = _run(capsys, "show", position)
     assert status == 2 and "pass that deck" in err
     status, out, _ = _run(capsys, "apply", position, "announce:2", "--deck", str(path))
@@ -495,7 +470,7 @@ def test_rules_commands_take_a_custom_deck_file(capsys: pytest.CaptureFixture[st
 
 
 def test_default_deck_digest_is_written(start: str) -> None:
-    assert _field(start, "deck") == f"default@{default_deck().digest}"
+    assert field_of(start, "deck") == f"default@{default_deck().digest}"
 
 
 def test_positions_in_the_notation_docs_parse() -> None:
@@ -520,7 +495,7 @@ def test_R6_9_an_mn1_position_is_read_by_the_first_edition_rules_and_round_trips
     assert game.deck.name == "first-edition" and game.deck.digest == FIRST_EDITION_DIGEST
     assert game.deck["D10"].players == 4 and game.deck["D24"].players == 3
     text = format_position(game)
-    assert text == _with(MN1_START, "deck", f"first-edition@{FIRST_EDITION_DIGEST}")
+    assert text == with_field(MN1_START, "deck", f"first-edition@{FIRST_EDITION_DIGEST}")
     assert text.split()[0] == "mn1" and "store_due=" not in text and "store_chosen=" not in text
     again = parse_position(text)
     assert again.options.rules == 1 and format_position(again) == text
@@ -536,7 +511,7 @@ def test_R6_9_an_mn1_store_position_plays_on_by_the_first_edition() -> None:
     assert game.options.rules == 1 and game.deck.name == "first-edition"
     assert game.pending == Pending("store", (0,), {"capacity": {0: 2}})
     text = format_position(game)
-    assert text == _with(MN1_STORE, "deck", f"first-edition@{FIRST_EDITION_DIGEST}")
+    assert text == with_field(MN1_STORE, "deck", f"first-edition@{FIRST_EDITION_DIGEST}")
     assert format_position(parse_position(text)) == text
     apply_decision(game, "0.store:24")
     assert [(e.kind, e.public.get("seat")) for e in game.log[1:3]] == [("store", 0),
@@ -555,6 +530,7 @@ def _mn2_store_game() -> Game:
     give(game, 1, "D26")
     give(game, 2, "D28")
     start_turn(game, 2, [3, 8], last=True, kept={0: [1, 5, 9, 10], 1: [2, 6, 6]})
+    game.announced = 3  # the trade step before the turns announced N (R5.1)
     game.apply(2, EndTurn())
     game.apply(0, Store((9, 10)))
     return game
@@ -567,9 +543,9 @@ def test_R6_9_an_mn2_store_position_round_trips_and_plays_on_alike() -> None:
     game = _mn2_store_game()
     text = format_position(game)
     assert text.split()[0] == "mn2"
-    assert _field(text, "phase") == "store" and _field(text, "turn_index") == "3"
-    assert _field(text, "store_due") == "0:2,1:1,2:1"
-    assert _field(text, "store_chosen") == "0:9R"
+    assert field_of(text, "phase") == "store" and field_of(text, "turn_index") == "3"
+    assert field_of(text, "store_due") == "0:2,1:1,2:1"
+    assert field_of(text, "store_chosen") == "0:9R"
     keys = [t.partition("=")[0] for t in text.split()[1:]]
     assert keys.index("merchants_used") + 1 == keys.index("store_due")
     assert keys.index("store_chosen") + 1 == keys.index("perfect_shown")
@@ -586,7 +562,7 @@ def test_R6_9_an_mn2_store_position_round_trips_and_plays_on_alike() -> None:
         apply_decision(g, "2.store:-")
     assert positions_equal(parsed, game)
     assert parsed.log == game.log[mark:]
-    assert parsed.round == 2 and _field(format_position(parsed), "store_due") == "-"
+    assert parsed.round == 2 and field_of(format_position(parsed), "store_due") == "-"
 
 
 @pytest.mark.parametrize(("key", "value", "message"), [
@@ -608,7 +584,7 @@ def test_R6_9_an_mn2_store_position_round_trips_and_plays_on_alike() -> None:
 ])
 def test_R6_9_a_malformed_store_position_names_the_field(key: str, value: str,
                                                           message: str | None) -> None:
-    text = _with(format_position(_mn2_store_game()), key, value)
+    text = with_field(format_position(_mn2_store_game()), key, value)
     if message is None:
         assert parse_position(text).waiting_seats() == (2,)
         return
@@ -620,7 +596,7 @@ def test_R6_9_store_fields_outside_the_store_phase_are_refused(start: str) -> No
     with pytest.raises(NotationError,
                        match=_escape("position field 'store_due': storage is only pending in "
                                      "the store phase")):
-        parse_position(_with(start, "store_due", "0:1"))
+        parse_position(with_field(start, "store_due", "0:1"))
     with pytest.raises(NotationError, match=_escape("position field(s) missing: store_due, "
                                                     "store_chosen")):
         parse_position(MN1_START.replace("mn1 ", "mn2 ", 1))
@@ -628,66 +604,57 @@ def test_R6_9_store_fields_outside_the_store_phase_are_refused(start: str) -> No
 
 # -- positions that cannot be: the event step (R3) -------------------------------------------
 
-def _first_position(found: Callable[[Game], bool]) -> str:
-    """The first position of the CONFIGS games for which ``found`` holds, written."""
-    for config in CONFIGS:
-        for game in _positions(*config):
-            if found(game):
-                return format_position(game)
-    raise AssertionError("no such position in the CONFIGS games")
-
-
 def _icon(game: Game, index: int = 0) -> str | None:
     return game.deck[game.queue[index]].icon if len(game.queue) > index else None
 
 
 def test_R3_1_a_position_of_round_1_with_an_event_is_refused(start: str) -> None:
     with pytest.raises(NotationError, match=_escape("round 1 has no event") + ".*R3.1"):
-        parse_position(_with(start, "event", "KA"))
+        parse_position(with_field(start, "event", "KA"))
 
 
 def test_R3_2_the_event_before_the_turns_is_the_icon_of_queue_card_1() -> None:
-    position = _first_position(lambda g: g.round >= 2 and g.phase == "announce"
+    position = first_position(lambda g: g.round >= 2 and g.phase == "announce"
                                and _icon(g) is not None)
-    icon = _field(position, "event")
+    icon = field_of(position, "event")
     other = next(e for e in ("KA", "IP", "ST", "FI", "PI") if e != icon)
     for wrong in (other, "-"):
         with pytest.raises(NotationError, match=_escape(f"shows {icon}: the event of the "
                                                         f"round is {icon}") + ".*R3.2"):
-            parse_position(_with(position, "event", wrong))
+            parse_position(with_field(position, "event", wrong))
 
 
 def test_R3_3_an_event_without_an_icon_needs_someone_owning_coronado() -> None:
-    position = _first_position(lambda g: g.round >= 2 and g.phase == "announce"
+    position = first_position(lambda g: g.round >= 2 and g.phase == "announce"
                                and _icon(g) is None and "coronado" not in g.owner)
     with pytest.raises(NotationError, match=r"nobody owns Coronado to impose KA.*R3\.3"):
-        parse_position(_with(position, "event", "KA"))
+        parse_position(with_field(position, "event", "KA"))
 
 
 def test_R3_3_coronado_is_asked_only_when_queue_card_1_shows_no_icon() -> None:
-    found = _first_position(lambda g: g.phase == "coronado"
+    found = first_position(lambda g: g.phase == "coronado"
                             and any(_icon(g, i) for i in range(len(g.queue))))
     parse_position(found)  # as the engine wrote it
-    queue = _field(found, "queue").split(",")
+    queue = field_of(found, "queue").split(",")
     game = parse_position(found)
     first = next(c for c in queue if game.deck[c].icon)
     reordered = ",".join([first, *(c for c in queue if c != first)])
     with pytest.raises(NotationError, match=r"Coronado may impose one only when it shows "
                                             r"none \(R3.2, R3.3\)"):
-        parse_position(_with(found, "queue", reordered))
+        parse_position(with_field(found, "queue", reordered))
     with pytest.raises(NotationError, match=r"not chosen yet \(R3.3\)"):
-        parse_position(_with(found, "event", "KA"))
+        parse_position(with_field(found, "event", "KA"))
 
 
 def test_the_market_and_display_are_read_in_any_order_and_written_sorted(start: str) -> None:
-    market = _field(start, "market")
-    game = parse_position(_with(start, "market", market[::-1]))
-    assert _field(format_position(game), "market") == market == "".join(sorted(market))
+    market = field_of(start, "market")
+    game = parse_position(with_field(start, "market", market[::-1]))
+    assert field_of(format_position(game), "market") == market == "".join(sorted(market))
 
 
 def test_rules_show_as_a_seat_prints_only_what_that_seat_may_see(
         capsys: pytest.CaptureFixture[str]) -> None:
-    position = _first_position(lambda g: g.phase == "offer" and len(g.offers) == 1
+    position = first_position(lambda g: g.phase == "offer" and len(g.offers) == 1
                                and len(g.waiting_seats()) >= 1)
     game = parse_position(position)
     offered = next(iter(game.offers))

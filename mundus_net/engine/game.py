@@ -587,7 +587,8 @@ class Game:
             values = [0 if c == top else v for c, v in zip(fleet, values, strict=True)]
         return sum(values), min(values)
 
-    def _start_picks(self) -> None:
+    def ranked_fleets(self) -> list[tuple[int, tuple[str, ...]]]:
+        """R4.6: this round's fleets in the order they pick from the display."""
         n, tm = self.players, self.tm
 
         def order(item: tuple[int, tuple[int, tuple[str, ...]]]) -> tuple[int, int, int, int]:
@@ -595,8 +596,10 @@ class Game:
             value, lowest = self.fleet_strength(seat, fleet)
             return value, lowest, (seat - tm) % n, index  # R4.6
 
-        ranked = sorted(enumerate(self.fleets), key=order)
-        self.pick_queue = [f for _, f in ranked]
+        return [f for _, f in sorted(enumerate(self.fleets), key=order)]
+
+    def _start_picks(self) -> None:
+        self.pick_queue = self.ranked_fleets()
         self._next_pick()
 
     def _next_pick(self) -> None:
@@ -649,17 +652,23 @@ class Game:
             self._log("buy", seat=seat, card=d.card, market=tuple(self.market))
         self._start_pirates()
 
-    def _start_pirates(self) -> None:
-        self.pirates_due = {}
-        self.pirates_chosen = {}
-        if self.event == "PI":  # R4.7
+    def pirates_owed(self) -> dict[int, int]:
+        """R4.7: the cards each seat the Pirates strike discards now, by seat (no entry for a
+        seat that discards none)."""
+        owed = {}
+        if self.event == "PI":
             for s in range(self.players):
                 if not self.affected(s):
                     continue
                 big = sum(1 for seat, f in self.fleets if seat == s and len(f) >= 2)
                 due = min(big, sum(self.hands[s]))
                 if due:
-                    self.pirates_due[s] = due
+                    owed[s] = due
+        return owed
+
+    def _start_pirates(self) -> None:
+        self.pirates_due = self.pirates_owed()
+        self.pirates_chosen = {}
         if self.pirates_due:
             self.phase = PIRATES
             return
@@ -1141,9 +1150,10 @@ class Game:
 
     # -- R8 end of the game -------------------------------------------------------------
 
-    def _end_round(self) -> None:
+    def round_result(self) -> Result | None:
+        """R8: how the game ends if the round ends now, or None if it goes on."""
         money = self.doubloons
-        reason = None
+        candidates: Sequence[int] = range(self.players)
         if self.perfect_shown:  # R8.1
             reason = "perfect"
             candidates = self.perfect_shown
@@ -1153,12 +1163,8 @@ class Game:
             reason = "queue"
         elif self.options.round_limit is not None and self.round >= self.options.round_limit:
             reason = "round_limit"  # R8.5
-        self._log("round_end", round=self.round, doubloons=tuple(money))
-        if reason is None:
-            self._begin_round()
-            return
-        if reason != "perfect":
-            candidates = list(range(self.players))
+        else:
+            return None
         best = max(money[s] for s in candidates)
         winners = tuple(sorted(s for s in candidates if money[s] == best))  # R8.4
         places = []
@@ -1169,11 +1175,19 @@ class Game:
                 ahead = sum(1 for t in range(self.players)
                             if t not in winners and money[t] > money[s])
                 places.append(len(winners) + ahead + 1)
-        self.result = Result(winners, reason, tuple(money), tuple(places), self.round)
+        return Result(winners, reason, tuple(money), tuple(places), self.round)
+
+    def _end_round(self) -> None:
+        result = self.round_result()
+        self._log("round_end", round=self.round, doubloons=tuple(self.doubloons))
+        if result is None:
+            self._begin_round()
+            return
+        self.result = result
         self.phase = OVER
         self._legal = {}
-        self._log("game_over", winners=winners, reason=reason, doubloons=tuple(money),
-                  places=tuple(places), rounds=self.round)
+        self._log("game_over", winners=result.winners, reason=result.reason,
+                  doubloons=result.doubloons, places=result.places, rounds=result.rounds)
 
     # -- legal decisions ----------------------------------------------------------------
 

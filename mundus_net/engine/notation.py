@@ -5,17 +5,20 @@ space-separated ``key=value`` fields, one per state field of :class:`~mundus_net
 a decision is a token such as ``take:5@2:9`` with an optional seat prefix ``2.``.
 
 Parsing validates everything and raises :class:`NotationError` (a ``ValueError``) naming the
-field and the problem; a parsed position is one the engine can continue without crashing.
+field and the problem: a parsed position is one the engine can continue, and one a game can
+reach (:func:`position_problems` lists, by name and rule, why one cannot be reached).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import TypeVar
 from urllib.parse import quote, unquote
 
 from mundus_net.engine.cards import (
+    CLASS_OF,
     RELIC,
     RESOURCE_COUNTS,
     RESOURCE_NAMES,
@@ -50,14 +53,21 @@ from mundus_net.engine.decisions import (
 )
 from mundus_net.engine.deck import EVENTS, Deck, builtin_decks, deck_for_record
 from mundus_net.engine.game import (
+    ANNOUNCE,
     CORONADO,
     CORONADO_COST,
+    END_RULES,
+    FIRST,
     GIFT,
+    HAND_DEAL,
+    MARKET_SIZE,
     OFFER,
     OVER,
+    PHASE_RULES,
     PHASES,
     PICK,
     PIRATES,
+    QUEUE_SIZE,
     SERGIO,
     SERGIO_COST,
     SPLIT,
@@ -65,6 +75,7 @@ from mundus_net.engine.game import (
     TAKE,
     TM_TIE,
     TURN,
+    WIN_DOUBLOONS,
     Game,
     Options,
     Result,
@@ -105,7 +116,29 @@ _ID = re.compile(r"[A-Za-z][A-Za-z0-9]*\Z")
 
 
 class NotationError(ValueError):
-    """Malformed position or decision text; the message names the field and the problem."""
+    """Malformed position or decision text; the message names the field and the problem.
+
+    For a well-formed position that no game can reach, ``problems`` lists every reason
+    (:func:`position_problems`); it is empty otherwise."""
+
+    def __init__(self, message: str, problems: Sequence[PositionProblem] = ()) -> None:
+        super().__init__(message)
+        self.problems = tuple(problems)
+
+
+@dataclass(frozen=True, slots=True)
+class PositionProblem:
+    """One reason why no game reaches a position, like a flag of python-chess's
+    ``Board.status()``: ``name`` is a stable identifier (``stored_outside_storage``),
+    ``field`` the position field at fault and ``rule`` the rule it breaks (``R4.1``)."""
+
+    name: str
+    field: str
+    rule: str
+    text: str
+
+    def __str__(self) -> str:
+        return f"position field {self.field!r}: {self.text} ({self.rule})"
 
 
 # -- small pieces shared by both notations --------------------------------------------------
@@ -490,6 +523,9 @@ def parse_position(text: str, deck: Deck | None = None) -> Game:
             g._acquire(seat, card_id)
     _check_resources(g)
     _check_state(g)
+    problems = position_problems(g)
+    if problems:
+        raise NotationError("; ".join(map(str, problems)), problems)
     return g
 
 
@@ -576,8 +612,6 @@ def _check_state(g: Game) -> None:
     if g.result is not None and any(len(x) != n for x in (g.result.doubloons,
                                                            g.result.places)):
         raise _bad("result", "one doubloons and one place per seat")
-    if len(g.market) > 3:
-        raise _bad("market", "the market holds at most 3 cards")
     if g.display and phase not in (SPLIT, PICK):  # the next supply would drop them
         raise _bad("display", "cards are on display only in the split and pick phases")
     caravel_of = {c: s for s in range(n) for c in g.caravels[s]}
@@ -622,8 +656,6 @@ def _check_state(g: Game) -> None:
         raise _bad("store_chosen", "a seat that is not asked to store has chosen")
     if g.turn_order and sorted(g.turn_order) != list(range(n)):
         raise _bad("turn_order", "it lists every seat once, or is -")
-    if g.gift_to == active and phase == GIFT:
-        raise _bad("gift_to", "the TM gives to another seat")
     _PHASE_CHECKS.get(phase, _no_check)(g)
     _check_event(g)
 
@@ -670,18 +702,21 @@ def _no_check(g: Game) -> None:
 
 
 def _check_owner(g: Game, power: str, cost: int = 0) -> None:
+    rule = PHASE_RULES[g.phase]
     if g.owner.get(power) != g.active:
         raise _bad("active", f"phase {g.phase} asks the owner of {power}, seat "
-                             f"{g.owner.get(power)}")
+                             f"{g.owner.get(power)} ({rule})")
     if g.doubloons[g.active] < cost:  # the engine asks only an owner who can pay (R1.4)
-        raise _bad("doubloons", f"phase {g.phase} needs {cost} doubloons for seat {g.active}")
+        raise _bad("doubloons", f"phase {g.phase} needs {cost} doubloons for seat {g.active} "
+                                f"({rule}, R1.4)")
 
 
 def _check_pick(g: Game) -> None:
     if not g.pick_queue or not g.display:
         raise _bad("pick_queue", "phase pick needs a fleet to pick and cards on display")
     if g.pick_queue[0][0] != g.active:
-        raise _bad("active", f"the first fleet of pick_queue is seat {g.pick_queue[0][0]}'s")
+        raise _bad("active", f"the first fleet of pick_queue is seat {g.pick_queue[0][0]}'s "
+                             "(R4.6)")
 
 
 def _check_pirates(g: Game) -> None:
@@ -749,7 +784,7 @@ def _check_turn(g: Game) -> None:
         raise _bad("turn_index", f"phase {g.phase} needs a turn order and an index below "
                                  f"{g.players}")
     if g.turn_order[g.turn_index] != g.active:
-        raise _bad("active", f"it is seat {g.turn_order[g.turn_index]}'s turn")
+        raise _bad("active", f"it is seat {g.turn_order[g.turn_index]}'s turn (R6.1)")
     if g.phase == STORE and not g.capacity[g.active]:
         raise _bad("phase", f"seat {g.active} has no warehouse")
 
@@ -767,6 +802,400 @@ _PHASE_CHECKS: dict[str, Callable[[Game], None]] = {
     TURN: _check_turn,
     STORE: _check_store,
 }
+
+
+# -- positions no game reaches ---------------------------------------------------------------
+#
+# The checks above make a position the engine can run; these make it one a game can reach.
+# Each names the rule a reachable game keeps (docs/notation.md lists them, and docs/rules.md
+# rules on the points that rest on counting rather than on a rule's words).
+
+_Add = Callable[[str, str, str, str], None]
+_TRADE_FACEUP = frozenset((TM_TIE, TAKE))  # offers are face up from the reveal (R5.3, R5.8)
+_AFTER_PIRATES = frozenset(PHASES[PHASES.index(ANNOUNCE):])  # same round as the pirates
+_BEFORE_TAKES = frozenset(PHASES[:PHASES.index(TAKE)])  # no doubloons gained yet (R5.10)
+
+
+def _owner_of(g: Game, card_id: str) -> int | None:
+    return next((s for s in range(g.players) if card_id in g.devs[s]), None)
+
+
+def _unplayed(g: Game) -> list[int]:
+    """The seats whose progression turn of this round has not begun."""
+    if g.phase in _BEFORE_TURNS:
+        return list(range(g.players))
+    if g.phase == TURN or (g.phase == STORE and g.options.rules < 2):
+        return g.turn_order[g.turn_index + 1:]
+    return []
+
+
+def _turn_seat(g: Game) -> int | None:
+    """The seat whose progression turn of this round the turn_* fields describe (the current
+    one, else the last one), or None before the turns."""
+    if g.phase == TURN or (g.phase == STORE and g.options.rules < 2):
+        return g.active
+    if g.phase in (STORE, OVER) and g.turn_order:
+        return g.turn_order[-1]
+    return None
+
+
+def _stored_now(g: Game) -> list[int]:
+    """The seats that may have cards in warehouses now: from the storage step to the next
+    supply step (R6.9, R4.1); in the first edition, also those whose turn is over."""
+    if g.phase in (CORONADO, OVER):
+        return list(range(g.players))
+    if g.options.rules < 2 and g.phase in (TURN, STORE):
+        return g.turn_order[:g.turn_index]
+    return []
+
+
+def _check_asked_seat(g: Game, add: _Add) -> None:
+    """R5.1, R5.4, R5.6, R5.9, R6.1: the seat the rules ask is the one deciding."""
+    phase, tm = g.phase, g.tm
+    last = g.takes[-1][1] if g.takes else tm  # the next taker (R5.6)
+    asked = {ANNOUNCE: (tm, "R5.1", "the Trade Master announces"),
+             TM_TIE: (tm, "R5.4", "the Trade Master chooses among the tied seats"),
+             TAKE: (last, "R5.6", f"seat {last}, whose card was just taken, takes next"
+                    if g.takes else "the new Trade Master takes first"),
+             GIFT: (tm, "R5.9", "the Trade Master gives"),
+             FIRST: (tm, "R6.1", "the Trade Master chooses who plays first")}.get(phase)
+    if asked is not None and g.active != asked[0]:
+        seat, rule, why = asked
+        add("wrong_seat_asked", "active", rule,
+            f"phase {phase} asks seat {seat} ({why}), not seat {g.active}")
+    if phase == GIFT and g.gift_to == tm:
+        add("gift_to_wrong_seat", "gift_to", "R5.9",
+            "the Trade Master gives to the last next taker only when that is another seat")
+    elif phase == GIFT and g.gift_to != last:
+        add("gift_to_wrong_seat", "gift_to", "R5.9",
+            f"the trade ended with seat {last} to take next: the gift goes to seat {last}")
+    for i, (taker, source) in enumerate(g.takes):
+        expected = tm if i == 0 else g.takes[i - 1][1]
+        if taker == source:
+            add("take_out_of_turn", "takes", "R5.5",
+                f"take {i + 1} ({taker}>{source}): a seat takes from another seat")
+            break
+        if taker != expected:
+            who = "the new Trade Master" if i == 0 else "the seat whose card was just taken"
+            add("take_out_of_turn", "takes", "R5.6",
+                f"take {i + 1} ({taker}>{source}) is made by {who}, seat {expected}")
+            break
+
+
+def _check_trade(g: Game, add: _Add) -> None:
+    """R5.1-R5.9: what the trade step leaves on the table."""
+    phase = g.phase
+    if phase not in _TRADE_FACEUP:
+        for s in range(g.players):
+            if any(g.faceup[s]):
+                add("faceup_outside_trade", "faceup", "R5.8",
+                    f"seat {s} has cards face up in phase {phase}: offers are face up from "
+                    "the reveal to the end of the trade, then go back to their owners' hands")
+                break
+    if phase == TM_TIE:
+        scores = [g.offer_score(s, from_counts(g.faceup[s])) for s in range(g.players)]
+        best = max(scores)
+        tied = tuple(s for s in range(g.players) if scores[s] == best)
+        if g.tie != tied or g.tm in tied:
+            add("tie_not_the_best_offers", "tie", "R5.4",
+                f"the offers on the table score {'/'.join(map(str, scores))}: the Trade Master "
+                f"chooses only when seats {_seats(tied)} tie for the best and he is not one "
+                "of them")
+    elif g.tie:
+        add("tie_outside_tm_tie", "tie", "R5.4", "tied seats wait only in phase tm_tie")
+    if g.gift_to != -1 and phase != GIFT:
+        add("gift_outside_gift", "gift_to", "R5.9", "a gift is due only in phase gift")
+    for s, cards in g.offers.items():
+        least, most = g._offer_sizes(s)
+        if not least <= len(cards) <= most:
+            size = str(most) if least == most else f"{least} to {most}"
+            add("offer_size", "offers", "R5.2",
+                f"seat {s} offers {len(cards)} card(s), not {size}")
+    opening = g.round == 1 and phase == ANNOUNCE
+    if opening != (g.announced == 0):
+        add("announced", "announced", "R5.1",
+            "0 (nothing announced yet) only in round 1's announce phase; otherwise the last "
+            "N announced, 2, 3 or 4")
+
+
+def _check_market(g: Game, add: _Add) -> None:
+    if len(g.market) != MARKET_SIZE:
+        add("market_size", "market", "R2.2, R5.5",
+            f"the market holds {len(g.market)} card(s): it holds 3 from the setup on (a swap "
+            "keeps it at 3, and the draw pile always refills it)")
+
+
+def _check_stored(g: Game, add: _Add) -> None:
+    """R6.9, R4.1: stored cards fit the warehouses, and exist only between storage and the
+    next supply step."""
+    may = _stored_now(g)
+    for s in range(g.players):
+        k = sum(g.stored[s])
+        if not k:
+            continue
+        cap = g.capacity[s]
+        if k > cap:
+            add("stored_over_capacity", "stored", "R6.9",
+                f"seat {s} has {k} card(s) stored and "
+                + (f"its warehouses hold {cap}" if cap else "owns no warehouse"))
+        if s not in may:
+            add("stored_outside_storage", "stored", "R4.1",
+                f"seat {s} has cards stored in phase {g.phase} of round {g.round}: stored "
+                "cards go back to the hand at the supply step and are stored again only "
+                "once every progression turn is over")
+        elif g.event == "FI" and g.affected(s):
+            add("stored_under_fire", "stored", "R6.9",
+                f"seat {s} has cards stored in a round of Fire")
+
+
+def _check_round(g: Game, add: _Add) -> None:
+    """R2.5, R8.2, R8.5, R8.1: what the start of a round, and of the game, leave."""
+    unplayed = _unplayed(g)
+    limit = g.options.round_limit
+    if limit is not None and g.round > limit:
+        add("round_past_limit", "round", "R8.5",
+            f"round {g.round} is past the round limit, {limit}: round {limit} ended the game")
+    if g.round == 1:
+        if g.fleets:
+            add("fleets_in_round_1", "fleets", "R2.5",
+                "round 1 begins with no developments, so no fleet sails in it")
+        for s in unplayed:
+            if g.doubloons[s]:
+                add("doubloons_before_income", "doubloons", "R2.5",
+                    f"seat {s} holds {g.doubloons[s]} doubloons in round 1 before its first "
+                    "progression turn: everyone starts with 0, and income comes at the end "
+                    "of a turn")
+            if g.devs[s]:
+                add("developments_before_turn", "devs", "R2.5",
+                    f"seat {s} owns developments in round 1 before its first progression "
+                    "turn: everyone starts with none")
+    first_tm = g.options.first_tm
+    if (g.round == 1 and g.phase in (ANNOUNCE, OFFER, TM_TIE) and first_tm is not None
+            and g.tm != first_tm):
+        add("tm_not_first_tm", "tm", "R2.4",
+            f"the first Trade Master is seat {first_tm} (first_tm), and the token moves only "
+            "at the reveal of the offers")
+    orellana = g.owner.get("orellana")
+    for s in unplayed:
+        if g.doubloons[s] >= WIN_DOUBLOONS and not (s == orellana and g.phase not in _BEFORE_TAKES):
+            add("rich_at_round_start", "doubloons", "R8.2",
+                f"seat {s} holds {g.doubloons[s]} doubloons before its progression turn: "
+                f"a round in which a seat reaches {WIN_DOUBLOONS} ends the game, so none "
+                "begins with one")
+            break
+    shown = [s for s in g.perfect_shown if s in unplayed]
+    if shown:
+        add("perfect_before_turn", "perfect_shown", "R8.1",
+            f"seat {shown[0]} has not played its progression turn of round {g.round}: the "
+            "perfect combination is shown in a turn, and ends the game at the end of its round")
+    seat = _turn_seat(g)
+    if seat is not None and (seat in g.perfect_shown) != g.turn_perfect:
+        add("turn_perfect", "turn_perfect", "R8.1",
+            f"turn_perfect says whether seat {seat} showed the perfect combination in its "
+            "turn of this round, as perfect_shown does")
+
+
+def _check_turns(g: Game, add: _Add) -> None:
+    """R6.1-R6.5: the progression step."""
+    n, order = g.players, g.turn_order
+    if order and any(order[i] != (order[0] + i) % n for i in range(n)):
+        add("turn_order_not_seat_order", "turn_order", "R6.1",
+            f"the others follow seat {order[0]} in seat order: "
+            f"{_seats((order[0] + i) % n for i in range(n))}")
+    seat = _turn_seat(g)
+    if g.turn_sets > 1 and (g.round == 1 or seat is not None) and not (
+            seat is not None and g.event == "KA" and g.affected(seat)):  # round 1: no event
+        whose = "a turn of round 1" if seat is None else f"seat {seat}'s turn"
+        add("sets_without_kings_aid", "turn_sets", "R6.2",
+            f"{g.turn_sets} identical sets in {whose}: one per turn, any number only with "
+            "King's Aid")
+    if ((g.phase in _BEFORE_TURNS and g.round >= 2) or g.phase == OVER) and (
+            g.turn_index != n or not order):
+        add("turn_index_between_rounds", "turn_index", "R6.1",
+            f"every player has had his turn of the last round: turn_index is {n}, after "
+            "that round's turn_order")
+    if g.round == 1 and g.phase in _BEFORE_TURNS:
+        played = [k for k in ("turn_order", "turn_index", "turn_sets", "turn_series",
+                              "turn_relics", "turn_perfect") if getattr(g, k)]
+        if played:
+            add("turn_before_turns", played[0], "R6.1",
+                "round 1 is still before its first progression turn: write "
+                + ("-" if played[0] == "turn_order" else "0"))
+    unplayed = set(_unplayed(g))
+    used = sorted(m for m in g.merchants_used if _owner_of(g, m) in unplayed)
+    if used:
+        add("merchant_used_before_turn", "merchants_used", "R6.5",
+            f"{used[0]} belongs to seat {_owner_of(g, used[0])}, whose turn of this round has "
+            "not begun: a merchant works in its owner's turn, once a round")
+    if g.converted:
+        spare = [0, 0, 0, 0]
+        for m in g.merchants[g.active]:
+            if m in g.merchants_used:
+                spare[g.deck[m].merchant_class] += 1
+        for _, dst in g.converted:
+            spare[CLASS_OF[dst]] -= 1
+        if min(spare) < 0:
+            add("conversion_without_merchant", "converted", "R6.5",
+                f"seat {g.active} has used fewer merchants of that class this round")
+
+
+def _check_queue(g: Game, add: _Add) -> None:
+    """R6.4, R8.3: the queue is refilled while the development pile lasts."""
+    short = len(g.queue) < QUEUE_SIZE
+    if g.queue_short:
+        if g.devpile:
+            add("queue_short_with_pile", "queue_short", "R6.4",
+                f"the development pile still holds {len(g.devpile)} card(s) to refill the "
+                "queue")
+        elif not short:
+            add("queue_short_with_full_queue", "queue_short", "R6.4",
+                f"the queue holds {QUEUE_SIZE} cards")
+        if g.phase in _BEFORE_TURNS:
+            add("queue_short_at_round_start", "queue_short", "R8.3",
+                "the queue ran short in a progression turn, and that ends the game at the end "
+                "of its round")
+    elif short:
+        in_play = len(g.deck.for_players(g.players, g.options.promo))
+        if g.devpile:
+            add("queue_not_refilled", "queue", "R6.4",
+                f"the queue holds {len(g.queue)} cards while the development pile holds "
+                f"{len(g.devpile)}: a taken card is replaced at once")
+        elif in_play >= QUEUE_SIZE:
+            add("queue_short_not_marked", "queue_short", "R6.4",
+                f"the queue holds {len(g.queue)} cards and the pile is empty: the queue ran "
+                "short this round (write 1)")
+
+
+def _check_supply(g: Game, add: _Add) -> None:
+    """R4.3-R4.7: fleets, display and pirates."""
+    phase = g.phase
+    if g.pick_queue and phase != PICK:
+        add("pick_queue_outside_picks", "pick_queue", "R4.6",
+            "fleets wait to pick only in phase pick")
+    if phase in (SPLIT, PICK, SERGIO, PIRATES, ANNOUNCE, OFFER, TM_TIE, TAKE, GIFT, FIRST):
+        ponce = g.owner.get("ponce")
+        for s in range(g.players):
+            mine = [f for seat, f in g.fleets if seat == s]
+            most = 2 if s == ponce and phase != SPLIT else 1
+            if sorted(c for f in mine for c in f) != sorted(g.caravels[s]) or len(mine) > most:
+                add("fleets_not_the_caravels", "fleets", "R4.4",
+                    f"seat {s}'s caravels sail as one fleet (two for Ponce de León's owner, "
+                    "once he has split them)")
+                break
+    total = sum(len(c) for c in g.caravels)
+    if phase == SPLIT:
+        ponce_seat = g.owner.get("ponce")
+        if ponce_seat is not None and len(g.caravels[ponce_seat]) < 2:
+            add("split_without_two_caravels", "phase", "R4.4",
+                f"seat {ponce_seat} owns fewer than 2 caravels to split")
+        if len(g.display) != total:
+            add("display_size", "display", "R4.3",
+                f"{len(g.display)} card(s) on display for {total} caravel(s)")
+    if phase == PICK:
+        waiting = sum(len(f) for _, f in g.pick_queue)
+        if len(g.display) != waiting:
+            add("display_size", "display", "R4.3",
+                f"{len(g.display)} card(s) on display for the {waiting} caravel(s) still to "
+                "pick (one card per caravel in play)")
+        ranked = g.ranked_fleets()
+        if g.pick_queue != ranked[len(ranked) - len(g.pick_queue):]:
+            add("pick_order", "pick_queue", "R4.6",
+                "the fleets pick in the order " + _fleets_text(ranked))
+    if phase == PIRATES:
+        owed = g.pirates_owed()
+        if g.pirates_due != owed:
+            add("pirates_due", "pirates_due", "R4.7",
+                "the Pirates strike each seat they affect once per fleet of 2 or more "
+                f"caravels: {','.join(f'{s}:{k}' for s, k in owed.items()) or '-'}")
+    elif g.pirates_due:
+        if set(g.pirates_chosen) != set(g.pirates_due):
+            add("pirates_chosen", "pirates_chosen", "R4.7",
+                "after the pirates step every seat due has discarded")
+        if phase in _AFTER_PIRATES and g.event != "PI":
+            add("pirates_without_pirates", "pirates_due", "R4.7",
+                f"pirate discards in a round whose event is {g.event or '-'}")
+
+
+# Phases in which every hand is what the supply step dealt, moved only by the trade (R5);
+# and those in which ``takes`` are this round's (before the reveal they are the last round's).
+_HANDS_FROM_SUPPLY = frozenset((ANNOUNCE, OFFER, TM_TIE, TAKE, GIFT, FIRST, TURN))
+_TAKES_OF_THIS_ROUND = frozenset((TAKE, GIFT, FIRST, TURN))
+
+
+def _hand_after_supply(g: Game, seat: int) -> tuple[int, int]:
+    """R4.1-R4.7, P01: the fewest and most cards ``seat`` can hold after this round's supply
+    step: 5 dealt (the draw pile never runs dry, docs/rules.md R4.2), one picked per caravel,
+    less the pirates' due; plus up to its warehouses' capacity returned and Sergio's buy."""
+    least = HAND_DEAL + len(g.caravels[seat]) - g.pirates_due.get(seat, 0)
+    return least, least + g.capacity[seat] + (g.owner.get("sergio") == seat)
+
+
+def _check_hands(g: Game, add: _Add) -> None:
+    """R4.2, R5.5-R5.9, R6.10: the deal gives 5 cards, the trade moves them one take at a time,
+    and the end of a round discards every hand."""
+    phase = g.phase
+    if phase in _HANDS_FROM_SUPPLY:
+        traded = phase in _TAKES_OF_THIS_ROUND
+        gift = phase in (FIRST, TURN) and g.takes and g.takes[-1][1] != g.tm
+        for s in range(g.players) if phase != TURN else _unplayed(g):
+            least, most = _hand_after_supply(g, s)
+            held = sum(g.hands[s]) + sum(g.faceup[s])
+            if traded:  # each take moves one card from its source to its taker (R5.5, R5.6)
+                held += sum(y == s for _, y in g.takes) - sum(x == s for x, _ in g.takes)
+            if gift and s == g.tm:  # R5.9: the TM gave one card, if he had one
+                least, most = least - 1, most
+            elif gift and s == g.takes[-1][1]:
+                least, most = least, most + 1
+            if not least <= held <= most:
+                add("hand_size", "hands", "R4.2",
+                    f"seat {s} holds {sum(g.hands[s])} card(s) in phase {phase}: the deal (5 "
+                    "cards), the caravels, the warehouses, the pirates and the trade leave it "
+                    + (str(least) if least == most else f"{least} to {most}")
+                    + (" before the takes" if traded else ""))
+                break
+    if g.round == 1 and g.reshuffles:
+        add("reshuffle_in_round_1", "reshuffles", "R4.2",
+            "round 1 deals from a full draw pile: no reshuffle yet")
+    if g.round == 1 and phase in _BEFORE_TURNS and g.discard:
+        add("discard_before_turns", "discard", "R2.5",
+            "nothing is discarded in round 1 before the first progression turn")
+    if phase in (CORONADO, OVER):
+        holding = [s for s in range(g.players) if any(g.hands[s])]
+        if holding:
+            add("hand_after_discard", "hands", "R6.10",
+                f"seat {holding[0]} holds cards in phase {g.phase}: every hand is discarded at "
+                "the end of the round")
+
+
+def _check_result(g: Game, add: _Add) -> None:
+    """R8: the result is the one the rules give at the end of this round."""
+    if g.phase != OVER:
+        return
+    expected = g.round_result()
+    if expected != g.result:
+        rule = END_RULES[expected.reason] if expected is not None else "R8"
+        add("result_not_the_rules", "result", rule,
+            "the rules end this game with " + _result_text(expected) if expected is not None
+            else "no rule ends the game at the end of this round")
+
+
+_REACHABILITY_CHECKS: tuple[Callable[[Game, _Add], None], ...] = (
+    _check_asked_seat, _check_trade, _check_market, _check_stored, _check_round,
+    _check_turns, _check_queue, _check_supply, _check_hands, _check_result)
+
+
+def position_problems(game: Game) -> list[PositionProblem]:
+    """Every reason why no game reaches ``game`` (python-chess's ``Board.status()``): empty
+    for a position a game reaches. ``game`` must be one :func:`parse_position` could build
+    (its structural checks passed); the engine's own games always give an empty list."""
+    found: list[PositionProblem] = []
+
+    def add(name: str, field: str, rule: str, text: str) -> None:
+        found.append(PositionProblem(name, field, rule, text))
+
+    for check in _REACHABILITY_CHECKS:
+        check(game, add)
+    return found
 
 
 # -- comparing positions --------------------------------------------------------------------

@@ -249,10 +249,7 @@ def describe(game: Game) -> list[str]:
             lines.append(f"  stored: {cards_named(from_counts(game.stored[s]))}")
         if any(game.faceup[s]):
             lines.append(f"  offered face up: {cards_named(from_counts(game.faceup[s]))}")
-        if s in game.offers:
-            lines.append(f"  secret offer: {cards_named(game.offers[s])}")
-        if s in game.pirates_chosen:
-            lines.append(f"  pirate discard chosen: {cards_named(game.pirates_chosen[s])}")
+        lines += secret_choices(game, s, "  ")
     if game.fleets:
         lines.append("Fleets: " + ", ".join(f"seat {s} {'+'.join(f)}" for s, f in game.fleets))
     if game.takes:
@@ -280,10 +277,23 @@ def describe(game: Game) -> list[str]:
     return lines
 
 
-def describe_view(view: PlayerView) -> list[str]:
+def secret_choices(game: Game, seat: int, indent: str, own: str = "") -> list[str]:
+    """The secret choices ``seat`` has fixed in the pending simultaneous step (offer, pirate
+    discard, storage), one line each; ``own`` ("your ") when the seat itself reads them."""
+    phase = game.phase
+    choices = [("offer", game.offers if phase == "offer" else {}),
+               ("pirate discard", game.pirates_chosen if phase == "pirates" else {}),
+               ("storage choice", game.store_chosen if phase == "store" else {})]
+    return [f"{indent}{own}secret {what}: {cards_named(chosen[seat])}"
+            for what, chosen in choices if seat in chosen]
+
+
+def describe_view(view: PlayerView, game: Game | None = None) -> list[str]:
     """What one seat (or a spectator: ``view.seat`` None) may see of a position, as readable
     lines: its own hand, stored cards, offer and legal decisions; of the others only what is
-    public (hand and warehouse sizes, who has fixed a secret choice, face-up cards)."""
+    public (hand and warehouse sizes, who has fixed a secret choice, face-up cards). With the
+    ``game`` behind the view, the seat's own fixed pirate discard and storage choice too (a
+    view shows only its offer)."""
     me = view.seat
     event = "none" if view.event is None else f"{EVENT_NAMES[view.event]} ({view.event})"
     who = "a spectator" if me is None else f"seat {me}"
@@ -308,7 +318,9 @@ def describe_view(view: PlayerView) -> list[str]:
             lines.append(f"  hand: {cards_named(view.hand)}")
             if view.stored:
                 lines.append(f"  stored: {cards_named(view.stored)}")
-            if view.my_offer is not None:
+            if game is not None:
+                lines += secret_choices(game, me, "  ", own="your ")
+            elif view.my_offer is not None:
                 lines.append(f"  your secret offer: {cards_named(view.my_offer)}")
         else:
             known = view.known_hands[s]
@@ -364,5 +376,5 @@ def _cmd_show(args: argparse.Namespace) -> int:
         seat = _viewer(args.viewer, game.players)
     except ValueError as exc:
         return _fail(str(exc), 2)
-    print("\n".join(describe_view(PlayerView(game, seat))))
+    print("\n".join(describe_view(PlayerView(game, seat), game)))
     return 0

@@ -1,0 +1,491 @@
+"""Positions no game can reach are refused, naming the field and the rule (docs/notation.md,
+"What parsing checks"); every position a game reaches reads back unchanged."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import pytest
+from conftest import bot_positions, bot_step, field_of, first_position, with_field
+
+from mundus_net.bots.base import Bot
+from mundus_net.bots.greedy import GreedyBot
+from mundus_net.bots.random_bot import RandomBot
+from mundus_net.cli import main
+from mundus_net.engine.cards import from_counts
+from mundus_net.engine.game import PHASE_RULES, Game
+from mundus_net.engine.notation import (
+    NotationError,
+    PositionProblem,
+    apply_decision,
+    format_position,
+    multiset_text,
+    parse_position,
+    position_differences,
+    position_problems,
+)
+
+# `mundus rules new --players 3 --seed 4`: round 1, the Trade Master (seat 0) announces.
+P = format_position(Game.new(3, 4))
+
+
+def _refused(text: str, name: str, field: str, rule: str) -> str:
+    """``text`` is refused with the problem ``name`` on ``field``, breaking ``rule``; the
+    message names both. Returns the problem's text."""
+    with pytest.raises(NotationError) as info:
+        parse_position(text)
+    problem = next((p for p in info.value.problems if p.name == name), None)
+    assert problem is not None, f"{name} not in: {info.value}"
+    assert (problem.field, problem.rule) == (field, rule)
+    assert f"position field {field!r}: {problem.text} ({rule})" in str(info.value)
+    return str(problem)
+
+
+def _from_draw(text: str, cards: str | int, key: str, seat: int | None = None) -> str:
+    """Move ``cards`` (or that many cards from the top) from the draw pile to field ``key`` (a
+    per-seat multiset when ``seat`` is given, else a sorted pile such as the market), keeping
+    the 120 resources."""
+    draw = field_of(text, "draw")
+    if isinstance(cards, int):
+        cards = draw[len(draw) - cards:]
+    for card in cards:
+        i = draw.rindex(card)
+        draw = draw[:i] + draw[i + 1:]
+    value = field_of(text, key)
+    if seat is None:
+        value = "".join(sorted(value.replace("-", "") + cards)) or "-"
+    else:
+        parts = value.split("/")
+        parts[seat] = multiset_text([*_cards(parts[seat]), *_cards(cards)])
+        value = "/".join(parts)
+    return with_field(with_field(text, "draw", draw or "-"), key, value)
+
+
+def _cards(text: str) -> list[int]:
+    return [] if text == "-" else [10 if c == "R" else int(c) for c in text]
+
+
+def _position(found: Callable[[Game], bool]) -> tuple[str, Game]:
+    text = first_position(found)
+    return text, parse_position(text)
+
+
+def _two_seat_pirates_position() -> tuple[str, Game]:
+    """A pirates step of two seats, one of which has chosen (a 4-player random-bot game)."""
+    game = next(g for g in bot_positions(4, 28, True)
+                if g.phase == "pirates" and len(g.pirates_chosen) == 1)
+    return format_position(game), game
+
+
+def _take_position() -> str:
+    """P after the announcement and the offers: seat 2's offer is best, it takes first."""
+    game = parse_position(P)
+    for decision in ("announce:3", "0.offer:458", "1.offer:113", "2.offer:189"):
+        apply_decision(game, decision)
+    return format_position(game)
+
+
+# -- stored cards (R6.9, R4.1) ----------------------------------------------------------------
+
+
+def test_R6_9_stored_cards_without_a_warehouse_are_refused() -> None:
+    message = _refused(_from_draw(P, "9", "stored", 0), "stored_over_capacity", "stored",
+                       "R6.9")
+    assert message == ("position field 'stored': seat 0 has 1 card(s) stored and owns no "
+                       "warehouse (R6.9)")
+
+
+def test_R6_9_more_stored_cards_than_the_warehouses_hold_are_refused() -> None:
+    text, game = _position(lambda g: g.phase == "coronado" and any(map(any, g.stored)))
+    seat = next(s for s in range(game.players) if any(game.stored[s]))
+    room = game.capacity[seat] - sum(game.stored[seat])
+    message = _refused(_from_draw(text, room + 1, "stored", seat),
+                       "stored_over_capacity", "stored", "R6.9")
+    assert f"its warehouses hold {game.capacity[seat]}" in message
+
+
+def test_R4_1_stored_cards_in_the_middle_of_a_round_are_refused() -> None:
+    """Stored cards go back to the hand at the supply step: a warehouse holding cards during
+    the turns would receive more at the storage step (the engine once stored 4 cards in a
+    warehouse for 2 from such a position)."""
+    text, game = _position(lambda g: g.phase == "turn" and g.round >= 2 and any(g.capacity))
+    seat = next(s for s in range(game.players) if game.capacity[s])
+    message = _refused(_from_draw(text, 1, "stored", seat), "stored_outside_storage",
+                       "stored", "R4.1")
+    assert f"seat {seat} has cards stored in phase turn of round {game.round}" in message
+
+
+def test_R6_9_cards_stored_under_fire_are_refused() -> None:
+    text, game = _position(lambda g: g.phase == "over" and any(map(any, g.stored))
+                           and "cosa" not in g.owner)
+    seat = next(s for s in range(game.players) if any(game.stored[s]))
+    message = _refused(with_field(text, "event", "FI"), "stored_under_fire", "stored", "R6.9")
+    assert f"seat {seat} has cards stored in a round of Fire" in message
+
+
+# -- the trade step (R5) ----------------------------------------------------------------------
+
+
+def test_R5_8_a_card_face_up_outside_the_trade_is_refused() -> None:
+    message = _refused(_from_draw(P, "9", "faceup", 1), "faceup_outside_trade", "faceup",
+                       "R5.8")
+    assert message.startswith("position field 'faceup': seat 1 has cards face up in phase "
+                              "announce")
+
+
+def test_R5_1_the_announcement_is_asked_of_the_trade_master(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    text = with_field(P, "active", "2")
+    message = _refused(text, "wrong_seat_asked", "active", "R5.1")
+    assert message == ("position field 'active': phase announce asks seat 0 (the Trade Master "
+                       "announces), not seat 2 (R5.1)")
+    for argv in (["show", text], ["apply", text, "announce:4"]):
+        assert main(["rules", *argv]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and message in err
+
+
+def test_R5_1_nothing_announced_is_only_round_1s_first_announcement() -> None:
+    _refused(with_field(P, "announced", "3"), "announced", "announced", "R5.1")
+    text, _ = _position(lambda g: g.phase == "announce" and g.round >= 2)
+    _refused(with_field(text, "announced", "0"), "announced", "announced", "R5.1")
+
+
+def test_R5_2_an_offer_of_the_wrong_size_is_refused() -> None:
+    game = parse_position(P)
+    apply_decision(game, "announce:3")
+    message = _refused(with_field(format_position(game), "offers", "0:4"), "offer_size",
+                       "offers", "R5.2")
+    assert "seat 0 offers 1 card(s), not 3" in message
+
+
+def test_R5_4_the_tie_is_the_seats_with_the_best_offers_and_the_tm_chooses() -> None:
+    text, game = _position(lambda g: g.phase == "tm_tie")
+    other = next(s for s in range(game.players) if s != game.tm)
+    _refused(with_field(text, "active", str(other)), "wrong_seat_asked", "active", "R5.4")
+    _refused(with_field(text, "tie", ",".join(map(str, (*game.tie[:-1], game.tm)))),
+             "tie_not_the_best_offers", "tie", "R5.4")
+
+
+def test_R5_6_the_first_take_after_the_reveal_is_the_new_trade_masters() -> None:
+    text = _take_position()
+    assert (field_of(text, "tm"), field_of(text, "active")) == ("2", "2")
+    message = _refused(with_field(text, "active", "0"), "wrong_seat_asked", "active", "R5.6")
+    assert "asks seat 2 (the new Trade Master takes first), not seat 0" in message
+    game = parse_position(text)
+    apply_decision(game, "take:1@1")  # seat 1 lost a card: it takes next
+    message = _refused(with_field(format_position(game), "active", "0"), "wrong_seat_asked",
+                       "active", "R5.6")
+    assert "asks seat 1 (seat 1, whose card was just taken, takes next)" in message
+
+
+def test_R5_6_takes_that_do_not_follow_each_other_are_refused() -> None:
+    text, game = _position(lambda g: g.phase == "take" and len(g.takes) >= 2)
+    (x, y), rest = game.takes[0], game.takes[1:]
+    wrong = ",".join([f"{y}>{x}", *(f"{a}>{b}" for a, b in rest)])
+    _refused(with_field(text, "takes", wrong), "take_out_of_turn", "takes", "R5.6")
+
+
+def test_R5_9_the_gift_is_asked_of_the_trade_master_for_the_last_taker() -> None:
+    text, game = _position(lambda g: g.phase == "gift" and g.players >= 3)
+    other = next(s for s in range(game.players) if s not in (game.tm, game.gift_to))
+    _refused(with_field(text, "active", str(game.gift_to)), "wrong_seat_asked", "active",
+             "R5.9")
+    message = _refused(with_field(text, "gift_to", str(other)), "gift_to_wrong_seat",
+                       "gift_to", "R5.9")
+    assert f"the gift goes to seat {game.gift_to}" in message
+
+
+# -- the progression step (R6) ----------------------------------------------------------------
+
+
+def test_R6_1_who_plays_first_is_asked_of_the_trade_master() -> None:
+    text, game = _position(lambda g: g.phase == "first")
+    other = (game.tm + 1) % game.players
+    message = _refused(with_field(text, "active", str(other)), "wrong_seat_asked", "active",
+                       "R6.1")
+    assert f"asks seat {game.tm} (the Trade Master chooses who plays first)" in message
+
+
+@pytest.mark.parametrize("phase", ["coronado", "split", "pick", "sergio", "announce", "tm_tie",
+                                   "take", "gift", "first", "turn"])
+def test_every_one_seat_phase_asks_the_seat_the_rules_ask(phase: str) -> None:
+    """Whatever ``active`` says, the seat asked is the one the phase's rule asks: another
+    seat is refused, naming the field and that rule (R3.3, R4.4, R4.6, P01, R5.1, R5.4, R5.6,
+    R5.9, R6.1)."""
+    text, game = _position(lambda g: g.phase == phase)
+    other = (game.active + 1) % game.players
+    with pytest.raises(NotationError) as info:
+        parse_position(with_field(text, "active", str(other)))
+    message = str(info.value)
+    assert message.startswith("position field 'active': ")
+    assert f"({PHASE_RULES[phase]}" in message.split(";")[0]
+
+
+def test_R6_1_the_others_follow_the_first_player_in_seat_order() -> None:
+    text, game = _position(lambda g: g.phase == "announce" and g.round >= 2 and g.players >= 3)
+    order = game.turn_order
+    swapped = [order[0], order[2], order[1], *order[3:]]
+    _refused(with_field(text, "turn_order", ",".join(map(str, swapped))),
+             "turn_order_not_seat_order", "turn_order", "R6.1")
+
+
+def test_R6_1_between_rounds_every_turn_of_the_last_round_is_over() -> None:
+    text, _ = _position(lambda g: g.phase == "announce" and g.round >= 2)
+    _refused(with_field(text, "turn_index", "0"), "turn_index_between_rounds", "turn_index",
+             "R6.1")
+    _refused(with_field(text, "turn_order", "-"), "turn_index_between_rounds", "turn_index",
+             "R6.1")
+
+
+def test_R6_2_two_sets_in_a_turn_without_kings_aid_are_refused() -> None:
+    text, _ = _position(lambda g: g.phase == "turn" and g.event is None)
+    message = _refused(with_field(text, "turn_sets", "2"), "sets_without_kings_aid",
+                       "turn_sets", "R6.2")
+    assert "one per turn, any number only with King's Aid" in message
+    message = _refused(with_field(P, "turn_sets", "2"), "sets_without_kings_aid", "turn_sets",
+                       "R6.2")
+    assert "2 identical sets in a turn of round 1" in message
+    _refused(with_field(P, "turn_sets", "2"), "turn_before_turns", "turn_sets", "R6.1")
+
+
+def test_R6_2_kings_aid_allows_more_sets() -> None:
+    text, _ = _position(lambda g: g.phase == "turn" and g.event == "KA"
+                           and g.affected(g.active))
+    assert parse_position(with_field(text, "turn_sets", "2")).turn_sets == 2
+
+
+def test_R6_4_queue_short_while_the_pile_could_refill_the_queue_is_refused() -> None:
+    message = _refused(with_field(P, "queue_short", "1"), "queue_short_with_pile",
+                       "queue_short", "R6.4")
+    assert "the development pile still holds 25 card(s) to refill the queue" in message
+    _refused(with_field(P, "queue_short", "1"), "queue_short_at_round_start", "queue_short",
+             "R8.3")
+
+
+def test_R6_4_a_queue_not_refilled_from_the_pile_is_refused() -> None:
+    *queue, last = field_of(P, "queue").split(",")
+    text = with_field(with_field(P, "queue", ",".join(queue)), "devpile",
+                      field_of(P, "devpile") + "," + last)
+    _refused(text, "queue_not_refilled", "queue", "R6.4")
+
+
+def test_R6_5_a_merchant_used_before_its_owners_turn_is_refused() -> None:
+    def waiting_merchant(g: Game) -> bool:
+        return g.phase == "turn" and any(g.merchants[s]
+                                         for s in g.turn_order[g.turn_index + 1:])
+    text, game = _position(waiting_merchant)
+    seat = next(s for s in game.turn_order[game.turn_index + 1:] if game.merchants[s])
+    used = ",".join(sorted({*game.merchants_used, game.merchants[seat][0]}))
+    _refused(with_field(text, "merchants_used", used), "merchant_used_before_turn",
+             "merchants_used", "R6.5")
+
+
+def test_R6_5_a_conversion_needs_a_merchant_used_this_round() -> None:
+    text, game = _position(lambda g: g.phase == "turn" and bool(g.converted))
+    _, value = game.converted[0]
+    merchant = next(m for m in game.merchants[game.active] if m in game.merchants_used
+                    and game.deck[m].merchant_class == (value + 2) // 3)
+    used = ",".join(sorted(game.merchants_used - {merchant})) or "-"
+    _refused(with_field(text, "merchants_used", used), "conversion_without_merchant",
+             "converted", "R6.5")
+
+
+def test_R6_10_a_hand_after_the_end_of_the_round_is_refused() -> None:
+    text, _ = _position(lambda g: g.phase == "over" and len(g.draw) > 0)
+    _refused(_from_draw(text, 1, "hands", 0), "hand_after_discard", "hands", "R6.10")
+
+
+# -- setup, supply and the market (R2, R4) ------------------------------------------------------
+
+
+def test_R2_2_R5_5_a_market_of_the_wrong_size_is_refused() -> None:
+    message = _refused(_from_draw(P, "4", "market"), "market_size", "market", "R2.2, R5.5")
+    assert "the market holds 4 card(s)" in message
+    two = with_field(P, "market", "12")
+    two = with_field(two, "draw", "3" + field_of(P, "draw"))
+    _refused(two, "market_size", "market", "R2.2, R5.5")
+
+
+def test_R2_4_the_first_trade_master_holds_the_token_until_the_reveal() -> None:
+    text = with_field(with_field(P, "tm", "1"), "active", "1")
+    _refused(text, "tm_not_first_tm", "tm", "R2.4")
+
+
+def test_R2_5_doubloons_before_any_income_in_round_1_are_refused() -> None:
+    message = _refused(with_field(P, "doubloons", "0/5/0"), "doubloons_before_income",
+                       "doubloons", "R2.5")
+    assert "seat 1 holds 5 doubloons in round 1 before its first progression turn" in message
+
+
+def test_R2_5_developments_before_the_first_turn_are_refused() -> None:
+    pile = field_of(P, "devpile").split(",")
+    text = with_field(with_field(P, "devs", f"-/{pile[-1]}/-"), "devpile", ",".join(pile[:-1]))
+    _refused(text, "developments_before_turn", "devs", "R2.5")
+
+
+def test_R4_2_a_hand_the_deal_cannot_give_is_refused() -> None:
+    message = _refused(_from_draw(P, 1, "hands", 0), "hand_size", "hands", "R4.2")
+    assert message == ("position field 'hands': seat 0 holds 6 card(s) in phase announce: the "
+                       "deal (5 cards), the caravels, the warehouses, the pirates and the trade "
+                       "leave it 5 (R4.2)")
+    # In the trade, each take moves one card from its source to its taker.
+    text, game = _position(lambda g: g.phase == "take" and len(g.takes) >= 2
+                           and g.round >= 2)
+    message = _refused(_from_draw(text, 1, "hands", game.takes[0][0]), "hand_size", "hands",
+                       "R4.2")
+    assert message.endswith(" before the takes (R4.2)")
+    _refused(with_field(P, "reshuffles", "1"), "reshuffle_in_round_1", "reshuffles", "R4.2")
+
+
+def test_R4_3_R4_6_the_display_and_the_order_of_the_picks_are_the_rules() -> None:
+    text, game = _position(lambda g: g.phase == "pick" and len(g.pick_queue) >= 2)
+    first, second, *rest = game.pick_queue
+    swapped = ",".join(f"{s}:{'+'.join(f)}" for s, f in [second, first, *rest])
+    _refused(with_field(with_field(text, "pick_queue", swapped), "active", str(second[0])),
+             "pick_order", "pick_queue", "R4.6")
+    display = field_of(text, "display")
+    fewer = with_field(with_field(text, "display", display[1:]), "draw",
+                       display[0] + field_of(text, "draw"))
+    _refused(fewer, "display_size", "display", "R4.3")
+
+
+def test_R4_4_fleets_are_the_caravels_of_the_round() -> None:
+    text, _ = _position(lambda g: g.phase == "announce" and any(g.caravels))
+    _refused(with_field(text, "fleets", "-"), "fleets_not_the_caravels", "fleets", "R4.4")
+
+
+def test_R4_7_the_pirates_strike_the_seats_the_rules_say() -> None:
+    text, game = _position(lambda g: g.phase == "pirates"
+                           and len(g.pirates_due) < g.players)
+    spared = next(s for s in range(game.players) if s not in game.pirates_due)
+    due = {**game.pirates_due, spared: 1}
+    _refused(with_field(text, "pirates_due", ",".join(f"{s}:{k}" for s, k in sorted(
+        due.items()))), "pirates_due", "pirates_due", "R4.7")
+
+
+# -- the end of a round and of the game (R8) ----------------------------------------------------
+
+
+def test_R8_1_perfect_shown_in_a_game_not_over_is_refused() -> None:
+    message = _refused(with_field(P, "perfect_shown", "0"), "perfect_before_turn",
+                       "perfect_shown", "R8.1")
+    assert "seat 0 has not played its progression turn of round 1" in message
+    text, _ = _position(lambda g: g.phase == "turn" and not g.turn_perfect)
+    _refused(with_field(text, "turn_perfect", "1"), "turn_perfect", "turn_perfect", "R8.1")
+
+
+def test_R8_2_a_round_begun_with_75_doubloons_is_refused() -> None:
+    text, game = _position(lambda g: g.phase == "announce" and g.round >= 2)
+    money = [*game.doubloons]
+    money[1] = 75
+    message = _refused(with_field(text, "doubloons", "/".join(map(str, money))),
+                       "rich_at_round_start", "doubloons", "R8.2")
+    assert "seat 1 holds 75 doubloons before its progression turn" in message
+
+
+def test_R8_5_a_round_past_the_round_limit_is_refused() -> None:
+    text, game = _position(lambda g: g.phase == "announce" and g.round >= 3)
+    parse_position(with_field(text, "round_limit", str(game.round)))  # the last round
+    message = _refused(with_field(text, "round_limit", str(game.round - 1)),
+                       "round_past_limit", "round", "R8.5")
+    assert f"round {game.round} is past the round limit, {game.round - 1}:" in message
+
+
+def test_R8_a_result_other_than_the_rules_give_is_refused() -> None:
+    text, game = _position(lambda g: g.phase == "over")
+    assert game.result is not None
+    loser = next(s for s in range(game.players) if s not in game.result.winners)
+    reason, _, *rest = field_of(text, "result").split(":")
+    _refused(with_field(text, "result", ":".join([reason, str(loser), *rest])),
+             "result_not_the_rules", "result", {"perfect": "R8.1", "doubloons": "R8.2",
+                                                "queue": "R8.3", "round_limit": "R8.5"}[reason])
+
+
+# -- every problem, by name -------------------------------------------------------------------
+
+
+def test_a_refusal_names_every_problem_of_the_position() -> None:
+    text = with_field(with_field(_from_draw(P, "9", "stored", 0), "perfect_shown", "0"),
+                      "active", "2")
+    with pytest.raises(NotationError) as info:
+        parse_position(text)
+    names = [p.name for p in info.value.problems]
+    assert names == ["wrong_seat_asked", "stored_over_capacity", "stored_outside_storage",
+                     "perfect_before_turn"]
+    assert str(info.value) == "; ".join(map(str, info.value.problems))
+    assert all(isinstance(p, PositionProblem) for p in info.value.problems)
+    assert position_problems(Game.new(3, 4)) == []
+
+
+# -- what a game reaches reads back unchanged ---------------------------------------------------
+
+# Every player count with random and greedy bots, promo off and on (20 games), and one game
+# of each player count by the first edition's rules (mn1 positions).
+ROUND_TRIP_GAMES = [(players, bot, promo, 2) for players in range(2, 7)
+                    for bot in (RandomBot, GreedyBot) for promo in (False, True)]
+ROUND_TRIP_GAMES += [(players, GreedyBot, players % 2 == 0, 1) for players in range(2, 7)]
+
+
+def test_every_position_of_many_bot_games_reads_back_unchanged() -> None:
+    positions = 0
+    started = time.perf_counter()
+    for i, (players, bot_class, promo, rules) in enumerate(ROUND_TRIP_GAMES):
+        game = Game.new(players, 100 + i, promo=promo, first_tm=None if i % 2 else i % players,
+                        round_limit=8 if i % 5 == 0 else None, rules=rules)
+        bots: list[Bot] = [bot_class(10 * i + s) for s in range(players)]
+        while True:
+            text = format_position(game)
+            parsed = parse_position(text)
+            assert format_position(parsed) == text
+            assert position_differences(parsed, game) == [], text
+            positions += 1
+            if game.is_over:
+                break
+            bot_step(game, bots)
+    elapsed = time.perf_counter() - started
+    print(f"{positions} positions of {len(ROUND_TRIP_GAMES)} games read back in {elapsed:.2f} s")
+    assert positions > 3000
+
+
+# -- `mundus rules show`: the secret choices ----------------------------------------------------
+
+
+def test_rules_show_as_a_seat_shows_its_own_store_choice_and_not_the_others(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    text, game = _position(lambda g: g.phase == "store" and len(g.store_chosen) == 1)
+    (chooser, cards), = game.store_chosen.items()
+    waiting = game.waiting_seats()[0]
+    assert main(["rules", "show", "--as", str(chooser), text]) == 0
+    out = capsys.readouterr().out
+    assert f"  your secret storage choice: {multiset_text(cards)}" in out
+    assert main(["rules", "show", "--as", str(waiting), text]) == 0
+    out = capsys.readouterr().out
+    assert "secret storage choice" not in out
+    assert "has fixed a secret choice (hidden until all are in)" in out
+
+
+def test_rules_show_prints_every_secret_choice_made(capsys: pytest.CaptureFixture[str]) -> None:
+    positions = [_position(lambda g: g.phase == "store" and bool(g.store_chosen)),
+                 _two_seat_pirates_position(),
+                 _position(lambda g: g.phase == "offer" and bool(g.offers))]
+    for (text, game), kind in zip(positions, ("storage choice", "pirate discard", "offer"),
+                                  strict=True):
+        chosen = {"store": game.store_chosen, "pirates": game.pirates_chosen,
+                  "offer": game.offers}[game.phase]
+        assert chosen
+        assert main(["rules", "show", text]) == 0
+        out = capsys.readouterr().out
+        for seat, cards in chosen.items():
+            section = out.split(f"Seat {seat}")[1].split("\nSeat ")[0]
+            assert f"  secret {kind}: {multiset_text(cards)}" in section, out
+
+
+def test_rules_show_as_a_seat_shows_its_own_pirate_discard(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    text, game = _two_seat_pirates_position()
+    (seat, cards), = game.pirates_chosen.items()
+    assert main(["rules", "show", "--as", str(seat), text]) == 0
+    assert f"  your secret pirate discard: {multiset_text(cards)}" in capsys.readouterr().out
+    assert from_counts(game.hands[seat])  # the discard is still in the hand until all are in
