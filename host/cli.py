@@ -301,6 +301,11 @@ def _resume(args: argparse.Namespace, state_dir: Path) -> int:
         log.close()
         print(f"mundus host: cannot resume {args.resume}: {exc}", file=sys.stderr)
         return 1
+    except LogFailure as exc:  # still no room: the log is as it was
+        log.close()
+        print(f"mundus host: cannot resume {args.resume}: {exc}; nothing in the log is lost: "
+              "make room and run the command again", file=sys.stderr)
+        return 1
     table = restored.table
     for warning in restored.warnings:
         print(f"mundus host: warning: {warning}", file=sys.stderr)

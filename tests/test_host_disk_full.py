@@ -113,8 +113,14 @@ def test_a_host_stopped_by_a_full_disk_tells_everyone_and_resumes_with_nothing_l
     committed = read_mark(games / f"{game}.sqlite3")
     assert committed is not None
 
+    command = shlex.split(hint.split("resume it with: ", 1)[1])
+    early = subprocess.run(command, capture_output=True, text=True, timeout=WAIT, check=False)
+    assert early.returncode == 1  # no room yet: said so, and the log is left as it was
+    assert "make room and run the command again" in early.stderr, early.stderr
+    assert "Traceback" not in early.stderr
+
     filler.unlink()  # room again: the printed command resumes the game
-    resumed = Process(shlex.split(hint.split("resume it with: ", 1)[1]))
+    resumed = Process(command)
     processes.append(resumed)
     rows = int(resumed.wait_line(rf"resuming game {game} from .*, (\d+) log rows").group(1))
     assert rows >= committed[0]  # every row it had committed (answered) is there
