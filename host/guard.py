@@ -82,8 +82,8 @@ class TokenBucket:
 
 class KeyedLimiter:
     """A :class:`TokenBucket` per key (a connection, a source address), for at most
-    ``max_keys`` keys at once: when a new key comes to a full table, full buckets are
-    forgotten, else the least recently used one. Forgetting a bucket hands its key a fresh
+    ``max_keys`` keys at once: when a new key comes to a full table, the buckets full for
+    10 s are forgotten, else the least recently used one. Forgetting a bucket hands its key a fresh
     burst, so whatever it guards needs a limit for everyone together as well when keys are
     cheap (source addresses are: an IPv6 network has many)."""
 
@@ -152,6 +152,15 @@ GUESSES_PER_SECOND = 1.0  # wrong codes for everyone together, kept up
 GUESS_BURST = 60.0
 
 
+@dataclass(slots=True)
+class _Guesses:
+    """One source's wrong invite codes."""
+
+    wrong: int
+    until: float  # its next guess is looked at from then on
+    last: float  # when it gave its last wrong code
+
+
 class InviteGuard:
     """How many wrong invite codes a table takes: from one source, ``free`` go unnoticed,
     then each wrong one makes the source wait before its next guess, 1 s, 2 s, 4 s...
@@ -170,14 +179,14 @@ class InviteGuard:
         self.log: Callable[[str], None] = lambda text: None
         self.wrong_total = 0
         self._all = TokenBucket(per_second, burst, clock())
-        self._sources: dict[str, list[float]] = {}  # source -> [wrong guesses, until, last]
+        self._sources: dict[str, _Guesses] = {}  # the least recently wrong first
         self._all_told = -math.inf
 
     def wait(self, source: str | None) -> float:
         """Seconds until a guess from ``source`` is looked at (0: now)."""
         now = self.clock()
         record = self._sources.get(self._key(source))
-        own = 0.0 if record is None else max(0.0, record[1] - now)
+        own = 0.0 if record is None else max(0.0, record.until - now)
         if own > 0:
             return own
         if self._all.ready(now):
@@ -191,19 +200,19 @@ class InviteGuard:
         self.wrong_total += 1
         self._all.take(now)
         record = self._sources.pop(key, None)
-        if record is None or now - record[2] > GUESS_MEMORY_S:
-            record = [0.0, now, now]
+        if record is None or now - record.last > GUESS_MEMORY_S:
+            record = _Guesses(0, now, now)
         if len(self._sources) >= self.max_sources:
             del self._sources[next(iter(self._sources))]  # the least recently wrong
         self._sources[key] = record
-        record[0] += 1
-        record[2] = now
-        over = int(record[0]) - self.free
+        record.wrong += 1
+        record.last = now
+        over = record.wrong - self.free
         if over > 0:
             seconds = min(self.max_wait, 2.0 ** (over - 1))
-            record[1] = now + seconds
+            record.until = now + seconds
             if over == 1 or seconds >= self.max_wait or over % 5 == 0:
-                self.log(f"host: {int(record[0])} wrong invite codes from {key}: its next "
+                self.log(f"host: {record.wrong} wrong invite codes from {key}: its next "
                          f"guess waits {seconds:g} s")
         if not self._all.ready(now) and now - self._all_told >= 60.0:
             self._all_told = now
@@ -313,7 +322,6 @@ class SubscriberGuard:
         self.per_second = per_second
         self.peers: dict[int, Peer] = {}
         self.closed_count = 0
-        self.checks = 0  # connections looked at, in all
         self._turns = TokenBucket(CHECKS_PER_SECOND, CHECKS_PER_SECOND, now)
         self._suspects = TokenBucket(SUSPECT_CHECKS_PER_SECOND, SUSPECT_CHECKS_PER_SECOND, now)
         self._order: deque[int] = deque()  # the sweep's turns (closed ones dropped lazily)
@@ -376,7 +384,6 @@ class SubscriberGuard:
         return self._close(found)
 
     def _over(self, peer: Peer, now: float, received: Callable[[int], int | None]) -> bool:
-        self.checks += 1
         count = received(peer.fd)
         return count is not None and \
             count > self.allowance + self.per_second * (now - peer.since)

@@ -252,8 +252,9 @@ class KeyPort:
     def allow(self, source: str | None, now: float) -> bool:
         """Whether to answer a request from ``source`` (an address; None: not known)."""
         key = "?" if source is None else source_key(source)
-        if self._sources.bucket(key, now).ready(now) and self._everyone.take(now):
-            self._sources.allow(key, now)
+        own = self._sources.bucket(key, now)
+        if own.ready(now) and self._everyone.take(now):
+            own.take(now)
             self.answered += 1
             return True
         self.dropped += 1
