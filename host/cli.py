@@ -30,6 +30,7 @@ from mundus_net.host.gamelog import (
     BotSpec,
     GameLog,
     GameLogError,
+    LogFailure,
     default_state_dir,
     find_game,
     format_listing,
@@ -47,6 +48,7 @@ from mundus_net.protocol.signing import sign_record
 from mundus_net.protocol.statedir import atomic_write
 
 DEFAULT_PORT = 7700
+ERROR_FILE = "host-errors.log"  # in the state folder: the tracebacks of internal errors
 
 
 def _first_tm(text: str) -> int | None:
@@ -299,6 +301,11 @@ def _resume(args: argparse.Namespace, state_dir: Path) -> int:
         log.close()
         print(f"mundus host: cannot resume {args.resume}: {exc}", file=sys.stderr)
         return 1
+    except LogFailure as exc:  # still no room: the log is as it was
+        log.close()
+        print(f"mundus host: cannot resume {args.resume}: {exc}; nothing in the log is lost: "
+              "make room and run the command again", file=sys.stderr)
+        return 1
     table = restored.table
     for warning in restored.warnings:
         print(f"mundus host: warning: {warning}", file=sys.stderr)
@@ -405,8 +412,10 @@ def _serve(args: argparse.Namespace, table: Table, keys: HostKeys | None, state_
             if line:
                 print(line, flush=True)
 
+    # Tracebacks go to a file beside the game logs; the console has one line for each.
+    errors = state_dir / ERROR_FILE if not args.no_log or log is not None else None
     host = Host(table, bind=args.bind, port=args.port, on_update=on_update, keys=keys,
-                insecure=args.insecure)
+                insecure=args.insecure, error_file=errors)
     try:
         host.open()
     except Exception as exc:  # zmq.ZMQError: address in use, bad interface...
@@ -449,7 +458,7 @@ def _run(args: argparse.Namespace, table: Table, host: Host, keys: HostKeys | No
     print(f"join at {address} (public updates on port {host.pub_port}, key port "
           f"{host.key_port})")
     print_identity(keys)
-    written = False
+    recorded: bool | None = None  # the record: not written yet, or whether it could be
     try:  # Ctrl-C, SIGTERM and SIGHUP (StopRequest) end in the except below
         # Z85 has shell characters (<, &, $...): quoted, the line can be pasted into a shell.
         # One word: a key may start with "-", which would read as an option.
@@ -478,9 +487,8 @@ def _run(args: argparse.Namespace, table: Table, host: Host, keys: HostKeys | No
             # The record is written as soon as the game ends, not when the host closes: a
             # host killed while it lingers for the last messages loses nothing. (Once the
             # game is over its record no longer changes: read here without a call.)
-            if not written and args.record is not None and table.over:
-                _write_record(args.record, table, keys)
-                written = True
+            if recorded is None and args.record is not None and table.over:
+                recorded = _write_record(args.record, table, keys)
     except KeyboardInterrupt as stop:
         how = str(stop.args[0]) if stop.args else "Ctrl-C"
         print(f"\nstopping the table ({how})", file=sys.stderr)
@@ -495,11 +503,14 @@ def _run(args: argparse.Namespace, table: Table, host: Host, keys: HostKeys | No
                       f"ends, {_signer(keys)} (until then its seeds stay secret)",
                       file=sys.stderr)
             print(f"resume it with: {resume}", file=sys.stderr)
-        elif not written:
+        elif recorded is None:
             _write_record(args.record, table, keys)  # over, or over for good (no log)
         return 130
-    if not written and (table.over or log is None):  # a resumable game keeps its seeds
-        _write_record(args.record, table, keys)
+    if recorded is None and (table.over or log is None):  # a resumable game keeps its seeds
+        recorded = _write_record(args.record, table, keys)
+    if isinstance(host.error, LogFailure):
+        _say_log_failure(host.error, table, resume)
+        return 1
     if host.error is not None:
         print(f"mundus host: stopped by an internal error: {host.error!r}", file=sys.stderr)
         if log is not None and not table.over:
@@ -520,7 +531,27 @@ def _run(args: argparse.Namespace, table: Table, host: Host, keys: HostKeys | No
     print("final standings:")
     for line in standings(result, names_now):
         print(line)
+    if recorded is False:
+        again = f"; once the problem is fixed, {resume} --record FILE writes it again from " \
+                "the game log" if log is not None else ""
+        print(f"mundus host: the game is over, but its record was not written{again}",
+              file=sys.stderr)
+        return 1
     return 0
+
+
+def _say_log_failure(failure: LogFailure, table: Table, resume: str) -> None:
+    """The host stopped because its game log cannot be written: what happened, in plain
+    words and first, then what to do (the players were told by the host)."""
+    print(f"\nmundus host: the table stopped: {failure}", file=sys.stderr)
+    if table.over:
+        print("the game had ended; what its log holds makes its record again: "
+              f"{resume} --record FILE", file=sys.stderr)
+        return
+    print("the players were told the table stops; nothing the host answered is lost.",
+          file=sys.stderr)
+    print(f"once there is room (or the disk is back), resume it with: {resume}",
+          file=sys.stderr)
 
 
 def invite_for(args: argparse.Namespace) -> str | None:

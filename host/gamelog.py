@@ -70,6 +70,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import struct
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -184,8 +185,8 @@ def ensure_private_dir(directory: Path) -> Path:
 
 
 def _check_header(path: Path) -> None:
-    """Refuse what is not one of our SQLite files, or is shorter than its header says, before
-    SQLite touches it."""
+    """Refuse what is not one of our SQLite files, or is shorter than its header says (and
+    its WAL does not hold the pages it lacks), before SQLite touches it."""
     try:
         with path.open("rb") as f:
             header = f.read(100)
@@ -203,8 +204,73 @@ def _check_header(path: Path) -> None:
     pages = int.from_bytes(header[28:32], "big")
     # The page count in the header is valid when the change counter matches (SQLite's rule).
     if pages and header[24:28] == header[92:96] and size < pages * page_size:
-        raise GameLogError(f"{path}: truncated: the file has {size} bytes, its header says "
-                           f"{pages} pages of {page_size} bytes")
+        # A checkpoint stopped half-way (a full disk, a crash) leaves page 1 copied from the
+        # WAL, with the new page count, and the file not grown yet: SQLite reads the pages
+        # the file lacks from the WAL, which is kept until a checkpoint completes.
+        have = size // page_size  # whole pages
+        missing = set(range(have + 1, pages + 1)) - wal_pages(wal_path(path), page_size)
+        if missing:
+            first, last = min(missing), max(missing)
+            which = f"page {first}" if first == last else f"pages {first}-{last}"
+            raise GameLogError(f"{path}: truncated: the file has {size} bytes, its header says "
+                               f"{pages} pages of {page_size} bytes, and its WAL does not hold "
+                               f"{which}")
+
+
+_WAL_MAGIC = 0x377F0682  # the low bit: the checksums' byte order (1: big-endian)
+_WAL_HEADER = struct.Struct(">8I")
+_WAL_FRAME = struct.Struct(">6I")
+
+
+def wal_path(path: Path) -> Path:
+    return path.with_name(path.name + "-wal")
+
+
+def wal_pages(wal: Path, page_size: int) -> set[int]:
+    """The pages the WAL file ``wal`` holds for its database, by SQLite's rules: the frames
+    whose salts are its header's and whose running checksums hold, up to the last frame that
+    ends a transaction (https://www.sqlite.org/fileformat.html#the_write_ahead_log). Empty
+    when there is no WAL, or none of it counts."""
+    try:
+        data = wal.read_bytes()
+    except OSError:
+        return set()
+    if len(data) < _WAL_HEADER.size:
+        return set()
+    magic, _version, size, _checkpoint, salt1, salt2, sum1, sum2 = _WAL_HEADER.unpack_from(data)
+    if magic | 1 != _WAL_MAGIC | 1 or size != page_size:
+        return set()
+    words = struct.Struct((">" if magic & 1 else "<") + "2I")
+    checksum = _wal_checksum(words, data[:24], (0, 0))
+    if checksum != (sum1, sum2):
+        return set()
+    held: set[int] = set()
+    committed: set[int] = set()
+    frame = _WAL_HEADER.size
+    while frame + _WAL_FRAME.size + size <= len(data):
+        page, after, frame_salt1, frame_salt2, check1, check2 = _WAL_FRAME.unpack_from(data, frame)
+        if (frame_salt1, frame_salt2) != (salt1, salt2):
+            break
+        checksum = _wal_checksum(words, data[frame:frame + 8], checksum)
+        body = frame + _WAL_FRAME.size
+        checksum = _wal_checksum(words, data[body:body + size], checksum)
+        if checksum != (check1, check2):
+            break
+        held.add(page)
+        if after:  # the last frame of a transaction: what it and those before hold counts
+            committed |= held
+        frame = body + size
+    return committed
+
+
+def _wal_checksum(words: struct.Struct, data: bytes, start: tuple[int, int]
+                  ) -> tuple[int, int]:
+    """SQLite's WAL checksum of ``data`` (a multiple of 8 bytes), continuing from ``start``."""
+    s0, s1 = start
+    for x0, x1 in words.iter_unpack(data):
+        s0 = (s0 + x0 + s1) & 0xFFFFFFFF
+        s1 = (s1 + x1 + s0) & 0xFFFFFFFF
+    return s0, s1
 
 
 def _check_file(path: Path) -> None:

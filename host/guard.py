@@ -10,14 +10,21 @@ joined within ``join_seconds``. :class:`SubscriberGuard` does the same for the P
 where an honest subscriber sends its handshake and one subscription and nothing more: a
 connection that has sent more than that is closed. ``host/server.py`` and
 ``host/publisher.py`` do the closing (:func:`cut`).
+
+The limits themselves are here too, each one token bucket (:class:`TokenBucket`), per key
+(:class:`KeyedLimiter`: per connection, per source address) or for everyone together; and
+:class:`InviteGuard` bounds the guesses at a table's invite code, per source and in all.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ipaddress
+import math
 import os
 import socket
 import struct
+from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -36,6 +43,190 @@ JOIN_SECONDS = 10.0  # a connection that has not said hello by then is closed
 # second. Anything well beyond is a subscription flood.
 SUBSCRIBER_BYTES = 2048
 SUBSCRIBER_BYTES_PER_SECOND = 64.0
+
+
+# -- limits (socket-free, with an injected clock) ------------------------------------------------
+
+
+class TokenBucket:
+    """``rate`` tokens a second, at most ``burst`` kept; each thing allowed takes one."""
+
+    __slots__ = ("burst", "rate", "tokens", "told", "updated")
+
+    def __init__(self, rate: float, burst: float, now: float) -> None:
+        if rate <= 0 or burst < 1:
+            raise ValueError("a bucket needs a positive rate and a burst of at least 1")
+        self.rate = rate
+        self.burst = burst
+        self.tokens = burst
+        self.updated = now
+        self.told = -math.inf  # when its owner was last told it is limited (KeyedLimiter.warn)
+
+    def _refill(self, now: float) -> None:
+        self.tokens = min(self.burst, self.tokens + max(0.0, now - self.updated) * self.rate)
+        self.updated = max(self.updated, now)
+
+    def ready(self, now: float) -> bool:
+        """Whether a token is there (none is taken)."""
+        self._refill(now)
+        return self.tokens >= 1.0
+
+    def take(self, now: float) -> bool:
+        """Take a token if there is one."""
+        self._refill(now)
+        if self.tokens < 1.0:
+            return False
+        self.tokens -= 1.0
+        return True
+
+
+class KeyedLimiter:
+    """A :class:`TokenBucket` per key (a connection, a source address), for at most
+    ``max_keys`` keys at once: when a new key comes to a full table, the buckets full for
+    10 s are forgotten, else the least recently used one. Forgetting a bucket hands its key a fresh
+    burst, so whatever it guards needs a limit for everyone together as well when keys are
+    cheap (source addresses are: an IPv6 network has many)."""
+
+    def __init__(self, rate: float, burst: float, *, max_keys: int = 4096,
+                 warn_every: float = 1.0) -> None:
+        if max_keys < 1:
+            raise ValueError("max_keys must be positive")
+        self.rate = rate
+        self.burst = burst
+        self.max_keys = max_keys
+        self.warn_every = warn_every
+        self._buckets: dict[object, TokenBucket] = {}
+
+    def __len__(self) -> int:
+        return len(self._buckets)
+
+    def bucket(self, key: object, now: float) -> TokenBucket:
+        buckets = self._buckets
+        found = buckets.pop(key, None)  # put back at the end: the most recently used
+        if found is None:
+            if len(buckets) >= self.max_keys:
+                self.prune(now)
+                if len(buckets) >= self.max_keys:
+                    del buckets[next(iter(buckets))]
+            found = TokenBucket(self.rate, self.burst, now)
+        buckets[key] = found
+        return found
+
+    def allow(self, key: object, now: float) -> bool:
+        return self.bucket(key, now).take(now)
+
+    def warn(self, key: object, now: float) -> bool:
+        """Whether to tell ``key`` it is limited (at most once per ``warn_every``)."""
+        bucket = self.bucket(key, now)
+        if now - bucket.told >= self.warn_every:
+            bucket.told = now
+            return True
+        return False
+
+    def prune(self, now: float) -> None:
+        """Forget the keys whose bucket has been full for a while (bounded memory)."""
+        for key in [k for k, b in self._buckets.items()
+                    if now - b.updated > b.burst / b.rate + 10.0]:
+            del self._buckets[key]
+
+
+def source_key(host: str) -> str:
+    """Whom a limit per source counts an address as: an IPv4 address itself, an IPv6 one by
+    its /64 network (one household or host gets a whole /64)."""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return str(address)
+
+
+# Invite codes (protocol/invite.py; docs/security.md, "Guessing the invite code").
+FREE_GUESSES = 5  # wrong codes a source may give before it waits (typos, a misread letter)
+GUESS_WAIT_MAX_S = 3600.0  # the longest a source waits between two guesses
+GUESS_MEMORY_S = 86400.0  # a source's wrong guesses are forgotten a day after its last one
+GUESSES_PER_SECOND = 1.0  # wrong codes for everyone together, kept up
+GUESS_BURST = 60.0
+
+
+@dataclass(slots=True)
+class _Guesses:
+    """One source's wrong invite codes."""
+
+    wrong: int
+    until: float  # its next guess is looked at from then on
+    last: float  # when it gave its last wrong code
+
+
+class InviteGuard:
+    """How many wrong invite codes a table takes: from one source, ``free`` go unnoticed,
+    then each wrong one makes the source wait before its next guess, 1 s, 2 s, 4 s...
+    (doubling, at most ``max_wait``); from everyone together at most ``per_second`` a second
+    (bursts of ``burst``). A source that waits, or any guess while everyone's budget is
+    spent, is refused without its code being compared: the right code too. Socket-free,
+    with an injected clock; ``log`` takes the lines for the host's console."""
+
+    def __init__(self, clock: Callable[[], float], *, free: int = FREE_GUESSES,
+                 max_wait: float = GUESS_WAIT_MAX_S, per_second: float = GUESSES_PER_SECOND,
+                 burst: float = GUESS_BURST, max_sources: int = 4096) -> None:
+        self.clock = clock
+        self.free = free
+        self.max_wait = max_wait
+        self.max_sources = max_sources
+        self.log: Callable[[str], None] = lambda text: None
+        self.wrong_total = 0
+        self._all = TokenBucket(per_second, burst, clock())
+        self._sources: dict[str, _Guesses] = {}  # the least recently wrong first
+        self._all_told = -math.inf
+
+    def wait(self, source: str | None) -> float:
+        """Seconds until a guess from ``source`` is looked at (0: now)."""
+        now = self.clock()
+        record = self._sources.get(self._key(source))
+        own = 0.0 if record is None else max(0.0, record.until - now)
+        if own > 0:
+            return own
+        if self._all.ready(now):
+            return 0.0
+        return (1.0 - self._all.tokens) / self._all.rate
+
+    def wrong(self, source: str | None) -> None:
+        """A wrong code from ``source``: counted, and its wait set."""
+        now = self.clock()
+        key = self._key(source)
+        self.wrong_total += 1
+        self._all.take(now)
+        record = self._sources.pop(key, None)
+        if record is None or now - record.last > GUESS_MEMORY_S:
+            record = _Guesses(0, now, now)
+        if len(self._sources) >= self.max_sources:
+            del self._sources[next(iter(self._sources))]  # the least recently wrong
+        self._sources[key] = record
+        record.wrong += 1
+        record.last = now
+        over = record.wrong - self.free
+        if over > 0:
+            seconds = min(self.max_wait, 2.0 ** (over - 1))
+            record.until = now + seconds
+            if over == 1 or seconds >= self.max_wait or over % 5 == 0:
+                self.log(f"host: {record.wrong} wrong invite codes from {key}: its next "
+                         f"guess waits {seconds:g} s")
+        if not self._all.ready(now) and now - self._all_told >= 60.0:
+            self._all_told = now
+            self.log(f"host: {self.wrong_total} wrong invite codes in all: invite codes are "
+                     f"looked at {self._all.rate:g} a second for everyone until they stop "
+                     "(seated players are not affected)")
+
+    def right(self, source: str | None) -> None:
+        """The right code from ``source``: its wrong guesses are forgotten."""
+        self._sources.pop(self._key(source), None)
+
+    @staticmethod
+    def _key(source: str | None) -> str:
+        return "an unknown address" if source is None else source_key(source)
 
 
 @dataclass
@@ -108,12 +299,22 @@ class ConnectionGuard:
         return closing
 
 
+CHECKS_PER_SECOND = 200.0  # subscriber connections looked at in turn, whoever is suspected
+SUSPECT_CHECKS_PER_SECOND = 2000.0  # connections looked at because of what they sent
+
+
 class SubscriberGuard:
     """The PUB socket's connections: at most ``limit``, and each closed once it has sent
-    more than a subscriber sends."""
+    more than a subscriber sends.
+
+    Looking at a connection costs system calls, so no frame makes the guard look at every
+    connection: a frame that is more than a subscription has its own connection looked at
+    (:meth:`suspected`, at most ``SUSPECT_CHECKS_PER_SECOND`` a second), and the others are
+    looked at in turn, at most ``CHECKS_PER_SECOND`` a second (:meth:`sweep`): the work a
+    second is bounded whatever the number of connections."""
 
     def __init__(self, limit: int, allowance: int = SUBSCRIBER_BYTES,
-                 per_second: float = SUBSCRIBER_BYTES_PER_SECOND) -> None:
+                 per_second: float = SUBSCRIBER_BYTES_PER_SECOND, now: float = 0.0) -> None:
         if limit < 1:
             raise ValueError("limit must be positive")
         self.limit = limit
@@ -121,6 +322,9 @@ class SubscriberGuard:
         self.per_second = per_second
         self.peers: dict[int, Peer] = {}
         self.closed_count = 0
+        self._turns = TokenBucket(CHECKS_PER_SECOND, CHECKS_PER_SECOND, now)
+        self._suspects = TokenBucket(SUSPECT_CHECKS_PER_SECOND, SUSPECT_CHECKS_PER_SECOND, now)
+        self._order: deque[int] = deque()  # the sweep's turns (closed ones dropped lazily)
 
     def __len__(self) -> int:
         return len(self.peers)
@@ -129,21 +333,60 @@ class SubscriberGuard:
         """A new subscriber: closed at once when ``limit`` are connected already (those
         connected keep their place)."""
         peer = self.peers[fd] = Peer(fd, now, address)
-        return self._close([peer]) if len(self.peers) > self.limit else []
+        if len(self.peers) > self.limit:
+            return self._close([peer])
+        self._order.append(fd)
+        if len(self._order) > 2 * len(self.peers) + 16:  # churn: drop the closed ones
+            self._order = deque(fd for fd in dict.fromkeys(self._order) if fd in self.peers)
+        return []
 
     def gone(self, fd: int) -> None:
         self.peers.pop(fd, None)
 
     def flooding(self, now: float, received: Callable[[int], int | None]) -> list[Peer]:
-        """The connections that sent more than an honest subscriber would have by now
-        (``received(fd)``: the bytes the connection has received, None if unknown)."""
+        """Every connection that sent more than an honest subscriber would have by now
+        (``received(fd)``: the bytes the connection has received, None if unknown). One call
+        for each connection: for tests and rare sweeps; the publisher uses :meth:`suspected`
+        and :meth:`sweep`."""
+        return self._close([p for p in list(self.peers.values())
+                            if self._over(p, now, received)])
+
+    def suspected(self, fds: Iterable[int], now: float,
+                  received: Callable[[int], int | None]) -> list[Peer]:
+        """The connections among ``fds`` (those that sent something else than a
+        subscription) that sent too much; within the budget for such checks."""
         found = []
-        for peer in self.peers.values():
-            count = received(peer.fd)
-            if count is not None and \
-                    count > self.allowance + self.per_second * (now - peer.since):
+        for fd in fds:
+            peer = self.peers.get(fd)
+            if peer is None:
+                continue
+            if not self._suspects.take(now):
+                break  # the sweep finds it in its turn
+            if self._over(peer, now, received):
                 found.append(peer)
         return self._close(found)
+
+    def sweep(self, now: float, received: Callable[[int], int | None]) -> list[Peer]:
+        """The next connections in turn that sent too much, as many as the budget allows
+        since the last sweep."""
+        found = []
+        order = self._order
+        for _ in range(len(order)):
+            peer = self.peers.get(order[0])
+            if peer is None:
+                order.popleft()  # closed since
+                continue
+            if not self._turns.take(now):
+                break
+            order.rotate(-1)
+            if self._over(peer, now, received):
+                found.append(peer)
+        return self._close(found)
+
+    def _over(self, peer: Peer, now: float, received: Callable[[int], int | None]) -> bool:
+        count = received(peer.fd)
+        return count is not None and \
+            count > self.allowance + self.per_second * (now - peer.since)
 
     def _close(self, peers: list[Peer]) -> list[Peer]:
         for peer in peers:

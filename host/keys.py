@@ -31,7 +31,14 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from zmq.utils.monitor import parse_monitor_message
 
-from mundus_net.host.guard import ConnectionGuard, cut, peer_address
+from mundus_net.host.guard import (
+    ConnectionGuard,
+    KeyedLimiter,
+    TokenBucket,
+    cut,
+    peer_address,
+    source_key,
+)
 from mundus_net.protocol.security import (
     MAX_KEY_REQUEST,
     KeyAnnouncement,
@@ -199,6 +206,11 @@ def _check_private(path: Path, warn: Any) -> None:
 _WATCHED = int(zmq.EVENT_ACCEPTED) | int(zmq.EVENT_DISCONNECTED) | int(zmq.EVENT_CLOSED)
 KEY_REQUESTS_PER_SECOND = 20.0  # answered, from everyone together; the rest are dropped
 KEY_REQUEST_BURST = 50.0
+# From one source address (an IPv6 /64): a client asks once a join, so one source cannot
+# take more than a tenth of everyone's answers.
+SOURCE_REQUESTS_PER_SECOND = 2.0
+SOURCE_REQUEST_BURST = 5.0
+_SRCFD = int(zmq.SRCFD)
 KEY_PORT_CONNECTIONS = 64  # at once; beyond, the oldest is closed
 KEY_PORT_SECONDS = 5.0  # a connection is closed this long after it opened (one question)
 
@@ -207,9 +219,11 @@ class KeyPort:
     """Serves the key port (PORT+2): a plain ROUTER that answers every one-frame request
     with the host's public keys. It runs in a daemon thread of its own, so the host's loop
     is not involved; :meth:`stop` closes the socket. Bounded whatever peers send: at most
-    ``KEY_REQUESTS_PER_SECOND`` answers a second (bursts of ``KEY_REQUEST_BURST``), the rest
-    dropped unanswered; at most ``KEY_PORT_CONNECTIONS`` connections, each closed after
-    ``KEY_PORT_SECONDS``."""
+    ``SOURCE_REQUESTS_PER_SECOND`` answers a second to one source address (bursts of
+    ``SOURCE_REQUEST_BURST``) and ``KEY_REQUESTS_PER_SECOND`` to everyone together (bursts of
+    ``KEY_REQUEST_BURST``), the rest dropped unanswered, so that one flooding source leaves
+    the newcomers most of the answers; at most ``KEY_PORT_CONNECTIONS`` connections, each
+    closed after ``KEY_PORT_SECONDS``."""
 
     def __init__(self, sock: zmq.Socket[Any], announcement: KeyAnnouncement,
                  clock: Callable[[], float] = time.monotonic) -> None:
@@ -217,7 +231,8 @@ class KeyPort:
         self.reply = encode_key_announcement(announcement)
         self.answered = self.dropped = 0
         self._clock = clock
-        self._tokens, self._filled = KEY_REQUEST_BURST, clock()
+        self._everyone = TokenBucket(KEY_REQUESTS_PER_SECOND, KEY_REQUEST_BURST, clock())
+        self._sources = KeyedLimiter(SOURCE_REQUESTS_PER_SECOND, SOURCE_REQUEST_BURST)
         self._guard = ConnectionGuard(KEY_PORT_CONNECTIONS, join_seconds=KEY_PORT_SECONDS)
         self._monitor = sock.get_monitor_socket(_WATCHED)
         self._stop = threading.Event()
@@ -234,16 +249,22 @@ class KeyPort:
             self._monitor.close(linger=0)
             self.sock.close(linger=0)
 
-    def _allow(self, now: float) -> bool:
-        self._tokens = min(KEY_REQUEST_BURST,
-                           self._tokens + (now - self._filled) * KEY_REQUESTS_PER_SECOND)
-        self._filled = now
-        if self._tokens < 1.0:
-            self.dropped += 1
-            return False
-        self._tokens -= 1.0
-        self.answered += 1
-        return True
+    def allow(self, source: str | None, now: float) -> bool:
+        """Whether to answer a request from ``source`` (an address; None: not known)."""
+        key = "?" if source is None else source_key(source)
+        own = self._sources.bucket(key, now)
+        if own.ready(now) and self._everyone.take(now):
+            own.take(now)
+            self.answered += 1
+            return True
+        self.dropped += 1
+        return False
+
+    def _source(self, fd: int) -> str | None:
+        peer = self._guard.peers.get(fd)
+        address = peer.address if peer is not None and peer.address is not None \
+            else peer_address(fd)  # its accept event is still on the way
+        return None if address is None else address[0]
 
     def _run(self) -> None:
         sock = self.sock
@@ -265,14 +286,16 @@ class KeyPort:
                     continue
                 for _ in range(1000):
                     try:
-                        frames = sock.recv_multipart(zmq.NOBLOCK)
+                        parts = sock.recv_multipart(zmq.NOBLOCK, copy=False)
                     except zmq.Again:
                         break
+                    frames = [part.bytes for part in parts]
                     # A DEALER's request is identity + one frame; a REQ's has an empty
                     # delimiter before it, and its answer must too. Anything else is noise.
                     envelope = frames[:-1] if len(frames) == 2 or (
                         len(frames) == 3 and frames[1] == b"") else None
-                    if envelope is not None and self._allow(self._clock()):
+                    if envelope is not None and self.allow(
+                            self._source(int(parts[-1].get(_SRCFD))), self._clock()):
                         with contextlib.suppress(zmq.ZMQError):
                             sock.send_multipart([*envelope, self.reply], zmq.NOBLOCK)
         except zmq.ZMQError:

@@ -21,13 +21,21 @@ import time
 import traceback
 from collections.abc import Callable
 from functools import partial
+from pathlib import Path
 from typing import Any, TypeVar
 
 import msgpack
 import zmq
 from zmq.utils.monitor import parse_monitor_message
 
-from mundus_net.host.guard import ConnectionGuard, cut, peer_address, unsent_bytes
+from mundus_net.host.gamelog import LogFailure
+from mundus_net.host.guard import (
+    ConnectionGuard,
+    KeyedLimiter,
+    cut,
+    peer_address,
+    unsent_bytes,
+)
 from mundus_net.host.keys import HostKeys, KeyPort, key_port_socket
 from mundus_net.host.publisher import Publisher, publisher_socket
 from mundus_net.host.table import MAX_SPECTATORS, Message, Table, error_message
@@ -69,39 +77,12 @@ _EVENTS = int(zmq.EVENTS)
 _YIELD: Callable[[], None] | None = getattr(os, "sched_yield", None)
 
 
-class RateLimiter:
-    """A token bucket per connection; at most one warning per ``warn_every`` seconds."""
+class RateLimiter(KeyedLimiter):
+    """A token bucket per connection (host/guard.py); at most one warning per
+    ``warn_every`` seconds."""
 
     def __init__(self, rate: float = RATE, burst: float = BURST, warn_every: float = 1.0) -> None:
-        self.rate = rate
-        self.burst = burst
-        self.warn_every = warn_every
-        self._buckets: dict[bytes, list[float]] = {}  # key -> [tokens, updated, last warning]
-
-    def allow(self, key: bytes, now: float) -> bool:
-        bucket = self._buckets.get(key)
-        if bucket is None:
-            bucket = self._buckets[key] = [self.burst, now, -1e18]
-        bucket[0] = min(self.burst, bucket[0] + (now - bucket[1]) * self.rate)
-        bucket[1] = now
-        if bucket[0] >= 1.0:
-            bucket[0] -= 1.0
-            return True
-        return False
-
-    def warn(self, key: bytes, now: float) -> bool:
-        """Whether to tell this connection it is rate-limited (once per ``warn_every``)."""
-        bucket = self._buckets[key]
-        if now - bucket[2] >= self.warn_every:
-            bucket[2] = now
-            return True
-        return False
-
-    def prune(self, now: float) -> None:
-        """Forget connections whose bucket has been full for a while (bounded memory)."""
-        idle = self.burst / self.rate + 10.0
-        for key in [k for k, b in self._buckets.items() if now - b[1] > idle]:
-            del self._buckets[key]
+        super().__init__(rate, burst, warn_every=warn_every)
 
 
 def connection_limit(players: int) -> int:
@@ -145,8 +126,12 @@ class Host:
                  rate: float = RATE, burst: float = BURST,
                  log: Callable[[str], None] | None = None,
                  on_update: Callable[[Message], None] | None = None,
-                 keys: HostKeys | None = None, insecure: bool = False) -> None:
+                 keys: HostKeys | None = None, insecure: bool = False,
+                 error_file: Path | None = None) -> None:
         self.table = table
+        # Where the tracebacks of internal errors go (the console has one line for each);
+        # None: the console.
+        self.error_file = error_file
         # Encryption (docs/security.md): both sockets are CURVE servers with ``keys`` (fresh
         # keys kept in memory if None); ``insecure`` turns it off. The key port, PORT+2,
         # tells anyone the public keys.
@@ -173,9 +158,11 @@ class Host:
         self._publisher: Publisher | None = None
         self._router_monitor: zmq.Socket[Any] | None = None
         self.connections = ConnectionGuard(connection_limit(table.players))
+        table.invite_guesses.log = self.log
         self._fd_of: dict[bytes, int] = {}  # ROUTER identity -> its connection
         self._packed: dict[str, tuple[object, bytes]] = {"state": (None, b""),
                                                          "events": (None, b"")}
+        self._published_seq = table.seq  # the last update sent to subscribers
 
     # -- control ------------------------------------------------------------------------------
 
@@ -321,11 +308,16 @@ class Host:
                 # Always read before the next turn applies any deadline: an answer that came
                 # in time is never timed out because the loop was busy.
                 self._read(router)
+        except LogFailure as exc:  # the disk is full, say: the caller says so
+            self.error = exc
         except BaseException as exc:  # only a bug here; keep it for the caller to see
             self.error = exc
-            traceback.print_exc()
+            self._internal("(the host stops)")
         finally:
-            self._guarded(self._flush, None)
+            if isinstance(self.error, LogFailure):
+                self._tell_log_failure(self.error)
+            else:
+                self._guarded(self._flush, None)
             self._close()
             self.finished.set()
 
@@ -334,8 +326,39 @@ class Host:
         try:
             return fn()
         except Exception:
-            self.log("host: internal error (the host goes on):\n" + traceback.format_exc())
+            self._internal("(the host goes on)")
             return fallback
+
+    def _internal(self, what: str) -> None:
+        """Say in one line on the console that something failed with the exception being
+        handled; its traceback goes to ``error_file`` (to the console when there is none,
+        or it cannot be written)."""
+        exc = sys.exc_info()[1]
+        line = f"host: internal error {what}: {type(exc).__name__}: {exc}"
+        details = traceback.format_exc()
+        if self.error_file is not None:
+            try:
+                fd = os.open(self.error_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+                with os.fdopen(fd, "a", encoding="utf-8") as out:
+                    out.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {line}\n{details}\n")
+                self.log(f"{line} (its traceback is in {self.error_file})")
+                return
+            except OSError:  # a full disk, say: the console has it all
+                pass
+        self.log(f"{line}\n{details}")
+
+    def _tell_log_failure(self, failure: LogFailure) -> None:
+        """Tell everyone the host stops because its game log cannot be written: an update
+        with a ``stopping`` event and nothing else, following the last one sent (what the
+        table made since is not in the log: none of it leaves)."""
+        publisher = self._publisher
+        if publisher is None:
+            return
+        full = "full" in str(failure).lower() or "space" in str(failure).lower()
+        reason = "its disk is full" if full else "it cannot write its game log"
+        self._published_seq += 1
+        publisher.send(encode({"t": "update", "seq": self._published_seq, "changed": {},
+                               "events": [{"kind": "stopping", "reason": reason}]}))
 
     def _read(self, router: zmq.Socket[Any]) -> None:
         # Everything that is ready, without blocking; EVENTS is cheaper than a recv raising
@@ -359,7 +382,7 @@ class Host:
             try:
                 self._message(frames)
             except Exception:  # never let one message stop the host
-                self.log("host: internal error handling a message:\n" + traceback.format_exc())
+                self._internal("handling a message")
                 if frames:
                     self._reply(frames[0], {"t": "error", "code": "internal", "rule": None,
                                             "message": "the host failed to handle this message"})
@@ -410,10 +433,10 @@ class Host:
             return
         later = None
         try:
-            reply, later = self.table.answer(identity, message)
+            source = self._source(identity) if message["t"] == "hello" else None
+            reply, later = self.table.answer(identity, message, source)
         except Exception:
-            self.log(f"host: internal error on a {message['t']!r} message:\n"
-                     + traceback.format_exc())
+            self._internal(f"on a {message['t']!r} message")
             reply = {"t": "error", "code": "internal", "rule": None,
                      "message": "the host failed to handle this message"}
             if "id" in message:
@@ -427,8 +450,7 @@ class Host:
             try:
                 later()
             except Exception:  # already answered ok: log it; the host goes on
-                self.log(f"host: internal error applying a {message['t']!r} message:\n"
-                         + traceback.format_exc())
+                self._internal(f"applying a {message['t']!r} message")
 
     def _reply(self, identity: bytes, message: Message) -> None:
         if message.get("t") == "snapshot":  # its history and state packed once per state
@@ -456,6 +478,17 @@ class Host:
                     self._cut(peer.fd, peer)
             else:
                 self.connections.gone(fd)
+
+    def _source(self, identity: bytes) -> str | None:
+        """The address of the peer that sent as ``identity`` (invite guesses are counted per
+        source, host/guard.py), None when not known."""
+        fd = self._fd_of.get(identity)
+        if fd is None:
+            return None
+        peer = self.connections.peers.get(fd)
+        address = peer.address if peer is not None and peer.address is not None \
+            else peer_address(fd)
+        return None if address is None else address[0]
 
     def _unread(self, identity: bytes) -> bool:
         """Whether the peer has left more than UNREAD_LIMIT bytes unread on its connection:
@@ -505,6 +538,8 @@ class Host:
         for payload in packed:
             # A subscriber that lags behind catches up with a snapshot (§5).
             publisher.send(payload)
+        if updates:
+            self._published_seq = int(updates[-1]["seq"])
         if self.on_update is not None:
             for update in updates:
                 self.on_update(update)

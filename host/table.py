@@ -24,6 +24,7 @@ import time
 import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
+from math import ceil
 from typing import TYPE_CHECKING, Any
 
 from mundus_net.bots.base import Bot, load_bot
@@ -34,6 +35,7 @@ from mundus_net.engine.game import OFFER, RULES_EDITION, Game, Options, Pending,
 from mundus_net.engine.record import GameRecord, RecordedDecision, RecordedOffer
 from mundus_net.engine.seeds import derive_seed
 from mundus_net.engine.view import PlayerView
+from mundus_net.host.guard import InviteGuard
 from mundus_net.protocol import fairdeal
 from mundus_net.protocol.codec import KIND_OF, decision_from_wire, decision_to_wire, to_wire
 from mundus_net.protocol.commitment import commit, new_nonce, verify
@@ -232,7 +234,9 @@ class Table:
         # the start back.
         self.contribution_seconds = contribution_seconds
         # Only those who know it take a seat or watch (protocol/invite.py); None: anyone.
+        # Guesses at it are limited per source address and in all (host/guard.py).
         self.invite = invite
+        self.invite_guesses = InviteGuard(clock)
         # A seat whose player has been away this long is played by a stand-in host bot until
         # the player says hello again (None: never).
         self.stand_in_after = stand_in_after
@@ -459,7 +463,8 @@ class Table:
             later()
         return reply
 
-    def answer(self, conn: bytes, message: Message) -> tuple[Message, Later | None]:
+    def answer(self, conn: bytes, message: Message, source: str | None = None
+               ) -> tuple[Message, Later | None]:
         """The reply to one client message, and the change it makes if that is not made yet.
 
         Every check is made before the reply is known. An answer that names its seat's
@@ -467,7 +472,8 @@ class Table:
         refused, so its ``ok`` does not wait for the engine: the change is returned, and the
         caller sends the reply, then calls it before the table does anything else (before
         the next message, a flush or a clock step). Everything else is done at once and
-        returns None."""
+        returns None. ``source``: the address the message came from (invite guesses are
+        counted per source), None when not known."""
         request_id = message.get("id")
         later: Later | None = None
         try:
@@ -476,6 +482,8 @@ class Table:
             answers = self._answers.get(kind)
             if answers is not None:
                 reply, later = answers(conn, message)
+            elif kind == "hello":
+                reply = self._hello(conn, message, source)
             else:
                 reply = self._handlers[kind](conn, message)
         except ProtocolError as err:
@@ -486,7 +494,7 @@ class Table:
             self.journal.commit(self)  # what the reply tells is in the log before it leaves
         return reply, later
 
-    def _hello(self, conn: bytes, m: Message) -> Message:
+    def _hello(self, conn: bytes, m: Message, source: str | None = None) -> Message:
         # Printable, one line, no bidi overrides (protocol/names.py); made unique on a seat.
         name, token = clean_name(m["name"], DEFAULT_NAME), m.get("token")
         current = self._conns.get(conn)
@@ -495,9 +503,15 @@ class Table:
             if given is None:
                 raise ProtocolError("invite_needed", "this table is for the invited: ask the "
                                                      "host for its invite code")
+            wait = self.invite_guesses.wait(source)
+            if wait > 0:  # not compared: a guess that waits tells nothing
+                raise ProtocolError("rate_limited", "too many wrong invite codes: the table "
+                                                    f"looks at the next one in {ceil(wait)} s")
             if not invite_matches(self.invite, given):
+                self.invite_guesses.wrong(source)
                 raise ProtocolError("bad_invite", "that is not this table's invite code: ask "
                                                   "the host for it again")
+            self.invite_guesses.right(source)
         if m["role"] == "spectator":
             if token is not None:
                 raise ProtocolError("bad_field", "field 'token': a spectator has no token")

@@ -90,6 +90,20 @@ def test_the_attack_harness_prints_its_figures_for_each_scenario(
     assert "Memory bound:" in out and "garbage-frames" in out
 
 
+@pytest.mark.network
+def test_the_limits_benchmark_prints_its_figures(capsys: pytest.CaptureFixture[str]) -> None:
+    """benchmarks/limits.py --quick: the figures are there (none is asserted but what the
+    limits make certain: the key port's flooder gets no more than its share)."""
+    bench = _benchmark("limits")
+    assert bench.main(["--quick"]) == 0
+    figures = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert figures["subscribers"]["subscription_frames"] == 20 * 18
+    assert figures["keys_100_per_s"]["flood_answered"] <= 5 + 2 * 2 + 1
+    assert figures["invites_one_address"]["compared"] <= 8
+    assert figures["invites_many_addresses"]["right_code_from_a_newcomer"] in (
+        "welcome", "rate_limited")
+
+
 def test_the_environment_benchmark_compares_steps_with_the_bare_engine(
         capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("pettingzoo")

@@ -432,6 +432,60 @@ def test_a_cut_file_is_refused_as_truncated(tmp_path: Path) -> None:
         GameLog.open(path)
 
 
+def _checkpointed_halfway(directory: Path, source: Path) -> Path:
+    """A copy of the log at ``source`` (and its WAL and mark) as a checkpoint on a full disk
+    leaves it: page 1 copied from the WAL's last frame of it, with the page count the WAL
+    has, and the file not grown (SQLite writes page 1 first, then fails to extend the file)."""
+    for name in (source.name, source.name + "-wal", gamelog.mark_path(source).name):
+        (directory / name).write_bytes((source.parent / name).read_bytes())
+    path = directory / source.name
+    wal = gamelog.wal_path(path).read_bytes()
+    page_size = int.from_bytes(wal[8:12], "big")
+    frames = [32 + i * (24 + page_size) for i in range((len(wal) - 32) // (24 + page_size))]
+    last_first_page = max(f for f in frames if int.from_bytes(wal[f:f + 4], "big") == 1)
+    page = wal[last_first_page + 24:last_first_page + 24 + page_size]
+    with path.open("r+b") as f:
+        f.write(page)
+    header_pages = int.from_bytes(page[28:32], "big")
+    assert path.stat().st_size < header_pages * page_size, "the file is not short of its header"
+    return path
+
+
+def test_a_log_whose_checkpoint_stopped_on_a_full_disk_resumes_the_same_game(
+        tmp_path: Path, uninterrupted: Table) -> None:
+    """Issue 27: the host stopped on a full disk, and closing the log began a checkpoint
+    that rewrote page 1 and could not grow the file. The WAL holds the rest: the log opens
+    with every committed row and the game finishes as it would have."""
+    table, log, players = start(tmp_path / "live")
+    assert not play(table, players, lambda t, step, where: step == 60)
+    committed = log.committed
+    (tmp_path / "full").mkdir()
+    path = _checkpointed_halfway(tmp_path / "full", log.path)
+    log.close()
+    reopened = GameLog.open(path)
+    assert [r.seq for r in reopened.rows][-1] == committed
+    resumed = restore(reopened, clock=Clock()).table
+    assert resumed.game.round == table.game.round
+    for player in players:
+        player.hello(resumed)
+    assert play(resumed, players)
+    reopened.close()
+    same_game(resumed, uninterrupted)
+
+
+def test_a_short_file_whose_wal_lacks_the_pages_is_refused_as_truncated(tmp_path: Path) -> None:
+    table, log, players = start(tmp_path / "live")
+    assert not play(table, players, lambda t, step, where: step == 60)
+    (tmp_path / "full").mkdir()
+    path = _checkpointed_halfway(tmp_path / "full", log.path)
+    log.close()
+    wal = gamelog.wal_path(path)
+    wal.write_bytes(wal.read_bytes()[:32])  # the header alone: no frame
+    with pytest.raises(GameLogError, match=r"truncated: the file has .* and its WAL does not "
+                                           r"hold pages"):
+        GameLog.open(path)
+
+
 @pytest.mark.parametrize("content", [b"", b"not a database at all" * 10,
                                      b"SQLite format 3\x00" + bytes(84)])
 def test_other_files_are_not_game_logs(tmp_path: Path, content: bytes) -> None:
@@ -487,15 +541,18 @@ def test_the_listing_shows_what_can_be_resumed(tmp_path: Path) -> None:
 
 @pytest.mark.network
 def test_a_log_that_cannot_be_written_stops_the_host_before_it_answers(tmp_path: Path) -> None:
-    from mundus_net.client.connection import Connection, ConnectTimeout
+    from mundus_net.client.connection import Connection, ConnectTimeout, PublicEvents
     from mundus_net.host.gamelog import LogFailure
     from mundus_net.host.server import Host
 
     table = new_table(clock=time.monotonic)
     log = GameLog.create(tmp_path, table, bots=BOTS)
-    host = Host(table, port=0, log=lambda text: None)
+    said: list[str] = []
+    host = Host(table, port=0, log=said.append)
     host.start()
+    watcher = Connection(host.address, "Watcher", "spectator", server_key=host.public_key)
     try:
+        watcher.connect(10.0)
         host.call(lambda t: log._db.close())  # the disk is gone, say
         conn = Connection(host.address, "Ana", "player", server_key=host.public_key)
         with pytest.raises(ConnectTimeout):  # no welcome: its seat could not be logged
@@ -504,7 +561,17 @@ def test_a_log_that_cannot_be_written_stops_the_host_before_it_answers(tmp_path:
         assert host.wait(5.0)
         assert isinstance(host.error, LogFailure)
         assert table.free_seats() == 1  # the seat was taken in memory, never told to anyone
+        events: list[Message] = []
+        deadline = time.monotonic() + 10.0
+        while time.monotonic() < deadline and not any(e["kind"] == "stopping" for e in events):
+            events += [e for n in watcher.poll(0.1) if isinstance(n, PublicEvents)
+                       for e in n.events]
+        # the players are told, and only that: not the seat the log does not hold
+        assert events[-1] == {"kind": "stopping", "reason": "it cannot write its game log"}
+        assert not any(e.get("name") == "Ana" for e in events), events
+        assert not any("internal error" in line for line in said), said
     finally:
+        watcher.close(bye=False)
         host.stop()
 
 

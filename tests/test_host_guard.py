@@ -13,10 +13,19 @@ import zmq
 from test_host_server import WAIT, RawClient
 
 from mundus_net.host import server
-from mundus_net.host.guard import ConnectionGuard, SubscriberGuard
+from mundus_net.host.guard import (
+    CHECKS_PER_SECOND,
+    SUSPECT_CHECKS_PER_SECOND,
+    ConnectionGuard,
+    KeyedLimiter,
+    SubscriberGuard,
+    source_key,
+)
 from mundus_net.host.keys import (
     KEY_REQUEST_BURST,
     KEY_REQUESTS_PER_SECOND,
+    SOURCE_REQUEST_BURST,
+    SOURCE_REQUESTS_PER_SECOND,
     KeyPort,
     key_port_socket,
 )
@@ -93,6 +102,56 @@ def test_a_subscriber_that_sends_more_than_a_subscription_is_closed() -> None:
     assert [peer.fd for peer in guard.flooding(1.0, sent.get)] == [11]
     # an honest one's ZMTP heartbeats over an hour stay within the allowance
     assert guard.flooding(3600.0, {10: 700 + 3600 * 40}.get) == []
+
+
+def test_a_suspected_subscriber_alone_is_looked_at_however_many_are_connected() -> None:
+    guard = SubscriberGuard(limit=5000)
+    for fd in range(1000, 4000):
+        guard.accepted(fd, 0.0, ADDRESS)
+    asked: list[int] = []
+
+    def received(fd: int) -> int:
+        asked.append(fd)
+        return 9000 if fd == 2500 else 100
+
+    assert [peer.fd for peer in guard.suspected([2500], 1.0, received)] == [2500]
+    assert asked == [2500]
+
+
+def test_subscribers_are_looked_at_in_turn_within_a_budget_a_second() -> None:
+    """3,000 subscribers: a sweep looks at CHECKS_PER_SECOND of them a second, however
+    often it is called, and in turn reaches them all (the flooder among them)."""
+    guard = SubscriberGuard(limit=5000)
+    for fd in range(1000, 4000):
+        guard.accepted(fd, 0.0, ADDRESS)
+    asked: list[int] = []
+
+    def received(fd: int) -> int:
+        asked.append(fd)
+        return 9000 if fd == 3999 else 100
+
+    assert guard.sweep(0.0, received) == []
+    assert len(asked) == CHECKS_PER_SECOND  # the first second's budget
+    closed = []
+    for step in range(1, 1601):  # 16 s, called every 10 ms
+        closed += guard.sweep(step / 100, received)
+        assert len(asked) <= CHECKS_PER_SECOND * (1 + step / 100) + 1
+    assert [peer.fd for peer in closed] == [3999]
+    assert set(asked) == set(range(1000, 4000))
+
+
+def test_suspects_beyond_their_budget_are_left_to_the_sweep() -> None:
+    guard = SubscriberGuard(limit=5000)
+    for fd in range(1000, 4000):
+        guard.accepted(fd, 0.0, ADDRESS)
+    asked: list[int] = []
+
+    def received(fd: int) -> int:
+        asked.append(fd)
+        return 100
+
+    guard.suspected(range(1000, 4000), 0.0, received)
+    assert len(asked) == SUSPECT_CHECKS_PER_SECOND
 
 
 def test_beyond_the_cap_a_new_subscriber_is_closed_and_the_others_keep_their_place() -> None:
@@ -215,18 +274,62 @@ def test_connections_that_never_say_hello_are_closed_and_players_still_join(
             sock.close()
 
 
+def _key_port(ctx: zmq.Context[Any]) -> KeyPort:
+    return KeyPort(key_port_socket(ctx), KeyAnnouncement(None, None, insecure=True),
+                   clock=lambda: 0.0)
+
+
 def test_the_key_port_answers_a_burst_then_a_steady_rate_and_drops_the_rest() -> None:
     ctx: zmq.Context[Any] = zmq.Context()
     try:
-        port = KeyPort(key_port_socket(ctx), KeyAnnouncement(None, None, insecure=True),
-                       clock=lambda: 0.0)
-        assert all(port._allow(0.0) for _ in range(int(KEY_REQUEST_BURST)))
-        assert not port._allow(0.0)
-        assert sum(port._allow(1.0) for _ in range(100)) == int(KEY_REQUESTS_PER_SECOND)
+        port = _key_port(ctx)
+        sources = [f"10.0.{i // 200}.{i % 200}" for i in range(400)]
+        assert all(port.allow(source, 0.0) for source in sources[:int(KEY_REQUEST_BURST)])
+        assert not port.allow(sources[100], 0.0)  # everyone's budget is spent
+        assert sum(port.allow(source, 1.0) for source in sources[200:300]) == \
+            int(KEY_REQUESTS_PER_SECOND)
         assert (port.answered, port.dropped) == (70, 81)
         port.stop()
     finally:
         ctx.destroy(linger=0)
+
+
+def test_one_flooding_source_leaves_the_newcomers_their_keys() -> None:
+    """One address asks 100 times a second for 12 s; a newcomer from an address of its own
+    asks once every half second: every newcomer is answered, the flooder a few times a
+    second only."""
+    ctx: zmq.Context[Any] = zmq.Context()
+    try:
+        port = _key_port(ctx)
+        flooder = newcomers = 0
+        for tick in range(1200):  # 10 ms a tick
+            now = tick / 100
+            flooder += port.allow("192.0.2.66", now)
+            if tick % 50 == 0:
+                newcomers += port.allow(f"198.51.100.{tick // 50}", now)
+        assert newcomers == 24
+        assert flooder <= SOURCE_REQUEST_BURST + 12 * SOURCE_REQUESTS_PER_SECOND + 1
+        port.stop()
+    finally:
+        ctx.destroy(linger=0)
+
+
+def test_a_source_is_an_ipv4_address_or_an_ipv6_network() -> None:
+    assert source_key("192.0.2.7") == "192.0.2.7"
+    assert source_key("::ffff:192.0.2.7") == "192.0.2.7"
+    assert source_key("2001:db8:1:2:aaaa::1") == source_key("2001:db8:1:2:bbbb::9") == \
+        "2001:db8:1:2::/64"
+    assert source_key("2001:db8:1:3::1") != source_key("2001:db8:1:2::1")
+
+
+def test_a_limiter_keeps_a_bounded_number_of_keys_and_forgets_the_least_recent() -> None:
+    limiter = KeyedLimiter(rate=1.0, burst=2.0, max_keys=3)
+    for key in ("a", "b", "c"):
+        assert limiter.allow(key, 0.0) and limiter.allow(key, 0.0)
+    assert not limiter.allow("a", 0.0)  # "a" used last now
+    assert limiter.allow("d", 0.0) and len(limiter) == 3  # "b", the least recent, forgotten
+    assert limiter.allow("b", 0.0)  # a fresh burst: why a limit for everyone goes with it
+    assert not limiter.allow("a", 0.5) and limiter.allow("a", 1.0)
 
 
 @pytest.mark.network

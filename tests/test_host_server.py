@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import msgpack
@@ -533,6 +534,26 @@ def test_the_host_survives_a_bug_in_handling_a_message(
     error = a.request(t="chat", token=a.token, text="hello")
     assert error["code"] == "internal"
     assert a.request(t="ping")["t"] == "pong"
+
+
+@pytest.mark.network
+def test_an_internal_error_is_one_console_line_and_its_traceback_goes_to_the_error_file(
+        table_host: Host, players: tuple[RawClient, RawClient], tmp_path: Path) -> None:
+    a, _ = players
+    said: list[str] = []
+    table_host.log = said.append
+    table_host.error_file = tmp_path / "host-errors.log"
+
+    def broken(conn: bytes, message: Message) -> Message:
+        raise KeyError("a bug")
+
+    table_host.call(lambda t: t._handlers.__setitem__("chat", broken))
+    assert a.request(t="chat", token=a.token, text="hello")["code"] == "internal"
+    assert said == ["host: internal error on a 'chat' message: KeyError: 'a bug' (its "
+                    f"traceback is in {tmp_path / 'host-errors.log'})"]
+    written = (tmp_path / "host-errors.log").read_text(encoding="utf-8")
+    assert "Traceback (most recent call last)" in written and "KeyError: 'a bug'" in written
+    assert (tmp_path / "host-errors.log").stat().st_mode & 0o077 == 0
 
 
 # -- the command --------------------------------------------------------------------------------

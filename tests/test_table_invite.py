@@ -13,7 +13,10 @@ from pathlib import Path
 import pytest
 from test_host_table import A, B, Clock, make_table, send
 
+from mundus_net.host.guard import FREE_GUESSES, GUESS_BURST, GUESSES_PER_SECOND
+from mundus_net.host.table import Table
 from mundus_net.protocol.invite import ALPHABET, matches, new_code, normal
+from mundus_net.protocol.messages import decode_client, encode
 
 ROOT = Path(__file__).resolve().parent.parent
 CODE = "K7QF-M2XD"
@@ -55,6 +58,87 @@ def test_with_the_code_a_seat_and_a_returning_player_needs_only_its_token() -> N
 def test_a_table_without_a_code_takes_anyone() -> None:
     table = make_table(Clock())
     assert send(table, A, t="hello", name="Ana", role="player")["t"] == "welcome"
+
+
+# -- guesses (docs/security.md, "Guessing the invite code") -----------------------------------
+
+
+def _guess(table: Table, clock: Clock, source: str, code: str, conn: bytes = b"guesser"
+           ) -> str:
+    """A hello with ``code`` from ``source``: the reply's code, or ``welcome``."""
+    hello = decode_client(encode({"t": "hello", "name": "Eve", "role": "spectator",
+                                  "invite": code}))
+    reply, later = table.answer(conn, hello, source)
+    assert later is None
+    if reply["t"] == "welcome":
+        send(table, conn, t="bye")
+        return "welcome"
+    return str(reply["code"])
+
+
+def test_wrong_codes_from_one_source_make_it_wait_longer_and_longer() -> None:
+    clock = Clock()
+    table = make_table(clock, invite=CODE)
+    lines: list[str] = []
+    table.invite_guesses.log = lines.append
+    for _ in range(FREE_GUESSES):  # typos go unnoticed
+        assert _guess(table, clock, "192.0.2.9", "AAAA-AAAA") == "bad_invite"
+    assert _guess(table, clock, "192.0.2.9", "AAAA-AAAA") == "bad_invite"  # now it waits 1 s
+    assert _guess(table, clock, "192.0.2.9", CODE) == "rate_limited"  # not even compared
+    for wait in (1, 2, 4, 8):
+        clock.now += wait - 0.01
+        assert _guess(table, clock, "192.0.2.9", CODE) == "rate_limited"
+        clock.now += 0.01
+        assert _guess(table, clock, "192.0.2.9", "AAAA-AAAA") == "bad_invite"
+    assert lines[0] == "host: 6 wrong invite codes from 192.0.2.9: its next guess waits 1 s"
+    clock.now += 16
+    assert _guess(table, clock, "192.0.2.9", CODE) == "welcome"  # the right one, in time
+    assert _guess(table, clock, "192.0.2.9", "AAAA-AAAA") == "bad_invite"  # forgiven
+
+
+def test_a_source_that_guesses_does_not_hold_back_another() -> None:
+    clock = Clock()
+    table = make_table(clock, invite=CODE)
+    for _ in range(FREE_GUESSES + 3):
+        _guess(table, clock, "192.0.2.9", "AAAA-AAAA")
+    assert _guess(table, clock, "192.0.2.9", CODE) == "rate_limited"
+    assert _guess(table, clock, "198.51.100.4", CODE, b"newcomer") == "welcome"
+    # an IPv6 guesser is one source for its whole /64
+    for n in range(FREE_GUESSES + 1):
+        _guess(table, clock, f"2001:db8::{n + 1}", "AAAA-AAAA")
+    assert _guess(table, clock, "2001:db8::ffff", CODE) == "rate_limited"
+
+
+def test_one_source_gets_a_few_guesses_an_hour() -> None:
+    clock = Clock()
+    table = make_table(clock, invite=CODE)
+    compared = 0
+    for _ in range(3600 * 10):  # a guess every 0.1 s for an hour
+        compared += _guess(table, clock, "192.0.2.9", "AAAA-AAAA") == "bad_invite"
+        clock.now += 0.1
+    assert compared <= FREE_GUESSES + 12  # 1 + 2 + ... + 2048 s of waits fill the hour
+
+
+def test_everyone_together_gets_at_most_a_guess_a_second() -> None:
+    """A thousand sources at once: a burst is compared, then one a second, and a newcomer
+    with the right code waits its turn like everyone."""
+    clock = Clock()
+    table = make_table(clock, invite=CODE)
+    lines: list[str] = []
+    table.invite_guesses.log = lines.append
+    first = [_guess(table, clock, f"10.1.{n // 200}.{n % 200}", "AAAA-AAAA")
+             for n in range(1000)]
+    assert first.count("bad_invite") == GUESS_BURST
+    assert first.count("rate_limited") == 1000 - GUESS_BURST
+    assert _guess(table, clock, "198.51.100.4", CODE, b"newcomer") == "rate_limited"
+    assert any("wrong invite codes in all" in line for line in lines), lines
+    compared = 0
+    for n in range(100):  # ten seconds of the thousand sources guessing 10 a second
+        clock.now += 0.1
+        compared += _guess(table, clock, f"10.2.0.{n}", "AAAA-AAAA") == "bad_invite"
+    assert compared == 10 * GUESSES_PER_SECOND
+    clock.now += 1.0
+    assert _guess(table, clock, "198.51.100.4", CODE, b"newcomer") == "welcome"
 
 
 def _host(tmp_path: Path, *extra: str) -> subprocess.Popen[str]:
