@@ -182,7 +182,7 @@ NAMES: dict[str, dict[Key, tuple[str, Source]]] = {
                         "a misprint of Cosa (line 261 spells it Роса); Коса as the other "
                         "rulebooks write Juan de la Cosa")),
                     _printed(265, "Бартоломе де ла Касас"), _printed(275, "Гонсало Писарро"),
-                    _printed(281, "Хуан Понсе де Леон"), _printed(289, "Педро де Вальдивия"),
+                    _printed(281, "Хуан Понсе де Леон"), _printed(289, "Педро де Вальдивиа"),
                     _printed(299, "Франциско де Орельяна"),
                     _printed(307, "Франциско де Коронадо"), _printed(321, "Эрнан Кортес")),
         promo=(("Серхио де Лахио", Translated(PROMO_WHY)),
