@@ -133,6 +133,21 @@ def _write(catalog: Catalog, path: Path) -> None:
     path.write_bytes(buffer.getvalue())
 
 
+def _write_template(template: Catalog) -> None:
+    """The template, rewritten only when its messages change (its date would churn)."""
+    if TEMPLATE.exists():
+        with TEMPLATE.open("rb") as file:
+            old = read_po(file, domain=DOMAIN)
+        if _entries(old) == _entries(template):
+            return
+    _write(template, TEMPLATE)
+
+
+def _entries(catalog: Catalog) -> list[tuple[object, ...]]:
+    return sorted((m.context or "", str(m.id), m.auto_comments, sorted(f for f, _ in m.locations))
+                  for m in catalog if m.id)
+
+
 def read(language: str) -> Catalog:
     with po_path(language).open("rb") as file:
         return read_po(file, locale=language, domain=DOMAIN)
@@ -231,11 +246,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     command = args[0]
     if command == "extract":
-        _write(extract(), TEMPLATE)
+        _write_template(extract())
         print(f"wrote {TEMPLATE.relative_to(REPO)}")
     elif command == "update":
         template = extract()
-        _write(template, TEMPLATE)
+        _write_template(template)
         update(template)
         print("updated " + ", ".join(str(po_path(x).relative_to(REPO)) for x in LANGUAGES))
     elif command == "compile":

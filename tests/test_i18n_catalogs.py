@@ -134,3 +134,33 @@ def test_play_join_and_watch_take_lang(command: str) -> None:
     from mundus_net.cli import build_parser
 
     assert build_parser(command).parse_args([command, "--lang", "nl"]).lang == "nl"
+
+
+@pytest.mark.parametrize("command", ["join", "watch"])
+def test_the_chosen_language_reaches_the_client(command: str,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """What join and watch hand to the client (sit() replaced: nothing connects)."""
+    import importlib
+
+    from mundus_net.cli import build_parser
+    from mundus_net.client.tui.session import Seating, save_name
+
+    module = importlib.import_module(f"mundus_net.client.tui.{command}")
+    seated: list[Seating] = []
+    monkeypatch.setattr(module, "needs_terminal", lambda _command: False)
+    monkeypatch.setattr(module, "sit", lambda seating: seated.append(seating) or 0)
+    for variable in ("LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("LANG", "nl_NL.UTF-8")
+    save_name("Ana")  # watch remembers the language for the player's own name
+
+    def run(*options: str) -> str:
+        argv = [command, "tcp://127.0.0.1:9", "--name", "Ana", *options]
+        args = build_parser(command).parse_args(argv)
+        assert args.func(args) == 0
+        return seated[-1].language
+
+    assert run() == "nl"  # the locale
+    assert run("--lang", "ko") == "ko"
+    assert run() == "ko"  # remembered
+    assert run("--lang", "auto") == "nl"
