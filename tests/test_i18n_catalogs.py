@@ -148,7 +148,12 @@ def test_the_chosen_language_reaches_the_client(command: str,
     module = importlib.import_module(f"mundus_net.client.tui.{command}")
     seated: list[Seating] = []
     monkeypatch.setattr(module, "needs_terminal", lambda _command: False)
-    monkeypatch.setattr(module, "sit", lambda seating: seated.append(seating) or 0)
+
+    def sit(seating: Seating) -> int:
+        seated.append(seating)
+        return 0
+
+    monkeypatch.setattr(module, "sit", sit)
     for variable in ("LC_ALL", "LC_MESSAGES"):
         monkeypatch.delenv(variable, raising=False)
     monkeypatch.setenv("LANG", "nl_NL.UTF-8")
