@@ -23,7 +23,7 @@ from pathlib import Path
 
 from babel.messages.catalog import Catalog, Message
 from babel.messages.extract import extract_from_dir
-from babel.messages.mofile import write_mo
+from babel.messages.mofile import read_mo, write_mo
 from babel.messages.pofile import read_po, write_po
 
 from mundus_net.client.i18n import (
@@ -204,10 +204,20 @@ def problems(language: str, template: Catalog) -> list[str]:
         found.extend(f"{where}: {problem}" for problem in _message_problems(message,
                                                                            translated,
                                                                            catalog))
-    if not mo_path(language).exists() or mo_path(language).read_bytes() != compiled(language):
+    if not mo_path(language).exists() or not _same_messages(mo_path(language).read_bytes(),
+                                                             compiled(language)):
         found.append(f"{language}: {mo_path(language).name} is not compiled from its .po "
                      "(run compile)")
     return found
+
+
+def _same_messages(mo: bytes, fresh: bytes) -> bool:
+    """Whether two .mo files hold the same translations (whatever Babel version wrote
+    them)."""
+    def messages(data: bytes) -> list[tuple[str, str, str]]:
+        return sorted((m.context or "", str(m.id), str(m.string))
+                      for m in read_mo(io.BytesIO(data)))
+    return messages(mo) == messages(fresh)
 
 
 def _describe(message: Message) -> str:
