@@ -14,7 +14,7 @@ from rulebook_names import NAMES, RULEBOOKS, Corrected, Printed, Translated, mar
 from mundus_net.client import i18n_build
 from mundus_net.client.i18n import LANGUAGES, translator
 from mundus_net.engine.cards import RESOURCE_NAMES
-from mundus_net.engine.deck import EVENT_NAMES, default_deck
+from mundus_net.engine.deck import EVENT_NAMES, CardDef, default_deck
 
 SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
 
@@ -101,3 +101,14 @@ def test_some_names_come_from_every_rulebook_and_the_translated_ones_are_few() -
     for language, names in NAMES.items():
         printed = sum(isinstance(s, Printed) for _, s in names.values())
         assert printed >= len(names) * 2 // 3, (language, printed, len(names))
+
+
+def test_a_custom_decks_own_names_stay_as_its_file_writes_them() -> None:
+    galleon = CardDef(id="X01", kind="caravel", name="Galleon", players=2, icon=None,
+                      income=0, caravel=3)
+    fort = CardDef(id="X02", kind="building", name="Fort", players=2, icon=None, income=1)
+    caravel = CardDef(id="X03", kind="caravel", name="Caravel 13", players=2, icon=None,
+                      income=0, caravel=13)
+    t = translator("it")
+    assert (t.card(galleon), t.card(fort), t.card(caravel)) == ("Galleon", "Fort",
+                                                                "Caravella 13")
