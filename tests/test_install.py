@@ -91,3 +91,24 @@ def test_play_and_verify_from_a_folder_that_shadows_every_name(installed: Path,
                          timeout=120, cwd=folder, env=env)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "imported" not in run.stdout + run.stderr
+
+
+def test_the_wheel_ships_the_language_catalogs_read_without_babel(installed: Path,
+                                                                   tmp_path: Path) -> None:
+    """The five compiled catalogs are package data; the installed program reads them with the
+    standard library (Babel, a test dependency, is kept out of the run)."""
+    locale = installed / "mundus_net" / "client" / "locale"
+    shipped = sorted(p.parent.parent.name for p in locale.glob("*/LC_MESSAGES/mundus.mo"))
+    assert shipped == ["en", "it", "ko", "nl", "ru"]
+    script = ("import sys; sys.modules['babel'] = None\n"  # any import of babel fails
+              "from mundus_net.client.i18n import LOCALE_DIR, translator\n"
+              "print(LOCALE_DIR)\n"
+              "print(translator('ko').event('ST'), translator('ru').doubloons(3), "
+              "translator('it').resource(2))\n")
+    run = subprocess.run([sys.executable, "-P", "-c", script], capture_output=True, text=True,
+                         timeout=60, cwd=tmp_path, env={**os.environ,
+                                                        "PYTHONPATH": str(installed)})
+    assert run.returncode == 0, run.stderr
+    where, names = run.stdout.splitlines()
+    assert Path(where) == locale
+    assert names == "폭풍 3 дублона granturco"

@@ -44,6 +44,10 @@ LAYERS = [
     Layer("tui", ("mundus_net.client.tui",),
           frozenset({"engine", "facade", "bots", "protocol", "cli_args", "client"}),
           frozenset({"prompt_toolkit", "zmq"})),
+    # Making the language catalogs (a development tool): Babel, which the game never loads.
+    Layer("i18n_build", ("mundus_net.client.i18n_build",),
+          frozenset({"engine", "facade", "bots", "protocol", "cli_args", "client"}),
+          frozenset({"babel"})),
     Layer("client", ("mundus_net.client",),
           frozenset({"engine", "facade", "bots", "protocol", "cli_args"}),
           frozenset({"msgpack", "zmq", "filelock"})),

@@ -8,11 +8,13 @@ the tables heard, and join the one picked (docs/client.md).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
 from mundus_net.cli_args import command, join_command, seconds
 from mundus_net.client.discovery import LISTEN_SECONDS, Table, discover, listen_address
+from mundus_net.client.i18n import add_language_argument, choose_language
 from mundus_net.client.known_hosts import KnownHosts, add_security_arguments
 from mundus_net.client.tokens import SavedSeat, TokenStore
 from mundus_net.client.tui.session import (
@@ -68,6 +70,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--take-over", action="store_true",
                    help="take your seat over even if another terminal or computer sits in it "
                         "now with its token (that one is told, and stops)")
+    add_language_argument(p)
     p.set_defaults(func=run)
 
 
@@ -135,9 +138,11 @@ def run(args: argparse.Namespace) -> int:
         saved = seat_to_resume(store.seats(address), saved_name())
         # The seat comes back with its name: nothing to ask.
         name = clean_name(saved.name) if saved is not None else default_name()
-    return sit(Seating(address, name or DEFAULT_NAME, store=store, host_key=args.host_key,
+    name = name or DEFAULT_NAME
+    return sit(Seating(address, name, store=store, host_key=args.host_key,
                        offered_key=offered, insecure=args.insecure, known_hosts=KnownHosts(),
-                       invite=args.invite, take_over=args.take_over))
+                       invite=args.invite, take_over=args.take_over,
+                       language=choose_language(args.lang, name, os.environ)))
 
 
 def seat_to_resume(seats: list[SavedSeat], last_name: str | None) -> SavedSeat | None:

@@ -33,6 +33,7 @@ from mundus_net.client.connection import (
     OfferSecret,
     Welcome,
 )
+from mundus_net.client.i18n import DEFAULT_LANGUAGE
 from mundus_net.client.known_hosts import KnownHosts, Trust, UntrustedHost, trust_host
 from mundus_net.client.tokens import Holder, SavedSeat, TokenStore
 from mundus_net.client.tui.sentences import REASONS, plural, seat_name
@@ -138,6 +139,8 @@ class Seating:
     take_over: bool = False
     # Set by sit(): the game ended while this client was at the table.
     game_over: bool = False
+    # The language the player reads (mundus_net.client.i18n.choose_language: --lang).
+    language: str = DEFAULT_LANGUAGE
 
 
 def _remember(s: Seating, conn: Connection, secret: OfferSecret | None) -> None:

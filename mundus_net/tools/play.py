@@ -9,6 +9,7 @@ Leave with Ctrl-C or Ctrl-D and the table keeps your seat; the command printed w
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 import time
@@ -17,6 +18,7 @@ from typing import Any
 
 from mundus_net.bots.base import load_bot, strategy_names
 from mundus_net.cli_args import command, positive_int, seconds, whole_number
+from mundus_net.client.i18n import add_language_argument, choose_language
 from mundus_net.client.known_hosts import KnownHosts
 from mundus_net.client.tokens import TokenStore
 from mundus_net.client.tui.session import Seating, default_name, needs_terminal, sit
@@ -61,6 +63,7 @@ def register(subparsers: Any) -> None:
                    help="how long the table waits for you after you leave (default 30)")
     p.add_argument("--insecure", action="store_true",
                    help="no encryption (for debugging the protocol)")
+    add_language_argument(p)
     p.set_defaults(func=run)
 
 
@@ -82,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
     if needs_terminal("play"):
         return 2
     name = (args.name or default_name()).strip()[:32] or "Player"
+    language = choose_language(args.lang, name, os.environ)
     record = record_path(args)
     print(f"Starting a table for you and {args.bots} {args.strategy} bot(s) …", flush=True)
     try:
@@ -101,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
                       host_key=table.host_key, insecure=table.host_key is None,
                       known_hosts=KnownHosts(),
                       left_note=[f"The table runs on in the background (process {pid}) "
-                                 f"and waits {minutes} for you."])
+                                 f"and waits {minutes} for you."], language=language)
     status = sit(seating)
     if record is not None:
         if seating.game_over:  # the table writes it within a moment of the result
