@@ -31,6 +31,7 @@ from mundus_net.host.guard import SubscriberGuard, bytes_received, cut, peer_add
 PUB_MAX_FRAME = 512  # bytes a subscriber may send in one frame: the CURVE handshake needs ~300
 PUB_SNDHWM = 1000  # updates queued for one subscriber; one that lags more catches up (§5)
 PUB_RCVHWM = 16  # subscriptions queued from one subscriber
+LAST_WORDS_MS = 2000  # how long a closing PUB socket still sends what it holds
 SUSPECTS_PER_TURN = 64  # connections of frames that are not subscriptions, read in one turn
 _WATCHED = int(zmq.EVENT_ACCEPTED) | int(zmq.EVENT_DISCONNECTED) | int(zmq.EVENT_CLOSED)
 _NOBLOCK = int(zmq.NOBLOCK)
@@ -119,7 +120,9 @@ class Publisher:
             with contextlib.suppress(zmq.ZMQError):
                 self.sock.disable_monitor()
             for sock in (self._monitor, self._inbox, self.sock):
-                sock.close(linger=200 if sock is self.sock else 0)
+                # The last updates (a stop's "stopping") still reach slow subscribers, within
+                # a bound: on a loaded machine 200 ms was not always enough.
+                sock.close(linger=LAST_WORDS_MS if sock is self.sock else 0)
 
     def _forward(self) -> None:
         inbox, sock = self._inbox, self.sock
