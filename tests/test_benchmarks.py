@@ -37,15 +37,16 @@ def test_reference_games_are_interleaved_with_ours() -> None:
     bench = _benchmark("engine")
     played: list[int] = []
 
-    def reference(seed: int) -> int:
+    def reference(seed: int) -> tuple[int, int]:
         played.append(seed)
         sum(range(100_000))  # some CPU time, as a real game takes
-        return 100
+        return 100, 40
 
     ours, other = bench.run("random", bench.RandomBot, 3, None, 5, reference)
     assert ours.games == 3
     assert other is not None and other.games == len(played) >= 1
-    assert other.decisions == 100 * other.games
+    assert other.steps == 100 * other.games and other.decisions == 40 * other.games
+    assert ours.steps > ours.decisions > 0  # the engine's forced steps count as steps
     assert played == list(range(5, 5 + len(played)))  # seeded like ours
 
 
