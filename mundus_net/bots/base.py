@@ -15,6 +15,7 @@ from types import ModuleType
 from typing import Any, Protocol, runtime_checkable
 
 from mundus_net.engine.decisions import Decision
+from mundus_net.engine.game import PHASES
 from mundus_net.engine.view import PlayerView
 
 
@@ -46,12 +47,37 @@ def question_seed(seed: int, view: PlayerView, legal: Sequence[Decision]) -> int
     step, the hand and the legal decisions): a bot that draws its chances from it answers a
     question asked again (a host resumed from its log asks a fresh bot) as it did the first
     time, whatever it was asked before. (The legal list by its length and ends: cheap, and
-    a question's own.)"""
-    question = repr((view.round, view.phase, tuple(sorted(view.hand)), len(legal), legal[0],
-                     legal[-1]))
-    digest = hashlib.blake2b(question.encode(), digest_size=8, key=(seed & (2**64 - 1))
-                             .to_bytes(8, "little")).digest()
-    return int.from_bytes(digest, "little")
+    a question's own.)
+
+    The question is a tuple of small integers (the step by its number, each end of the list
+    by a digest of its text form, kept per decision object), hashed by Python's tuple hash:
+    integers hash to themselves whatever ``PYTHONHASHSEED`` says, so the seed is the same in
+    every process, at a fifth of the cost of hashing the question's text (issue 29)."""
+    question = (seed, view.round, _PHASE_NUMBERS.get(view.phase, -1), len(legal),
+                _decision_digest(legal[0]), _decision_digest(legal[-1]), *view.hand_counts)
+    return hash(question) & _SEED_MASK
+
+
+_SEED_MASK = 2**64 - 1
+_PHASE_NUMBERS = {phase: number for number, phase in enumerate(PHASES)}
+# id -> (the decision, the digest of its repr). The entry holds the decision, so its id is
+# not reused while it is here; the engine shares its decisions, so a few thousand cover it.
+_DIGESTS: dict[int, tuple[Decision, int]] = {}
+_DIGESTS_LIMIT = 50_000
+
+
+def _decision_digest(decision: Decision) -> int:
+    """A 60-bit digest of ``repr(decision)`` (stable in every process), made once per
+    decision object."""
+    entry = _DIGESTS.get(id(decision))
+    if entry is None:
+        if len(_DIGESTS) >= _DIGESTS_LIMIT:
+            _DIGESTS.clear()
+        digest = hashlib.blake2b(repr(decision).encode(), digest_size=8).digest()
+        entry = _DIGESTS[id(decision)] = (decision, int.from_bytes(digest, "little") >> 4)
+    return entry[1]
+
+
 _REGISTRY: dict[str, BotFactory] = {}
 
 
