@@ -70,6 +70,7 @@ def test_the_question_seed_with_its_digest_cache_equals_it_computed_afresh() -> 
             view, legal = PlayerView(game, seat), game.legal(seat)
             cached = base.question_seed(3, view, legal)
             base._DIGESTS.clear()
+            base._DIGESTED.clear()
             assert base.question_seed(3, view, legal) == cached
             wire = StateView(view.to_dict(), game.deck, [type(d)(*d) for d in legal])
             assert base.question_seed(3, wire, wire.legal) == cached

@@ -118,6 +118,14 @@ class Observer:
             block = self._keep(key, array.array("f", [min(c * each, HIGH) for c in counts]))
         return block
 
+    def _count_block(self, counts: tuple[int, ...], each: float) -> array.array[float]:
+        """:meth:`_card_block` of the multiset whose count vector is ``counts``."""
+        key = ("counts", each, counts)
+        block = self._blocks.get(key)
+        if block is None:
+            block = self._keep(key, array.array("f", [min(c * each, HIGH) for c in counts[1:]]))
+        return block
+
     def _hot(self, cards: tuple[str, ...], ordered: bool) -> array.array[float]:
         """The block of a set of development cards (multi-hot over the deck, up to the last
         one set) or, ``ordered``, of a queue (a one-hot over the deck per position)."""
@@ -247,6 +255,8 @@ class LiveObserver:
         self._bases = [[observer._seat0 + ((s - seat) % n) * observer._seat_size
                         for s in range(n)] for seat in range(n)]
         self._store_rules = game.options.rules >= 2
+        # (the pile, its length, its count vector) when last counted (_discard_counts).
+        self._discard: tuple[list[int], int, tuple[int, ...]] | None = None
         for seat, x in enumerate(self._x):
             x[observer._o_players + n - 2] = 1.0
             x[observer._o_flags + 1] = float(game.options.promo)
@@ -275,12 +285,17 @@ class LiveObserver:
                 x[at:at + 10] = (o._quarters(tuple(counts)) if any(counts)
                                  else o._zeros[at:at + 10])
         for key, at, cards, each in (("market", o._o_market, g.market, 1.0),
-                                     ("display", o._o_display, g.display, 1.0),
-                                     ("discard", o._o_discard, g.discard, 1 / 12)):
+                                     ("display", o._o_display, g.display, 1.0)):
             if cards != seen.get(key):
                 seen[key] = cards[:]
                 x[at:at + 10] = (o._card_block(tuple(sorted(cards)), each) if cards
                                  else o._zeros[at:at + 10])
+        discard = self._discard_counts()
+        if discard is not seen.get("discard"):
+            seen["discard"] = discard
+            at = o._o_discard
+            x[at:at + 10] = (o._count_block(discard, 1 / 12) if len(g.discard)
+                             else o._zeros[at:at + 10])
         x[o._o_piles] = len(g.draw) / 120
         x[o._o_piles + 1] = len(g.devpile) / o._devs
         queue = g.queue
@@ -293,15 +308,37 @@ class LiveObserver:
                 x[at:at + len(block)] = block
         x[o._o_flags] = float(g.queue_short)
         takes = g.takes
-        if takes != seen.get("takes"):
+        before = seen.get("takes")
+        if takes != before:
             seen["takes"] = takes[:]
             by, source_at = o._o_takes_by, o._o_takes_from
-            x[by:source_at + MAX_SEATS] = o._zeros[by:source_at + MAX_SEATS]
-            for taker, source in takes:
+            done = len(before) if before is not None else 0
+            if not done or takes[:done] != before:  # a new trade step: count afresh
+                done = 0
+                x[by:source_at + MAX_SEATS] = o._zeros[by:source_at + MAX_SEATS]
+            for taker, source in takes[done:]:  # the takes since this seat's last look
                 x[by + (taker - seat) % n] += 1 / 6
                 x[source_at + (source - seat) % n] += 1 / 6
         self._seats(x, seat, n)
         return np.frombuffer(array.array("f", x), dtype=np.float32)
+
+    def _discard_counts(self) -> tuple[int, ...]:
+        """The discard pile's count vector, the same tuple while the pile is unchanged; the
+        pile only grows until a reshuffle replaces it, so only the new cards are counted."""
+        pile = self.game.discard
+        known = self._discard
+        if known is not None and known[0] is pile and known[1] == len(pile):
+            return known[2]
+        if known is not None and known[0] is pile and known[1] < len(pile):
+            counts = list(known[2])
+            start = known[1]
+        else:
+            counts, start = [0] * 11, 0
+        for card in pile[start:]:
+            counts[card] += 1
+        value = tuple(counts)
+        self._discard = (pile, len(pile), value)
+        return value
 
     def _seats(self, x: array.array[float], seat: int, n: int) -> None:
         """The seat blocks, field by field: a field that changed for any seat is written
@@ -328,18 +365,24 @@ class LiveObserver:
             for s in range(n):
                 x[bases[s] + SEAT_OFFERED] = 1.0 if offered[s] else 0.0
         quarters = o._quarters
+        # Face-up offers and known cards: only the seats whose counts changed are written.
         faceup = g.faceup
-        if faceup != seen.get("faceup"):
+        before = seen.get("faceup")
+        if faceup != before:
             seen["faceup"] = [f[:] for f in faceup]
             for s in range(n):
-                at = bases[s] + SEAT_FACEUP
-                x[at:at + 10] = quarters(tuple(faceup[s])) if any(faceup[s]) else zeros[:10]
+                if before is None or faceup[s] != before[s]:
+                    at = bases[s] + SEAT_FACEUP
+                    x[at:at + 10] = (quarters(tuple(faceup[s])) if any(faceup[s])
+                                     else zeros[:10])
         known = self.views[seat].known_counts  # the same tuple while nothing changed it
-        if known is not seen.get("known"):
+        before = seen.get("known")
+        if known is not before:
             seen["known"] = known
             for s in range(n):
-                at = bases[s] + SEAT_KNOWN
-                x[at:at + 10] = quarters(known[s]) if any(known[s]) else zeros[:10]
+                if before is None or known[s] != before[s]:
+                    at = bases[s] + SEAT_KNOWN
+                    x[at:at + 10] = quarters(known[s]) if any(known[s]) else zeros[:10]
         pirates = ([min(g.pirates_due.get(s, 0), HIGH) for s in range(n)]
                    if phase == "pirates" else None)
         if pirates != seen.get("pirates"):

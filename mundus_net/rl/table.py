@@ -36,7 +36,7 @@ class Table:
         self.round_limit = round_limit
         self.deck = deck if deck is not None else default_deck()
         self.reward = reward
-        self.actions = ActionSpace(self.deck)
+        self.actions = ActionSpace.for_deck(self.deck)
         self.observer = Observer(self.deck)
         self.game = Game.new(players, 0, promo=promo, round_limit=round_limit, deck=self.deck)
         self.live = LiveObserver(self.observer, self.game)
