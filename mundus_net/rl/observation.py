@@ -251,22 +251,37 @@ class LiveObserver:
         n = game.players
         self._x = [array.array("f", observer._zeros) for _ in range(n)]
         self._seen: list[dict[str, Any]] = [{} for _ in range(n)]
-        # Per observing seat, where each seat's block starts (seats as offsets from it).
-        self._bases = [[observer._seat0 + ((s - seat) % n) * observer._seat_size
-                        for s in range(n)] for seat in range(n)]
+        # The seat blocks hold only what every seat may see, so they are kept once, in seat
+        # order (_sync_seats), and copied into each seat's vector rotated to start at that
+        # seat, when the log has grown since that seat's last copy (every change logs).
+        size = observer._seat_size
+        self._blocks = array.array("f", bytes(4 * n * size))
+        self._bases = [s * size for s in range(n)]
+        self._blocks_seen: dict[str, Any] = {}
+        self._synced = -1  # the log's length at the last _sync_seats
+        self._none_offered = [False] * n
+        self._copied = [-1] * n  # per seat, the log's length when its blocks were copied
+        self._looked = [-1] * n  # per seat, the log's length at its last observe
         self._store_rules = game.options.rules >= 2
         # (the pile, its length, its count vector) when last counted (_discard_counts).
         self._discard: tuple[list[int], int, tuple[int, ...]] | None = None
-        for seat, x in enumerate(self._x):
+        for x in self._x:
             x[observer._o_players + n - 2] = 1.0
             x[observer._o_flags + 1] = float(game.options.promo)
-            for base in self._bases[seat]:
-                x[base] = 1.0
+        for base in self._bases:
+            self._blocks[base] = 1.0  # present
 
     def observe(self, seat: int) -> np.ndarray:
         g, o = self.game, self.observer
         x, seen = self._x[seat], self._seen[seat]
         n = g.players
+        log = g.log
+        version = len(log)
+        looked = self._looked[seat]
+        if looked == version:  # nothing happened since this seat's last look
+            return np.frombuffer(array.array("f", x), dtype=np.float32)
+        changed = _changes(log, looked)
+        self._looked[seat] = version
         header = (g.round, g.phase, g.event, g.tm, g.announced)
         if header != seen.get("header"):
             seen["header"] = header
@@ -280,17 +295,17 @@ class LiveObserver:
                 x[o._o_announced + header[4] - 2] = 1.0
         for key, at, counts in (("hand", o._o_hand, g.hands[seat]),
                                 ("stored", o._o_stored, g.stored[seat])):
-            if counts != seen.get(key):
+            if changed & _HAND and counts != seen.get(key):
                 seen[key] = counts[:]
                 x[at:at + 10] = (o._quarters(tuple(counts)) if any(counts)
                                  else o._zeros[at:at + 10])
         for key, at, cards, each in (("market", o._o_market, g.market, 1.0),
                                      ("display", o._o_display, g.display, 1.0)):
-            if cards != seen.get(key):
+            if changed & _PILES and cards != seen.get(key):
                 seen[key] = cards[:]
                 x[at:at + 10] = (o._card_block(tuple(sorted(cards)), each) if cards
                                  else o._zeros[at:at + 10])
-        discard = self._discard_counts()
+        discard = self._discard_counts() if changed & _DISCARD else seen.get("discard")
         if discard is not seen.get("discard"):
             seen["discard"] = discard
             at = o._o_discard
@@ -299,7 +314,7 @@ class LiveObserver:
         x[o._o_piles] = len(g.draw) / 120
         x[o._o_piles + 1] = len(g.devpile) / o._devs
         queue = g.queue
-        if queue != seen.get("queue"):
+        if changed & _QUEUE and queue != seen.get("queue"):
             seen["queue"] = queue[:]
             at = o._o_queue
             x[at:o._o_flags] = o._zeros[at:o._o_flags]
@@ -309,7 +324,7 @@ class LiveObserver:
         x[o._o_flags] = float(g.queue_short)
         takes = g.takes
         before = seen.get("takes")
-        if takes != before:
+        if changed & _TAKES and takes != before:
             seen["takes"] = takes[:]
             by, source_at = o._o_takes_by, o._o_takes_from
             done = len(before) if before is not None else 0
@@ -319,7 +334,15 @@ class LiveObserver:
             for taker, source in takes[done:]:  # the takes since this seat's last look
                 x[by + (taker - seat) % n] += 1 / 6
                 x[source_at + (source - seat) % n] += 1 / 6
-        self._seats(x, seat, n)
+        if self._copied[seat] != version:
+            if self._synced != version:
+                self._sync_seats(n, _changes(log, self._synced))
+                self._synced = version
+            self._copied[seat] = version
+            blocks, first, cut = self._blocks, o._seat0, self._bases[seat]
+            end = len(blocks)
+            x[first:first + end - cut] = blocks[cut:]
+            x[first + end - cut:first + end] = blocks[:cut]
         return np.frombuffer(array.array("f", x), dtype=np.float32)
 
     def _discard_counts(self) -> tuple[int, ...]:
@@ -340,27 +363,33 @@ class LiveObserver:
         self._discard = (pile, len(pile), value)
         return value
 
-    def _seats(self, x: array.array[float], seat: int, n: int) -> None:
-        """The seat blocks, field by field: a field that changed for any seat is written
-        again for every seat (most steps change one or two fields)."""
-        g, o = self.game, self.observer
-        seen, bases, zeros = self._seen[seat], self._bases[seat], o._zeros
+    def _sync_seats(self, n: int, changed: int) -> None:
+        """The seat blocks, field by field: a field that ``changed`` (the log's events since
+        the last sync) may have changed is compared, and if it did, written again for every
+        seat (most steps change one or two fields)."""
+        g, o, x = self.game, self.observer, self._blocks
+        seen, bases, zeros = self._blocks_seen, self._bases, o._zeros
         phase = g.phase
+        if phase != seen.get("phase"):
+            seen["phase"] = phase
+            changed |= _PHASED
         doubloons = g.doubloons
-        if doubloons != seen.get("doubloons"):
+        if changed & _DOUBLOONS and doubloons != seen.get("doubloons"):
             seen["doubloons"] = doubloons[:]
             for s in range(n):
                 x[bases[s] + SEAT_DOUBLOONS] = doubloons[s] / WIN_DOUBLOONS
         for key, at, piles in (("hand_sizes", SEAT_HAND, g.hands),
                                   ("stored_sizes", SEAT_STORED, g.stored)):
+            if not changed & _SIZES:
+                break
             sizes = list(map(sum, piles))
             if sizes != seen.get(key):
                 seen[key] = sizes
                 for s in range(n):
                     x[bases[s] + at] = sizes[s] / 10
-        offers = g.offers if phase == "offer" else {}
-        offered = [s in offers for s in range(n)]
-        if offered != seen.get("offered"):
+        offered = (list(map(g.offers.__contains__, range(n))) if phase == "offer"
+                   else self._none_offered)
+        if changed & _PHASED and offered != seen.get("offered"):
             seen["offered"] = offered
             for s in range(n):
                 x[bases[s] + SEAT_OFFERED] = 1.0 if offered[s] else 0.0
@@ -368,40 +397,42 @@ class LiveObserver:
         # Face-up offers and known cards: only the seats whose counts changed are written.
         faceup = g.faceup
         before = seen.get("faceup")
-        if faceup != before:
+        if changed & _FACEUP and faceup != before:
             seen["faceup"] = [f[:] for f in faceup]
             for s in range(n):
                 if before is None or faceup[s] != before[s]:
                     at = bases[s] + SEAT_FACEUP
                     x[at:at + 10] = (quarters(tuple(faceup[s])) if any(faceup[s])
                                      else zeros[:10])
-        known = self.views[seat].known_counts  # the same tuple while nothing changed it
         before = seen.get("known")
+        # the same tuple while nothing changed it
+        known = self.views[0].known_counts if changed & _KNOWN else before
         if known is not before:
             seen["known"] = known
             for s in range(n):
                 if before is None or known[s] != before[s]:
                     at = bases[s] + SEAT_KNOWN
                     x[at:at + 10] = quarters(known[s]) if any(known[s]) else zeros[:10]
-        pirates = ([min(g.pirates_due.get(s, 0), HIGH) for s in range(n)]
-                   if phase == "pirates" else None)
-        if pirates != seen.get("pirates"):
-            seen["pirates"] = pirates
-            for s in range(n):
-                x[bases[s] + SEAT_PIRATES] = 0.0 if pirates is None else pirates[s]
-        store = ([g.store_due.get(s, 0) / 5 for s in range(n)]
-                 if phase == "store" and self._store_rules else None)
-        if store != seen.get("store"):
-            seen["store"] = store
-            for s in range(n):
-                x[bases[s] + SEAT_STORE] = 0.0 if store is None else store[s]
+        if changed & _PHASED:  # set when their step starts, fixed during it
+            pirates = ([min(g.pirates_due.get(s, 0), HIGH) for s in range(n)]
+                       if phase == "pirates" else None)
+            if pirates != seen.get("pirates"):
+                seen["pirates"] = pirates
+                for s in range(n):
+                    x[bases[s] + SEAT_PIRATES] = 0.0 if pirates is None else pirates[s]
+            store = ([g.store_due.get(s, 0) / 5 for s in range(n)]
+                     if phase == "store" and self._store_rules else None)
+            if store != seen.get("store"):
+                seen["store"] = store
+                for s in range(n):
+                    x[bases[s] + SEAT_STORE] = 0.0 if store is None else store[s]
         perfect = g.perfect_shown
-        if perfect != seen.get("perfect"):
+        if changed & _PERFECT and perfect != seen.get("perfect"):
             seen["perfect"] = perfect[:]
             for s in range(n):
                 x[bases[s] + SEAT_PERFECT] = 1.0 if s in perfect else 0.0
         fleets = g.fleets
-        if fleets != seen.get("fleets"):
+        if changed & _FLEETS and fleets != seen.get("fleets"):
             seen["fleets"] = fleets[:]
             caravels = [0] * n
             for owner, ids in fleets:
@@ -409,7 +440,7 @@ class LiveObserver:
             for s in range(n):
                 x[bases[s] + SEAT_CARAVELS] = caravels[s] / 6
         devs = g.devs
-        if devs != seen.get("devs"):
+        if changed & _DEVS and devs != seen.get("devs"):
             seen["devs"] = [d[:] for d in devs]
             hot, width = o._hot, o._seat_size - SEAT_DEVS
             for s in range(n):
@@ -418,3 +449,45 @@ class LiveObserver:
                 if devs[s]:
                     block = hot(tuple(devs[s]), False)
                     x[at:at + len(block)] = block
+
+
+# What each kind of log event may change in an observation: LiveObserver looks at a field
+# again only after an event that may change it (every change to a game is logged, and the
+# log only grows). A kind not listed (setup, round, any new one) may change everything.
+(_HAND, _PILES, _DISCARD, _QUEUE, _TAKES, _DOUBLOONS, _SIZES, _PHASED, _FACEUP, _KNOWN,
+ _PERFECT, _FLEETS, _DEVS) = (1 << bit for bit in range(13))
+_EVERYTHING = (1 << 13) - 1
+_CARDS = _HAND | _SIZES | _KNOWN  # cards moved to or from hands (known ones too)
+_CHANGES = {
+    "decision": 0, "first": 0, "round_end": 0, "game_over": 0,
+    "event": _DOUBLOONS, "income": _DOUBLOONS,
+    "unstore": _HAND | _SIZES, "deal": _HAND | _SIZES, "store": _HAND | _SIZES,
+    "revert": _HAND, "convert": _HAND | _KNOWN,
+    "reshuffle": _DISCARD,
+    "display": _PILES | _FLEETS, "split": _FLEETS,
+    "pick": _PILES | _CARDS,
+    "buy": _PILES | _CARDS | _DOUBLOONS,
+    "pirates": _CARDS | _DISCARD,
+    "announce": _PHASED, "offer": _PHASED,
+    "reveal": _CARDS | _FACEUP | _PHASED | _TAKES,
+    "trade_master": _TAKES,
+    "take": _CARDS | _FACEUP | _PILES | _TAKES | _DOUBLOONS,
+    "trade_end": _CARDS | _FACEUP,
+    "gift": _CARDS,
+    "set": _CARDS | _DISCARD | _QUEUE | _DEVS | _DOUBLOONS,
+    "series": _CARDS | _DISCARD | _DOUBLOONS,
+    "relics": _CARDS | _DISCARD | _DOUBLOONS,
+    "perfect": _CARDS | _DISCARD | _PERFECT,
+    "discard": _CARDS | _DISCARD,
+}
+
+
+def _changes(log: list[Any], start: int) -> int:
+    """The fields the events ``log[start:]`` may have changed (everything for a start of -1,
+    before the first look)."""
+    if start < 0 or start > len(log):
+        return _EVERYTHING
+    found, get = 0, _CHANGES.get
+    for event in log[start:]:
+        found |= get(event.kind, _EVERYTHING)
+    return found

@@ -86,7 +86,8 @@ class Table:
     def mask(self, seat: int | None) -> np.ndarray:
         mask = np.zeros(len(self.actions), dtype=np.int8)
         if seat is not None and not self.over:
-            mask[list(self.legal_actions(seat))] = 1
+            legal = self.legal_actions(seat)
+            mask[np.fromiter(legal, dtype=np.intp, count=len(legal))] = 1
         return mask
 
     def observe(self, seat: int) -> np.ndarray:
