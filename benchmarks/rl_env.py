@@ -17,6 +17,7 @@ The last line is JSON.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import random
 import time
@@ -80,6 +81,10 @@ def main(argv: list[str] | None = None) -> int:
     runs = (("bare", bare), ("aec", aec), ("gymnasium", single))
     for _, run in runs:  # warm up: imports, the action tables of each seat
         run(args.players, 2)
+    # What the warm-up left (modules, the environments' tables) is set aside from the garbage
+    # collector, so that its full collections in one run do not walk what another made.
+    gc.collect()
+    gc.freeze()
     figures = dict.fromkeys((name for name, _ in runs), 0.0)
     for r in range(args.repeat):
         for name, run in runs:

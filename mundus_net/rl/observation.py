@@ -233,10 +233,16 @@ class Observer:
 
 
 class LiveObserver:
-    """The observations of every seat of one live game, each kept from one call to the next
-    and rewritten only where the game changed: what :meth:`Observer.observe` gives from the
-    seat's view, at a fraction of the cost (the environments' path; tests check the two are
-    equal at every step).
+    """The observations of every seat of one live game: what :meth:`Observer.observe` gives
+    from the seat's view, at a fraction of the cost (the environments' path; tests check the
+    two are equal at every step).
+
+    Almost all of a vector is public, the same for every seat up to the order of the seat
+    blocks: it is kept once (``_shared``, seat blocks in seat order), brought up to date
+    once per change of the game, field by field and only where an event since the last
+    update may have changed it (``_CHANGES``). A seat's vector is a copy of it with the
+    seat blocks rotated to start at the seat, its own hand and stored cards, and the trade
+    master and the takes counted from the seat.
 
     It reads the game itself, but only what :class:`PlayerView` shows the seat: its own hand
     and stored cards; of the others, their sizes and the public state (doubloons,
@@ -249,68 +255,79 @@ class LiveObserver:
         self.game = game
         self.views = PlayerView.for_seats(game)
         n = game.players
-        self._x = [array.array("f", observer._zeros) for _ in range(n)]
-        self._seen: list[dict[str, Any]] = [{} for _ in range(n)]
-        # The seat blocks hold only what every seat may see, so they are kept once, in seat
-        # order (_sync_seats), and copied into each seat's vector rotated to start at that
-        # seat, when the log has grown since that seat's last copy (every change logs).
-        size = observer._seat_size
-        self._blocks = array.array("f", bytes(4 * n * size))
-        self._bases = [s * size for s in range(n)]
-        self._blocks_seen: dict[str, Any] = {}
-        self._synced = -1  # the log's length at the last _sync_seats
-        self._none_offered = [False] * n
-        self._copied = [-1] * n  # per seat, the log's length when its blocks were copied
-        self._looked = [-1] * n  # per seat, the log's length at its last observe
+        o = observer
+        self._shared = array.array("f", o._zeros)
+        self._shared[o._o_players + n - 2] = 1.0
+        self._shared[o._o_flags + 1] = float(game.options.promo)
+        self._seen: dict[str, Any] = {}
+        size = o._seat_size
+        self._bases = [o._seat0 + s * size for s in range(n)]
+        for base in self._bases:
+            self._shared[base] = 1.0  # present
+        self._seats_end = o._seat0 + n * size
+        # Takes this trade step by each seat and from each seat, in seat order (float32
+        # sums, made as Observer makes them: one 1/6 at a time).
+        self._takes_by = array.array("f", bytes(4 * n))
+        self._takes_from = array.array("f", bytes(4 * n))
+        self._takes_counted = 0
+        self._synced = -1  # the log's length at the last _sync
         self._store_rules = game.options.rules >= 2
+        self._none_offered = [False] * n
         # (the pile, its length, its count vector) when last counted (_discard_counts).
         self._discard: tuple[list[int], int, tuple[int, ...]] | None = None
-        for x in self._x:
-            x[observer._o_players + n - 2] = 1.0
-            x[observer._o_flags + 1] = float(game.options.promo)
-        for base in self._bases:
-            self._blocks[base] = 1.0  # present
 
     def observe(self, seat: int) -> np.ndarray:
         g, o = self.game, self.observer
-        x, seen = self._x[seat], self._seen[seat]
-        n = g.players
         log = g.log
-        version = len(log)
-        looked = self._looked[seat]
-        if looked == version:  # nothing happened since this seat's last look
-            return np.frombuffer(array.array("f", x), dtype=np.float32)
-        changed = _changes(log, looked)
-        self._looked[seat] = version
-        header = (g.round, g.phase, g.event, g.tm, g.announced)
+        if self._synced != len(log):
+            self._sync(_changes(log, self._synced))
+            self._synced = len(log)
+        x = array.array("f", self._shared)
+        n = g.players
+        first, cut, end = o._seat0, self._bases[seat], self._seats_end
+        if seat:  # the seat blocks, from this seat's on
+            x[first:first + end - cut] = self._shared[cut:end]
+            x[first + end - cut:end] = self._shared[first:cut]
+        x[o._o_tm + (g.tm - seat) % n] = 1.0
+        for at, counts in ((o._o_hand, g.hands[seat]), (o._o_stored, g.stored[seat])):
+            if any(counts):
+                x[at:at + 10] = o._quarters(tuple(counts))
+        if g.takes:
+            for at, counted in ((o._o_takes_by, self._takes_by),
+                                (o._o_takes_from, self._takes_from)):
+                x[at:at + n - seat] = counted[seat:]
+                x[at + n - seat:at + n] = counted[:seat]
+        return np.frombuffer(x, dtype=np.float32)
+
+    def _sync(self, changed: int) -> None:
+        """Bring the shared vector up to date with the game: ``changed`` says which fields
+        the events since the last update may have changed."""
+        g, o, x, seen = self.game, self.observer, self._shared, self._seen
+        header = (g.round, g.phase, g.event, g.announced)
         if header != seen.get("header"):
             seen["header"] = header
             start = o._o_round
-            x[start:o._o_hand] = o._zeros[start:o._o_hand]
+            x[start:o._o_tm] = o._zeros[start:o._o_tm]
+            x[o._o_announced:o._o_hand] = o._zeros[o._o_announced:o._o_hand]
             x[o._o_round] = header[0] / 20
             x[o._o_phase + o._phase[header[1]]] = 1.0
             x[o._o_event + o._event.get(header[2] or "", 0)] = 1.0
-            x[o._o_tm + (header[3] - seat) % n] = 1.0
-            if header[4] in (2, 3, 4):
-                x[o._o_announced + header[4] - 2] = 1.0
-        for key, at, counts in (("hand", o._o_hand, g.hands[seat]),
-                                ("stored", o._o_stored, g.stored[seat])):
-            if changed & _HAND and counts != seen.get(key):
-                seen[key] = counts[:]
-                x[at:at + 10] = (o._quarters(tuple(counts)) if any(counts)
+            if header[3] in (2, 3, 4):
+                x[o._o_announced + header[3] - 2] = 1.0
+        if changed & _PILES:
+            for key, at, cards in (("market", o._o_market, g.market),
+                                   ("display", o._o_display, g.display)):
+                if cards != seen.get(key):
+                    seen[key] = cards[:]
+                    x[at:at + 10] = (o._card_block(tuple(sorted(cards)), 1.0) if cards
+                                     else o._zeros[at:at + 10])
+        if changed & _DISCARD:
+            discard = self._discard_counts()
+            if discard is not seen.get("discard"):
+                seen["discard"] = discard
+                at = o._o_discard
+                x[at:at + 10] = (o._count_block(discard, 1 / 12) if len(g.discard)
                                  else o._zeros[at:at + 10])
-        for key, at, cards, each in (("market", o._o_market, g.market, 1.0),
-                                     ("display", o._o_display, g.display, 1.0)):
-            if changed & _PILES and cards != seen.get(key):
-                seen[key] = cards[:]
-                x[at:at + 10] = (o._card_block(tuple(sorted(cards)), each) if cards
-                                 else o._zeros[at:at + 10])
-        discard = self._discard_counts() if changed & _DISCARD else seen.get("discard")
-        if discard is not seen.get("discard"):
-            seen["discard"] = discard
-            at = o._o_discard
-            x[at:at + 10] = (o._count_block(discard, 1 / 12) if len(g.discard)
-                             else o._zeros[at:at + 10])
         x[o._o_piles] = len(g.draw) / 120
         x[o._o_piles + 1] = len(g.devpile) / o._devs
         queue = g.queue
@@ -322,28 +339,27 @@ class LiveObserver:
                 block = o._hot(tuple(queue), True)
                 x[at:at + len(block)] = block
         x[o._o_flags] = float(g.queue_short)
-        takes = g.takes
-        before = seen.get("takes")
-        if changed & _TAKES and takes != before:
-            seen["takes"] = takes[:]
-            by, source_at = o._o_takes_by, o._o_takes_from
-            done = len(before) if before is not None else 0
-            if not done or takes[:done] != before:  # a new trade step: count afresh
-                done = 0
-                x[by:source_at + MAX_SEATS] = o._zeros[by:source_at + MAX_SEATS]
-            for taker, source in takes[done:]:  # the takes since this seat's last look
-                x[by + (taker - seat) % n] += 1 / 6
-                x[source_at + (source - seat) % n] += 1 / 6
-        if self._copied[seat] != version:
-            if self._synced != version:
-                self._sync_seats(n, _changes(log, self._synced))
-                self._synced = version
-            self._copied[seat] = version
-            blocks, first, cut = self._blocks, o._seat0, self._bases[seat]
-            end = len(blocks)
-            x[first:first + end - cut] = blocks[cut:]
-            x[first + end - cut:first + end] = blocks[:cut]
-        return np.frombuffer(array.array("f", x), dtype=np.float32)
+        if changed & _TAKES:
+            self._count_takes()
+        self._sync_seats(g.players, changed)
+
+    def _count_takes(self) -> None:
+        """The takes by and from each seat this trade step: only those since the last count,
+        unless a new trade step began."""
+        takes = self.game.takes
+        before = self._seen.get("takes")
+        if takes == before:
+            return
+        done = len(before) if before is not None else 0
+        if not done or takes[:done] != before:  # a new trade step: count afresh
+            done = 0
+            self._takes_by = array.array("f", bytes(4 * self.game.players))
+            self._takes_from = array.array("f", bytes(4 * self.game.players))
+        self._seen["takes"] = takes[:]
+        by, source = self._takes_by, self._takes_from
+        for taker, giver in takes[done:]:
+            by[taker] += 1 / 6
+            source[giver] += 1 / 6
 
     def _discard_counts(self) -> tuple[int, ...]:
         """The discard pile's count vector, the same tuple while the pile is unchanged; the
@@ -367,8 +383,8 @@ class LiveObserver:
         """The seat blocks, field by field: a field that ``changed`` (the log's events since
         the last sync) may have changed is compared, and if it did, written again for every
         seat (most steps change one or two fields)."""
-        g, o, x = self.game, self.observer, self._blocks
-        seen, bases, zeros = self._blocks_seen, self._bases, o._zeros
+        g, o, x = self.game, self.observer, self._shared
+        seen, bases, zeros = self._seen, self._bases, o._zeros
         phase = g.phase
         if phase != seen.get("phase"):
             seen["phase"] = phase
