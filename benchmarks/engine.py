@@ -110,23 +110,24 @@ def catanatron_game() -> Reference | None:
     colors = list(catanatron.Color)[:PLAYERS]
     draw = importlib.import_module("random").randrange
 
-    class CountingRandomPlayer(catanatron.RandomPlayer):  # type: ignore[misc]  # untyped
-        """catanatron's RandomPlayer (the same draw, as cheap), counting its real choices."""
-
+    def play(seed: int) -> tuple[int, int]:
         choices = 0
 
-        def decide(self, game: Any, playable_actions: Sequence[Any]) -> Any:
+        def decide(game: Any, playable_actions: Sequence[Any]) -> Any:
+            """RandomPlayer.decide (the same draw, as cheap), counting the real choices."""
+            nonlocal choices
             count = len(playable_actions)
             if count > 1:
-                self.choices += 1
+                choices += 1
             return playable_actions[draw(0, count)]
 
-    def play(seed: int) -> tuple[int, int]:
+        players = [catanatron.RandomPlayer(c) for c in colors]
+        for player in players:
+            player.decide = decide
         # Game seeds the global generator, which catanatron's RandomPlayer draws from.
-        players = [CountingRandomPlayer(c) for c in colors]
         game = catanatron.Game(players, seed=seed)
         game.play()
-        return len(game.state.actions), sum(p.choices for p in players)
+        return len(game.state.actions), choices
 
     return play
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable
+from typing import cast
 
 from mundus_net.engine.cards import NUMBERED, RELIC, VALUES, Cards
 from mundus_net.engine.decisions import (
@@ -197,9 +198,10 @@ class ActionSpace:
                     found = self.index_of(decision, seat, players)
                     ids[id(decision)] = indexes[k] = -1 if found is None else found
                     kept.append(decision)
-        if -1 in indexes:
-            return {i: d for i, d in zip(indexes, legal, strict=True) if i != -1}
-        return dict(zip(indexes, legal, strict=True))  # type: ignore[arg-type]
+        resolved = cast("list[int]", indexes)  # every None was filled in above
+        if -1 in resolved:
+            return {i: d for i, d in zip(resolved, legal, strict=True) if i != -1}
+        return dict(zip(resolved, legal, strict=True))
 
     def index_of(self, decision: Decision, seat: int, players: int) -> int | None:
         """The index of one of ``seat``'s decisions (None if it has none), computed."""

@@ -420,13 +420,14 @@ class LiveObserver:
                     at = bases[s] + SEAT_FACEUP
                     x[at:at + 10] = (quarters(tuple(faceup[s])) if any(faceup[s])
                                      else zeros[:10])
-        before = seen.get("known")
+        known_before: tuple[tuple[int, ...], ...] | None = seen.get("known")
         # the same tuple while nothing changed it
-        known = self.views[0].known_counts if changed & _KNOWN else before
-        if known is not before:
+        known = (self.views[0].known_counts if changed & _KNOWN or known_before is None
+                 else known_before)
+        if known is not known_before:
             seen["known"] = known
             for s in range(n):
-                if before is None or known[s] != before[s]:
+                if known_before is None or known[s] != known_before[s]:
                     at = bases[s] + SEAT_KNOWN
                     x[at:at + 10] = quarters(known[s]) if any(known[s]) else zeros[:10]
         if changed & _PHASED:  # set when their step starts, fixed during it
