@@ -95,7 +95,14 @@ class Table:
 
     def play(self, seat: int, action: int) -> Decision:
         """Play action ``action`` for ``seat`` (IllegalAction if it is not legal now)."""
-        if not 0 <= int(action) < len(self.actions):
+        index = int(action)
+        cached = self._legal_cache  # the legal actions just listed: the decision is there
+        if cached is not None and cached[0] == seat and cached[1] is self.game.legal(seat):
+            legal = cached[2].get(index)
+            if legal is not None:
+                self.game.apply(seat, legal)
+                return legal
+        if not 0 <= index < len(self.actions):
             raise IllegalAction(f"action {action} is not in 0..{len(self.actions) - 1}")
         decision = self.actions.decision(int(action), seat, self.players)
         try:
