@@ -37,16 +37,27 @@ def test_reference_games_are_interleaved_with_ours() -> None:
     bench = _benchmark("engine")
     played: list[int] = []
 
-    def reference(seed: int) -> int:
+    def reference(seed: int) -> tuple[int, int]:
         played.append(seed)
         sum(range(100_000))  # some CPU time, as a real game takes
-        return 100
+        return 100, 40
 
     ours, other = bench.run("random", bench.RandomBot, 3, None, 5, reference)
     assert ours.games == 3
     assert other is not None and other.games == len(played) >= 1
-    assert other.decisions == 100 * other.games
+    assert other.steps == 100 * other.games and other.decisions == 40 * other.games
+    assert ours.steps > ours.decisions > 0  # the engine's forced steps count as steps
     assert played == list(range(5, 5 + len(played)))  # seeded like ours
+
+
+# benchmarks/fingerprint.py over its first 20 games (300 games: README "Behaviour fingerprint").
+# It changes only when the engine's behaviour or the random bot's draws change on purpose.
+FINGERPRINT_20 = "6210af45c719397d390a1668741f1d9c7ef437cebe6bb78743db1b7cfa7e33fc"
+
+
+def test_the_engine_and_the_random_bot_behave_as_the_fingerprint_says() -> None:
+    digest, decisions, events = _benchmark("fingerprint").fingerprint(20)
+    assert (digest, decisions, events) == (FINGERPRINT_20, 8183, 22691)
 
 
 def test_host_table_benchmark_plays_whole_games(capsys: pytest.CaptureFixture[str]) -> None:

@@ -210,7 +210,8 @@ def test_game_over_prompt_names_the_winner() -> None:
     assert g.result is not None
     winner = g.result.winners[0]
     other = 1 - winner
-    text = render.to_plain(render.prompt(PlayerView(g, other), NAMES, 80))
+    # Wide enough for the whole sentence whoever wins (seat 1's name is long on purpose).
+    text = render.to_plain(render.prompt(PlayerView(g, other), NAMES, 120))
     assert text.startswith("Game over after")
     said = text.split("\nFinal standings")[0].replace("\n", " ")  # wrapped, never cut
     assert f"{NAMES[winner]} wins with {g.result.doubloons[winner]} doubloons" in said

@@ -73,7 +73,7 @@ def _position(found: Callable[[Game], bool]) -> tuple[str, Game]:
 
 def _two_seat_pirates_position() -> tuple[str, Game]:
     """A pirates step of two seats, one of which has chosen (a 4-player random-bot game)."""
-    game = next(g for g in bot_positions(4, 28, True)
+    game = next(g for g in bot_positions(4, 13, True)
                 if g.phase == "pirates" and len(g.pirates_chosen) == 1)
     return format_position(game), game
 

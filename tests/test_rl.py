@@ -241,3 +241,47 @@ def test_render_shows_the_seat_its_hand() -> None:
     env.reset(seed=1)
     text = env.render()
     assert text is not None and "round 1" in text and f"seat {env.seat} hand" in text
+
+
+def test_the_remembered_legal_indexes_equal_the_computed_ones_over_many_games() -> None:
+    """legal_indexes keeps each decision object's index by its id: at every step of many
+    seeded games, for every seat asked, it gives what index_of computes afresh (and a copy of
+    the list, other objects, gives the same)."""
+    space = ActionSpace.for_deck(Game.new(2).deck)
+    for seed in range(16):
+        players = 2 + seed % 5
+        game = Game.new(players, seed, promo=seed % 3 == 0)
+        bots = [load_bot("random", seed * 10 + s) for s in range(players)]
+        while game.phase != OVER:
+            seat = game.waiting_seats()[0] if game.phase in SIMULTANEOUS else game.active
+            legal = game.legal(seat)
+            expected = {i: d for d in legal
+                        if (i := space.index_of(d, seat, players)) is not None}
+            assert space.legal_indexes(legal, seat, players) == expected
+            copies = [type(d)(*d) for d in legal]
+            assert space.legal_indexes(copies, seat, players) == expected
+            game.apply(seat, bots[seat].decide(PlayerView(game, seat), legal))
+
+
+def test_the_live_observations_equal_the_views_when_seats_look_at_random_moments() -> None:
+    """The live observer writes only what changed since a seat's last look (the takes and
+    the discard pile since then, the seats whose counts changed): seats looking after
+    irregular gaps, over many seeded games (reshuffles and trade steps included), see what
+    their views give."""
+    reshuffles = 0
+    for seed in range(10):
+        players = 2 + seed % 5
+        game = Game.new(players, seed, promo=seed % 2 == 1)
+        live = LiveObserver(Observer(game.deck), game)
+        reference = Observer(game.deck)
+        views = [PlayerView(game, s) for s in range(players)]
+        bots = [load_bot("random", seed * 7 + s) for s in range(players)]
+        gaps = random.Random(seed)
+        while game.phase != OVER:
+            for s in range(players):
+                if gaps.random() < 0.3:
+                    assert np.array_equal(live.observe(s), reference.observe(views[s]))
+            seat = game.waiting_seats()[0] if game.phase in SIMULTANEOUS else game.active
+            game.apply(seat, bots[seat].decide(views[seat], game.legal(seat)))
+        reshuffles += game.reshuffles
+    assert reshuffles  # the discard pile was replaced at least once

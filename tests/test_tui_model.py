@@ -96,7 +96,8 @@ def played_model(seed: int, rounds: int) -> tuple[TableModel, Game, int]:
 def test_the_log_tells_a_seats_own_events_in_the_engines_order() -> None:
     """Your dealt, stored and returned cards are told where the engine made them: after the
     other seats' storage and discards and "Round N ends", in the new round."""
-    model, game, seat = played_model(seed=2, rounds=4)
+    # Seed 0: a game where Ana stores cards and gets them back (the bots' draws pick it).
+    model, game, seat = played_model(seed=0, rounds=4)
     narrate = Narrator(list(model.snap.names), seat, game.deck)
     # The engine's log as this seat reads it; the offer is told by the reveal, the game's
     # end by the screen's last line.

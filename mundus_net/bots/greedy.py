@@ -449,12 +449,13 @@ class _Context:
 
 
 def context_key(view: PlayerView) -> tuple[Any, ...]:
-    """Everything public an evaluation context depends on: views with equal keys share one."""
+    """The seat and everything public an evaluation context depends on: views with equal
+    keys share one (a bot asked for several seats, as tests do, keeps them apart)."""
     phase = view.phase
     turn = phase == "turn"
     pend = view.pending
     flags = tuple(sorted(pend.detail.items())) if turn and pend is not None else ()
-    return (view.round, turn, phase == "store", flags, view.event, view.queue,
+    return (view.seat, view.round, turn, phase == "store", flags, view.event, view.queue,
             view.developments, view.doubloons, view.merchants_used if turn else (),
             view.devpile_size)
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable
+from typing import cast
 
 from mundus_net.engine.cards import NUMBERED, RELIC, VALUES, Cards
 from mundus_net.engine.decisions import (
@@ -59,6 +60,9 @@ def multisets(most: int, least: int = 0) -> list[Cards]:
     for size in range(least, most + 1):
         out.extend(itertools.combinations_with_replacement(VALUES, size))
     return out
+
+
+_KEPT_LIMIT = 200_000  # decision objects legal_indexes remembers before starting afresh
 
 
 def _relative(decision: Decision, seat: int, players: int) -> Decision:
@@ -139,6 +143,18 @@ class ActionSpace:
             self._by_cards[cls] = {cards_of(self.decisions[i]): i
                                    for i in range(first, first + count)}
         self._take0 = starts["Take"][0]
+        # legal_indexes's memory: per (seat, players), id(decision) -> index (-1: none).
+        self._by_id: dict[tuple[int, int], dict[int, int]] = {}
+        self._kept: list[Decision] = []
+
+    @classmethod
+    def for_deck(cls, deck: Deck) -> ActionSpace:
+        """The action space of ``deck``, made once per deck and shared (its tables and the
+        memory of :meth:`legal_indexes` are then built once, not for every environment)."""
+        found = _SPACES.get(deck)
+        if found is None:
+            found = _SPACES[deck] = cls(deck)
+        return found
 
     def __len__(self) -> int:
         return len(self.decisions)
@@ -160,29 +176,53 @@ class ActionSpace:
 
     def legal_indexes(self, legal: Iterable[Decision], seat: int, players: int
                       ) -> dict[int, Decision]:
-        """index -> decision for every legal decision that has an index."""
-        get = self._table(seat, players).get
-        by_cards, take0, cards = self._by_cards, self._take0, len(VALUES)
-        out: dict[int, Decision] = {}
-        for decision in legal:
-            kind = type(decision)
-            found = by_cards.get(kind)
-            i: int | None
-            if found is not None:
-                i = found.get(cards_of(decision))
-            elif isinstance(decision, Take):
-                i = take0 + (((decision.seat - seat) % players) * cards + decision.card - 1) * (
-                    cards + 1) + (0 if decision.swap is None else decision.swap)
-            else:
-                i = get(decision)
-            if i is not None:
-                out[i] = decision
-        return out
+        """index -> decision for every legal decision that has an index.
+
+        The engine shares its decision objects from list to list, so each object's index is
+        kept by its id (the object itself in ``_kept``, so that its id is not reused): a legal
+        list is then mapped in two C-level passes (tests compare it with
+        :meth:`index_of`)."""
+        legal = legal if isinstance(legal, list) else list(legal)
+        ids = self._by_id.get((seat, players))
+        if ids is None:
+            ids = self._by_id[seat, players] = {}
+        indexes = list(map(ids.get, map(id, legal)))
+        if None in indexes:
+            if len(self._kept) >= _KEPT_LIMIT:
+                self._kept.clear()
+                for table in self._by_id.values():
+                    table.clear()
+            kept = self._kept
+            for k, decision in enumerate(legal):
+                if indexes[k] is None:
+                    found = self.index_of(decision, seat, players)
+                    ids[id(decision)] = indexes[k] = -1 if found is None else found
+                    kept.append(decision)
+        resolved = cast("list[int]", indexes)  # every None was filled in above
+        if -1 in resolved:
+            return {i: d for i, d in zip(resolved, legal, strict=True) if i != -1}
+        return dict(zip(resolved, legal, strict=True))
+
+    def index_of(self, decision: Decision, seat: int, players: int) -> int | None:
+        """The index of one of ``seat``'s decisions (None if it has none), computed."""
+        kind = type(decision)
+        found = self._by_cards.get(kind)
+        if found is not None:
+            return found.get(cards_of(decision))
+        if isinstance(decision, Take):
+            cards = len(VALUES)
+            return self._take0 + (((decision.seat - seat) % players) * cards
+                                  + decision.card - 1) * (cards + 1) + (
+                0 if decision.swap is None else decision.swap)
+        return self._table(seat, players).get(decision)
 
     def describe(self) -> list[str]:
         """One line per block: its indexes and what they are (docs/rl.md)."""
         return [f"{start:>5}-{start + count - 1:<5} {kind} ({count})"
                 for kind, start, count in self.blocks]
+
+
+_SPACES: dict[Deck, ActionSpace] = {}
 
 
 def cards_of(decision: Decision) -> Cards:

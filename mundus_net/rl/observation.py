@@ -118,6 +118,14 @@ class Observer:
             block = self._keep(key, array.array("f", [min(c * each, HIGH) for c in counts]))
         return block
 
+    def _count_block(self, counts: tuple[int, ...], each: float) -> array.array[float]:
+        """:meth:`_card_block` of the multiset whose count vector is ``counts``."""
+        key = ("counts", each, counts)
+        block = self._blocks.get(key)
+        if block is None:
+            block = self._keep(key, array.array("f", [min(c * each, HIGH) for c in counts[1:]]))
+        return block
+
     def _hot(self, cards: tuple[str, ...], ordered: bool) -> array.array[float]:
         """The block of a set of development cards (multi-hot over the deck, up to the last
         one set) or, ``ordered``, of a queue (a one-hot over the deck per position)."""
@@ -225,10 +233,16 @@ class Observer:
 
 
 class LiveObserver:
-    """The observations of every seat of one live game, each kept from one call to the next
-    and rewritten only where the game changed: what :meth:`Observer.observe` gives from the
-    seat's view, at a fraction of the cost (the environments' path; tests check the two are
-    equal at every step).
+    """The observations of every seat of one live game: what :meth:`Observer.observe` gives
+    from the seat's view, at a fraction of the cost (the environments' path; tests check the
+    two are equal at every step).
+
+    Almost all of a vector is public, the same for every seat up to the order of the seat
+    blocks: it is kept once (``_shared``, seat blocks in seat order), brought up to date
+    once per change of the game, field by field and only where an event since the last
+    update may have changed it (``_CHANGES``). A seat's vector is a copy of it with the
+    seat blocks rotated to start at the seat, its own hand and stored cards, and the trade
+    master and the takes counted from the seat.
 
     It reads the game itself, but only what :class:`PlayerView` shows the seat: its own hand
     and stored cards; of the others, their sizes and the public state (doubloons,
@@ -241,50 +255,83 @@ class LiveObserver:
         self.game = game
         self.views = PlayerView.for_seats(game)
         n = game.players
-        self._x = [array.array("f", observer._zeros) for _ in range(n)]
-        self._seen: list[dict[str, Any]] = [{} for _ in range(n)]
-        # Per observing seat, where each seat's block starts (seats as offsets from it).
-        self._bases = [[observer._seat0 + ((s - seat) % n) * observer._seat_size
-                        for s in range(n)] for seat in range(n)]
+        o = observer
+        self._shared = array.array("f", o._zeros)
+        self._shared[o._o_players + n - 2] = 1.0
+        self._shared[o._o_flags + 1] = float(game.options.promo)
+        self._seen: dict[str, Any] = {}
+        size = o._seat_size
+        self._bases = [o._seat0 + s * size for s in range(n)]
+        for base in self._bases:
+            self._shared[base] = 1.0  # present
+        self._seats_end = o._seat0 + n * size
+        # Takes this trade step by each seat and from each seat, in seat order (float32
+        # sums, made as Observer makes them: one 1/6 at a time).
+        self._takes_by = array.array("f", bytes(4 * n))
+        self._takes_from = array.array("f", bytes(4 * n))
+        self._takes_counted = 0
+        self._synced = -1  # the log's length at the last _sync
         self._store_rules = game.options.rules >= 2
-        for seat, x in enumerate(self._x):
-            x[observer._o_players + n - 2] = 1.0
-            x[observer._o_flags + 1] = float(game.options.promo)
-            for base in self._bases[seat]:
-                x[base] = 1.0
+        self._none_offered = [False] * n
+        # (the pile, its length, its count vector) when last counted (_discard_counts).
+        self._discard: tuple[list[int], int, tuple[int, ...]] | None = None
 
     def observe(self, seat: int) -> np.ndarray:
         g, o = self.game, self.observer
-        x, seen = self._x[seat], self._seen[seat]
+        log = g.log
+        if self._synced != len(log):
+            self._sync(_changes(log, self._synced))
+            self._synced = len(log)
+        x = array.array("f", self._shared)
         n = g.players
-        header = (g.round, g.phase, g.event, g.tm, g.announced)
+        first, cut, end = o._seat0, self._bases[seat], self._seats_end
+        if seat:  # the seat blocks, from this seat's on
+            x[first:first + end - cut] = self._shared[cut:end]
+            x[first + end - cut:end] = self._shared[first:cut]
+        x[o._o_tm + (g.tm - seat) % n] = 1.0
+        for at, counts in ((o._o_hand, g.hands[seat]), (o._o_stored, g.stored[seat])):
+            if any(counts):
+                x[at:at + 10] = o._quarters(tuple(counts))
+        if g.takes:
+            for at, counted in ((o._o_takes_by, self._takes_by),
+                                (o._o_takes_from, self._takes_from)):
+                x[at:at + n - seat] = counted[seat:]
+                x[at + n - seat:at + n] = counted[:seat]
+        return np.frombuffer(x, dtype=np.float32)
+
+    def _sync(self, changed: int) -> None:
+        """Bring the shared vector up to date with the game: ``changed`` says which fields
+        the events since the last update may have changed."""
+        g, o, x, seen = self.game, self.observer, self._shared, self._seen
+        header = (g.round, g.phase, g.event, g.announced)
         if header != seen.get("header"):
             seen["header"] = header
             start = o._o_round
-            x[start:o._o_hand] = o._zeros[start:o._o_hand]
+            x[start:o._o_tm] = o._zeros[start:o._o_tm]
+            x[o._o_announced:o._o_hand] = o._zeros[o._o_announced:o._o_hand]
             x[o._o_round] = header[0] / 20
             x[o._o_phase + o._phase[header[1]]] = 1.0
             x[o._o_event + o._event.get(header[2] or "", 0)] = 1.0
-            x[o._o_tm + (header[3] - seat) % n] = 1.0
-            if header[4] in (2, 3, 4):
-                x[o._o_announced + header[4] - 2] = 1.0
-        for key, at, counts in (("hand", o._o_hand, g.hands[seat]),
-                                ("stored", o._o_stored, g.stored[seat])):
-            if counts != seen.get(key):
-                seen[key] = counts[:]
-                x[at:at + 10] = (o._quarters(tuple(counts)) if any(counts)
-                                 else o._zeros[at:at + 10])
-        for key, at, cards, each in (("market", o._o_market, g.market, 1.0),
-                                     ("display", o._o_display, g.display, 1.0),
-                                     ("discard", o._o_discard, g.discard, 1 / 12)):
-            if cards != seen.get(key):
-                seen[key] = cards[:]
-                x[at:at + 10] = (o._card_block(tuple(sorted(cards)), each) if cards
+            if header[3] in (2, 3, 4):
+                x[o._o_announced + header[3] - 2] = 1.0
+        if changed & _PILES:
+            for key, at, cards in (("market", o._o_market, g.market),
+                                   ("display", o._o_display, g.display)):
+                if cards != seen.get(key):
+                    seen[key] = cards[:]
+                    x[at:at + 10] = (o._card_block(tuple(sorted(cards)), 1.0) if cards
+                                     else o._zeros[at:at + 10])
+        if changed & _DISCARD:
+            discard = self._discard_counts()
+            if discard is not seen.get("discard"):
+                seen["discard"] = discard
+                at = o._o_discard
+                x[at:at + 10] = (o._count_block(discard, 1 / 12) if len(g.discard)
                                  else o._zeros[at:at + 10])
         x[o._o_piles] = len(g.draw) / 120
         x[o._o_piles + 1] = len(g.devpile) / o._devs
         queue = g.queue
-        if queue != seen.get("queue"):
+        if changed & _QUEUE and queue != seen.get("queue"):
             seen["queue"] = queue[:]
             at = o._o_queue
             x[at:o._o_flags] = o._zeros[at:o._o_flags]
@@ -292,73 +339,117 @@ class LiveObserver:
                 block = o._hot(tuple(queue), True)
                 x[at:at + len(block)] = block
         x[o._o_flags] = float(g.queue_short)
-        takes = g.takes
-        if takes != seen.get("takes"):
-            seen["takes"] = takes[:]
-            by, source_at = o._o_takes_by, o._o_takes_from
-            x[by:source_at + MAX_SEATS] = o._zeros[by:source_at + MAX_SEATS]
-            for taker, source in takes:
-                x[by + (taker - seat) % n] += 1 / 6
-                x[source_at + (source - seat) % n] += 1 / 6
-        self._seats(x, seat, n)
-        return np.frombuffer(array.array("f", x), dtype=np.float32)
+        if changed & _TAKES:
+            self._count_takes()
+        self._sync_seats(g.players, changed)
 
-    def _seats(self, x: array.array[float], seat: int, n: int) -> None:
-        """The seat blocks, field by field: a field that changed for any seat is written
-        again for every seat (most steps change one or two fields)."""
-        g, o = self.game, self.observer
-        seen, bases, zeros = self._seen[seat], self._bases[seat], o._zeros
+    def _count_takes(self) -> None:
+        """The takes by and from each seat this trade step: only those since the last count,
+        unless a new trade step began."""
+        takes = self.game.takes
+        before = self._seen.get("takes")
+        if takes == before:
+            return
+        done = len(before) if before is not None else 0
+        if not done or takes[:done] != before:  # a new trade step: count afresh
+            done = 0
+            self._takes_by = array.array("f", bytes(4 * self.game.players))
+            self._takes_from = array.array("f", bytes(4 * self.game.players))
+        self._seen["takes"] = takes[:]
+        by, source = self._takes_by, self._takes_from
+        for taker, giver in takes[done:]:
+            by[taker] += 1 / 6
+            source[giver] += 1 / 6
+
+    def _discard_counts(self) -> tuple[int, ...]:
+        """The discard pile's count vector, the same tuple while the pile is unchanged; the
+        pile only grows until a reshuffle replaces it, so only the new cards are counted."""
+        pile = self.game.discard
+        known = self._discard
+        if known is not None and known[0] is pile and known[1] == len(pile):
+            return known[2]
+        if known is not None and known[0] is pile and known[1] < len(pile):
+            counts = list(known[2])
+            start = known[1]
+        else:
+            counts, start = [0] * 11, 0
+        for card in pile[start:]:
+            counts[card] += 1
+        value = tuple(counts)
+        self._discard = (pile, len(pile), value)
+        return value
+
+    def _sync_seats(self, n: int, changed: int) -> None:
+        """The seat blocks, field by field: a field that ``changed`` (the log's events since
+        the last sync) may have changed is compared, and if it did, written again for every
+        seat (most steps change one or two fields)."""
+        g, o, x = self.game, self.observer, self._shared
+        seen, bases, zeros = self._seen, self._bases, o._zeros
         phase = g.phase
+        if phase != seen.get("phase"):
+            seen["phase"] = phase
+            changed |= _PHASED
         doubloons = g.doubloons
-        if doubloons != seen.get("doubloons"):
+        if changed & _DOUBLOONS and doubloons != seen.get("doubloons"):
             seen["doubloons"] = doubloons[:]
             for s in range(n):
                 x[bases[s] + SEAT_DOUBLOONS] = doubloons[s] / WIN_DOUBLOONS
         for key, at, piles in (("hand_sizes", SEAT_HAND, g.hands),
                                   ("stored_sizes", SEAT_STORED, g.stored)):
+            if not changed & _SIZES:
+                break
             sizes = list(map(sum, piles))
             if sizes != seen.get(key):
                 seen[key] = sizes
                 for s in range(n):
                     x[bases[s] + at] = sizes[s] / 10
-        offers = g.offers if phase == "offer" else {}
-        offered = [s in offers for s in range(n)]
-        if offered != seen.get("offered"):
+        offered = (list(map(g.offers.__contains__, range(n))) if phase == "offer"
+                   else self._none_offered)
+        if changed & _PHASED and offered != seen.get("offered"):
             seen["offered"] = offered
             for s in range(n):
                 x[bases[s] + SEAT_OFFERED] = 1.0 if offered[s] else 0.0
         quarters = o._quarters
+        # Face-up offers and known cards: only the seats whose counts changed are written.
         faceup = g.faceup
-        if faceup != seen.get("faceup"):
+        before = seen.get("faceup")
+        if changed & _FACEUP and faceup != before:
             seen["faceup"] = [f[:] for f in faceup]
             for s in range(n):
-                at = bases[s] + SEAT_FACEUP
-                x[at:at + 10] = quarters(tuple(faceup[s])) if any(faceup[s]) else zeros[:10]
-        known = self.views[seat].known_counts  # the same tuple while nothing changed it
-        if known is not seen.get("known"):
+                if before is None or faceup[s] != before[s]:
+                    at = bases[s] + SEAT_FACEUP
+                    x[at:at + 10] = (quarters(tuple(faceup[s])) if any(faceup[s])
+                                     else zeros[:10])
+        known_before: tuple[tuple[int, ...], ...] | None = seen.get("known")
+        # the same tuple while nothing changed it
+        known = (self.views[0].known_counts if changed & _KNOWN or known_before is None
+                 else known_before)
+        if known is not known_before:
             seen["known"] = known
             for s in range(n):
-                at = bases[s] + SEAT_KNOWN
-                x[at:at + 10] = quarters(known[s]) if any(known[s]) else zeros[:10]
-        pirates = ([min(g.pirates_due.get(s, 0), HIGH) for s in range(n)]
-                   if phase == "pirates" else None)
-        if pirates != seen.get("pirates"):
-            seen["pirates"] = pirates
-            for s in range(n):
-                x[bases[s] + SEAT_PIRATES] = 0.0 if pirates is None else pirates[s]
-        store = ([g.store_due.get(s, 0) / 5 for s in range(n)]
-                 if phase == "store" and self._store_rules else None)
-        if store != seen.get("store"):
-            seen["store"] = store
-            for s in range(n):
-                x[bases[s] + SEAT_STORE] = 0.0 if store is None else store[s]
+                if known_before is None or known[s] != known_before[s]:
+                    at = bases[s] + SEAT_KNOWN
+                    x[at:at + 10] = quarters(known[s]) if any(known[s]) else zeros[:10]
+        if changed & _PHASED:  # set when their step starts, fixed during it
+            pirates = ([min(g.pirates_due.get(s, 0), HIGH) for s in range(n)]
+                       if phase == "pirates" else None)
+            if pirates != seen.get("pirates"):
+                seen["pirates"] = pirates
+                for s in range(n):
+                    x[bases[s] + SEAT_PIRATES] = 0.0 if pirates is None else pirates[s]
+            store = ([g.store_due.get(s, 0) / 5 for s in range(n)]
+                     if phase == "store" and self._store_rules else None)
+            if store != seen.get("store"):
+                seen["store"] = store
+                for s in range(n):
+                    x[bases[s] + SEAT_STORE] = 0.0 if store is None else store[s]
         perfect = g.perfect_shown
-        if perfect != seen.get("perfect"):
+        if changed & _PERFECT and perfect != seen.get("perfect"):
             seen["perfect"] = perfect[:]
             for s in range(n):
                 x[bases[s] + SEAT_PERFECT] = 1.0 if s in perfect else 0.0
         fleets = g.fleets
-        if fleets != seen.get("fleets"):
+        if changed & _FLEETS and fleets != seen.get("fleets"):
             seen["fleets"] = fleets[:]
             caravels = [0] * n
             for owner, ids in fleets:
@@ -366,7 +457,7 @@ class LiveObserver:
             for s in range(n):
                 x[bases[s] + SEAT_CARAVELS] = caravels[s] / 6
         devs = g.devs
-        if devs != seen.get("devs"):
+        if changed & _DEVS and devs != seen.get("devs"):
             seen["devs"] = [d[:] for d in devs]
             hot, width = o._hot, o._seat_size - SEAT_DEVS
             for s in range(n):
@@ -375,3 +466,45 @@ class LiveObserver:
                 if devs[s]:
                     block = hot(tuple(devs[s]), False)
                     x[at:at + len(block)] = block
+
+
+# What each kind of log event may change in an observation: LiveObserver looks at a field
+# again only after an event that may change it (every change to a game is logged, and the
+# log only grows). A kind not listed (setup, round, any new one) may change everything.
+(_HAND, _PILES, _DISCARD, _QUEUE, _TAKES, _DOUBLOONS, _SIZES, _PHASED, _FACEUP, _KNOWN,
+ _PERFECT, _FLEETS, _DEVS) = (1 << bit for bit in range(13))
+_EVERYTHING = (1 << 13) - 1
+_CARDS = _HAND | _SIZES | _KNOWN  # cards moved to or from hands (known ones too)
+_CHANGES = {
+    "decision": 0, "first": 0, "round_end": 0, "game_over": 0,
+    "event": _DOUBLOONS, "income": _DOUBLOONS,
+    "unstore": _HAND | _SIZES, "deal": _HAND | _SIZES, "store": _HAND | _SIZES,
+    "revert": _HAND, "convert": _HAND | _KNOWN,
+    "reshuffle": _DISCARD,
+    "display": _PILES | _FLEETS, "split": _FLEETS,
+    "pick": _PILES | _CARDS,
+    "buy": _PILES | _CARDS | _DOUBLOONS,
+    "pirates": _CARDS | _DISCARD,
+    "announce": _PHASED, "offer": _PHASED,
+    "reveal": _CARDS | _FACEUP | _PHASED | _TAKES,
+    "trade_master": _TAKES,
+    "take": _CARDS | _FACEUP | _PILES | _TAKES | _DOUBLOONS,
+    "trade_end": _CARDS | _FACEUP,
+    "gift": _CARDS,
+    "set": _CARDS | _DISCARD | _QUEUE | _DEVS | _DOUBLOONS,
+    "series": _CARDS | _DISCARD | _DOUBLOONS,
+    "relics": _CARDS | _DISCARD | _DOUBLOONS,
+    "perfect": _CARDS | _DISCARD | _PERFECT,
+    "discard": _CARDS | _DISCARD,
+}
+
+
+def _changes(log: list[Any], start: int) -> int:
+    """The fields the events ``log[start:]`` may have changed (everything for a start of -1,
+    before the first look)."""
+    if start < 0 or start > len(log):
+        return _EVERYTHING
+    found, get = 0, _CHANGES.get
+    for event in log[start:]:
+        found |= get(event.kind, _EVERYTHING)
+    return found

@@ -36,7 +36,7 @@ class Table:
         self.round_limit = round_limit
         self.deck = deck if deck is not None else default_deck()
         self.reward = reward
-        self.actions = ActionSpace(self.deck)
+        self.actions = ActionSpace.for_deck(self.deck)
         self.observer = Observer(self.deck)
         self.game = Game.new(players, 0, promo=promo, round_limit=round_limit, deck=self.deck)
         self.live = LiveObserver(self.observer, self.game)
@@ -86,7 +86,8 @@ class Table:
     def mask(self, seat: int | None) -> np.ndarray:
         mask = np.zeros(len(self.actions), dtype=np.int8)
         if seat is not None and not self.over:
-            mask[list(self.legal_actions(seat))] = 1
+            legal = self.legal_actions(seat)
+            mask[np.fromiter(legal, dtype=np.intp, count=len(legal))] = 1
         return mask
 
     def observe(self, seat: int) -> np.ndarray:
@@ -94,7 +95,14 @@ class Table:
 
     def play(self, seat: int, action: int) -> Decision:
         """Play action ``action`` for ``seat`` (IllegalAction if it is not legal now)."""
-        if not 0 <= int(action) < len(self.actions):
+        index = int(action)
+        cached = self._legal_cache  # the legal actions just listed: the decision is there
+        if cached is not None and cached[0] == seat and cached[1] is self.game.legal(seat):
+            legal = cached[2].get(index)
+            if legal is not None:
+                self.game.apply(seat, legal)
+                return legal
+        if not 0 <= index < len(self.actions):
             raise IllegalAction(f"action {action} is not in 0..{len(self.actions) - 1}")
         decision = self.actions.decision(int(action), seat, self.players)
         try:
