@@ -39,7 +39,8 @@ import msgpack
 import zmq
 
 from mundus_net.bots.base import load_bot
-from mundus_net.client.connection import Accepted, Connection
+from mundus_net.client.connection import Connection
+from mundus_net.client.notices import Accepted
 from mundus_net.engine.view import PlayerView
 from mundus_net.protocol.messages import PROTOCOL_VERSION
 from mundus_net.protocol.security import make_client

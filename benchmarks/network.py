@@ -55,7 +55,8 @@ from typing import Any, cast
 import zmq
 
 from mundus_net.bots.base import Bot, load_bot
-from mundus_net.client.connection import Accepted, Connection, Pong
+from mundus_net.client.connection import Connection
+from mundus_net.client.notices import Accepted, Pong
 from mundus_net.engine.decisions import Decision
 from mundus_net.engine.game import Game, Result
 from mundus_net.engine.view import PlayerView

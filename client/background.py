@@ -26,14 +26,9 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
-from mundus_net.client.connection import (
-    ClientError,
-    Closed,
-    Connection,
-    ConnectTimeout,
-    Notice,
-    Welcome,
-)
+from mundus_net.client.connection import Connection, ConnectTimeout
+from mundus_net.client.core import ClientError
+from mundus_net.client.notices import Closed, Notice, Welcome
 from mundus_net.engine.decisions import Decision
 from mundus_net.engine.view import StateView
 from mundus_net.protocol.statedir import state_dir

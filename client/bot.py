@@ -18,27 +18,23 @@ from pathlib import Path
 from typing import Any, cast
 
 from mundus_net.bots.base import Bot, bot_traceback, load_bot
-from mundus_net.client.connection import (
-    ClientError,
-    Closed,
-    Connection,
-    ConnectTimeout,
-    GameOver,
-    Gone,
-    HostError,
-    Joined,
-    Lost,
-    Mismatch,
-    OfferSecret,
-    Problem,
-    Refused,
-    poll_all,
-)
+from mundus_net.client.connection import Connection, ConnectTimeout, HostError, poll_all
+from mundus_net.client.core import ClientError, OfferSecret
 from mundus_net.client.known_hosts import (
     KnownHosts,
     UntrustedHost,
     add_security_arguments,
     trust_host,
+)
+from mundus_net.client.notices import (
+    Closed,
+    GameOver,
+    Gone,
+    Joined,
+    Lost,
+    Mismatch,
+    Problem,
+    Refused,
 )
 from mundus_net.client.tokens import Holder
 from mundus_net.engine.decisions import DECISION_TYPES, Offer

@@ -28,46 +28,17 @@ from typing import Any, Generic, TypeVar, overload
 import zmq
 
 from mundus_net.client.core import (
-    ANSWER_RETRY,
-    ANSWERS,
-    LOST_AFTER,
-    OVER,
-    RATE_HOLD_S,
-    REPLACED,
-    SECRET_PHASES,
-    SNAPSHOT_RETRY,
-    STOPPED,
-    SYNC_GRACE_S,
-    TAKEN_OVER,
-    Accepted,
     Channel,
     ClientCore,
     ClientError,
     ClientSettings,
-    Closed,
     CloseSockets,
-    ConnectTimeout,
-    GameOver,
-    Gone,
-    HostError,
-    Joined,
     Link,
-    Lost,
-    Mismatch,
-    Notice,
     OfferSecret,
     OpenDealer,
-    PendingDecision,
-    Pong,
-    PrivateUpdate,
-    Problem,
-    PublicEvents,
-    Refused,
     Subscribe,
-    Synced,
-    Welcome,
 )
-from mundus_net.client.wire import deck_from_wire
+from mundus_net.client.notices import Mismatch, Notice, PendingDecision, Refused, Welcome
 from mundus_net.engine.decisions import Decision
 from mundus_net.engine.deck import Deck
 from mundus_net.engine.game import Result
@@ -76,13 +47,7 @@ from mundus_net.protocol.errors import ProtocolError
 from mundus_net.protocol.messages import MAX_HOST_FRAME, decode_host
 from mundus_net.protocol.security import fetch_key, make_client, parse_key, require_curve
 
-__all__ = [
-    "ANSWERS", "ANSWER_RETRY", "LOST_AFTER", "OVER", "RATE_HOLD_S", "REPLACED", "SECRET_PHASES",
-    "SNAPSHOT_RETRY", "STOPPED", "SYNC_GRACE_S", "TAKEN_OVER", "Accepted", "ClientError", "Closed",
-    "ConnectTimeout", "Connection", "GameOver", "Gone", "HostError", "Joined", "Link", "Lost",
-    "Mismatch", "Notice", "OfferSecret", "PendingDecision", "Pong", "PrivateUpdate", "Problem",
-    "PublicEvents", "Refused", "Synced", "Welcome", "deck_from_wire", "poll_all",
-]
+__all__ = ["ConnectTimeout", "Connection", "HostError", "poll_all"]
 
 Clock = Callable[[], float]
 T = TypeVar("T")
@@ -110,6 +75,20 @@ class _FromCore(Generic[T]):
 
     def __set__(self, obj: Connection, value: T) -> None:
         setattr(obj.core, self.name, value)
+
+
+class HostError(Exception):
+    """The host refused a request (§10)."""
+
+    def __init__(self, code: str, message: str, rule: str | None = None) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self.rule = rule
+
+
+class ConnectTimeout(Exception):
+    """The host did not answer in time."""
 
 
 def _pub_address(address: str, port: int) -> str:

@@ -21,15 +21,8 @@ import pytest
 import zmq
 
 from mundus_net.client.background import AsyncConnection, ConnectionThread
-from mundus_net.client.connection import (
-    Connection,
-    HostError,
-    Joined,
-    Lost,
-    Notice,
-    PublicEvents,
-    _poller_for,
-)
+from mundus_net.client.connection import Connection, HostError, _poller_for
+from mundus_net.client.notices import Joined, Lost, Notice, PublicEvents
 from mundus_net.engine.deck import default_deck
 from mundus_net.protocol.messages import decode_client, encode
 

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from mundus_net.bots import load_bot
-from mundus_net.client.connection import Connection, Welcome
+from mundus_net.client.connection import Connection
+from mundus_net.client.notices import Welcome
 from mundus_net.engine.deck import default_deck
 from mundus_net.host.table import Table
 from mundus_net.protocol import fairdeal

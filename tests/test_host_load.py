@@ -27,7 +27,8 @@ from keyed_bot import KeyedBot
 
 from mundus_net.bots import load_bot
 from mundus_net.client.bot import NetworkBot
-from mundus_net.client.connection import Accepted, Connection, Problem, Refused
+from mundus_net.client.connection import Connection
+from mundus_net.client.notices import Accepted, Problem, Refused
 from mundus_net.engine.game import Result
 from mundus_net.host.server import Host
 from mundus_net.host.table import MAX_SPECTATOR_NAMES, MAX_SPECTATORS, Table

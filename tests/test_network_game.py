@@ -18,7 +18,8 @@ import pytest
 
 from mundus_net.bots.base import load_bot
 from mundus_net.client.bot import NetworkBot
-from mundus_net.client.connection import Connection, Mismatch, Synced, poll_all
+from mundus_net.client.connection import Connection, poll_all
+from mundus_net.client.notices import Mismatch, Synced
 from mundus_net.engine.game import Result
 from mundus_net.engine.record import GameRecord
 from mundus_net.host.server import Host

@@ -14,13 +14,9 @@ import pytest
 from test_client_core import Clock, Net, play, table
 
 from mundus_net.bots.base import load_bot
-from mundus_net.client.connection import (
-    Connection,
-    OfferSecret,
-    PendingDecision,
-    PublicEvents,
-    Synced,
-)
+from mundus_net.client.connection import Connection
+from mundus_net.client.core import OfferSecret
+from mundus_net.client.notices import PendingDecision, PublicEvents, Synced
 from mundus_net.client.tokens import TokenStore
 from mundus_net.client.tui.app import (
     Chat,

@@ -31,7 +31,9 @@ from tui_term import ROOT, Term, environment, phase
 
 from mundus_net.client import background
 from mundus_net.client.background import ConnectionThread, record_crash
-from mundus_net.client.connection import ClientError, Closed, Connection, Notice, Problem
+from mundus_net.client.connection import Connection
+from mundus_net.client.core import ClientError
+from mundus_net.client.notices import Closed, Notice, Problem
 from mundus_net.client.tui import app as tui_app
 from mundus_net.client.tui import session
 from mundus_net.client.tui.sentences import seat_name

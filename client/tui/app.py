@@ -57,13 +57,13 @@ from prompt_toolkit.output import ColorDepth
 
 from mundus_net.cli_args import join_command
 from mundus_net.client.background import ConnectionThread, record_crash
-from mundus_net.client.connection import (
+from mundus_net.client.connection import Connection
+from mundus_net.client.notices import (
     REPLACED,
     STOPPED,
     TAKEN_OVER,
     Accepted,
     Closed,
-    Connection,
     GameOver,
     Gone,
     Joined,

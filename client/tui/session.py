@@ -18,22 +18,19 @@ from typing import TYPE_CHECKING, Any
 
 from mundus_net.cli_args import join_command
 from mundus_net.client.background import record_crash
-from mundus_net.client.connection import (
+from mundus_net.client.connection import Connection, ConnectTimeout, HostError
+from mundus_net.client.core import ClientError, OfferSecret
+from mundus_net.client.known_hosts import KnownHosts, Trust, UntrustedHost, trust_host
+from mundus_net.client.notices import (
     REPLACED,
     STOPPED,
     TAKEN_OVER,
-    ClientError,
-    Connection,
-    ConnectTimeout,
     GameOver,
     Gone,
-    HostError,
     Joined,
     Notice,
-    OfferSecret,
     Welcome,
 )
-from mundus_net.client.known_hosts import KnownHosts, Trust, UntrustedHost, trust_host
 from mundus_net.client.tokens import Holder, SavedSeat, TokenStore
 from mundus_net.client.tui.sentences import REASONS, plural, seat_name
 from mundus_net.protocol.names import DEFAULT_NAME, clean_name
