@@ -40,6 +40,7 @@ import zmq
 
 from mundus_net.bots.base import load_bot
 from mundus_net.client.connection import Connection
+from mundus_net.client.core import ClientSettings
 from mundus_net.client.notices import Accepted
 from mundus_net.engine.view import PlayerView
 from mundus_net.protocol.messages import PROTOCOL_VERSION
@@ -81,7 +82,7 @@ def _honest(pipe: Any, address: str, key: str, name: str, seed: int, role: str) 
     """One network player (greedy, seeded): plays to the end, then sends back its decision
     latencies (seconds) and the result. ``role`` "attacker" is the attacker's own seat,
     played the same way (its token goes back first, for the attacks that need one)."""
-    conn = Connection(address, name, bot=True, server_key=key)
+    conn = Connection(address, ClientSettings(name, bot=True), server_key=key)
     conn.connect(WAIT)
     pipe.send(("joined", conn.token))  # the next player joins only now: seats in order
     bot = load_bot("greedy", seed)

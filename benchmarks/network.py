@@ -56,6 +56,7 @@ import zmq
 
 from mundus_net.bots.base import Bot, load_bot
 from mundus_net.client.connection import Connection
+from mundus_net.client.core import ClientSettings
 from mundus_net.client.notices import Accepted, Pong
 from mundus_net.engine.decisions import Decision
 from mundus_net.engine.game import Game, Result
@@ -217,7 +218,8 @@ def round_trips(count: int, seed: int, secure: bool, echo: BareEcho
             if not pipe.poll(WAIT):
                 raise TimeoutError("no table")
             address, key = pipe.recv()
-            conn = Connection(address, "bench", bot=True, server_key=key, insecure=not secure)
+            conn = Connection(address, ClientSettings("bench", bot=True), server_key=key,
+                              insecure=not secure)
             conn.connect(WAIT)
             bot = load_bot("random", seed + game)
             try:

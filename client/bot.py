@@ -19,7 +19,7 @@ from typing import Any, cast
 
 from mundus_net.bots.base import Bot, bot_traceback, load_bot
 from mundus_net.client.connection import Connection, ConnectTimeout, HostError, poll_all
-from mundus_net.client.core import ClientError, OfferSecret
+from mundus_net.client.core import ClientError, ClientSettings, OfferSecret
 from mundus_net.client.known_hosts import (
     KnownHosts,
     UntrustedHost,
@@ -338,11 +338,11 @@ def run(args: argparse.Namespace) -> int:
     # socket receives the public messages for all of them.
     conns: list[Connection] = []
     for k in range(seats):
-        conns.append(Connection(args.connect, names[k], "player", token=token, bot=True,
-                                secret=secret, server_key=trust.key,
-                                insecure=trust.key is None, wakeable=False,
-                                public_from=conns[0] if conns else None,
-                                invite=args.invite, take_over=take_over))
+        settings = ClientSettings(names[k], "player", bot=True, invite=args.invite,
+                                  take_over=take_over)
+        conns.append(Connection(args.connect, settings, token=token, secret=secret,
+                                server_key=trust.key, insecure=trust.key is None,
+                                wakeable=False, public_from=conns[0] if conns else None))
     conn = conns[0]
     if args.trace is not None:
         conn.tap = _tracer(args.trace)

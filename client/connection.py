@@ -128,23 +128,17 @@ class Connection:
     latency: _FromCore[float | None] = _FromCore()
     """Seconds of the last ping -> pong."""
 
-    def __init__(self, address: str, name: str, role: str = "player", token: str | None = None,
-                 bot: bool = False, *, secret: OfferSecret | None = None,
-                 context: zmq.Context[Any] | None = None,
-                 on_mismatch: Callable[[Mismatch], None] | None = None,
+    def __init__(self, address: str, settings: ClientSettings, *, token: str | None = None,
+                 secret: OfferSecret | None = None,
                  on_secret: Callable[[OfferSecret | None], None] | None = None,
+                 on_mismatch: Callable[[Mismatch], None] | None = None,
                  tap: Callable[[str, dict[str, Any]], None] | None = None,
                  server_key: str | None = None, insecure: bool = False,
-                 contribute: bool = True, wakeable: bool = True,
-                 public_from: Connection | None = None, clock: Clock = time.monotonic,
-                 give_up_after: float | None = None, invite: str | None = None,
-                 take_over: bool = False) -> None:
-        # ``give_up_after``: seconds of reconnecting in vain before the table counts as gone
-        # (a Gone notice, then the connection closes); None: reconnect for ever.
-        # ``take_over``: sit even if another live connection holds the token's seat (§3).
-        self.core = ClientCore(ClientSettings(name, role, bot, contribute and role == "player",
-                                              give_up_after, invite, take_over),
-                               token=token, secret=secret, on_secret=on_secret)
+                 context: zmq.Context[Any] | None = None, wakeable: bool = True,
+                 public_from: Connection | None = None, clock: Clock = time.monotonic) -> None:
+        # Who this client is at the table is ``settings`` (each field says what it does);
+        # ``token`` and ``secret`` resume a seat, as ClientCore's.
+        self.core = ClientCore(settings, token=token, secret=secret, on_secret=on_secret)
         # Encryption (docs/security.md): CURVE with the host key ``server_key`` (Z85); without
         # one, connect() asks the host's key port and trusts the answer for this connection
         # (trust on first use, without memory: the commands keep known hosts). ``insecure``:

@@ -161,9 +161,12 @@ class Channel(Enum):
 
 @dataclass(frozen=True, slots=True)
 class ClientSettings:
-    """Who this client is at the table."""
+    """Who this client is at the table: what :class:`ClientCore` (and so
+    ``Connection(address, settings)``) says in its hello and how it behaves when the host goes
+    silent. Frozen: a connection keeps its settings."""
 
     name: str
+    """The name to sit (or watch) with, said in every hello."""
     role: str = "player"
     """player or spectator."""
     bot: bool = False

@@ -22,6 +22,7 @@ import zmq
 
 from mundus_net.client.background import AsyncConnection, ConnectionThread
 from mundus_net.client.connection import Connection, HostError, _poller_for
+from mundus_net.client.core import ClientSettings
 from mundus_net.client.notices import Joined, Lost, Notice, PublicEvents
 from mundus_net.engine.deck import default_deck
 from mundus_net.protocol.messages import decode_client, encode
@@ -175,7 +176,7 @@ def ev(n: int) -> dict[str, Any]:
 def test_a_late_join_gaps_and_a_lost_last_update_end_with_the_hosts_state(
         host: FakeHost) -> None:
     host.do(lambda: host.publish_each(1, 2, 3))
-    conn = Connection(host.address, "ana", insecure=True)
+    conn = Connection(host.address, ClientSettings("ana"), insecure=True)
     notices: list[Notice] = []
     try:
         conn.connect(WAIT)  # a late join starts from a snapshot
@@ -198,7 +199,7 @@ def test_a_late_join_gaps_and_a_lost_last_update_end_with_the_hosts_state(
 
 @pytest.mark.network
 def test_host_silence_reconnects_with_the_token(host: FakeHost) -> None:
-    conn = Connection(host.address, "ana", insecure=True)
+    conn = Connection(host.address, ClientSettings("ana"), insecure=True)
     notices: list[Notice] = []
     try:
         conn.connect(WAIT)
@@ -231,7 +232,7 @@ def test_the_connection_keeps_time_by_its_injected_clock(host: FakeHost) -> None
     def clock() -> float:
         return time.monotonic() + offset[0]
 
-    conn = Connection(host.address, "ana", insecure=True, clock=clock)
+    conn = Connection(host.address, ClientSettings("ana"), insecure=True, clock=clock)
     notices: list[Notice] = []
     try:
         conn.connect(WAIT)
@@ -251,7 +252,7 @@ def test_the_connection_keeps_time_by_its_injected_clock(host: FakeHost) -> None
 @pytest.mark.network
 def test_refused_hello_raises(host: FakeHost) -> None:
     host.full = True
-    conn = Connection(host.address, "ana", insecure=True)
+    conn = Connection(host.address, ClientSettings("ana"), insecure=True)
     with pytest.raises(HostError) as info:
         conn.connect(WAIT)
     assert info.value.code == "table_full"
@@ -260,7 +261,7 @@ def test_refused_hello_raises(host: FakeHost) -> None:
 
 @pytest.mark.network
 def test_thread_and_asyncio_wrappers(host: FakeHost) -> None:
-    runner = ConnectionThread(Connection(host.address, "ana", insecure=True))
+    runner = ConnectionThread(Connection(host.address, ClientSettings("ana"), insecure=True))
     try:
         assert runner.start(WAIT).seat == 0
         host.do(lambda: host.publish([ev(1)]))
@@ -277,7 +278,7 @@ def test_thread_and_asyncio_wrappers(host: FakeHost) -> None:
         runner.stop()
 
     async def session() -> list[str]:
-        conn = AsyncConnection(Connection(host.address, "bea", insecure=True))
+        conn = AsyncConnection(Connection(host.address, ClientSettings("bea"), insecure=True))
         welcome = await conn.connect(WAIT)
         assert welcome.token == TOKEN
         host.do(lambda: host.publish([ev(2)]))

@@ -28,6 +28,7 @@ from keyed_bot import KeyedBot
 from mundus_net.bots import load_bot
 from mundus_net.client.bot import NetworkBot
 from mundus_net.client.connection import Connection
+from mundus_net.client.core import ClientSettings
 from mundus_net.client.notices import Accepted, Problem, Refused
 from mundus_net.engine.game import Result
 from mundus_net.host.server import Host
@@ -94,7 +95,7 @@ class CountingBot(NetworkBot):
 
 
 def run_bot(host: Host, seat: int, out: dict[int, Any]) -> None:
-    conn = Connection(host.address, f"net{seat}", "player", bot=True,
+    conn = Connection(host.address, ClientSettings(f"net{seat}", bot=True),
                       server_key=host.public_key)
     try:
         conn.connect(WAIT)

@@ -19,6 +19,7 @@ import pytest
 from mundus_net.bots.base import load_bot
 from mundus_net.client.bot import NetworkBot
 from mundus_net.client.connection import Connection, poll_all
+from mundus_net.client.core import ClientSettings
 from mundus_net.client.notices import Mismatch, Synced
 from mundus_net.engine.game import Result
 from mundus_net.engine.record import GameRecord
@@ -293,10 +294,10 @@ def play_two_seats(host: Host, drop_one_update: bool = False
     ``drop_one_update``, the second one never sees one of the updates handed to it. Returns
     the connections and how many snapshots the second one synced from."""
     assert host.public_key is not None
-    lead = Connection(host.address, "lead", bot=True, server_key=host.public_key,
-                      wakeable=False)
-    follower = Connection(host.address, "follower", bot=True, server_key=host.public_key,
-                          wakeable=False, public_from=lead)
+    lead = Connection(host.address, ClientSettings("lead", bot=True),
+                      server_key=host.public_key, wakeable=False)
+    follower = Connection(host.address, ClientSettings("follower", bot=True),
+                          server_key=host.public_key, wakeable=False, public_from=lead)
     if drop_one_update:
         handle = follower._on_sub
         dropped: list[int] = []

@@ -32,7 +32,7 @@ from tui_term import ROOT, Term, environment, phase
 from mundus_net.client import background
 from mundus_net.client.background import ConnectionThread, record_crash
 from mundus_net.client.connection import Connection
-from mundus_net.client.core import ClientError
+from mundus_net.client.core import ClientError, ClientSettings
 from mundus_net.client.notices import Closed, Notice, Problem
 from mundus_net.client.tui import app as tui_app
 from mundus_net.client.tui import session
@@ -135,8 +135,8 @@ def test_without_on_error_a_crashed_thread_closes_with_a_notice(
 def _screen_app() -> Iterator[tui_app.TableApp]:
     """A TableApp on a pipe and a dummy output (no terminal), never connected."""
     with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
-        yield tui_app.TableApp(Connection("tcp://127.0.0.1:1", "Ana", insecure=True),
-                               color=False)
+        conn = Connection("tcp://127.0.0.1:1", ClientSettings("Ana"), insecure=True)
+        yield tui_app.TableApp(conn, color=False)
 
 
 @pytest.mark.parametrize("where", ["notice", "thread"])

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from mundus_net.cli_args import join_command
 from mundus_net.client.background import record_crash
 from mundus_net.client.connection import Connection, ConnectTimeout, HostError
-from mundus_net.client.core import ClientError, OfferSecret
+from mundus_net.client.core import ClientError, ClientSettings, OfferSecret
 from mundus_net.client.known_hosts import KnownHosts, Trust, UntrustedHost, trust_host
 from mundus_net.client.notices import (
     REPLACED,
@@ -158,11 +158,13 @@ def _saver(s: Seating) -> Callable[[Notice, Connection], None]:
 
 def _connection(s: Seating, saved: SavedSeat | None) -> Connection:
     key = s.trust.key if s.trust is not None else None
-    conn = Connection(s.address, s.name, "spectator" if s.spectator else "player",
+    settings = ClientSettings(s.name, "spectator" if s.spectator else "player",
+                              contribute=not s.spectator, give_up_after=s.give_up_after,
+                              invite=s.invite, take_over=s.take_over)
+    conn = Connection(s.address, settings,
                       token=saved.token if saved is not None else None,
                       secret=saved.secret if saved is not None else None,
-                      server_key=key, insecure=key is None, give_up_after=s.give_up_after,
-                      invite=s.invite, take_over=s.take_over)
+                      server_key=key, insecure=key is None)
     # Saved before the commitment is sent: a restarted client can still reveal.
     conn.on_secret = lambda secret: _remember(s, conn, secret)
     return conn
