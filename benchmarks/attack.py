@@ -84,28 +84,28 @@ def _honest(pipe: Any, address: str, key: str, name: str, seed: int, role: str) 
     played the same way (its token goes back first, for the attacks that need one)."""
     conn = Connection(address, ClientSettings(name, bot=True), server_key=key)
     conn.connect(WAIT)
-    pipe.send(("joined", conn.token))  # the next player joins only now: seats in order
+    pipe.send(("joined", conn.core.token))  # the next player joins only now: seats in order
     bot = load_bot("greedy", seed)
     latencies: list[float] = []
     deadline = time.monotonic() + 600
     try:
-        while conn.result is None and not conn.closed and time.monotonic() < deadline:
-            pending = conn.ready
+        while conn.core.result is None and not conn.core.closed and time.monotonic() < deadline:
+            pending = conn.core.ready
             if pending is None:
                 conn.poll(0.5)
                 continue
-            decision = bot.decide(cast(PlayerView, conn.view()), pending.legal)
+            decision = bot.decide(cast(PlayerView, conn.core.view()), pending.legal)
             start = time.perf_counter()
             request = conn.decide(decision)
             answered = False
-            while not answered and conn.result is None and not conn.closed:
+            while not answered and conn.core.result is None and not conn.core.closed:
                 notices = conn.poll(5.0)
                 answered = any(isinstance(n, Accepted) and n.id == request for n in notices)
-                if conn.ready is not None and conn.ready.id != pending.id:
+                if conn.core.ready is not None and conn.core.ready.id != pending.id:
                     break  # refused, or the host moved on
             if answered:
                 latencies.append(time.perf_counter() - start)
-        result = conn.result
+        result = conn.core.result
         pipe.send(("done", latencies, None if result is None else
                    {"winners": list(result.winners), "doubloons": list(result.doubloons),
                     "rounds": result.rounds}))

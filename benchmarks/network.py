@@ -223,13 +223,13 @@ def round_trips(count: int, seed: int, secure: bool, echo: BareEcho
             conn.connect(WAIT)
             bot = load_bot("random", seed + game)
             try:
-                while conn.result is None and len(decisions) < count:
-                    pending = conn.ready
+                while conn.core.result is None and len(decisions) < count:
+                    pending = conn.core.ready
                     if pending is None:
                         conn.poll(1.0)
                         continue
                     # A StateView has PlayerView's reading API (as in mundus_net.client.bot).
-                    decision = bot.decide(cast(PlayerView, conn.view()), pending.legal)
+                    decision = bot.decide(cast(PlayerView, conn.core.view()), pending.legal)
                     sample = echo.round_trip()
                     start = clock()
                     request = conn.decide(decision)
@@ -239,9 +239,9 @@ def round_trips(count: int, seed: int, secure: bool, echo: BareEcho
                             decisions.append(clock() - start)
                             bare.append(sample)
                             break
-                        if conn.ready is not None or conn.result is not None:
+                        if conn.core.ready is not None or conn.core.result is not None:
                             break  # refused (counted nowhere) or over
-                    if len(pings) < len(decisions) // 4 and conn.result is None:
+                    if len(pings) < len(decisions) // 4 and conn.core.result is None:
                         pings.append(_ping(conn))
             finally:
                 conn.close()

@@ -470,6 +470,15 @@ class ClientCore:
         table = self.state.get("table")
         return isinstance(table, dict) and bool(table.get("started"))
 
+    @property
+    def invite(self) -> str | None:
+        """The table's invite code as this side knows it: the welcome's (the host tells a
+        seated player), else the one this client gives in its hello."""
+        welcome = self.welcome
+        if welcome is not None and welcome.invite is not None:
+            return welcome.invite
+        return self.settings.invite
+
     def start(self, now: float) -> None:
         """Say hello: outgoing() gets an :class:`OpenDealer` and the hello. Called again, it
         starts over with a fresh DEALER. Raises ClientError after :meth:`close`."""

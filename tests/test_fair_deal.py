@@ -78,10 +78,11 @@ def _client(commitment: bytes, contribution: bytes | None) -> tuple[Connection, 
     seen: list[Any] = []
     conn = Connection("tcp://127.0.0.1:1", ClientSettings("ana"), insecure=True,
                       on_mismatch=seen.append)
-    conn.welcome = Welcome(seat=1, token="0" * 32, game="fair", name="t", players=2,
+    core = conn.core
+    core.welcome = Welcome(seat=1, token="0" * 32, game="fair", name="t", players=2,
                            names=("a", "b"), options={}, deck=default_deck(), pub_port=2,
                            heartbeat_ms=1000, seed_commitment=commitment)
-    conn.seat, conn.game_id, conn.contribution = 1, "fair", contribution
+    core.seat, core.game_id, core.contribution = 1, "fair", contribution
     return conn, seen
 
 

@@ -344,7 +344,7 @@ def test_a_bot_game_under_load_and_attack_ends_as_without_the_attack() -> None:
     assert table.record.replay().result == expected
     # Every legitimate answer was accepted, none refused, none lost.
     for seat, player in players.items():
-        assert player.conn.result == expected, seat
+        assert player.conn.core.result == expected, seat
         assert player.faults == {}, (seat, player.faults, player.lines[-5:])
         refused = {k: v for k, v in player.answers.items() if k.startswith("refused")}
         assert not refused, (seat, refused, player.lines[-5:])

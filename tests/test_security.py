@@ -150,8 +150,8 @@ def markers(table: Table, conns: list[Connection]) -> dict[str, bytes]:
     for card in deck.cards[:3]:
         packed[f"card name {card.name!r}"] = msgpack.packb(card.name)
     for conn in conns:
-        assert conn.token is not None
-        packed[f"token of {conn.name}"] = conn.token.encode()
+        assert conn.core.token is not None
+        packed[f"token of {conn.core.settings.name}"] = conn.core.token.encode()
     return packed
 
 
@@ -165,7 +165,7 @@ def test_nothing_readable_crosses_the_wire_with_encryption(
         captures: dict[bool, tuple[bytes, Table, list[Connection]]]) -> None:
     wire, table, conns = captures[False]
     assert len(wire) > 20_000  # a whole game went through the proxies
-    assert all(not c.mismatches for c in conns)  # offers and the fair deal checked out
+    assert all(not c.core.mismatches for c in conns)  # offers and the fair deal checked out
     found = [what for what, data in markers(table, conns).items() if data in wire]
     assert found == []
 
