@@ -813,15 +813,26 @@ class ClientCore:
 
     # -- reading --------------------------------------------------------------------------------
 
-    def view(self) -> StateView:
+    def view(self, *, for_screen: bool = False) -> StateView:
         """The table as this seat sees it, with the PlayerView reading API (for bots).
-        Raises ClientError before the welcome."""
+        Raises ClientError before the welcome.
+
+        ``for_screen``: the table as a screen shows it (the terminal client). The pending
+        decision is this seat's only while it waits for this side's answer (:attr:`ready`);
+        otherwise the view's pending decision is the table's, naming only the seats it still
+        waits for: not those that sealed their offer, nor this one once it has answered (the
+        question is still this seat's while the link is down and nothing was answered), and
+        nobody at a table that is gone. Such a view shares no conversions with the others:
+        it may be read in another thread."""
         if self.deck is None:
             raise ClientError("not joined yet")
         data = dict(self.state)
         data.update(self.private)
         data["seat"] = self.seat
         p = self.pending
+        if for_screen:
+            p = self.ready
+            self._show_waiting(data)
         pending = None
         if p is not None and self.seat is not None:
             detail = freeze(p.detail)
@@ -830,7 +841,23 @@ class ClientCore:
             pending = Pending(p.phase, (self.seat,), detail)
             data["phase"] = p.phase
         return StateView(data, self.deck, list(p.legal) if p is not None else None, pending,
-                         self._frozen)
+                         None if for_screen else self._frozen)
+
+    def _show_waiting(self, data: Message) -> None:
+        """The state's pending decision in ``data`` names only the seats the table still
+        waits for (``view(for_screen=True)``)."""
+        if self.closed and self.result is None:
+            data["pending"] = None  # the table is gone: nobody is asked anything any more
+        raw = data.get("pending")
+        if not isinstance(raw, dict):
+            return
+        table = self.state.get("table") or {}
+        done = set(table.get("committed") or ()) if raw.get("kind") == "offer" else set()
+        if self.ready is None and (self.synced or self.pending is None):
+            done.add(self.seat)  # answered (offline, the question is still this seat's)
+        elif self.seat is not None:
+            done.discard(self.seat)
+        data["pending"] = {**raw, "seats": [s for s in raw.get("seats") or () if s not in done]}
 
     # -- messages on the DEALER -------------------------------------------------------------------
 

@@ -106,13 +106,12 @@ from mundus_net.client.tui.sentences import (
     development_effect,
     seat_name,
 )
-from mundus_net.client.wire import freeze
 from mundus_net.engine.decisions import (
     Decision,
     Offer,
 )
 from mundus_net.engine.deck import EVENT_NAMES
-from mundus_net.engine.game import Pending, Result
+from mundus_net.engine.game import Result
 from mundus_net.engine.notation import (
     DECISION_KINDS,
     NotationError,
@@ -204,42 +203,20 @@ class Snapshot:
 
 
 def take_snapshot(core: ClientCore) -> Snapshot:
-    """Call in the connection's thread."""
+    """Call in the connection's thread: the core's view as a screen shows it
+    (``ClientCore.view(for_screen=True)``) and what the screen says around it."""
     if core.deck is None:
         return Snapshot(None, None)
-    ready = core.ready
     table = core.state.get("table") or {}
+    welcome = core.welcome
     names = tuple(str(n) for n in table.get("names") or
-                  (core.welcome.names if core.welcome is not None else ()))
-    data = dict(core.state)
-    data.update(core.private)
-    data["seat"] = core.seat
-    if core.closed and core.result is None:
-        data["pending"] = None  # the table is gone: nobody is asked anything any more
-    raw = data.get("pending")
-    if isinstance(raw, dict):
-        # Show whom the table still waits for: not the seats that sealed their offer, nor
-        # this one once it has answered.
-        done = set(table.get("committed") or ()) if raw.get("kind") == "offer" else set()
-        online = core.connected and core.synced
-        if ready is None and (online or core.pending is None):
-            done.add(core.seat)  # answered (offline, the question is still this seat's)
-        elif core.seat is not None:
-            done.discard(core.seat)
-        data["pending"] = {**raw, "seats": [s for s in raw.get("seats") or () if s not in done]}
-    pending = None
-    legal: list[Decision] = []
-    if ready is not None and core.seat is not None:
-        pending = Pending(ready.phase, (core.seat,), freeze(ready.detail))
-        data["phase"] = ready.phase
-        legal = list(ready.legal)
+                  (welcome.names if welcome is not None else ()))
     connected = table.get("connected")
     bots = table.get("bots")
-    welcome = core.welcome
     options = table.get("options")
     if not isinstance(options, dict):
         options = dict(welcome.options) if welcome is not None else None
-    return Snapshot(StateView(data, core.deck, legal, pending), ready, names,
+    return Snapshot(core.view(for_screen=True), core.ready, names,
                     tuple(bool(c) for c in connected) if connected is not None else None,
                     tuple(bool(b) for b in bots) if bots is not None else None,
                     core.connected, core.seat, core.result,
