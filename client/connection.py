@@ -8,11 +8,11 @@ clock, and drives its core: wait on the sockets until the core's next deadline, 
 message, run its timers, send what it hands back, keep its notices for :meth:`Connection.poll`.
 
 The shell is poll-driven and single-threaded: :meth:`Connection.poll` waits for at most
-``timeout`` seconds and returns the :class:`Notice` objects that describe what changed.
-Nothing happens between two calls, so a plain loop can drive it; :func:`poll_all` drives
-several (``mundus bot --seats N``, where the first connection's SUB socket serves them all:
-``public_from``); a UI with its own event loop uses :mod:`mundus_net.client.background`,
-which runs the same loop in a thread.
+``timeout`` seconds and returns the notices (:mod:`mundus_net.client.notices`) that say
+what changed. Nothing happens between two calls, so a plain loop can drive it;
+:func:`poll_all` drives several (``mundus bot --seats N``, where the first connection's SUB
+socket serves them all: ``public_from``); a UI with its own event loop uses
+:mod:`mundus_net.client.background`, which runs the same loop in a thread.
 """
 
 from __future__ import annotations
