@@ -39,7 +39,9 @@ import msgpack
 import zmq
 
 from mundus_net.bots.base import load_bot
-from mundus_net.client.connection import Accepted, Connection
+from mundus_net.client.connection import Connection
+from mundus_net.client.core import ClientSettings
+from mundus_net.client.notices import Accepted
 from mundus_net.engine.view import PlayerView
 from mundus_net.protocol.messages import PROTOCOL_VERSION
 from mundus_net.protocol.security import make_client
@@ -80,30 +82,30 @@ def _honest(pipe: Any, address: str, key: str, name: str, seed: int, role: str) 
     """One network player (greedy, seeded): plays to the end, then sends back its decision
     latencies (seconds) and the result. ``role`` "attacker" is the attacker's own seat,
     played the same way (its token goes back first, for the attacks that need one)."""
-    conn = Connection(address, name, bot=True, server_key=key)
+    conn = Connection(address, ClientSettings(name, bot=True), server_key=key)
     conn.connect(WAIT)
-    pipe.send(("joined", conn.token))  # the next player joins only now: seats in order
+    pipe.send(("joined", conn.core.token))  # the next player joins only now: seats in order
     bot = load_bot("greedy", seed)
     latencies: list[float] = []
     deadline = time.monotonic() + 600
     try:
-        while conn.result is None and not conn.closed and time.monotonic() < deadline:
-            pending = conn.ready
+        while conn.core.result is None and not conn.core.closed and time.monotonic() < deadline:
+            pending = conn.core.ready
             if pending is None:
                 conn.poll(0.5)
                 continue
-            decision = bot.decide(cast(PlayerView, conn.view()), pending.legal)
+            decision = bot.decide(cast(PlayerView, conn.core.view()), pending.legal)
             start = time.perf_counter()
             request = conn.decide(decision)
             answered = False
-            while not answered and conn.result is None and not conn.closed:
+            while not answered and conn.core.result is None and not conn.core.closed:
                 notices = conn.poll(5.0)
                 answered = any(isinstance(n, Accepted) and n.id == request for n in notices)
-                if conn.ready is not None and conn.ready.id != pending.id:
+                if conn.core.ready is not None and conn.core.ready.id != pending.id:
                     break  # refused, or the host moved on
             if answered:
                 latencies.append(time.perf_counter() - start)
-        result = conn.result
+        result = conn.core.result
         pipe.send(("done", latencies, None if result is None else
                    {"winners": list(result.winners), "doubloons": list(result.doubloons),
                     "rounds": result.rounds}))

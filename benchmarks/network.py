@@ -55,7 +55,9 @@ from typing import Any, cast
 import zmq
 
 from mundus_net.bots.base import Bot, load_bot
-from mundus_net.client.connection import Accepted, Connection, Pong
+from mundus_net.client.connection import Connection
+from mundus_net.client.core import ClientSettings
+from mundus_net.client.notices import Accepted, Pong
 from mundus_net.engine.decisions import Decision
 from mundus_net.engine.game import Game, Result
 from mundus_net.engine.view import PlayerView
@@ -216,17 +218,18 @@ def round_trips(count: int, seed: int, secure: bool, echo: BareEcho
             if not pipe.poll(WAIT):
                 raise TimeoutError("no table")
             address, key = pipe.recv()
-            conn = Connection(address, "bench", bot=True, server_key=key, insecure=not secure)
+            conn = Connection(address, ClientSettings("bench", bot=True), server_key=key,
+                              insecure=not secure)
             conn.connect(WAIT)
             bot = load_bot("random", seed + game)
             try:
-                while conn.result is None and len(decisions) < count:
-                    pending = conn.ready
+                while conn.core.result is None and len(decisions) < count:
+                    pending = conn.core.ready
                     if pending is None:
                         conn.poll(1.0)
                         continue
                     # A StateView has PlayerView's reading API (as in mundus_net.client.bot).
-                    decision = bot.decide(cast(PlayerView, conn.view()), pending.legal)
+                    decision = bot.decide(cast(PlayerView, conn.core.view()), pending.legal)
                     sample = echo.round_trip()
                     start = clock()
                     request = conn.decide(decision)
@@ -236,9 +239,9 @@ def round_trips(count: int, seed: int, secure: bool, echo: BareEcho
                             decisions.append(clock() - start)
                             bare.append(sample)
                             break
-                        if conn.ready is not None or conn.result is not None:
+                        if conn.core.ready is not None or conn.core.result is not None:
                             break  # refused (counted nowhere) or over
-                    if len(pings) < len(decisions) // 4 and conn.result is None:
+                    if len(pings) < len(decisions) // 4 and conn.core.result is None:
                         pings.append(_ping(conn))
             finally:
                 conn.close()

@@ -26,14 +26,9 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
-from mundus_net.client.connection import (
-    ClientError,
-    Closed,
-    Connection,
-    ConnectTimeout,
-    Notice,
-    Welcome,
-)
+from mundus_net.client.connection import Connection, ConnectTimeout
+from mundus_net.client.core import ClientError
+from mundus_net.client.notices import Closed, Notice, Welcome
 from mundus_net.engine.decisions import Decision
 from mundus_net.engine.view import StateView
 from mundus_net.protocol.statedir import state_dir
@@ -98,7 +93,7 @@ class ConnectionThread:
         """Connect (in the connection's thread) and return the welcome; raises what
         :meth:`Connection.connect` raises."""
         self._thread = threading.Thread(target=self._run, args=(timeout,), daemon=True,
-                                        name=f"mundus-client-{self.conn.name}")
+                                        name=f"mundus-client-{self.conn.core.settings.name}")
         self._thread.start()
         try:
             return self._welcome.result(timeout + 5)
@@ -116,10 +111,10 @@ class ConnectionThread:
             return
         self._welcome.set_result(welcome)
         try:
-            while not self._stop.is_set() and not self.conn.closed:
+            while not self._stop.is_set() and not self.conn.core.closed:
                 for notice in self.conn.poll(POLL_SLICE_S):
                     self._deliver(notice)
-            if not self.conn.closed:
+            if not self.conn.core.closed:
                 self.conn.close()
             for notice in self.conn.poll(0):
                 self._deliver(notice)
@@ -184,7 +179,7 @@ class ConnectionThread:
 
     def view(self) -> concurrent.futures.Future[StateView]:
         """A consistent view, taken in the connection's thread."""
-        return self.submit(lambda c: c.view())
+        return self.submit(lambda c: c.core.view())
 
     def stop(self, timeout: float = 2.0) -> None:
         """Say bye, close and wait for the thread."""

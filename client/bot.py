@@ -18,27 +18,23 @@ from pathlib import Path
 from typing import Any, cast
 
 from mundus_net.bots.base import Bot, bot_traceback, load_bot
-from mundus_net.client.connection import (
-    ClientError,
-    Closed,
-    Connection,
-    ConnectTimeout,
-    GameOver,
-    Gone,
-    HostError,
-    Joined,
-    Lost,
-    Mismatch,
-    OfferSecret,
-    Problem,
-    Refused,
-    poll_all,
-)
+from mundus_net.client.connection import Connection, ConnectTimeout, HostError, poll_all
+from mundus_net.client.core import ClientCore, ClientError, ClientSettings, OfferSecret
 from mundus_net.client.known_hosts import (
     KnownHosts,
     UntrustedHost,
     add_security_arguments,
     trust_host,
+)
+from mundus_net.client.notices import (
+    Closed,
+    GameOver,
+    Gone,
+    Joined,
+    Lost,
+    Mismatch,
+    Problem,
+    Refused,
 )
 from mundus_net.client.tokens import Holder
 from mundus_net.engine.decisions import DECISION_TYPES, Offer
@@ -57,12 +53,12 @@ def _stderr(text: str) -> None:
 
 
 
-def table_names(conn: Connection) -> list[str]:
+def table_names(core: ClientCore) -> list[str]:
     """The players' names as the table knows them now (the welcome's until the first state)."""
-    table = conn.state.get("table")
+    table = core.state.get("table")
     names = table.get("names") if isinstance(table, dict) else None
-    if not isinstance(names, list) and conn.welcome is not None:
-        names = list(conn.welcome.names)
+    if not isinstance(names, list) and core.welcome is not None:
+        names = list(core.welcome.names)
     return [str(n) for n in names] if isinstance(names, list) else []
 
 
@@ -97,11 +93,11 @@ class NetworkBot:
         default decision is played instead (mundus_net.engine.defaults.default_choice).
         ``detail`` says what happened (the exception's type and message, the decision)."""
         self.faults[kind] = self.faults.get(kind, 0) + 1
-        pending = self.conn.pending
+        pending = self.conn.core.pending
         trace = None if error is None else bot_traceback(error)
         self.fault_list.append({
             "kind": kind, "phase": pending.phase if pending is not None else "",
-            "round": self.conn.state.get("round", 0), "seat_decision": self.decisions - 1,
+            "round": self.conn.core.state.get("round", 0), "seat_decision": self.decisions - 1,
             "reason": f"{kind}: {detail}", "traceback": trace})
         if log:
             said = ("the strategy failed" if kind == "error" else "illegal") + f": {detail}"
@@ -110,33 +106,34 @@ class NetworkBot:
 
     def play(self, poll_s: float = 1.0) -> Result | None:
         """Decide whenever asked; return the result (None if the connection closed first)."""
-        conn = self.conn
-        while conn.result is None and not conn.closed:
+        conn, core = self.conn, self.conn.core
+        while core.result is None and not core.closed:
             for notice in conn.poll(poll_s):
                 self._notice(notice)
             self.step()
-        return conn.result
+        return core.result
 
     @property
     def playing(self) -> bool:
-        return self.conn.result is None and not self.conn.closed
+        core = self.conn.core
+        return core.result is None and not core.closed
 
     def step(self) -> None:
         """Answer the pending decision if it waits for this side (the notices received so far
         are handled): the strategy runs, and the view is built, only then."""
-        conn = self.conn
-        pending = conn.ready
-        if pending is None or not pending.legal or conn.result is not None:
+        conn, core = self.conn, self.conn.core
+        pending = core.ready
+        if pending is None or not pending.legal or core.result is not None:
             return
         refused = self._refused.get(pending.id, 0)
         if refused >= 2:
             return  # neither the bot's choice nor the first legal one: wait for the host
-        default = default_choice(pending.phase, conn.seat or 0, pending.legal)
+        default = default_choice(pending.phase, core.seat or 0, pending.legal)
         if refused == 1:
             decision = default  # the bot's choice was refused: play the default
         else:
             # A StateView has PlayerView's reading API over the received state.
-            view = cast(PlayerView, conn.view())
+            view = cast(PlayerView, core.view())
             self.decisions += 1  # asked: as the in-process referee counts them
             try:
                 decision = self.bot.decide(view, pending.legal)
@@ -165,7 +162,7 @@ class NetworkBot:
     def _notice(self, notice: object) -> None:
         if isinstance(notice, Refused):
             self.log(f"host refused {notice.request}: {notice.code}: {notice.message}")
-            pending = self.conn.pending
+            pending = self.conn.core.pending
             if notice.request in ("decide", "commit") and pending is not None and \
                     notice.code not in ("stale", "flood"):
                 refused = self._refused.get(pending.id, 0)
@@ -174,13 +171,13 @@ class NetworkBot:
                                           f"{notice.message}", log=False)
                 self._refused[pending.id] = refused + 1
         elif isinstance(notice, Mismatch):
-            who = player(notice.seat, table_names(self.conn))
+            who = player(notice.seat, table_names(self.conn.core))
             self.log(f"COMMITMENT MISMATCH in round {notice.round}, the offer of {who}: "
                      f"{notice.reason}")
         elif isinstance(notice, Lost):
             self.log(f"connection lost ({notice.reason}); reconnecting")
         elif isinstance(notice, Joined) and notice.resumed:
-            self.log(f"{player(notice.welcome.seat, table_names(self.conn))} is back at the "
+            self.log(f"{player(notice.welcome.seat, table_names(self.conn.core))} is back at the "
                      "table")
         elif isinstance(notice, Problem):
             self.log(notice.message)
@@ -188,11 +185,11 @@ class NetworkBot:
             self.log(f"no more play at this table ({notice.why}): {notice.detail}")
         elif isinstance(notice, Closed):
             self.log(f"connection closed ({notice.reason})")
-        elif isinstance(notice, GameOver):  # conn.result is set; play() returns
+        elif isinstance(notice, GameOver):  # conn.core.result is set; play() returns
             told = getattr(self.bot, "on_game_end", None)
             if told is not None:
                 try:
-                    told(cast(PlayerView, self.conn.view()))
+                    told(cast(PlayerView, self.conn.core.view()))
                 except (Exception, SystemExit) as exc:
                     self.fault("error", f"on_game_end: {type(exc).__name__}: {exc}", exc)
 
@@ -214,7 +211,7 @@ def play_all(players: Sequence[NetworkBot], poll_s: float = 1.0) -> list[Result 
         for player in players:
             if player.playing:
                 player.step()
-    return [player.conn.result for player in players]
+    return [player.conn.core.result for player in players]
 
 
 # -- the token file -----------------------------------------------------------------------------
@@ -230,9 +227,10 @@ def read_session(path: Path) -> dict[str, Any]:
 
 def write_session(path: Path, conn: Connection) -> None:
     """Token and open commitment, written atomically (a kill mid-write loses nothing)."""
-    data = {"address": conn.address, "game": conn.game_id, "seat": conn.seat,
-            "token": conn.token,
-            "secret": None if conn.secret is None else conn.secret.to_json(),
+    core = conn.core
+    data = {"address": conn.address, "game": core.game_id, "seat": core.seat,
+            "token": core.token,
+            "secret": None if core.secret is None else core.secret.to_json(),
             "holder": Holder.this_program().to_json()}
     atomic_write(path, json.dumps(data))
 
@@ -342,18 +340,18 @@ def run(args: argparse.Namespace) -> int:
     # socket receives the public messages for all of them.
     conns: list[Connection] = []
     for k in range(seats):
-        conns.append(Connection(args.connect, names[k], "player", token=token, bot=True,
-                                secret=secret, server_key=trust.key,
-                                insecure=trust.key is None, wakeable=False,
-                                public_from=conns[0] if conns else None,
-                                invite=args.invite, take_over=take_over))
+        settings = ClientSettings(names[k], "player", bot=True, invite=args.invite,
+                                  take_over=take_over)
+        conns.append(Connection(args.connect, settings, token=token, secret=secret,
+                                server_key=trust.key, insecure=trust.key is None,
+                                wakeable=False, public_from=conns[0] if conns else None))
     conn = conns[0]
     if args.trace is not None:
         conn.tap = _tracer(args.trace)
     if path is not None:
         def save(_: object) -> None:
             write_session(path, conn)
-        conn.on_secret = save
+        conn.core.on_secret = save
     players: list[NetworkBot] = []
     try:
         for k, one in enumerate(conns):  # in turn: seats are given in join order
@@ -384,7 +382,7 @@ def run(args: argparse.Namespace) -> int:
     for seat_bot, result in zip(players, finished, strict=True):
         seat_bot.conn.close(bye=True)
         if result is None:
-            _stderr(f"mundus bot: {_me(seat_bot.conn)}: the connection closed before the game "
+            _stderr(f"mundus bot: {_me(seat_bot.conn.core)}: the connection closed before the game "
                     "ended")
             status = 1
             continue
@@ -392,18 +390,18 @@ def run(args: argparse.Namespace) -> int:
     return status
 
 
-def _me(conn: Connection) -> str:
+def _me(core: ClientCore) -> str:
     """This seat's player: ``greedy-bot (seat 2)``."""
-    names = table_names(conn)
-    seat = conn.seat
+    names = table_names(core)
+    seat = core.seat
     if seat is not None and not (0 <= seat < len(names) and names[seat]):
         names = [*names, *[""] * (seat + 1 - len(names))]
-        names[seat] = conn.name
-    return player(seat, names) if seat is not None else conn.name
+        names[seat] = core.settings.name
+    return player(seat, names) if seat is not None else core.settings.name
 
 
 def _report(args: argparse.Namespace, bot: NetworkBot, result: Result) -> None:
-    seat = bot.conn.seat
+    seat = bot.conn.core.seat
     if args.json:
         print(json.dumps({"seat": seat, "winners": list(result.winners),
                           "reason": result.reason, "doubloons": list(result.doubloons),
@@ -411,10 +409,10 @@ def _report(args: argparse.Namespace, bot: NetworkBot, result: Result) -> None:
                           "faults": bot.faults, "decisions": bot.decisions,
                           "fault_list": bot.fault_list}), flush=True)
         return
-    names = table_names(bot.conn)
+    names = table_names(bot.conn.core)
     winners = " and ".join(player(s, names) for s in result.winners)
     how = REASON_WORDS.get(result.reason, result.reason)
-    me = _me(bot.conn)
+    me = _me(bot.conn.core)
     if seat is None or not 0 <= seat < len(result.places):
         mine = f"{me} has no place"
     elif seat in result.winners:

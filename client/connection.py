@@ -8,11 +8,11 @@ clock, and drives its core: wait on the sockets until the core's next deadline, 
 message, run its timers, send what it hands back, keep its notices for :meth:`Connection.poll`.
 
 The shell is poll-driven and single-threaded: :meth:`Connection.poll` waits for at most
-``timeout`` seconds and returns the :class:`Notice` objects that describe what changed.
-Nothing happens between two calls, so a plain loop can drive it; :func:`poll_all` drives
-several (``mundus bot --seats N``, where the first connection's SUB socket serves them all:
-``public_from``); a UI with its own event loop uses :mod:`mundus_net.client.background`,
-which runs the same loop in a thread.
+``timeout`` seconds and returns the notices (:mod:`mundus_net.client.notices`) that say
+what changed. Nothing happens between two calls, so a plain loop can drive it;
+:func:`poll_all` drives several (``mundus bot --seats N``, where the first connection's SUB
+socket serves them all: ``public_from``); a UI with its own event loop uses
+:mod:`mundus_net.client.background`, which runs the same loop in a thread.
 """
 
 from __future__ import annotations
@@ -23,93 +23,47 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from typing import Any, Generic, TypeVar, overload
+from typing import Any
 
 import zmq
 
 from mundus_net.client.core import (
-    ANSWER_RETRY,
-    ANSWERS,
-    LOST_AFTER,
-    OVER,
-    RATE_HOLD_S,
-    REPLACED,
-    SECRET_PHASES,
-    SNAPSHOT_RETRY,
-    STOPPED,
-    SYNC_GRACE_S,
-    TAKEN_OVER,
-    Accepted,
     Channel,
     ClientCore,
     ClientError,
     ClientSettings,
-    Closed,
     CloseSockets,
-    ConnectTimeout,
-    GameOver,
-    Gone,
-    HostError,
-    Joined,
-    Link,
-    Lost,
-    Mismatch,
-    Notice,
     OfferSecret,
     OpenDealer,
-    PendingDecision,
-    Pong,
-    PrivateUpdate,
-    Problem,
-    PublicEvents,
-    Refused,
     Subscribe,
-    Synced,
-    Welcome,
 )
-from mundus_net.client.wire import deck_from_wire
+from mundus_net.client.notices import Mismatch, Notice, Refused, Welcome
 from mundus_net.engine.decisions import Decision
-from mundus_net.engine.deck import Deck
-from mundus_net.engine.game import Result
-from mundus_net.engine.view import StateView
 from mundus_net.protocol.errors import ProtocolError
 from mundus_net.protocol.messages import MAX_HOST_FRAME, decode_host
 from mundus_net.protocol.security import fetch_key, make_client, parse_key, require_curve
 
-__all__ = [
-    "ANSWERS", "ANSWER_RETRY", "LOST_AFTER", "OVER", "RATE_HOLD_S", "REPLACED", "SECRET_PHASES",
-    "SNAPSHOT_RETRY", "STOPPED", "SYNC_GRACE_S", "TAKEN_OVER", "Accepted", "ClientError", "Closed",
-    "ConnectTimeout", "Connection", "GameOver", "Gone", "HostError", "Joined", "Link", "Lost",
-    "Mismatch", "Notice", "OfferSecret", "PendingDecision", "Pong", "PrivateUpdate", "Problem",
-    "PublicEvents", "Refused", "Synced", "Welcome", "deck_from_wire", "poll_all",
-]
+__all__ = ["ConnectTimeout", "Connection", "HostError", "poll_all"]
 
 Clock = Callable[[], float]
-T = TypeVar("T")
 # Plain ints: pyzmq's enum flags make every `&` a slow Python-level call.
 _POLLIN = int(zmq.POLLIN)
 _EVENTS = int(zmq.EVENTS)
 _NOBLOCK = int(zmq.NOBLOCK)
 
 
-class _FromCore(Generic[T]):
-    """An attribute of the connection that is its core's (read and written there)."""
+class HostError(Exception):
+    """The host refused a request (§10)."""
 
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
+    def __init__(self, code: str, message: str, rule: str | None = None) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self.rule = rule
 
-    @overload
-    def __get__(self, obj: None, owner: type) -> _FromCore[T]: ...
-    @overload
-    def __get__(self, obj: Connection, owner: type) -> T: ...
 
-    def __get__(self, obj: Connection | None, owner: type) -> T | _FromCore[T]:
-        if obj is None:
-            return self
-        return getattr(obj.core, self.name)  # type: ignore[no-any-return]
-
-    def __set__(self, obj: Connection, value: T) -> None:
-        setattr(obj.core, self.name, value)
+class ConnectTimeout(Exception):
+    """The host did not answer in time."""
 
 
 def _pub_address(address: str, port: int) -> str:
@@ -123,49 +77,26 @@ def _pub_address(address: str, port: int) -> str:
 class Connection:
     """One client's link to one host table: a :class:`ClientCore` (:attr:`core`) on ZeroMQ
     sockets. Not thread-safe: use it from one thread (other threads may only call
-    :meth:`call_soon`)."""
+    :meth:`call_soon`).
 
-    # What the core knows, read (and, for tests and tools, written) through the connection.
-    welcome: _FromCore[Welcome | None] = _FromCore()
-    seat: _FromCore[int | None] = _FromCore()
-    game_id: _FromCore[str | None] = _FromCore()
-    deck: _FromCore[Deck | None] = _FromCore()
-    token: _FromCore[str | None] = _FromCore()
-    secret: _FromCore[OfferSecret | None] = _FromCore()
-    """The open commitment of this seat, if any."""
-    on_secret: _FromCore[Callable[[OfferSecret | None], None] | None] = _FromCore()
-    """Called when the secret changes (to save it), before the frame that needs it leaves."""
-    contribution: _FromCore[bytes | None] = _FromCore()
-    heartbeat_s: _FromCore[float] = _FromCore()
-    seq: _FromCore[int] = _FromCore()
-    """The last public update applied."""
-    state: _FromCore[dict[str, Any]] = _FromCore()
-    events: _FromCore[list[dict[str, Any]]] = _FromCore()
-    """Every public event, in order."""
-    private: _FromCore[dict[str, Any]] = _FromCore()
-    pending: _FromCore[PendingDecision | None] = _FromCore()
-    result: _FromCore[Result | None] = _FromCore()
-    mismatches: _FromCore[list[Mismatch]] = _FromCore()
-    latency: _FromCore[float | None] = _FromCore()
-    """Seconds of the last ping -> pong."""
+    The connection acts (:meth:`connect`, :meth:`poll`, :meth:`decide`, :meth:`offer`,
+    :meth:`chat`, :meth:`ping`, :meth:`request_snapshot`, :meth:`close`) and keeps what only
+    the transport knows (:attr:`address`, :attr:`server_key`, :attr:`insecure`); everything
+    known about the table is read on its core, the one place that holds it:
+    ``conn.core.view()``, ``conn.core.ready``, ``conn.core.result``, ``conn.core.seat``,
+    ``conn.core.closed``, ``conn.core.settings.name``... (:class:`ClientCore`)."""
 
-    def __init__(self, address: str, name: str, role: str = "player", token: str | None = None,
-                 bot: bool = False, *, secret: OfferSecret | None = None,
-                 context: zmq.Context[Any] | None = None,
-                 on_mismatch: Callable[[Mismatch], None] | None = None,
+    def __init__(self, address: str, settings: ClientSettings, *, token: str | None = None,
+                 secret: OfferSecret | None = None,
                  on_secret: Callable[[OfferSecret | None], None] | None = None,
+                 on_mismatch: Callable[[Mismatch], None] | None = None,
                  tap: Callable[[str, dict[str, Any]], None] | None = None,
                  server_key: str | None = None, insecure: bool = False,
-                 contribute: bool = True, wakeable: bool = True,
-                 public_from: Connection | None = None, clock: Clock = time.monotonic,
-                 give_up_after: float | None = None, invite: str | None = None,
-                 take_over: bool = False) -> None:
-        # ``give_up_after``: seconds of reconnecting in vain before the table counts as gone
-        # (a Gone notice, then the connection closes); None: reconnect for ever.
-        # ``take_over``: sit even if another live connection holds the token's seat (§3).
-        self.core = ClientCore(ClientSettings(name, role, bot, contribute and role == "player",
-                                              give_up_after, invite, take_over),
-                               token=token, secret=secret, on_secret=on_secret)
+                 context: zmq.Context[Any] | None = None, wakeable: bool = True,
+                 public_from: Connection | None = None, clock: Clock = time.monotonic) -> None:
+        # Who this client is at the table is ``settings`` (each field says what it does);
+        # ``token`` and ``secret`` resume a seat, as ClientCore's.
+        self.core = ClientCore(settings, token=token, secret=secret, on_secret=on_secret)
         # Encryption (docs/security.md): CURVE with the host key ``server_key`` (Z85); without
         # one, connect() asks the host's key port and trusts the answer for this connection
         # (trust on first use, without memory: the commands keep known hosts). ``insecure``:
@@ -202,62 +133,6 @@ class Connection:
         self._calls: deque[Callable[[], None]] = deque()
         self._out: list[Notice] = []
 
-    # -- the core's settings and life cycle ---------------------------------------------------
-
-    @property
-    def name(self) -> str:
-        return self.core.settings.name
-
-    @property
-    def role(self) -> str:
-        return self.core.settings.role
-
-    @property
-    def bot(self) -> bool:
-        return self.core.settings.bot
-
-    @property
-    def contribute(self) -> bool:
-        return self.core.settings.contribute
-
-    @property
-    def invite(self) -> str | None:
-        """The table's invite code as this side knows it: the welcome's (the host tells a
-        seated player), else the one this client gives in its hello."""
-        welcome = self.core.welcome
-        if welcome is not None and welcome.invite is not None:
-            return welcome.invite
-        return self.core.settings.invite
-
-    @property
-    def link(self) -> Link:
-        return self.core.link
-
-    @property
-    def closed(self) -> bool:
-        return self.core.closed
-
-    @property
-    def connected(self) -> bool:
-        """Welcomed and not lost."""
-        return self.core.connected
-
-    @property
-    def synced(self) -> bool:
-        """The public state is complete up to :attr:`seq`."""
-        return self.core.synced
-
-    @property
-    def started(self) -> bool:
-        """Whether the game has begun (:attr:`ClientCore.started`): before it, :attr:`state`
-        holds the options and the seats only, and :attr:`private` the seat only."""
-        return self.core.started
-
-    @property
-    def ready(self) -> PendingDecision | None:
-        """The pending decision if it waits for this side's answer (:attr:`ClientCore.ready`)."""
-        return self.core.ready
-
     # -- joining ------------------------------------------------------------------------------
 
     def connect(self, timeout: float = 10.0) -> Welcome:
@@ -265,7 +140,8 @@ class Connection:
         host refuses (table full, bad token...; the connection is closed then) and
         :class:`ConnectTimeout`. Notices seen meanwhile are returned by the next
         :meth:`poll`."""
-        if self.closed:
+        core = self.core
+        if core.closed:
             raise ClientError("the connection is closed")
         deadline = self._clock() + timeout
         if not self.insecure and self.server_key is None:
@@ -277,10 +153,10 @@ class Connection:
                 raise ClientError(f"{self.address} runs without encryption (--insecure): "
                                   "connect with insecure=True to accept that")
             self.server_key = announced.key
-        self.core.start(self._clock())
+        core.start(self._clock())
         self._pump()
         queued: list[Notice] = []
-        while not (self.connected and self.synced):
+        while not (core.connected and core.synced):
             left = deadline - self._clock()
             if left <= 0:
                 raise ConnectTimeout(f"no answer from {self.address} in {timeout:g} s")
@@ -289,8 +165,8 @@ class Connection:
                     raise HostError(notice.code, notice.message, notice.rule)
                 queued.append(notice)
         self._out[:0] = queued
-        assert self.welcome is not None  # connected
-        return self.welcome
+        assert core.welcome is not None  # connected
+        return core.welcome
 
     # -- the sockets --------------------------------------------------------------------------
 
@@ -386,7 +262,7 @@ class Connection:
         now = self._clock()
         deadline = None if timeout is None else now + timeout
         while True:
-            if self._run_calls() or self.closed:  # a call from another thread: let its
+            if self._run_calls() or self.core.closed:  # a call from another thread: let its
                 break                             # caller look
             wait = self._timers(now)
             if self._out:
@@ -452,7 +328,7 @@ class Connection:
             else:
                 self._on_sub(message)
                 for follower in self._followers:
-                    if not follower.closed:
+                    if not follower.core.closed:
                         follower._on_sub(message)
 
     def _on_sub(self, message: dict[str, Any]) -> None:
@@ -466,7 +342,7 @@ class Connection:
         poll when the connection is ``wakeable``)."""
         self._calls.append(fn)
         with self._wake_lock:
-            if self._wake_tx is not None and not self.closed:
+            if self._wake_tx is not None and not self.core.closed:
                 self._wake_tx.send(b"", zmq.NOBLOCK)
 
     # -- acting -------------------------------------------------------------------------------
@@ -501,10 +377,6 @@ class Connection:
         self.core.request_snapshot(self._clock())
         self._pump()
 
-    def view(self) -> StateView:
-        """The table as this seat sees it, with the PlayerView reading API (for bots)."""
-        return self.core.view()
-
     def _watch_offers(self, event: dict[str, Any]) -> None:
         """Check one public event as if it had arrived (the core checks every one itself;
         tests/test_fair_deal.py calls this)."""
@@ -516,7 +388,7 @@ class Connection:
     def close(self, bye: bool = True, wait: float = 0.5) -> None:
         """Leave: say bye (the seat stays, marked away), wait up to ``wait`` seconds for its
         reply, and close the sockets."""
-        if self.closed:
+        if self.core.closed:
             return
         if bye and self._dealer is not None:
             request = self.core.bye(self._clock())
@@ -549,7 +421,7 @@ def poll_all(conns: Sequence[Connection], timeout: float | None = 0.0
         ran = False
         for conn in conns:
             ran = conn._run_calls() or ran
-        live = [conn for conn in conns if not conn.closed]
+        live = [conn for conn in conns if not conn.core.closed]
         if ran or not live:  # a call from another thread: let its caller look
             break
         wait = min(conn._timers(now) for conn in live)

@@ -7,9 +7,9 @@ the caller's clock, and :meth:`~ClientCore.handle_timer` wants to be called when
 :meth:`~ClientCore.next_deadline` comes. It hands back what to send
 (:meth:`~ClientCore.outgoing`: frames for the DEALER socket and, in their place among them,
 the socket actions :class:`OpenDealer`, :class:`Subscribe` and :class:`CloseSockets`) and what
-happened (:meth:`~ClientCore.notices`). The ZeroMQ shell around it is
-:class:`mundus_net.client.connection.Connection`; tests pair cores with the host's ``Table``
-in memory (tests/test_client_core.py).
+happened (:meth:`~ClientCore.notices`: the classes of :mod:`mundus_net.client.notices`). The
+ZeroMQ shell around it is :class:`mundus_net.client.connection.Connection`; tests pair cores
+with the host's ``Table`` in memory (tests/test_client_core.py).
 
 Every decision the protocol leaves to a client is made here:
 
@@ -68,6 +68,28 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from mundus_net.client.notices import (
+    OVER,
+    REPLACED,
+    STOPPED,
+    TAKEN_OVER,
+    Accepted,
+    Closed,
+    GameOver,
+    Gone,
+    Joined,
+    Lost,
+    Mismatch,
+    Notice,
+    PendingDecision,
+    Pong,
+    PrivateUpdate,
+    Problem,
+    PublicEvents,
+    Refused,
+    Synced,
+    Welcome,
+)
 from mundus_net.client.wire import (
     deck_from_wire,
     freeze,
@@ -94,7 +116,6 @@ SNAPSHOT_RETRY = 3  # heartbeats without a snapshot reply before asking again
 SYNC_GRACE_S = 0.25
 ANSWER_RETRY = 2  # heartbeats without ok/error for an answer: it was dropped, answer again
 RATE_HOLD_S = 1.0  # after flood the host drops everything for a second (§10)
-SECRET_PHASES = {"commit": "offer", "reveal": "offer"}
 ANSWERS = frozenset({"decide", "commit", "reveal"})  # the requests that answer a pending id
 
 
@@ -104,20 +125,6 @@ ANSWERS = frozenset({"decide", "commit", "reveal"})  # the requests that answer 
 class ClientError(Exception):
     """This side used the API wrongly (nothing pending, not seated, closed...): nothing was
     sent and nothing changed."""
-
-
-class HostError(Exception):
-    """The host refused a request (§10)."""
-
-    def __init__(self, code: str, message: str, rule: str | None = None) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
-        self.rule = rule
-
-
-class ConnectTimeout(Exception):
-    """The host did not answer in time."""
 
 
 # -- settings, states and actions -----------------------------------------------------------
@@ -154,9 +161,12 @@ class Channel(Enum):
 
 @dataclass(frozen=True, slots=True)
 class ClientSettings:
-    """Who this client is at the table."""
+    """Who this client is at the table: what :class:`ClientCore` (and so
+    ``Connection(address, settings)``) says in its hello and how it behaves when the host goes
+    silent. Frozen: a connection keeps its settings."""
 
     name: str
+    """The name to sit (or watch) with, said in every hello."""
     role: str = "player"
     """player or spectator."""
     bot: bool = False
@@ -209,42 +219,7 @@ class CloseSockets(Action):
 Outgoing = bytes | Action
 
 
-# -- what the core hands back ---------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Welcome:
-    seat: int | None
-    token: str | None
-    game: str
-    name: str
-    players: int
-    names: tuple[str, ...]
-    options: dict[str, Any]
-    deck: Deck
-    pub_port: int
-    heartbeat_ms: int
-    host_key: str | None = None  # the CURVE key the host proved it holds (None: insecure)
-    sign_key: str | None = None  # the Ed25519 key that signs the host's records (hex)
-    seed_commitment: bytes | None = None  # the host's commitment to its seed (§15)
-    invite: str | None = None  # the table's invite code, told to a seated player
-
-
-@dataclass(frozen=True, slots=True)
-class PendingDecision:
-    """This seat's pending decision as the host sent it (§6)."""
-
-    id: int
-    kind: str  # an engine phase, or commit / reveal
-    detail: dict[str, Any]
-    legal: tuple[Decision, ...]
-    deadline: float | None  # on the clock of the ``now`` it arrived with, or None
-    seq: int  # the public update it goes with
-
-    @property
-    def phase(self) -> str:
-        """The engine phase: commit and reveal are the offer step."""
-        return SECRET_PHASES.get(self.kind, self.kind)
+# -- the secret of a commitment ------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,133 +239,6 @@ class OfferSecret:
     def from_json(cls, data: dict[str, Any]) -> OfferSecret:
         return cls(int(data["round"]), tuple(int(c) for c in data["offer"]),
                    bytes.fromhex(data["nonce"]), bytes.fromhex(data["commitment"]))
-
-
-class Notice:
-    """Something that happened, returned by :meth:`ClientCore.notices` (and
-    ``Connection.poll``)."""
-
-    __slots__ = ()
-
-
-@dataclass(frozen=True, slots=True)
-class Joined(Notice):
-    welcome: Welcome
-    resumed: bool  # True after a reconnect with the token
-
-
-@dataclass(frozen=True, slots=True)
-class Synced(Notice):
-    """A snapshot was applied (after a join, a reconnect or a gap)."""
-
-    seq: int
-
-
-@dataclass(frozen=True, slots=True)
-class PublicEvents(Notice):
-    """New public events (each delivered once, in order) and the state they led to.
-
-    ``private`` is empty, or as long as ``events``: at each index, this seat's own version of
-    that event (its public part with its private part merged in: its dealt cards, its stored
-    cards...) when the private message of the same update came first, else None. Read
-    :meth:`as_seen` for the events in the engine's order as this seat sees them."""
-
-    seq: int
-    events: tuple[dict[str, Any], ...]
-    private: tuple[dict[str, Any] | None, ...] = ()
-
-    def as_seen(self) -> list[tuple[dict[str, Any], dict[str, Any] | None]]:
-        """Each public event with this seat's version of it (None: it has no private part)."""
-        private = self.private or (None,) * len(self.events)
-        return list(zip(self.events, private, strict=True))
-
-
-@dataclass(frozen=True, slots=True)
-class PrivateUpdate(Notice):
-    """This seat's private state changed. ``events``: private events whose public update was
-    delivered before them (their private message came late); those that come first are
-    delivered in place, in :attr:`PublicEvents.private`."""
-
-    events: tuple[dict[str, Any], ...]
-    pending: PendingDecision | None
-
-
-@dataclass(frozen=True, slots=True)
-class Accepted(Notice):
-    request: str  # decide, commit, reveal, chat, bye, contribute
-    id: int
-
-
-@dataclass(frozen=True, slots=True)
-class Refused(Notice):
-    """An ``error`` from the host (§10); ``request`` is the request type it answers."""
-
-    code: str
-    message: str
-    rule: str | None
-    request: str | None
-    id: int | None
-
-
-@dataclass(frozen=True, slots=True)
-class Pong(Notice):
-    """The answer to :meth:`ClientCore.ping`: ``seconds`` of round trip on the caller's
-    clock."""
-
-    id: int
-    seconds: float
-
-
-@dataclass(frozen=True, slots=True)
-class Mismatch(Notice):
-    """A seat's reveal does not open its commitment, or differs from the offer the host
-    revealed: the host (or that seat) cheated. ``seat`` -1 is the host's own seed
-    commitment or the deal (§15)."""
-
-    round: int
-    seat: int
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class Problem(Notice):
-    """A local difficulty worth telling the user (e.g. a lost secret after a restart)."""
-
-    message: str
-
-
-@dataclass(frozen=True, slots=True)
-class Lost(Notice):
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class GameOver(Notice):
-    result: Result
-
-
-@dataclass(frozen=True, slots=True)
-class Closed(Notice):
-    reason: str
-
-
-REPLACED = "replaced"
-STOPPED = "stopped"
-OVER = "over"
-TAKEN_OVER = "taken_over"
-
-
-@dataclass(frozen=True, slots=True)
-class Gone(Notice):
-    """The table is gone for good (the module docstring says when): ``why`` is
-    :data:`REPLACED` (a new game runs at the address; this seat's token is dead and
-    forgotten), :data:`STOPPED` (the host did not come back), :data:`OVER` (the game is over
-    and the host stopped) or :data:`TAKEN_OVER` (another client sits in this seat now, with
-    its token: this one stops reconnecting). The link closes right after (a :class:`Closed`
-    follows)."""
-
-    why: str
-    detail: str
 
 
 def place_private(private: Sequence[Message], events: Sequence[Message]
@@ -621,6 +469,15 @@ class ClientCore:
         dealt thing, which arrive with the update that publishes ``started``."""
         table = self.state.get("table")
         return isinstance(table, dict) and bool(table.get("started"))
+
+    @property
+    def invite(self) -> str | None:
+        """The table's invite code as this side knows it: the welcome's (the host tells a
+        seated player), else the one this client gives in its hello."""
+        welcome = self.welcome
+        if welcome is not None and welcome.invite is not None:
+            return welcome.invite
+        return self.settings.invite
 
     def start(self, now: float) -> None:
         """Say hello: outgoing() gets an :class:`OpenDealer` and the hello. Called again, it
@@ -956,15 +813,26 @@ class ClientCore:
 
     # -- reading --------------------------------------------------------------------------------
 
-    def view(self) -> StateView:
+    def view(self, *, for_screen: bool = False) -> StateView:
         """The table as this seat sees it, with the PlayerView reading API (for bots).
-        Raises ClientError before the welcome."""
+        Raises ClientError before the welcome.
+
+        ``for_screen``: the table as a screen shows it (the terminal client). The pending
+        decision is this seat's only while it waits for this side's answer (:attr:`ready`);
+        otherwise the view's pending decision is the table's, naming only the seats it still
+        waits for: not those that sealed their offer, nor this one once it has answered (the
+        question is still this seat's while the link is down and nothing was answered), and
+        nobody at a table that is gone. Such a view shares no conversions with the others:
+        it may be read in another thread."""
         if self.deck is None:
             raise ClientError("not joined yet")
         data = dict(self.state)
         data.update(self.private)
         data["seat"] = self.seat
         p = self.pending
+        if for_screen:
+            p = self.ready
+            self._show_waiting(data)
         pending = None
         if p is not None and self.seat is not None:
             detail = freeze(p.detail)
@@ -973,7 +841,23 @@ class ClientCore:
             pending = Pending(p.phase, (self.seat,), detail)
             data["phase"] = p.phase
         return StateView(data, self.deck, list(p.legal) if p is not None else None, pending,
-                         self._frozen)
+                         None if for_screen else self._frozen)
+
+    def _show_waiting(self, data: Message) -> None:
+        """The state's pending decision in ``data`` names only the seats the table still
+        waits for (``view(for_screen=True)``)."""
+        if self.closed and self.result is None:
+            data["pending"] = None  # the table is gone: nobody is asked anything any more
+        raw = data.get("pending")
+        if not isinstance(raw, dict):
+            return
+        table = self.state.get("table") or {}
+        done = set(table.get("committed") or ()) if raw.get("kind") == "offer" else set()
+        if self.ready is None and (self.synced or self.pending is None):
+            done.add(self.seat)  # answered (offline, the question is still this seat's)
+        elif self.seat is not None:
+            done.discard(self.seat)
+        data["pending"] = {**raw, "seats": [s for s in raw.get("seats") or () if s not in done]}
 
     # -- messages on the DEALER -------------------------------------------------------------------
 

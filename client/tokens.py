@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mundus_net.client.connection import OfferSecret
+from mundus_net.client.core import OfferSecret
 from mundus_net.client.statefile import StateFile
 from mundus_net.protocol.statedir import state_dir
 

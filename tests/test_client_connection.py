@@ -21,15 +21,9 @@ import pytest
 import zmq
 
 from mundus_net.client.background import AsyncConnection, ConnectionThread
-from mundus_net.client.connection import (
-    Connection,
-    HostError,
-    Joined,
-    Lost,
-    Notice,
-    PublicEvents,
-    _poller_for,
-)
+from mundus_net.client.connection import Connection, HostError, _poller_for
+from mundus_net.client.core import ClientSettings
+from mundus_net.client.notices import Joined, Lost, Notice, PublicEvents
 from mundus_net.engine.deck import default_deck
 from mundus_net.protocol.messages import decode_client, encode
 
@@ -182,41 +176,42 @@ def ev(n: int) -> dict[str, Any]:
 def test_a_late_join_gaps_and_a_lost_last_update_end_with_the_hosts_state(
         host: FakeHost) -> None:
     host.do(lambda: host.publish_each(1, 2, 3))
-    conn = Connection(host.address, "ana", insecure=True)
+    conn = Connection(host.address, ClientSettings("ana"), insecure=True)
     notices: list[Notice] = []
     try:
         conn.connect(WAIT)  # a late join starts from a snapshot
         notices.extend(conn.poll(0))
-        assert conn.seq == 3 and conn.synced
+        assert conn.core.seq == 3 and conn.core.synced
         host.do(lambda: host.publish_each(4))
-        poll_until(conn, lambda: conn.seq == 4, notices)
+        poll_until(conn, lambda: conn.core.seq == 4, notices)
         # Update 5 is lost on the way: 6 shows the gap.
         host.do(lambda: host.publish_each(5, 6, lost={5}))
-        poll_until(conn, lambda: conn.seq == 6, notices)
+        poll_until(conn, lambda: conn.core.seq == 6, notices)
         # The last update of a burst is lost: the heartbeat's seq shows it.
         host.do(lambda: host.publish([ev(7), ev(8)], drop=True))
-        poll_until(conn, lambda: conn.seq == 7, notices)
+        poll_until(conn, lambda: conn.core.seq == 7, notices)
         assert delivered(notices) == [ev(i) for i in range(1, 9)]  # each once, in order
-        assert conn.events == host.events and conn.state == host.state
-        assert conn.private["hand"] == host.private["hand"]
+        assert conn.core.events == host.events and conn.core.state == host.state
+        assert conn.core.private["hand"] == host.private["hand"]
     finally:
         conn.close()
 
 
 @pytest.mark.network
 def test_host_silence_reconnects_with_the_token(host: FakeHost) -> None:
-    conn = Connection(host.address, "ana", insecure=True)
+    conn = Connection(host.address, ClientSettings("ana"), insecure=True)
     notices: list[Notice] = []
     try:
         conn.connect(WAIT)
-        assert conn.token == TOKEN
+        assert conn.core.token == TOKEN
         host.do(lambda: host.publish_each(1, 2))
-        poll_until(conn, lambda: conn.seq == 2, notices)
+        poll_until(conn, lambda: conn.core.seq == 2, notices)
         host.silent = True
         poll_until(conn, lambda: any(isinstance(n, Lost) for n in notices), notices)
         host.do(lambda: host.publish_each(3))  # published while the client is away
         host.silent = False
-        poll_until(conn, lambda: conn.connected and conn.synced and conn.seq == 3, notices)
+        core = conn.core
+        poll_until(conn, lambda: core.connected and core.synced and core.seq == 3, notices)
         hellos = [m for m in host.received if m["t"] == "hello"]
         assert hellos[-1].get("token") == TOKEN
         assert any(isinstance(n, Joined) and n.resumed for n in notices)
@@ -238,7 +233,7 @@ def test_the_connection_keeps_time_by_its_injected_clock(host: FakeHost) -> None
     def clock() -> float:
         return time.monotonic() + offset[0]
 
-    conn = Connection(host.address, "ana", insecure=True, clock=clock)
+    conn = Connection(host.address, ClientSettings("ana"), insecure=True, clock=clock)
     notices: list[Notice] = []
     try:
         conn.connect(WAIT)
@@ -250,7 +245,7 @@ def test_the_connection_keeps_time_by_its_injected_clock(host: FakeHost) -> None
         assert isinstance(told[0], Lost) and isinstance(told[-1], Joined)
         hellos = [m for m in host.received if m["t"] == "hello"]
         assert len(hellos) >= 2 and hellos[-1].get("token") == TOKEN
-        assert conn.seat == 0
+        assert conn.core.seat == 0
     finally:
         conn.close()
 
@@ -258,16 +253,16 @@ def test_the_connection_keeps_time_by_its_injected_clock(host: FakeHost) -> None
 @pytest.mark.network
 def test_refused_hello_raises(host: FakeHost) -> None:
     host.full = True
-    conn = Connection(host.address, "ana", insecure=True)
+    conn = Connection(host.address, ClientSettings("ana"), insecure=True)
     with pytest.raises(HostError) as info:
         conn.connect(WAIT)
     assert info.value.code == "table_full"
-    assert conn.closed
+    assert conn.core.closed
 
 
 @pytest.mark.network
 def test_thread_and_asyncio_wrappers(host: FakeHost) -> None:
-    runner = ConnectionThread(Connection(host.address, "ana", insecure=True))
+    runner = ConnectionThread(Connection(host.address, ClientSettings("ana"), insecure=True))
     try:
         assert runner.start(WAIT).seat == 0
         host.do(lambda: host.publish([ev(1)]))
@@ -278,13 +273,13 @@ def test_thread_and_asyncio_wrappers(host: FakeHost) -> None:
                 assert notice.events == (ev(1),)
                 break
             assert time.monotonic() < deadline
-        assert runner.submit(lambda c: c.seq).result(WAIT) == 1
+        assert runner.submit(lambda c: c.core.seq).result(WAIT) == 1
         assert runner.chat("hola").result(WAIT) > 0
     finally:
         runner.stop()
 
     async def session() -> list[str]:
-        conn = AsyncConnection(Connection(host.address, "bea", insecure=True))
+        conn = AsyncConnection(Connection(host.address, ClientSettings("bea"), insecure=True))
         welcome = await conn.connect(WAIT)
         assert welcome.token == TOKEN
         host.do(lambda: host.publish([ev(2)]))

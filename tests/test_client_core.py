@@ -23,36 +23,38 @@ from mundus_net.bots.base import Bot
 from mundus_net.client.core import (
     ANSWER_RETRY,
     LOST_AFTER,
-    OVER,
     RATE_HOLD_S,
-    REPLACED,
     SNAPSHOT_RETRY,
-    STOPPED,
     SYNC_GRACE_S,
-    TAKEN_OVER,
-    Accepted,
     Action,
     Channel,
     ClientCore,
     ClientError,
     ClientSettings,
-    Closed,
     CloseSockets,
+    Link,
+    OfferSecret,
+    OpenDealer,
+    Subscribe,
+)
+from mundus_net.client.notices import (
+    OVER,
+    REPLACED,
+    STOPPED,
+    TAKEN_OVER,
+    Accepted,
+    Closed,
     Gone,
     Joined,
-    Link,
     Lost,
     Mismatch,
     Notice,
-    OfferSecret,
-    OpenDealer,
     PendingDecision,
     Pong,
     PrivateUpdate,
     Problem,
     PublicEvents,
     Refused,
-    Subscribe,
     Synced,
 )
 from mundus_net.client.wire import freeze
@@ -453,6 +455,28 @@ def test_a_private_message_after_its_update_is_told_after_it() -> None:
     updates = [n for n in peer.notices[before:] if isinstance(n, PrivateUpdate)]
     assert updates[0].events == tuple(late[0]["private"]["events"])
     assert all(not n.private for n in peer.of(PublicEvents) if n.seq == seq)
+
+
+def test_the_screen_view_asks_a_seat_nothing_once_it_answered() -> None:
+    """view() keeps this seat's decision until the host moves on (what a bot reads);
+    view(for_screen=True) asks only while an answer is due, and names only the seats the
+    table still waits for."""
+    net, peer = one_seat()
+    pending = asked(peer)
+    shown = peer.core.view(for_screen=True)
+    assert shown.pending is not None and shown.pending.seats == (2,)
+    assert shown.legal == list(pending.legal)
+    net.keep = lambda p, way, message: way == UP  # the answer never reaches the host
+    peer.core.decide(pending.legal[0], net.clock.now)
+    net.run()
+    assert ready_of(peer) is None and peer.core.pending == pending
+    assert peer.core.state["pending"]["seats"] == [2]  # the table still waits, as it says
+    bots = peer.core.view()
+    assert bots.pending is not None and bots.pending.seats == (2,)
+    assert bots.legal == list(pending.legal)
+    shown = peer.core.view(for_screen=True)
+    assert shown.pending is not None and shown.pending.kind == "announce"
+    assert shown.pending.seats == () and shown.legal == []
 
 
 def test_the_hello_is_valid_protocol() -> None:

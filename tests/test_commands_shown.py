@@ -25,7 +25,7 @@ from test_tui_lobby import Host, free_ports, host_at  # noqa: F401 (host_at: a f
 from tui_term import MUNDUS, ROOT, Term, environment, without_venv
 
 from mundus_net import cli_args
-from mundus_net.client.core import Joined, Welcome
+from mundus_net.client.notices import Joined, Welcome
 from mundus_net.client.tui import app as tui_app
 from mundus_net.client.wire import deck_from_wire
 

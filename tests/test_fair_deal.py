@@ -11,7 +11,9 @@ from typing import Any
 import pytest
 
 from mundus_net.bots import load_bot
-from mundus_net.client.connection import Connection, Welcome
+from mundus_net.client.connection import Connection
+from mundus_net.client.core import ClientSettings
+from mundus_net.client.notices import Welcome
 from mundus_net.engine.deck import default_deck
 from mundus_net.host.table import Table
 from mundus_net.protocol import fairdeal
@@ -74,11 +76,13 @@ def test_the_game_waits_for_promised_contributions_and_mixes_them() -> None:
 def _client(commitment: bytes, contribution: bytes | None) -> tuple[Connection, list[Any]]:
     """A connection (never opened) that joined a table with this seed commitment."""
     seen: list[Any] = []
-    conn = Connection("tcp://127.0.0.1:1", "ana", insecure=True, on_mismatch=seen.append)
-    conn.welcome = Welcome(seat=1, token="0" * 32, game="fair", name="t", players=2,
+    conn = Connection("tcp://127.0.0.1:1", ClientSettings("ana"), insecure=True,
+                      on_mismatch=seen.append)
+    core = conn.core
+    core.welcome = Welcome(seat=1, token="0" * 32, game="fair", name="t", players=2,
                            names=("a", "b"), options={}, deck=default_deck(), pub_port=2,
                            heartbeat_ms=1000, seed_commitment=commitment)
-    conn.seat, conn.game_id, conn.contribution = 1, "fair", contribution
+    core.seat, core.game_id, core.contribution = 1, "fair", contribution
     return conn, seen
 
 

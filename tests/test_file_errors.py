@@ -28,6 +28,7 @@ import mundus_net.engine
 from mundus_net.bots import load_bot
 from mundus_net.cli import main
 from mundus_net.client import bot as bot_cli
+from mundus_net.client.core import ClientCore, ClientSettings
 from mundus_net.client.tui.replay import load_replay, unfinished_note
 from mundus_net.engine.game import Game, Result
 from mundus_net.engine.notation import apply_decision
@@ -279,8 +280,9 @@ def test_the_host_prints_the_standings_by_place_with_ties() -> None:
 
 
 def fake_bot(seat: int, names: list[str]) -> bot_cli.NetworkBot:
-    conn = SimpleNamespace(seat=seat, name=names[seat], welcome=None,
-                           state={"table": {"names": names}})
+    core = ClientCore(ClientSettings(names[seat]))
+    core.seat, core.state = seat, {"table": {"names": names}}
+    conn = SimpleNamespace(core=core)
     return bot_cli.NetworkBot(cast(Any, conn), load_bot("random", 0), log=lambda _: None)
 
 

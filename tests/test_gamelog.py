@@ -541,7 +541,9 @@ def test_the_listing_shows_what_can_be_resumed(tmp_path: Path) -> None:
 
 @pytest.mark.network
 def test_a_log_that_cannot_be_written_stops_the_host_before_it_answers(tmp_path: Path) -> None:
-    from mundus_net.client.connection import Connection, ConnectTimeout, PublicEvents
+    from mundus_net.client.connection import Connection, ConnectTimeout
+    from mundus_net.client.core import ClientSettings
+    from mundus_net.client.notices import PublicEvents
     from mundus_net.host.gamelog import LogFailure
     from mundus_net.host.server import Host
 
@@ -554,7 +556,7 @@ def test_a_log_that_cannot_be_written_stops_the_host_before_it_answers(tmp_path:
     try:
         watcher.connect(10.0)
         host.call(lambda t: log._db.close())  # the disk is gone, say
-        conn = Connection(host.address, "Ana", "player", server_key=host.public_key)
+        conn = Connection(host.address, ClientSettings("Ana"), server_key=host.public_key)
         with pytest.raises(ConnectTimeout):  # no welcome: its seat could not be logged
             conn.connect(2.0)
         conn.close(bye=False)

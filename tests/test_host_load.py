@@ -27,7 +27,9 @@ from keyed_bot import KeyedBot
 
 from mundus_net.bots import load_bot
 from mundus_net.client.bot import NetworkBot
-from mundus_net.client.connection import Accepted, Connection, Problem, Refused
+from mundus_net.client.connection import Connection
+from mundus_net.client.core import ClientSettings
+from mundus_net.client.notices import Accepted, Problem, Refused
 from mundus_net.engine.game import Result
 from mundus_net.host.server import Host
 from mundus_net.host.table import MAX_SPECTATOR_NAMES, MAX_SPECTATORS, Table
@@ -93,7 +95,7 @@ class CountingBot(NetworkBot):
 
 
 def run_bot(host: Host, seat: int, out: dict[int, Any]) -> None:
-    conn = Connection(host.address, f"net{seat}", "player", bot=True,
+    conn = Connection(host.address, ClientSettings(f"net{seat}", bot=True),
                       server_key=host.public_key)
     try:
         conn.connect(WAIT)
@@ -342,7 +344,7 @@ def test_a_bot_game_under_load_and_attack_ends_as_without_the_attack() -> None:
     assert table.record.replay().result == expected
     # Every legitimate answer was accepted, none refused, none lost.
     for seat, player in players.items():
-        assert player.conn.result == expected, seat
+        assert player.conn.core.result == expected, seat
         assert player.faults == {}, (seat, player.faults, player.lines[-5:])
         refused = {k: v for k, v in player.answers.items() if k.startswith("refused")}
         assert not refused, (seat, refused, player.lines[-5:])

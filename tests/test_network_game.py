@@ -18,7 +18,9 @@ import pytest
 
 from mundus_net.bots.base import load_bot
 from mundus_net.client.bot import NetworkBot
-from mundus_net.client.connection import Connection, Mismatch, Synced, poll_all
+from mundus_net.client.connection import Connection, poll_all
+from mundus_net.client.core import ClientSettings
+from mundus_net.client.notices import Mismatch, Synced
 from mundus_net.engine.game import Result
 from mundus_net.engine.record import GameRecord
 from mundus_net.host.server import Host
@@ -292,17 +294,17 @@ def play_two_seats(host: Host, drop_one_update: bool = False
     ``drop_one_update``, the second one never sees one of the updates handed to it. Returns
     the connections and how many snapshots the second one synced from."""
     assert host.public_key is not None
-    lead = Connection(host.address, "lead", bot=True, server_key=host.public_key,
-                      wakeable=False)
-    follower = Connection(host.address, "follower", bot=True, server_key=host.public_key,
-                          wakeable=False, public_from=lead)
+    lead = Connection(host.address, ClientSettings("lead", bot=True),
+                      server_key=host.public_key, wakeable=False)
+    follower = Connection(host.address, ClientSettings("follower", bot=True),
+                          server_key=host.public_key, wakeable=False, public_from=lead)
     if drop_one_update:
         handle = follower._on_sub
         dropped: list[int] = []
 
         def lossy(message: dict[str, Any]) -> None:
-            if message["t"] == "update" and follower.synced and not dropped \
-                    and follower.seq > 5:
+            if message["t"] == "update" and follower.core.synced and not dropped \
+                    and follower.core.seq > 5:
                 dropped.append(int(message["seq"]))
                 return
             handle(message)
@@ -337,15 +339,16 @@ def test_a_second_seat_in_one_process_shares_the_first_ones_public_messages(
     # at least the join's snapshot; a late update may cost another (a grace timer decides)
     assert synced >= 1
     assert follower._sub is None  # one SUB socket for both seats
-    assert follower.seat == 3 and lead.seat == 2
-    assert follower.result is not None and follower.result == lead.result
-    assert (follower.seq, follower.state, follower.events) == (lead.seq, lead.state, lead.events)
-    assert host.wait(WAIT) and host.table.game.result == lead.result
+    mine, theirs = follower.core, lead.core
+    assert mine.seat == 3 and theirs.seat == 2
+    assert mine.result is not None and mine.result == theirs.result
+    assert (mine.seq, mine.state, mine.events) == (theirs.seq, theirs.state, theirs.events)
+    assert host.wait(WAIT) and host.table.game.result == theirs.result
 
 
 def test_a_seat_sharing_public_messages_recovers_a_lost_update_with_its_own_snapshot(
         host: Host) -> None:
     lead, follower, synced = play_two_seats(host, drop_one_update=True)
     assert synced >= 2  # the gap: a snapshot of its own, beyond the join's
-    assert follower.result is not None and follower.result == lead.result
-    assert (follower.seq, follower.state) == (lead.seq, lead.state)
+    assert follower.core.result is not None and follower.core.result == lead.core.result
+    assert (follower.core.seq, follower.core.state) == (lead.core.seq, lead.core.state)

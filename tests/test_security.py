@@ -26,6 +26,7 @@ import pytest
 from mundus_net.bots import load_bot
 from mundus_net.client.bot import NetworkBot
 from mundus_net.client.connection import Connection, ConnectTimeout
+from mundus_net.client.core import ClientSettings
 from mundus_net.client.known_hosts import KnownHosts, UntrustedHost, trust_host
 from mundus_net.engine.deck import default_deck
 from mundus_net.host.keys import CURVE_FILE, SIGN_FILE, HostKeys
@@ -117,7 +118,7 @@ def play_through_proxy(insecure: bool) -> tuple[bytes, Table, list[Connection]]:
     results: list[Any] = []
     try:
         for name in ("ana", "bo"):
-            conn = Connection(f"tcp://127.0.0.1:{router.port}", name, bot=True,
+            conn = Connection(f"tcp://127.0.0.1:{router.port}", ClientSettings(name, bot=True),
                               server_key=host.public_key, insecure=insecure)
             conn.connect(WAIT)
             conns.append(conn)
@@ -149,8 +150,8 @@ def markers(table: Table, conns: list[Connection]) -> dict[str, bytes]:
     for card in deck.cards[:3]:
         packed[f"card name {card.name!r}"] = msgpack.packb(card.name)
     for conn in conns:
-        assert conn.token is not None
-        packed[f"token of {conn.name}"] = conn.token.encode()
+        assert conn.core.token is not None
+        packed[f"token of {conn.core.settings.name}"] = conn.core.token.encode()
     return packed
 
 
@@ -164,7 +165,7 @@ def test_nothing_readable_crosses_the_wire_with_encryption(
         captures: dict[bool, tuple[bytes, Table, list[Connection]]]) -> None:
     wire, table, conns = captures[False]
     assert len(wire) > 20_000  # a whole game went through the proxies
-    assert all(not c.mismatches for c in conns)  # offers and the fair deal checked out
+    assert all(not c.core.mismatches for c in conns)  # offers and the fair deal checked out
     found = [what for what, data in markers(table, conns).items() if data in wire]
     assert found == []
 
@@ -208,15 +209,16 @@ def test_the_key_port_tells_the_public_keys_and_a_wrong_key_hears_nothing() -> N
         announced = fetch_key(host.address, WAIT)
         assert announced == KeyAnnouncement(keys.public_key, keys.sign_key, insecure=False)
         # Without a key the connection asks the key port itself (trust on first use).
-        with Connection(host.address, "ana") as conn:
+        with Connection(host.address, ClientSettings("ana")) as conn:
             welcome = conn.connect(WAIT)
             assert conn.server_key == keys.public_key == welcome.host_key
             assert welcome.sign_key == keys.sign_key and welcome.seed_commitment is not None
-        impostor = Connection(host.address, "eve", server_key=HostKeys.generate().public_key)
+        impostor = Connection(host.address, ClientSettings("eve"),
+                              server_key=HostKeys.generate().public_key)
         with pytest.raises(ConnectTimeout):
             impostor.connect(1.0)  # the CURVE handshake fails: not a byte gets through
         impostor.close(bye=False)
-        plain = Connection(host.address, "mallory", insecure=True)
+        plain = Connection(host.address, ClientSettings("mallory"), insecure=True)
         with pytest.raises(ConnectTimeout):
             plain.connect(1.0)
         plain.close(bye=False)

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from mundus_net.bots.base import load_bot
-from mundus_net.client.connection import PendingDecision, Synced
+from mundus_net.client.notices import PendingDecision, Synced
 from mundus_net.client.tui.app import Send, Snapshot, TableModel, in_player_terms
 from mundus_net.client.tui.choices import (
     Choice,

@@ -8,19 +8,13 @@ import re
 import stat
 import sys
 from pathlib import Path
-from typing import cast
 
 import pytest
 from test_client_core import Clock, Net, play, table
 
 from mundus_net.bots.base import load_bot
-from mundus_net.client.connection import (
-    Connection,
-    OfferSecret,
-    PendingDecision,
-    PublicEvents,
-    Synced,
-)
+from mundus_net.client.core import OfferSecret
+from mundus_net.client.notices import PendingDecision, PublicEvents, Synced
 from mundus_net.client.tokens import TokenStore
 from mundus_net.client.tui.app import (
     Chat,
@@ -83,7 +77,7 @@ def played_model(seed: int, rounds: int) -> tuple[TableModel, Game, int]:
         nonlocal told
         collect()
         for notice in peer.notices[told:]:
-            model.on_notice(notice, take_snapshot(cast(Connection, peer.core)))
+            model.on_notice(notice, take_snapshot(peer.core))
         told = len(peer.notices)
 
     net.collect = collect_and_show  # type: ignore[method-assign]

@@ -31,7 +31,9 @@ from tui_term import ROOT, Term, environment, phase
 
 from mundus_net.client import background
 from mundus_net.client.background import ConnectionThread, record_crash
-from mundus_net.client.connection import ClientError, Closed, Connection, Notice, Problem
+from mundus_net.client.connection import Connection
+from mundus_net.client.core import ClientCore, ClientError, ClientSettings
+from mundus_net.client.notices import Closed, Notice, Problem
 from mundus_net.client.tui import app as tui_app
 from mundus_net.client.tui import session
 from mundus_net.client.tui.sentences import seat_name
@@ -71,13 +73,13 @@ def test_the_crash_log_is_in_the_state_folder(tmp_path: Path,
 
 
 class _Boom:
-    """Stands in for a Connection whose poll fails in the thread."""
+    """Stands in for a Connection whose poll fails in the thread (its core is a real one,
+    never started)."""
 
-    name = "boom"
     address = "tcp://127.0.0.1:1"
 
     def __init__(self) -> None:
-        self.closed = False
+        self.core = ClientCore(ClientSettings("boom"))
         self.calls: list[Any] = []
 
     def connect(self, timeout: float) -> object:
@@ -87,7 +89,7 @@ class _Boom:
         raise RuntimeError("a bug in the loop")
 
     def close(self, bye: bool = True) -> None:
-        self.closed = True
+        self.core.close()
 
     def call_soon(self, fn: Any) -> None:
         self.calls.append(fn)
@@ -112,7 +114,7 @@ def test_a_crash_in_the_connection_thread_is_logged_and_told(
     runner._thread.join(WAIT)
     assert not runner._thread.is_alive() and hooked == []
     [(error, log)] = told
-    assert isinstance(error, RuntimeError) and boom.closed
+    assert isinstance(error, RuntimeError) and boom.core.closed
     assert log == tmp_path / "mundus-net" / "client-crash.log"
     assert "RuntimeError: a bug in the loop" in log.read_text()
     with pytest.raises(ClientError):  # nothing runs it any more: said at once
@@ -133,8 +135,8 @@ def test_without_on_error_a_crashed_thread_closes_with_a_notice(
 def _screen_app() -> Iterator[tui_app.TableApp]:
     """A TableApp on a pipe and a dummy output (no terminal), never connected."""
     with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
-        yield tui_app.TableApp(Connection("tcp://127.0.0.1:1", "Ana", insecure=True),
-                               color=False)
+        conn = Connection("tcp://127.0.0.1:1", ClientSettings("Ana"), insecure=True)
+        yield tui_app.TableApp(conn, color=False)
 
 
 @pytest.mark.parametrize("where", ["notice", "thread"])

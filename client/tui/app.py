@@ -57,13 +57,14 @@ from prompt_toolkit.output import ColorDepth
 
 from mundus_net.cli_args import join_command
 from mundus_net.client.background import ConnectionThread, record_crash
-from mundus_net.client.connection import (
+from mundus_net.client.connection import Connection
+from mundus_net.client.core import ClientCore
+from mundus_net.client.notices import (
     REPLACED,
     STOPPED,
     TAKEN_OVER,
     Accepted,
     Closed,
-    Connection,
     GameOver,
     Gone,
     Joined,
@@ -105,13 +106,12 @@ from mundus_net.client.tui.sentences import (
     development_effect,
     seat_name,
 )
-from mundus_net.client.wire import freeze
 from mundus_net.engine.decisions import (
     Decision,
     Offer,
 )
 from mundus_net.engine.deck import EVENT_NAMES
-from mundus_net.engine.game import Pending, Result
+from mundus_net.engine.game import Result
 from mundus_net.engine.notation import (
     DECISION_KINDS,
     NotationError,
@@ -202,46 +202,24 @@ class Snapshot:
     options: dict[str, Any] | None = None  # the welcome's options (docs/protocol.md §4)
 
 
-def take_snapshot(conn: Connection) -> Snapshot:
-    """Call in the connection's thread."""
-    if conn.deck is None:
+def take_snapshot(core: ClientCore) -> Snapshot:
+    """Call in the connection's thread: the core's view as a screen shows it
+    (``ClientCore.view(for_screen=True)``) and what the screen says around it."""
+    if core.deck is None:
         return Snapshot(None, None)
-    ready = conn.ready
-    table = conn.state.get("table") or {}
+    table = core.state.get("table") or {}
+    welcome = core.welcome
     names = tuple(str(n) for n in table.get("names") or
-                  (conn.welcome.names if conn.welcome is not None else ()))
-    data = dict(conn.state)
-    data.update(conn.private)
-    data["seat"] = conn.seat
-    if conn.closed and conn.result is None:
-        data["pending"] = None  # the table is gone: nobody is asked anything any more
-    raw = data.get("pending")
-    if isinstance(raw, dict):
-        # Show whom the table still waits for: not the seats that sealed their offer, nor
-        # this one once it has answered.
-        done = set(table.get("committed") or ()) if raw.get("kind") == "offer" else set()
-        online = conn.connected and conn.synced
-        if ready is None and (online or conn.pending is None):
-            done.add(conn.seat)  # answered (offline, the question is still this seat's)
-        elif conn.seat is not None:
-            done.discard(conn.seat)
-        data["pending"] = {**raw, "seats": [s for s in raw.get("seats") or () if s not in done]}
-    pending = None
-    legal: list[Decision] = []
-    if ready is not None and conn.seat is not None:
-        pending = Pending(ready.phase, (conn.seat,), freeze(ready.detail))
-        data["phase"] = ready.phase
-        legal = list(ready.legal)
+                  (welcome.names if welcome is not None else ()))
     connected = table.get("connected")
     bots = table.get("bots")
-    welcome = conn.welcome
     options = table.get("options")
     if not isinstance(options, dict):
         options = dict(welcome.options) if welcome is not None else None
-    return Snapshot(StateView(data, conn.deck, legal, pending), ready, names,
+    return Snapshot(core.view(for_screen=True), core.ready, names,
                     tuple(bool(c) for c in connected) if connected is not None else None,
                     tuple(bool(b) for b in bots) if bots is not None else None,
-                    conn.connected, conn.seat, conn.result,
+                    core.connected, core.seat, core.result,
                     started=bool(table.get("started")),
                     table_name=str(table.get("name") or (welcome.name if welcome else "")),
                     options=options)
@@ -971,11 +949,12 @@ class TableApp:
     crash_log: Path | None = None  # where it was written (None: it could not be)
 
     def __init__(self, conn: Connection, *, color: bool | None = None,
-                 on_notice: Callable[[Notice, Connection], None] | None = None) -> None:
+                 on_notice: Callable[[Notice, ClientCore], None] | None = None) -> None:
         self.conn = conn
         self.color = render.use_color() if color is None else color
-        self.model = TableModel(address=conn.address, invite=conn.invite,
-                                spectator=conn.role == "spectator", insecure=conn.insecure)
+        self.model = TableModel(address=conn.address, invite=conn.core.invite,
+                                spectator=conn.core.settings.role == "spectator",
+                                insecure=conn.insecure)
         self.extra_notice = on_notice  # called in the connection's thread (token saving)
         self._inbox: queue.Queue[tuple[Notice, Snapshot]] = queue.Queue()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -988,8 +967,8 @@ class TableApp:
         if isinstance(notice, Gone):
             self.gone = notice
         if self.extra_notice is not None:
-            self.extra_notice(notice, self.conn)
-        self._inbox.put((notice, take_snapshot(self.conn)))
+            self.extra_notice(notice, self.conn.core)
+        self._inbox.put((notice, take_snapshot(self.conn.core)))
         loop = self._loop
         if loop is not None:
             with contextlib.suppress(RuntimeError):  # the screen has ended (its loop closed)

@@ -18,23 +18,20 @@ from typing import TYPE_CHECKING, Any
 
 from mundus_net.cli_args import join_command
 from mundus_net.client.background import record_crash
-from mundus_net.client.connection import (
+from mundus_net.client.connection import Connection, ConnectTimeout, HostError
+from mundus_net.client.core import ClientCore, ClientError, ClientSettings, OfferSecret
+from mundus_net.client.i18n import DEFAULT_LANGUAGE
+from mundus_net.client.known_hosts import KnownHosts, Trust, UntrustedHost, trust_host
+from mundus_net.client.notices import (
     REPLACED,
     STOPPED,
     TAKEN_OVER,
-    ClientError,
-    Connection,
-    ConnectTimeout,
     GameOver,
     Gone,
-    HostError,
     Joined,
     Notice,
-    OfferSecret,
     Welcome,
 )
-from mundus_net.client.i18n import DEFAULT_LANGUAGE
-from mundus_net.client.known_hosts import KnownHosts, Trust, UntrustedHost, trust_host
 from mundus_net.client.tokens import Holder, SavedSeat, TokenStore
 from mundus_net.client.tui.sentences import REASONS, plural, seat_name
 from mundus_net.protocol.names import DEFAULT_NAME, clean_name
@@ -143,18 +140,18 @@ class Seating:
     language: str = DEFAULT_LANGUAGE
 
 
-def _remember(s: Seating, conn: Connection, secret: OfferSecret | None) -> None:
+def _remember(s: Seating, core: ClientCore, secret: OfferSecret | None) -> None:
     """Keep the seat under the name its player sat with, held by this program."""
-    if s.store is not None and not s.spectator and conn.token is not None:
-        s.store.save(s.address, conn.token, game=conn.game_id, seat=conn.seat, name=s.name,
+    if s.store is not None and not s.spectator and core.token is not None:
+        s.store.save(s.address, core.token, game=core.game_id, seat=core.seat, name=s.name,
                      secret=secret, note=s.note, holder=Holder.this_program())
 
 
-def _saver(s: Seating) -> Callable[[Notice, Connection], None]:
+def _saver(s: Seating) -> Callable[[Notice, ClientCore], None]:
     """Keeps the token file up to date (called in the connection's thread)."""
-    def save(notice: Notice, conn: Connection) -> None:
+    def save(notice: Notice, core: ClientCore) -> None:
         if isinstance(notice, Joined):
-            _remember(s, conn, conn.secret)
+            _remember(s, core, core.secret)
         elif s.store is not None and not s.spectator and (
                 isinstance(notice, GameOver)  # nothing to come back to
                 or (isinstance(notice, Gone) and notice.why == REPLACED)):  # a dead token
@@ -164,13 +161,16 @@ def _saver(s: Seating) -> Callable[[Notice, Connection], None]:
 
 def _connection(s: Seating, saved: SavedSeat | None) -> Connection:
     key = s.trust.key if s.trust is not None else None
-    conn = Connection(s.address, s.name, "spectator" if s.spectator else "player",
+    settings = ClientSettings(s.name, "spectator" if s.spectator else "player",
+                              contribute=not s.spectator, give_up_after=s.give_up_after,
+                              invite=s.invite, take_over=s.take_over)
+    conn = Connection(s.address, settings,
                       token=saved.token if saved is not None else None,
                       secret=saved.secret if saved is not None else None,
-                      server_key=key, insecure=key is None, give_up_after=s.give_up_after,
-                      invite=s.invite, take_over=s.take_over)
+                      server_key=key, insecure=key is None)
     # Saved before the commitment is sent: a restarted client can still reveal.
-    conn.on_secret = lambda secret: _remember(s, conn, secret)
+    core = conn.core
+    core.on_secret = lambda secret: _remember(s, core, secret)
     return conn
 
 
@@ -240,15 +240,15 @@ def _sit(s: Seating) -> int:
             s.store.release(s.address, s.name)  # no program of this computer holds it now
         if outcome == CRASHED:
             _crashed(app.crash_log)
-        conn = app.conn
+        core = app.conn.core
         names = app.model.snap.names or welcome.names
-        if conn.result is not None:
+        if core.result is not None:
             s.game_over = True
-            _say_result(conn, names)
+            _say_result(core, names)
         elif gone is not None:
-            _say_gone(s, welcome.name, gone, conn.invite)
+            _say_gone(s, welcome.name, gone, core.invite)
         elif outcome in (LEFT, CRASHED):
-            _say_how_to_come_back(s, welcome.name, conn.seat, names, conn.invite)
+            _say_how_to_come_back(s, welcome.name, core.seat, names, core.invite)
         return 1 if outcome == CRASHED else 0
 
 
@@ -444,15 +444,15 @@ def _say_gone(s: Seating, table: str, gone: Gone, invite: str | None) -> None:
         print(f'"{table}" is over and its host has stopped.', flush=True)
 
 
-def _say_result(conn: Connection, names: tuple[str, ...] | list[str]) -> None:
-    result = conn.result
+def _say_result(core: ClientCore, names: tuple[str, ...] | list[str]) -> None:
+    result = core.result
     assert result is not None
     winners = " and ".join(seat_name(names, w) for w in result.winners)
     verb = "share the victory" if len(result.winners) > 1 else "wins"
     print(f"Game over after {plural(result.rounds, 'round')} "
           f"({REASONS.get(result.reason, result.reason)}): {winners} {verb}.")
     for seat in sorted(range(len(result.doubloons)), key=lambda s: result.places[s]):
-        you = " (you)" if seat == conn.seat else ""
+        you = " (you)" if seat == core.seat else ""
         print(f"  {result.places[seat]}. {seat_name(names, seat)}{you}: "
               f"{result.doubloons[seat]} doubloons")
     sys.stdout.flush()
