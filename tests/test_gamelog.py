@@ -552,7 +552,8 @@ def test_a_log_that_cannot_be_written_stops_the_host_before_it_answers(tmp_path:
     said: list[str] = []
     host = Host(table, port=0, log=said.append)
     host.start()
-    watcher = Connection(host.address, "Watcher", "spectator", server_key=host.public_key)
+    watcher = Connection(host.address, ClientSettings("Watcher", "spectator"),
+                         server_key=host.public_key)
     try:
         watcher.connect(10.0)
         host.call(lambda t: log._db.close())  # the disk is gone, say

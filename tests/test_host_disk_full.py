@@ -21,7 +21,9 @@ from typing import Any
 import pytest
 from test_host_resume import MUNDUS, SEED, WAIT, Process, per_seat, play, processes, start_host
 
-from mundus_net.client.connection import Connection, PublicEvents
+from mundus_net.client.connection import Connection
+from mundus_net.client.core import ClientSettings
+from mundus_net.client.notices import PublicEvents
 from mundus_net.engine.record import GameRecord
 from mundus_net.host.gamelog import read_mark
 
@@ -91,7 +93,7 @@ def test_a_host_stopped_by_a_full_disk_tells_everyone_and_resumes_with_nothing_l
         processes.append(bot)
         bots.append(bot)
         host.wait_line(rf"net{seat} took seat {seat}")
-    watcher = Connection(address, "Watcher", "spectator", server_key=key)
+    watcher = Connection(address, ClientSettings("Watcher", "spectator"), server_key=key)
     events: list[dict[str, Any]] = []
     try:
         watcher.connect(WAIT)
@@ -105,7 +107,8 @@ def test_a_host_stopped_by_a_full_disk_tells_everyone_and_resumes_with_nothing_l
     finally:
         watcher.close(bye=False)
     assert host.finish() == 1
-    assert {"kind": "stopping", "reason": "its disk is full"} in events
+    assert {"kind": "stopping", "reason": "its disk is full"} in events, \
+        (host.err, [e["kind"] for e in events][-8:])
     said = [line for line in host.err if line.strip()]
     assert said[0].startswith("mundus host: the table stopped: cannot write the game log"), said
     assert "full" in said[0] and not any("Traceback" in line for line in host.err), said
