@@ -39,6 +39,7 @@ _EVENTS = int(zmq.EVENTS)
 _POLLIN = int(zmq.POLLIN)
 _SRCFD = int(zmq.SRCFD)
 _SUBSCRIBE_ALL = b"\x01"
+_END = b""  # stop()'s marker in the inbox (an update is never empty)
 _UNSUBSCRIBE_ALL = b"\x00"
 _names = itertools.count()
 
@@ -74,6 +75,7 @@ class Publisher:
         self._outbox.setsockopt(zmq.SNDHWM, 0)
         self._outbox.connect(address)
         self._stop = threading.Event()
+        self._ended = False  # the end marker stop() sends has been read
         self._thread = threading.Thread(target=self._run, name="mundus-publisher", daemon=True)
         self._told = -1e18
         # How many bytes a connection has received (the kernel's count; a benchmark counts
@@ -91,6 +93,10 @@ class Publisher:
 
     def stop(self, timeout: float = 2.0) -> None:
         """Publish what was sent, then close (from the game's thread)."""
+        # The end of what was sent, behind it in the same pipe: the thread publishes until it
+        # reads this (a message just sent may not be readable yet in the other thread).
+        with contextlib.suppress(zmq.ZMQError):
+            self._outbox.send(_END, _NOBLOCK)
         self._stop.set()
         if self._thread.is_alive():
             self._thread.join(timeout)
@@ -112,6 +118,10 @@ class Publisher:
                 if self._inbox in ready or stopping:
                     self._forward()
                 if stopping:
+                    deadline = self._clock() + LAST_WORDS_MS / 1000
+                    while not self._ended and self._clock() < deadline:
+                        if self._inbox.poll(50):
+                            self._forward()
                     break
         except zmq.ZMQError as exc:
             if exc.errno != zmq.ETERM:
@@ -133,6 +143,9 @@ class Publisher:
                     payload = inbox.recv(_NOBLOCK, copy=True)
                 except zmq.Again:
                     break
+                if payload == _END:
+                    self._ended = True
+                    continue
                 with contextlib.suppress(zmq.ZMQError):
                     sock.send(payload, _NOBLOCK)
                 if not int(inbox.getsockopt(_EVENTS)) & _POLLIN:

@@ -58,6 +58,7 @@ IDLE_POLL_S = 0.05
 UNREAD_LIMIT = 256 * 1024  # bytes a peer may leave unread and still be sent a snapshot
 SNAPSHOT_RATE = 20.0  # snapshots a second the host makes for everyone together
 SNAPSHOT_BURST = 40.0
+CLOSE_WAIT_S = 5.0  # the most wait() gives the thread to close its sockets once finished
 LINGER_AFTER_END = 10.0  # seconds the host stays after the game, while anyone is connected
 ROUTER_MAX_FRAME = 2 * MAX_CLIENT_FRAME  # a larger frame closes its connection
 ROUTER_SNDHWM = 100  # replies and private messages queued for one peer (one that reads
@@ -257,8 +258,14 @@ class Host:
             self._thread.join(timeout)
 
     def wait(self, timeout: float | None = None) -> bool:
-        """Wait for the host to finish; True if it did."""
-        return self.finished.wait(timeout)
+        """Wait for the host to finish; True if it did. Its thread is waited for too: its
+        sockets' last words (a stop's ``stopping`` update) leave before this returns, and
+        a program that exits next does not cut them off."""
+        if not self.finished.wait(timeout):
+            return False
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(CLOSE_WAIT_S)
+        return True
 
     def call(self, fn: Callable[[Table], T], timeout: float = 5.0) -> T:
         """Run ``fn(table)`` in the host's thread (the table is not thread-safe) and return
