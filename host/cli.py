@@ -154,8 +154,8 @@ def register(subparsers: Any) -> None:
                              "(default: $XDG_STATE_HOME/mundus-net/games)")
     parser.add_argument("--durable", action="store_true",
                         help="sync the game log to the disk at every answer, so that not even "
-                             "a power cut loses an answered decision (the default; about 0.8 ms "
-                             "an answer on an SSD)")
+                             "a power cut loses an answered decision (the default; about half a "
+                             "millisecond a decision, docs/security.md)")
     parser.add_argument("--fast-log", action="store_true",
                         help="leave the game log's writing to the operating system: a crash of "
                              "the host still loses nothing it answered, but a power cut can "

@@ -9,11 +9,12 @@ with an exclusive lock, so one host at a time writes a game (a second one is ref
 ``-shm`` file is made. A committed transaction is in the WAL file before the host sends
 anything that depends on it, so a host process that dies (SIGKILL, a crash, the OOM killer)
 loses nothing it acknowledged; ``synchronous=FULL`` by default (an fsync per commit, and the
-mark synced after it: about 0.8 ms a commit here) loses nothing to a power cut either, and
+mark synced after it) loses nothing to a power cut either, and
 ``--fast-log`` makes it ``NORMAL`` (and leaves the mark unsynced).
 
 **The mark.** ``<game id>.mark`` beside the database holds the last committed row and its
-checksum, written after each commit (:func:`write_mark`). The game lives in the WAL, and a
+checksum, written in place after each commit (:class:`MarkFile`: two checksummed slots in
+turn, so a torn write leaves the mark before it). The game lives in the WAL, and a
 WAL deleted, emptied, cut or damaged leaves an older game that checks out by itself: opening
 a log compares it with the mark and refuses it by name when rows the mark names are missing
 or different (:func:`read_rows`). A log's ``create`` row says ``marked``: its mark missing is
@@ -72,6 +73,7 @@ import os
 import sqlite3
 import struct
 import time
+import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
@@ -319,40 +321,99 @@ def mark_path(path: Path) -> Path:
     return path.with_name(path.name.removesuffix(SUFFIX) + MARK_SUFFIX)
 
 
-def write_mark(path: Path, seq: int, digest: str, durable: bool = True) -> None:
-    """The high-water mark: the last committed row and its checksum, in a file of its own
-    (written after each commit, replaced atomically). The game lives in the database's WAL;
-    a WAL deleted, emptied or cut would leave an older game that checks out by itself, and
-    only a record kept outside it tells that rows are missing.
+# The mark file: two slots of fixed size, written in turn in place (a torn write spoils one
+# slot; the other holds the mark before it). A slot: magic, a counter that grows with every
+# write, the row's seq, its checksum (32 bytes), and a CRC-32 of what comes before it.
+MARK_MAGIC = b"MNMARK02"
+_MARK_SLOT = struct.Struct(">8sQQ32sI")
+MARK_SLOT_BYTES = 64  # a slot's room in the file (the record is padded to it)
 
-    ``durable`` (the log's own setting): the mark is synced too, after the WAL was synced by
-    the commit (``atomic_write``: about 0.5 ms more a commit), so that after a power cut it is
-    never ahead of the WAL and never half written. With ``--fast-log`` it is left to the
-    operating system like the WAL: after a power cut it may be ahead of what the WAL kept,
-    and the log is refused (the rows the players were told of are gone) rather than
-    resumed at an earlier point."""
-    text = json.dumps({"seq": seq, "hash": digest})
-    if durable:
-        atomic_write(mark_path(path), text, 0o600)
-        return
-    temp = path.with_name(path.name + ".tmp")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+
+def _mark_slot(counter: int, seq: int, digest: str) -> bytes:
+    body = struct.pack(">8sQQ32s", MARK_MAGIC, counter, seq, bytes.fromhex(digest))
+    return (body + struct.pack(">I", zlib.crc32(body))).ljust(MARK_SLOT_BYTES, b"\0")
+
+
+def _mark_slots(data: bytes) -> list[tuple[int, int, str]]:
+    """The sound slots of a mark file's bytes: (counter, seq, digest) each."""
+    found = []
+    for start in range(0, 2 * MARK_SLOT_BYTES, MARK_SLOT_BYTES):
+        part = data[start:start + _MARK_SLOT.size]
+        if len(part) < _MARK_SLOT.size:
+            continue
+        magic, counter, seq, digest, crc = _MARK_SLOT.unpack(part)
+        if magic == MARK_MAGIC and crc == zlib.crc32(part[:-4]):
+            found.append((counter, seq, digest.hex()))
+    return found
+
+
+class MarkFile:
+    """The high-water mark of a log: the last committed row and its checksum, in a file of
+    its own beside the database, kept open and written in place after each commit. The game
+    lives in the database's WAL; a WAL deleted, emptied or cut would leave an older game that
+    checks out by itself, and only a record kept outside it tells that rows are missing.
+
+    ``durable`` (the log's own setting): each write is synced (``fdatasync``) after the WAL
+    was synced by the commit, so that after a power cut it is never ahead of the WAL. Written
+    in place, it costs one sync of a block; replacing the file cost a temporary file, two
+    syncs and a rename each time. A write torn by a power cut spoils one slot at most: the
+    other still holds the mark before it, which the WAL holds too. With ``--fast-log`` the
+    mark is left to the operating system like the WAL: after a power cut it may be ahead of
+    what the WAL kept, and the log is refused (the rows the players were told of are gone)
+    rather than resumed at an earlier point."""
+
+    def __init__(self, path: Path, durable: bool) -> None:
+        self.path = mark_path(path)
+        self.durable = durable
+        try:
+            self._fd = os.open(self.path, os.O_RDWR)
+            self._counter = max((c for c, _, _ in _mark_slots(os.pread(
+                self._fd, 2 * MARK_SLOT_BYTES, 0))), default=0)
+        except FileNotFoundError:
+            # Made whole or not at all (a crash while it is made leaves no half mark).
+            atomic_write(self.path, bytes(2 * MARK_SLOT_BYTES), 0o600)
+            self._fd = os.open(self.path, os.O_RDWR)
+            self._counter = 0
+
+    def write(self, seq: int, digest: str) -> None:
+        self._counter += 1
+        slot = self._counter % 2
+        os.pwrite(self._fd, _mark_slot(self._counter, seq, digest), slot * MARK_SLOT_BYTES)
+        if self.durable:
+            os.fdatasync(self._fd)
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+
+def write_mark(path: Path, seq: int, digest: str, durable: bool = True) -> None:
+    """Write the mark of the log at ``path`` once (a log keeps its :class:`MarkFile` open)."""
+    mark = MarkFile(path, durable)
     try:
-        os.write(fd, text.encode())
+        mark.write(seq, digest)
     finally:
-        os.close(fd)
-    os.replace(temp, mark_path(path))
+        mark.close()
 
 
 def read_mark(path: Path) -> tuple[int, str] | None:
     """The high-water mark of the log at ``path``: the last committed row and its checksum
     (None: there is no mark file). GameLogError when the mark cannot be read."""
     try:
-        mark = json.loads(mark_path(path).read_text())
-        return int(mark["seq"]), str(mark["hash"])
+        data = mark_path(path).read_bytes()
     except FileNotFoundError:
         return None
-    except (OSError, ValueError, KeyError, TypeError):
+    except OSError:
+        data = b""
+    slots = _mark_slots(data)
+    if slots:
+        _, seq, digest = max(slots)
+        return seq, digest
+    try:  # a mark of the first format: JSON, replaced whole at every commit
+        mark = json.loads(data)
+        return int(mark["seq"]), str(mark["hash"])
+    except (ValueError, KeyError, TypeError):
         raise GameLogError(f"{path}: damaged: its mark file {mark_path(path).name} cannot be "
                            "read") from None
 
@@ -451,6 +512,7 @@ class GameLog:
                 self.reserved_seq, self.reserved_ids = int(data["seq"]), int(data["ids"])
         self.failed: BaseException | None = None
         self._shown = ("", -1)  # the head's status and round as last written
+        self._mark: MarkFile | None = None  # opened at the first commit that writes it
 
     # -- making and opening -------------------------------------------------------------------
 
@@ -521,6 +583,8 @@ class GameLog:
         log)."""
         self._db.execute("PRAGMA synchronous=NORMAL")
         self.durable = False
+        if self._mark is not None:
+            self._mark.durable = False
 
     @classmethod
     def open(cls, path: Path, durable: bool = False) -> GameLog:
@@ -548,6 +612,9 @@ class GameLog:
         """Close the file (the WAL is folded into it when the game is over or left)."""
         with contextlib.suppress(sqlite3.Error):
             self._db.close()
+        if self._mark is not None:
+            with contextlib.suppress(OSError):
+                self._mark.close()
 
     # -- the journal --------------------------------------------------------------------------
 
@@ -594,7 +661,9 @@ class GameLog:
             self.failed = exc
             raise LogFailure(f"cannot write the game log {self.path}: {exc}") from exc
         try:
-            write_mark(self.path, seq, previous, self.durable)
+            if self._mark is None:
+                self._mark = MarkFile(self.path, self.durable)
+            self._mark.write(seq, previous)
         except OSError as exc:
             self.failed = sqlite3.Error(str(exc))
             raise LogFailure(f"cannot write the game log's mark {mark_path(self.path)}: "

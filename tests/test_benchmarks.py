@@ -68,6 +68,15 @@ def test_host_table_benchmark_plays_whole_games(capsys: pytest.CaptureFixture[st
     assert figures["answers"] >= figures["decisions"] > 0  # offers: a commit and a reveal
 
 
+def test_the_game_log_benchmark_prints_each_variant_and_the_ratios(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert _benchmark("gamelog").main(["--games", "1"]) == 0
+    figures = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert set(figures["us_per_decision"]) == {"durable log", "fast log", "no log",
+                                               "durable floor"}
+    assert figures["durable_vs_floor"] > 0 and figures["fast_vs_no_log"] > 0
+
+
 @pytest.mark.network
 def test_network_benchmark_reports_the_floor_and_both_layouts() -> None:
     # Run as a user runs it: its child processes import it by its module name.

@@ -801,3 +801,36 @@ def test_the_game_log_uses_nothing_private_of_the_table_or_any_other_object() ->
     source = inspect.getsourcefile(gamelog)
     assert source is not None
     assert private_uses(Path(source).read_text(encoding="utf-8")) == []
+
+
+# -- the mark, written in place ----------------------------------------------------------------
+
+
+def test_a_torn_mark_slot_leaves_the_mark_before_it(tmp_path: Path) -> None:
+    path = tmp_path / f"g{gamelog.SUFFIX}"
+    first, second = "ab" * 32, "cd" * 32
+    gamelog.write_mark(path, 7, first)
+    gamelog.write_mark(path, 8, second)
+    assert gamelog.read_mark(path) == (8, second)
+    data = bytearray(gamelog.mark_path(path).read_bytes())
+    data[20] ^= 0x40  # the newer slot (written second, slot 0) torn by a power cut
+    gamelog.mark_path(path).write_bytes(bytes(data))
+    assert gamelog.read_mark(path) == (7, first)
+    gamelog.write_mark(path, 9, first)  # the next write goes on from the newest sound slot
+    assert gamelog.read_mark(path) == (9, first)
+
+
+def test_a_mark_of_the_first_format_is_still_read(tmp_path: Path) -> None:
+    path = tmp_path / f"g{gamelog.SUFFIX}"
+    gamelog.mark_path(path).write_text(json.dumps({"seq": 12, "hash": "ef" * 32}))
+    assert gamelog.read_mark(path) == (12, "ef" * 32)
+    gamelog.write_mark(path, 13, "01" * 32)  # written over in place, in the new format
+    assert gamelog.read_mark(path) == (13, "01" * 32)
+
+
+def test_a_mark_with_no_sound_slot_is_damage(tmp_path: Path) -> None:
+    path = tmp_path / f"g{gamelog.SUFFIX}"
+    gamelog.write_mark(path, 3, "ab" * 32)
+    gamelog.mark_path(path).write_bytes(b"\xff" * 128)
+    with pytest.raises(GameLogError, match=r"its mark file .* cannot be read"):
+        gamelog.read_mark(path)
