@@ -472,6 +472,17 @@ def fleet_text(view: View, seat: int) -> str:
     return f"{'+'.join(parts)}={total}" if len(own) > 1 else f"{parts[0]}"
 
 
+def fleet_cell(view: View, seat: int, width: int) -> str:
+    """:func:`fleet_text`, or when it is wider than the players table's column, the fleet's
+    value and its number of caravels, ``20 (4)`` (F3 lists the caravels)."""
+    text = fleet_text(view, seat)
+    if get_cwidth(text) <= width:
+        return text
+    caravels = sum(1 for c in view.developments[seat]
+                   if c in view.deck.by_id and view.deck[c].kind == "caravel")
+    return f"{text.rsplit('=', 1)[-1]} ({caravels})"
+
+
 def dev_summary(view: View, seat: int, wide: bool = False) -> str:
     """Merchants, warehouse capacity, shipyards, characters and income, in a few words."""
     return " · ".join(dev_parts(view, seat, wide)) or "-"
@@ -568,7 +579,7 @@ def players(view: View, names: Sequence[str], width: int,
                      ("class:tm", "  TM" if seat == view.trade_master else "    "),
                      ("class:money", f"{view.doubloons[seat]:>5}"),
                      ("", f"{view.hand_sizes[seat]:>5}{view.stored_sizes[seat]:>4} "),
-                     *_pad([("", fleet_text(view, seat))], 9)]
+                     *_pad([("", fleet_cell(view, seat, 9))], 9)]
         if trading:
             cards = faceup[seat] if seat < len(faceup) else ()
             cell: Line = [("class:dim", "sealed" if seat in offered else "")]
