@@ -64,7 +64,8 @@ def test_the_cpu_time_a_decision_is_in_the_summary_and_the_json(
     data = json.loads(out.read_text(encoding="utf-8"))
     for bot in data["summary"]["per_bot"]:
         assert set(bot["cpu_ms"]) == {"mean", "p95"}
-        assert bot["cpu_ms"]["mean"] > 0 and bot["cpu_ms"]["p95"] > 0
+        # Figures, not a speed: whatever the machine, a CPU time is a number, never negative.
+        assert all(isinstance(v, float) and v >= 0 for v in bot["cpu_ms"].values())
     for row in data["games"]:
         assert [len(times) for times in row["cpu_ms"]] == row["decisions"]
     lines = printed.splitlines()
