@@ -169,13 +169,15 @@ class Term:
 
 def stop_tables(state: Path) -> Callable[[], None]:
     """A function that ends the background tables `mundus play` started with this state
-    folder and left running (their process ids are noted beside the seat tokens)."""
+    folder and left running (their process ids are noted beside the seat tokens, kept per
+    address and player name)."""
     def stop() -> None:
         try:
             data = json.loads((state / "mundus-net" / "tokens.json").read_text())
         except (OSError, ValueError):
             return
-        for entry in data.get("tables", {}).values():
+        tables = data.get("tables", {}).values()
+        for entry in [seat for table in tables for seat in (table.get("seats") or {}).values()]:
             pid = (entry.get("note") or {}).get("pid")
             if isinstance(pid, int):
                 with contextlib.suppress(OSError):
