@@ -128,11 +128,12 @@ def command(*words: str) -> str:
 
 
 def join_command(address: str, invite: str | None = None, *, name: str | None = None,
-                 watch: bool = False, insecure: bool = False) -> str:
+                 watch: bool = False, insecure: bool = False, take_over: bool = False) -> str:
     """The command that joins the table at ``address`` (or watches it, with ``watch``), as
     shown to players, to run as shown in any folder: the runnable program, the address, the
-    table's invite code when it has one, ``--insecure`` for a table without encryption, and
-    ``--name`` when given (to come back as that player)."""
+    table's invite code when it has one, ``--insecure`` for a table without encryption,
+    ``--name`` when given (to come back as that player), and ``--take-over`` with
+    ``take_over`` (to take the seat from the client that holds it)."""
     words = ["watch" if watch else "join", address]
     if invite is not None:
         words += ["--invite", invite]
@@ -140,4 +141,6 @@ def join_command(address: str, invite: str | None = None, *, name: str | None = 
         words.append("--insecure")
     if name is not None:
         words += ["--name", name]
+    if take_over:
+        words.append("--take-over")
     return command(*words)

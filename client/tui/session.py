@@ -319,7 +319,7 @@ def _seat_in_use(s: Seating, saved: SavedSeat, exc: HostError) -> str | None:
     seat = f"seat {saved.seat}" if saved.seat is not None else "a seat"
     print(f"{saved.name} sits at this table already ({seat}), {where}.", flush=True)
     ways = [(TAKE_OVER, "take the seat over (the other terminal is told, and stops)",
-             join_command(s.address, name=saved.name, insecure=s.insecure) + " --take-over"),
+             join_command(s.address, name=saved.name, insecure=s.insecure, take_over=True)),
             (NEW_PLAYER, "sit as a new player, with another name",
              join_command(s.address, s.invite, name="OTHER", insecure=s.insecure)),
             (WATCH, "watch the table",
@@ -429,7 +429,7 @@ def _say_gone(s: Seating, table: str, gone: Gone, invite: str | None) -> None:
               f"{'Watch' if s.spectator else 'Join'} the new table with:\n"
               f"    {again}", flush=True)
     elif gone.why == TAKEN_OVER:  # the token still holds the seat: no invite needed
-        back = join_command(s.address, name=s.name, insecure=s.insecure) + " --take-over"
+        back = join_command(s.address, name=s.name, insecure=s.insecure, take_over=True)
         watch = join_command(s.address, invite, watch=True, insecure=s.insecure)
         print(f'Your seat at "{table}" was taken over: another terminal or computer sits in it '
               f"now with its token, so this one stopped. Take it back with:\n"
