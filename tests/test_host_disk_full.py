@@ -19,7 +19,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_host_resume import MUNDUS, SEED, WAIT, Process, per_seat, play, processes, start_host
+from test_host_resume import (
+    MUNDUS,
+    SEED,
+    WAIT,
+    Process,
+    per_seat,
+    play,
+    processes,
+    seat_network_bots,
+    start_host,
+)
 
 from mundus_net.client.connection import Connection
 from mundus_net.client.core import ClientSettings
@@ -82,17 +92,7 @@ def test_a_host_stopped_by_a_full_disk_tells_everyone_and_resumes_with_nothing_l
                     "--seats", "4", "--bots", "greedy,greedy", "--seed", str(SEED),
                     "--fixed-seed", "--record", str(record_file)])
     processes.append(host)
-    address = host.wait_line(r"join at (tcp://\S+)").group(1)
-    key = host.wait_line(r"^host key: (\S{40})\s").group(1)
-    game = host.wait_line(r"game log: \S+ \(after a crash: .*host --resume (\w+)[ )]").group(1)
-    bots = []
-    for seat in (2, 3):
-        bot = Process([*MUNDUS, "bot", "--connect", address, f"--host-key={key}",
-                       "--strategy", "tests/keyed_bot.py:KeyedBot", "--seed", str(seat),
-                       "--name", f"net{seat}", "--json", "--timeout", str(WAIT)])
-        processes.append(bot)
-        bots.append(bot)
-        host.wait_line(rf"net{seat} took seat {seat}")
+    address, key, game, bots = seat_network_bots(processes, host)
     watcher = Connection(address, ClientSettings("Watcher", "spectator"), server_key=key)
     events: list[dict[str, Any]] = []
     try:

@@ -95,12 +95,10 @@ def start_host(processes: list[Process], tmp: Path, *extra: str) -> Process:
     return host
 
 
-def play(processes: list[Process], tmp: Path, crash_round: int | None) -> dict[str, Any]:
-    """One game; with ``crash_round``, the host is killed when that round begins and
-    resumed. Returns the record and what each bot printed."""
-    record_file = tmp / "record.json"
-    host = start_host(processes, tmp, "--port", "0", "--seats", "4", "--bots", "greedy,greedy",
-                      "--seed", str(SEED), "--fixed-seed", "--record", str(record_file))
+def seat_network_bots(processes: list[Process], host: Process
+                      ) -> tuple[str, str, str, list[Process]]:
+    """Read the host's address, key and game id from its console, and seat two network bots
+    (seats 2 and 3, the keyed test bot); returns the address, key, game id and the bots."""
     address = host.wait_line(r"join at (tcp://\S+)").group(1)
     key = host.wait_line(r"^host key: (\S{40})\s").group(1)
     game = host.wait_line(r"game log: \S+ \(after a crash: .*host --resume (\w+)[ )]").group(1)
@@ -112,6 +110,16 @@ def play(processes: list[Process], tmp: Path, crash_round: int | None) -> dict[s
         processes.append(bot)
         bots.append(bot)
         host.wait_line(rf"net{seat} took seat {seat}")
+    return address, key, game, bots
+
+
+def play(processes: list[Process], tmp: Path, crash_round: int | None) -> dict[str, Any]:
+    """One game; with ``crash_round``, the host is killed when that round begins and
+    resumed. Returns the record and what each bot printed."""
+    record_file = tmp / "record.json"
+    host = start_host(processes, tmp, "--port", "0", "--seats", "4", "--bots", "greedy,greedy",
+                      "--seed", str(SEED), "--fixed-seed", "--record", str(record_file))
+    address, _, game, bots = seat_network_bots(processes, host)
     resumed = None
     if crash_round is not None:
         host.wait_line(rf"^round {crash_round}$")
