@@ -112,7 +112,7 @@ class TokenStore(StateFile):
     def seats(self, address: str) -> list[SavedSeat]:
         """Every seat kept at ``address``, the one saved last first."""
         entries = _seats_of(self._read().get(address))
-        entries.sort(key=lambda e: -e.get("saved", 0) if isinstance(e.get("saved"), int) else 0)
+        entries.sort(key=lambda e: -_saved_at(e))
         return [seat for e in entries if (seat := _saved_seat(address, e)) is not None]
 
     def save(self, address: str, token: str, *, game: str | None, seat: int | None, name: str,
@@ -136,9 +136,8 @@ class TokenStore(StateFile):
             tables[address] = {"seats": entries}
             stale = time.time() - FORGET_AFTER_S
             for where in list(tables):  # seats nobody came back to in a month
-                fresh = {k: e for k, e in (tables[where].get("seats") or {}).items()
-                         if isinstance(e, dict) and e.get("saved", 0) >= stale} \
-                    if isinstance(tables[where], dict) else {}
+                fresh = {_key(str(e.get("name") or "")): e for e in _seats_of(tables[where])
+                         if _saved_at(e) >= stale}
                 if fresh:
                     tables[where] = {"seats": fresh}
                 else:
@@ -171,6 +170,12 @@ class TokenStore(StateFile):
             else:
                 tables.pop(address, None)
             self._write(tables)
+
+
+def _saved_at(entry: dict[str, Any]) -> float:
+    """When a seat entry was saved (0 when the file does not say)."""
+    saved = entry.get("saved")
+    return float(saved) if isinstance(saved, int | float) else 0.0
 
 
 def _seats_of(entry: Any) -> list[dict[str, Any]]:

@@ -239,3 +239,15 @@ def test_a_seat_in_use_is_taken_over_left_for_a_new_seat_or_watched_as_chosen(
     s = Seating(ADDRESS, "Bea")
     assert session._seat_in_use(s, seat("Bea"), _refusal()) is not None
     assert (s.take_over, s.spectator, s.name) == (taken, spectator, name)
+
+
+def test_saving_a_seat_keeps_the_first_formats_seats_at_other_tables(tmp_path: Path) -> None:
+    path = tmp_path / "tokens.json"
+    other = "tcp://127.0.0.1:7800"
+    path.write_text(json.dumps({"format": "mundus-net/tokens/1", "tables": {other: {
+        "token": "c" * 32, "game": "g", "seat": 3, "name": "Ana", "secret": None, "note": {},
+        "saved": int(time.time())}}}))
+    store = TokenStore(path)
+    store.save(ADDRESS, "a" * 32, game="g", seat=1, name="Dee")
+    kept = store.get(other, "Ana")
+    assert kept is not None and kept.token == "c" * 32
