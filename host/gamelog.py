@@ -75,7 +75,6 @@ import struct
 import time
 import zlib
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -389,15 +388,7 @@ class MarkFile:
     was synced by the commit, so that after a power cut it is never ahead of the WAL. Written
     in place, it costs one sync of a block; replacing the file cost a temporary file, two
     syncs and a rename each time. A write torn by a power cut spoils one slot at most: the
-    other still holds the mark before it, which the WAL holds too.
-
-    The sync runs in a thread of its own, beside the network round trip that follows the
-    commit, instead of before the answer is acknowledged: the answer is safe once the WAL
-    holds it (the mark is a lower bound: rows after it are read), and a write waits for the
-    previous write's sync first, so at most one slot is ever unsynced and a torn write still
-    leaves the other one sound. What changes is only when the mark reaches the disk: after a
-    power cut it may name the row before the last one the WAL holds. A failed sync is raised
-    by the next write or by :meth:`close`. With ``--fast-log`` the
+    other still holds the mark before it, which the WAL holds too. With ``--fast-log`` the
     mark is left to the operating system like the WAL: after a power cut it may be ahead of
     what the WAL kept, and the log is refused (the rows the players were told of are gone)
     rather than resumed at an earlier point."""
@@ -405,8 +396,6 @@ class MarkFile:
     def __init__(self, path: Path, durable: bool) -> None:
         self.path = mark_path(path)
         self.durable = durable
-        self._syncer: ThreadPoolExecutor | None = None  # made at the first durable write
-        self._sync: Future[None] | None = None  # the last write's sync, if not waited for
         try:
             self._fd = os.open(self.path, os.O_RDWR)
             self._counter = max((c for c, _, _ in _mark_slots(os.pread(
@@ -418,31 +407,16 @@ class MarkFile:
             self._counter = 0
 
     def write(self, seq: int, digest: str) -> None:
-        self._synced()  # the other slot is on the disk before this one is touched
         self._counter += 1
         slot = self._counter % 2
         os.pwrite(self._fd, _mark_slot(self._counter, seq, digest), slot * MARK_SLOT_BYTES)
         if self.durable:
-            if self._syncer is None:
-                self._syncer = ThreadPoolExecutor(1, thread_name_prefix="mundus-mark-sync")
-            self._sync = self._syncer.submit(os.fdatasync, self._fd)
-
-    def _synced(self) -> None:
-        """Wait for the last write's sync; raise its error (OSError) if it failed."""
-        sync, self._sync = self._sync, None
-        if sync is not None:
-            sync.result()
+            os.fdatasync(self._fd)
 
     def close(self) -> None:
         if self._fd >= 0:
-            try:
-                self._synced()
-            finally:
-                if self._syncer is not None:
-                    self._syncer.shutdown()
-                    self._syncer = None
-                os.close(self._fd)
-                self._fd = -1
+            os.close(self._fd)
+            self._fd = -1
 
 
 def write_mark(path: Path, seq: int, digest: str, durable: bool = True) -> None:
