@@ -78,7 +78,7 @@ def test_the_game_log_benchmark_prints_each_variant_and_the_ratios(
 
 
 @pytest.mark.network
-def test_network_benchmark_reports_the_floor_and_both_layouts() -> None:
+def test_network_benchmark_reports_the_floors_both_layouts_and_both_hosts() -> None:
     # Run as a user runs it: its child processes import it by its module name.
     run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "network.py"), "--games",
                           "1", "--repeat", "1", "--round-trips", "20"], cwd=ROOT,
@@ -90,6 +90,12 @@ def test_network_benchmark_reports_the_floor_and_both_layouts() -> None:
     # the floor is measured and reported (its size is the benchmark's to print, not ours)
     assert all(key in figures for key in ("floor_game_ms", "in_process_game_ms", "floor_ratio"))
     assert {"game_target_met", "rtt_target_met", "room_us_per_decision"} <= set(figures)
+    # the host as shipped (durable log) beside the host without a log, against both floors
+    assert figures["host"].startswith("as shipped") and figures["processes_no_log"]["same_results"]
+    assert {"processes_no_log_vs_floor", "one_process_no_log_vs_floor",
+            "processes_shipped_vs_durable_floor", "one_process_shipped_vs_durable_floor"} <= set(
+        figures["goals"])
+    assert all(row["ratio"] > 0 for row in figures["goals"].values())
 
 
 @pytest.mark.network
