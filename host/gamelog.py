@@ -67,6 +67,7 @@ never reach the host before their reveal. Pending ids and update numbers continu
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
@@ -250,7 +251,10 @@ def make_wal_room(path: Path) -> None:
         size = os.fstat(fd).st_size
         if size < WAL_ROOM:
             try:
-                os.pwrite(fd, bytes(WAL_ROOM - size), size)
+                # A short write is a disk that filled: no room half made (it would hold the
+                # last free blocks and hide the full disk until the WAL wraps).
+                if os.pwrite(fd, bytes(WAL_ROOM - size), size) != WAL_ROOM - size:
+                    raise OSError(errno.ENOSPC, "no room for the WAL")
                 os.fdatasync(fd)
             except OSError:
                 with contextlib.suppress(OSError):
