@@ -101,19 +101,21 @@ def test_network_benchmark_reports_the_floors_both_layouts_and_both_hosts() -> N
 @pytest.mark.network
 def test_the_attack_harness_prints_its_figures_for_each_scenario(
         capsys: pytest.CaptureFixture[str]) -> None:
-    """benchmarks/attack.py --quick on one scenario: the figures are there (no target is
-    asserted: memory, latency and even the result depend on the machine's load)."""
+    """benchmarks/attack.py --quick on garbage frames and issue 27's scenarios (a CPU-starved
+    host, encrypted connection churn, subscriber-connection churn): the figures are there (no
+    target is asserted: memory, latency and even the result depend on the machine's load)."""
     bench = _benchmark("attack")
-    assert bench.main(["--quick", "--scenario", "garbage-frames"]) == 0
+    scenarios = ["garbage-frames", "cpu-starved", "curve-churn", "subscriber-churn"]
+    assert bench.main(["--quick", *(f"--scenario={name}" for name in scenarios)]) == 0
     out = capsys.readouterr().out
     figures = json.loads(out.strip().splitlines()[-1])
     rows = {row["scenario"]: row for row in figures["scenarios"]}
-    assert set(rows) == {"baseline", "garbage-frames"}
+    assert set(rows) == {"baseline", *scenarios}
     for row in rows.values():
         assert row["crashed"] is None, row
         assert row["decisions"] > 0 and row["peak_mb"] > 0 and row["p95_ms"] is not None
-    assert rows["garbage-frames"]["sent"] > 0
-    assert "Memory bound:" in out and "garbage-frames" in out
+    assert all(rows[name]["sent"] > 0 for name in scenarios)
+    assert "Memory bound:" in out and all(name in out for name in scenarios)
 
 
 @pytest.mark.network
