@@ -26,6 +26,7 @@ import multiprocessing
 import os
 import random
 import re
+import shlex
 import socket
 import subprocess
 import sys
@@ -131,6 +132,7 @@ class Outcome:
     crashed: str | None = None
     seconds: float = 0.0
     note: str = ""
+    not_played: str | None = None  # why the scenario could not be played on this machine
 
     def p(self, q: float) -> float | None:
         if not self.latencies:
@@ -142,22 +144,19 @@ class Outcome:
 class Table:
     """A host process with its honest players, and what the attacker needs to know."""
 
-    def __init__(self, work: Path, bot_pace: float = BOT_PACE) -> None:
+    def __init__(self, work: Path, bot_pace: float = BOT_PACE,
+                 state_dir: Path | None = None) -> None:
         self.work = work
         self.port = _free_port()
         self.record = work / "record.json"
+        self.state_dir = state_dir or work / "state"
         work.mkdir(parents=True, exist_ok=True)
-        self.host = subprocess.Popen(
+        self.output: list[str] = []
+        self.start_host(
             [*MUNDUS, "host", "--bind", "127.0.0.1", "--no-beacon", "--port", str(self.port),
              "--seats", "5", "--bots", "2", "--seed", str(SEED), "--fixed-seed",
-             "--record", str(self.record), "--state-dir", str(work / "state"),
-             "--name", "attack table", "--bot-pace", str(bot_pace)],
-            cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=open(work / "host.err", "w"), text=True,  # noqa: SIM115 (kept open)
-            env={**os.environ, "XDG_STATE_HOME": str(work / "xdg")})
-        self.output: list[str] = []
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
+             "--record", str(self.record), "--state-dir", str(self.state_dir),
+             "--name", "attack table", "--bot-pace", str(bot_pace)])
         self.address = self.wait_line(r"join at (tcp://\S+)").group(1)
         self.key = self.wait_line(r"^host key: (\S{40})").group(1)
         self.sign_key = self.wait_line(r"^record signing key: ([0-9a-f]{64})").group(1)
@@ -178,9 +177,21 @@ class Table:
                 raise TimeoutError(f"{role} {index} did not join")
             self.token = str(parent.recv()[1])  # the last one is the attacker's seat
 
-    def _read(self) -> None:
-        assert self.host.stdout is not None
-        for line in self.host.stdout:
+    def start_host(self, command: list[str]) -> None:
+        """Start (or, after a stop, resume) the host process: its output read, its memory
+        sampled."""
+        self.host = subprocess.Popen(
+            command, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=open(self.work / "host.err", "a"), text=True,  # noqa: SIM115 (kept open)
+            env={**os.environ, "XDG_STATE_HOME": str(self.work / "xdg")})
+        threading.Thread(target=self._read, args=(self.host,), daemon=True).start()
+        if hasattr(self, "_sampler"):  # a resumed host: sample the new process too
+            self._sampler = threading.Thread(target=self._sample, daemon=True)
+            self._sampler.start()
+
+    def _read(self, host: subprocess.Popen[str]) -> None:
+        assert host.stdout is not None
+        for line in host.stdout:
             self.output.append(line.rstrip("\n"))
 
     def wait_line(self, pattern: str) -> re.Match[str]:
@@ -196,8 +207,9 @@ class Table:
         raise TimeoutError(f"no line matching {pattern!r}: {self.output}")
 
     def _sample(self) -> None:
-        status = Path(f"/proc/{self.host.pid}/status")
-        while self._sampling and self.host.poll() is None:
+        host = self.host
+        status = Path(f"/proc/{host.pid}/status")
+        while self._sampling and host.poll() is None:
             try:
                 for line in status.read_text().splitlines():
                     if line.startswith(("VmHWM:", "VmRSS:")):
@@ -545,6 +557,53 @@ def attack_subscriber_churn(table: Table, seconds: float, quick: bool) -> tuple[
     return opened, "connections"
 
 
+SMALL_DISK = "size=2m,mode=0700"  # the disk-full scenario's filesystem (tmpfs)
+
+
+def small_disk(where: Path) -> str | None:
+    """Mount a 2 MB tmpfs at ``where`` for the disk-full scenario: None, or why it cannot
+    be (it needs root on Linux)."""
+    if not sys.platform.startswith("linux") or os.geteuid() != 0:
+        return "a small filesystem of its own needs root on Linux (mount -t tmpfs)"
+    where.mkdir(parents=True, exist_ok=True)
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", SMALL_DISK, "tmpfs", str(where)],
+                             capture_output=True, text=True, check=False, timeout=WAIT)
+    return None if mounted.returncode == 0 else mounted.stderr.strip() or "mount failed"
+
+
+def _fill(where: Path) -> Path:
+    """Fill the filesystem of ``where`` to the last byte (the file that does it)."""
+    filler = where / "filler"
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        for size in (4096, 512, 64, 1):
+            with contextlib.suppress(OSError):  # ENOSPC: full at this size
+                while True:
+                    os.write(fd, bytes(size))
+    finally:
+        os.close(fd)
+    return filler
+
+
+def attack_disk_full(table: Table, seconds: float, quick: bool) -> tuple[int, str]:
+    """The disk of the host's game log fills in round 3: the host must stop, lose nothing it
+    answered, and the --resume command it prints must finish the same game once there is
+    room again (the players reconnect by themselves). Not an attacker's doing, a fault."""
+    table.wait_line(r"^round 3$")
+    filler = _fill(table.state_dir)
+    try:
+        code = table.host.wait(WAIT)
+    except subprocess.TimeoutExpired:
+        raise RuntimeError("the host did not stop on a full disk") from None
+    said = (table.work / "host.err").read_text(encoding="utf-8", errors="replace")
+    found = re.search(r"resume it with: (.+)", said)
+    if code != 1 or found is None:
+        raise RuntimeError(f"the host stopped with status {code}, no --resume command")
+    filler.unlink()  # room again
+    table.start_host(shlex.split(found.group(1)))
+    return 1, "disk full"
+
+
 SCENARIOS: dict[str, Attack] = {
     "baseline": attack_none,
     "pub-subscribe-flood": attack_subscriptions,
@@ -557,6 +616,7 @@ SCENARIOS: dict[str, Attack] = {
     "cpu-starved": attack_cpu_starved,
     "curve-churn": attack_curve_churn,
     "subscriber-churn": attack_subscriber_churn,
+    "disk-full": attack_disk_full,
 }
 
 
@@ -565,7 +625,14 @@ def run(name: str, seconds: float, quick: bool, work: Path, busy: int = 0) -> Ou
     started = time.monotonic()
     # --busy: the loops from before the host starts to the end of the game (bounded)
     loops = BusyLoops(busy, BUSY_SECONDS) if busy else None
-    table = Table(work / name, QUICK_BOT_PACE if quick else BOT_PACE)
+    state_dir = None
+    if name == "disk-full":  # its game log on a small filesystem of its own
+        state_dir = work / name / "small"
+        why = small_disk(state_dir)
+        if why is not None:
+            outcome.not_played = why
+            return outcome
+    table = Table(work / name, QUICK_BOT_PACE if quick else BOT_PACE, state_dir)
     try:
         outcome.sent, outcome.unit = SCENARIOS[name](table, seconds, quick)
         table.finish(outcome)
@@ -576,6 +643,8 @@ def run(name: str, seconds: float, quick: bool, work: Path, busy: int = 0) -> Ou
         table.kill()
         if loops is not None:
             loops.stop()
+        if state_dir is not None:
+            subprocess.run(["umount", "-l", str(state_dir)], check=False, timeout=WAIT)
     outcome.seconds = time.monotonic() - started
     return outcome
 
@@ -618,6 +687,10 @@ def main(argv: list[str] | None = None) -> int:
               f"{'x p95':>6} {'same':>5} {'verif':>5} {'crash':>5} {'ok':>3}")
     print(header)
     for o in outcomes:
+        if o.not_played is not None:
+            print(f"{o.scenario:24} not played: {o.not_played}")
+            rows.append({"scenario": o.scenario, "not_played": o.not_played})
+            continue
         p95 = o.p(0.95)
         ratio = None if p95 is None or not base_p95 else p95 / base_p95
         met = (o.crashed is None and o.peak_mb <= bound and o.result == base.result
