@@ -22,9 +22,9 @@ from mundus_net.engine.game import Game
 from mundus_net.engine.notation import format_decision
 from mundus_net.engine.record import GameRecord, RecordError
 from mundus_net.engine.view import PlayerView, public_log
+from mundus_net.tools.games import seating
 from mundus_net.tools.runner import play_game
 from mundus_net.tools.sim import run_sim
-from mundus_net.tools.tournament import seating
 
 NAMES = ["Ana", "Bo", "Cy"]
 

@@ -19,6 +19,7 @@ from mundus_net.cli import main
 from mundus_net.engine.game import Game
 from mundus_net.engine.record import GameRecord
 from mundus_net.tools import report as report_module
+from mundus_net.tools.games import Settings
 from mundus_net.tools.report import (
     Cell,
     EntryRounds,
@@ -42,7 +43,7 @@ from mundus_net.tools.report import (
 from mundus_net.tools.results import wilson
 from mundus_net.tools.runner import play_game
 from mundus_net.tools.sim import run_sim
-from mundus_net.tools.tournament import Settings, run_tournament, write_json
+from mundus_net.tools.tournament import run_tournament, write_json
 
 pytest.importorskip("matplotlib")
 
@@ -132,7 +133,7 @@ def test_tournament_stats_read_the_rows_by_entry() -> None:
 def test_the_real_tournament_and_sim_outputs(tmp_path: Path,
                                              capsys: pytest.CaptureFixture[str]) -> None:
     tournament = pytest.importorskip("mundus_net.tools.tournament")
-    settings = tournament.Settings(bots=("greedy", "random", "random"), players=3, seed=3)
+    settings = Settings(bots=("greedy", "random", "random"), players=3, seed=3)
     summary, rows = tournament.run_tournament(settings, games=3)
     tournament.write_json(tmp_path / "t.json", summary, rows)
     loaded = load_results(tmp_path / "t.json")

@@ -20,13 +20,12 @@ from mundus_net.bots.random_bot import RandomBot
 from mundus_net.cli import main
 from mundus_net.engine.game import Game
 from mundus_net.engine.view import PlayerView
+from mundus_net.tools.games import Settings, play_chunk
 from mundus_net.tools.progress import ProgressReport
 from mundus_net.tools.referee import play_refereed
 from mundus_net.tools.tournament import (
-    Settings,
     TournamentStopped,
     find_fatal_game,
-    play_chunk,
     play_series,
     run_tournament,
 )

@@ -276,7 +276,7 @@ def _pairs(summary: dict[str, Any], rows: list[GameRow], entries: int) -> list[P
     if raw is None:
         if not rows:
             return None
-        from mundus_net.tools.tournament import head_to_head
+        from mundus_net.tools.standings import head_to_head
 
         raw = head_to_head(entries, [{"seating": r.seating, "places": r.places,
                                       "doubloons": r.doubloons} for r in rows])
@@ -466,9 +466,9 @@ class RatingProgress:
 
 
 def rating_progress(entries: int, rows: Sequence[GameRow]) -> RatingProgress:
-    """The ratings ``mundus_net.tools.tournament.ratings`` computes (Plackett-Luce, each
+    """The ratings ``mundus_net.tools.standings.ratings`` computes (Plackett-Luce, each
     game's places as ranks, in game order), kept after every game instead of at the end."""
-    from mundus_net.tools.tournament import rating_history
+    from mundus_net.tools.standings import rating_history
 
     mu: list[list[float]] = [[] for _ in range(entries)]
     sigma: list[list[float]] = [[] for _ in range(entries)]
