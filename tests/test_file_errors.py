@@ -37,7 +37,7 @@ from mundus_net.host import cli as host_cli
 from mundus_net.host.gamelog import BotSpec, GameLog
 from mundus_net.host.keys import HostKeys
 from mundus_net.host.table import Table
-from mundus_net.tools.report import load_results, record_series
+from mundus_net.tools.report_data import load_results, record_series
 from mundus_net.tools.rules_cli import describe
 from mundus_net.tools.sim import run_sim
 
