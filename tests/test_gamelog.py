@@ -130,7 +130,7 @@ def play(table: Table, players: list[Player], stop: Stop | None = None) -> bool:
             acted.append(player.act(table))
             if stop is not None and stop(table, step, "answered"):
                 return False  # between two players' answers
-        assert any(acted) or table._bot_to_play() is not None, "nobody can move"
+        assert any(acted) or table.bot_to_play() is not None, "nobody can move"
     raise AssertionError("the game did not end")
 
 
@@ -236,20 +236,20 @@ def test_an_answer_is_committed_before_its_reply_and_a_refused_one_never(
     player = next(p for p in players if asked(p))
     pending = asked(player)
     assert pending is not None
-    committed = log._seq
+    committed = log.committed
     illegal = {"kind": "announce", "n": 9} if pending["kind"] != "announce" else \
         {"kind": "announce", "n": 1}
     reply = send(table, player.conn, t="decide", token=player.token, pending=pending["id"],
                  decision=illegal)
     assert reply["t"] == "error"
-    assert log._seq == committed and not log._buffer  # the refused answer left no row
+    assert log.committed == committed and not log.uncommitted  # the refused answer left no row
     message = decode_client(encode({"t": "decide", "token": player.token,
                                     "pending": pending["id"],
                                     "decision": pending["legal"][0]}))
     reply, later = table.answer(player.conn, message)
     assert reply["t"] == "ok"
     # The ok may leave before the engine applies the answer: the row is in the log already.
-    assert log._seq > committed and not log._buffer
+    assert log.committed > committed and not log.uncommitted
     if later is not None:
         later()
     log.close()
@@ -279,7 +279,7 @@ def test_a_crash_mid_offer_step_keeps_the_commitments_and_the_host_bots_secrets(
     seen: dict[str, Any] = {}
 
     def stop(table: Table, step: int, where: str) -> bool:
-        step_ = table._step
+        step_ = table.offer_step
         if where != "answered" or step_ is None or step_.stage != "commit" \
                 or step_.round < 2:
             return False
@@ -287,7 +287,7 @@ def test_a_crash_mid_offer_step_keeps_the_commitments_and_the_host_bots_secrets(
         if len(committed) < 3:  # two host bots and one player have committed
             return False
         seen.update(commitments=dict(step_.commitments), secrets=dict(step_.secrets),
-                    ids={s: p.id for s, p in table._pending.items()}, seq=table.seq,
+                    ids={s: p.id for s, p in table.pending_seats().items()}, seq=table.seq,
                     round=step_.round)
         return True
 
@@ -296,12 +296,12 @@ def test_a_crash_mid_offer_step_keeps_the_commitments_and_the_host_bots_secrets(
     log.close()
     reopened = GameLog.open(log.path)
     resumed = restore(reopened, clock=FakeClock()).table
-    step = resumed._step
+    step = resumed.offer_step
     assert step is not None and step.round == seen["round"] and step.stage == "commit"
     assert step.commitments == seen["commitments"]
     assert step.secrets == seen["secrets"]  # the host bots reveal what they committed to
     # Ids and update numbers continue above everything handed out before the crash.
-    assert min(p.id for p in resumed._pending.values()) > max(seen["ids"].values())
+    assert min(p.id for p in resumed.pending_seats().values()) > max(seen["ids"].values())
     assert resumed.seq > seen["seq"]
     for player in players:
         player.hello(resumed)

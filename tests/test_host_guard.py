@@ -201,7 +201,7 @@ def test_a_subscription_flood_closes_the_flooder_and_the_subscribers_keep_their_
     try:
         honest.join("Ann")
         honest.wait_for(lambda: any(m["t"] == "heartbeat" for m in honest.published))
-        publisher = host._publisher
+        publisher = host.publisher
         assert publisher is not None
         # 2,000 distinct subscriptions of 400 bytes: 800 KB that ZeroMQ would file
         for n in range(2000):

@@ -42,7 +42,7 @@ def pending(table: Table, seat: int) -> Message:
 
 def public_events(table: Table) -> list[Message]:
     table.flush()
-    return list(table._published)
+    return table.public_history()
 
 
 def refused(table: Table, conn: bytes, code: str, **message: Any) -> Message:

@@ -328,7 +328,7 @@ def test_a_second_seat_in_one_process_shares_the_first_ones_public_messages(
     lead, follower, synced = play_two_seats(host)
     # at least the join's snapshot; a late update may cost another (a grace timer decides)
     assert synced >= 1
-    assert follower._sub is None  # one SUB socket for both seats
+    assert not follower.subscribed_itself  # one SUB socket for both seats
     mine, theirs = follower.core, lead.core
     assert mine.seat == 3 and theirs.seat == 2
     assert mine.result is not None and mine.result == theirs.result

@@ -46,7 +46,7 @@ def test_a_snapshot_carries_the_last_chat_lines_only_and_every_game_event() -> N
     clock = FakeClock()
     table, token_a, token_b = seated(clock)
     table.flush()
-    game_events = [e for e in table._published if e.get("kind") != "chat"]
+    game_events = [e for e in table.public_history() if e.get("kind") != "chat"]
     said = 0
     for _ in range(MAX_CHAT_KEPT + 50):
         clock.now += 1 / CHAT_RATE

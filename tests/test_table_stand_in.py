@@ -26,7 +26,7 @@ def _table(clock: FakeClock) -> Table:
 
 def _kinds(table: Table) -> list[str]:
     table.flush()
-    return [e["kind"] for e in table._published]
+    return [e["kind"] for e in table.public_history()]
 
 
 def _turns(table: Table, players: list[Player], count: int) -> None:

@@ -55,9 +55,9 @@ def test_a_beacon_is_heard_on_loopback() -> None:
     finally:
         host.stop()
     assert host.wait(5)
-    assert beacon._thread is not None
-    beacon._thread.join(3)  # the beacon ends with its table
-    assert not beacon._thread.is_alive()
+    assert beacon.thread is not None
+    beacon.thread.join(3)  # the beacon ends with its table
+    assert not beacon.thread.is_alive()
 
 
 @pytest.mark.network

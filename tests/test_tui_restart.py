@@ -110,9 +110,9 @@ def test_a_crash_in_the_connection_thread_is_logged_and_told(
     boom = _Boom()
     runner = ConnectionThread(cast(Connection, boom), on_error=lambda e, p: told.append((e, p)))
     runner.start(5.0)
-    assert runner._thread is not None
-    runner._thread.join(WAIT)
-    assert not runner._thread.is_alive() and hooked == []
+    assert runner.thread is not None
+    runner.thread.join(WAIT)
+    assert not runner.thread.is_alive() and hooked == []
     [(error, log)] = told
     assert isinstance(error, RuntimeError) and boom.core.closed
     assert log == tmp_path / "mundus-net" / "client-crash.log"
