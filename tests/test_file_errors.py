@@ -255,7 +255,7 @@ def test_report_draws_an_unfinished_record_with_a_note(
 
 def test_the_host_tells_of_players_by_name_and_seat() -> None:
     names = ["Ann", "Bob", "Cy"]
-    describe_event = host_cli._describe
+    describe_event = host_cli.describe_event
     assert describe_event({"kind": "joined", "seat": 1, "name": "Bob", "bot": False},
                           names) == "Bob took seat 1"
     assert describe_event({"kind": "away", "seat": 1}, names) == "Bob (seat 1) is away"
