@@ -13,12 +13,14 @@ Bounded: each attack stops after ``--attack-seconds`` (and its own message budge
 the end of the game, and everything binds and connects to 127.0.0.1 only (the host runs with
 ``--bind 127.0.0.1 --no-beacon``). The last line printed is one JSON object with every
 figure. Run: ``python benchmarks/attack.py`` (``--quick``: a shorter run, ``--scenario``:
-some scenarios only).
+some scenarios only, ``--busy 2``: every scenario, the baseline too, with two busy loops
+beside the host for the length of the game: a party's laptop short of CPU).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import multiprocessing
 import os
@@ -55,6 +57,8 @@ WAIT = 60.0
 V = PROTOCOL_VERSION  # in the attackers' hand-made messages
 BOT_PACE = 0.08  # seconds between host-bot decisions: a game of about 15 s, for attacks to hit
 QUICK_BOT_PACE = 0.02
+HELD_SUBSCRIBERS = 400  # subscriber churn: connections kept open at once (files: 1,024)
+BUSY_SECONDS = 600.0  # --busy loops stop by themselves after this, whatever happens
 Message = dict[str, Any]
 
 
@@ -460,6 +464,87 @@ def attack_seats(table: Table, seconds: float, quick: bool) -> tuple[int, str]:
     return sent, "messages"
 
 
+def _spin(until: float) -> None:
+    """A busy loop (in a process of its own) until the monotonic clock reaches ``until``."""
+    while time.monotonic() < until:
+        pass
+
+
+class BusyLoops:
+    """``count`` processes that each keep one core busy, for ``seconds`` at most (bounded:
+    they stop by themselves, and :meth:`stop` ends them sooner)."""
+
+    def __init__(self, count: int, seconds: float) -> None:
+        ctx = multiprocessing.get_context("fork")
+        until = time.monotonic() + seconds
+        self.procs = [ctx.Process(target=_spin, args=(until,), daemon=True)
+                      for _ in range(count)]
+        for proc in self.procs:
+            proc.start()
+
+    def stop(self) -> None:
+        for proc in self.procs:
+            if proc.is_alive():
+                proc.kill()
+            proc.join(5)
+
+
+def attack_cpu_starved(table: Table, seconds: float, quick: bool) -> tuple[int, str]:
+    """No message at all: two busy loops beside the host (one per core of this machine) for
+    the attack's time, so that the host, its players and the loops share the CPU."""
+    loops = BusyLoops(2, seconds)
+    going = _until(table, seconds)
+    try:
+        while going():
+            time.sleep(0.05)
+    finally:
+        loops.stop()
+    return 2, "loops"
+
+
+def attack_curve_churn(table: Table, seconds: float, quick: bool) -> tuple[int, str]:
+    """Encrypted connections one after another, as fast as they go: each a CURVE handshake
+    (the host's CPU), a spectator's hello, then closed without a goodbye."""
+    opened = 0
+    going = _until(table, seconds)
+    ctx: zmq.Context[Any] = zmq.Context()
+    try:
+        while going() and opened < (500 if quick else 20_000):
+            sock = _curve(ctx, zmq.DEALER, table, table.port)
+            sock.send(msgpack.packb({"v": V, "t": "hello", "name": "churn",
+                                     "role": "spectator"}))
+            sock.poll(200)  # the handshake done and the hello answered, or given up on
+            sock.close(linger=0)
+            opened += 1
+    finally:
+        ctx.destroy(linger=0)
+    return opened, "connections"
+
+
+def attack_subscriber_churn(table: Table, seconds: float, quick: bool) -> tuple[int, str]:
+    """A new subscriber connection every 5 ms, each sending 2,000 bytes of subscriptions
+    (under the host's allowance per connection), the last HELD_SUBSCRIBERS kept open: the
+    flood that changed results on a loaded machine (issue 27, item 2)."""
+    opened = 0
+    going = _until(table, seconds)
+    ctx: zmq.Context[Any] = zmq.Context()
+    held: list[zmq.Socket[Any]] = []
+    try:
+        while going() and opened < (400 if quick else 4_000):
+            sock = _curve(ctx, zmq.XSUB, table, table.port + 1)
+            for n in range(5):  # 5 x 400 bytes
+                with contextlib.suppress(zmq.Again):
+                    sock.send(b"\x01" + (opened * 5 + n).to_bytes(8, "big") * 50, zmq.NOBLOCK)
+            held.append(sock)
+            if len(held) > HELD_SUBSCRIBERS:  # the attacker's own files are limited too
+                held.pop(0).close(linger=0)
+            opened += 1
+            time.sleep(0.005)
+    finally:
+        ctx.destroy(linger=0)
+    return opened, "connections"
+
+
 SCENARIOS: dict[str, Attack] = {
     "baseline": attack_none,
     "pub-subscribe-flood": attack_subscriptions,
@@ -469,12 +554,17 @@ SCENARIOS: dict[str, Attack] = {
     "key-port-flood": attack_key_port,
     "garbage-frames": attack_garbage,
     "seat-grab": attack_seats,
+    "cpu-starved": attack_cpu_starved,
+    "curve-churn": attack_curve_churn,
+    "subscriber-churn": attack_subscriber_churn,
 }
 
 
-def run(name: str, seconds: float, quick: bool, work: Path) -> Outcome:
+def run(name: str, seconds: float, quick: bool, work: Path, busy: int = 0) -> Outcome:
     outcome = Outcome(name)
     started = time.monotonic()
+    # --busy: the loops from before the host starts to the end of the game (bounded)
+    loops = BusyLoops(busy, BUSY_SECONDS) if busy else None
     table = Table(work / name, QUICK_BOT_PACE if quick else BOT_PACE)
     try:
         outcome.sent, outcome.unit = SCENARIOS[name](table, seconds, quick)
@@ -484,6 +574,8 @@ def run(name: str, seconds: float, quick: bool, work: Path) -> Outcome:
         table.kill()
     finally:
         table.kill()
+        if loops is not None:
+            loops.stop()
     outcome.seconds = time.monotonic() - started
     return outcome
 
@@ -501,6 +593,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="how long each attack lasts at most (default 20)")
     parser.add_argument("--quick", action="store_true",
                         help="small budgets and 5-second attacks (for tests)")
+    parser.add_argument("--busy", type=int, default=0, metavar="N",
+                        help="N busy loops beside the host during every scenario, the "
+                             "baseline too (default 0; 2 starves a 2-core machine)")
     args = parser.parse_args(argv)
     seconds = 5.0 if args.quick else args.attack_seconds
     names = ["baseline"] + [n for n in (args.scenario or SCENARIOS) if n != "baseline"]
@@ -508,7 +603,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="mundus-attack-") as tmp:
         for i, name in enumerate(names, 1):
             _stderr(f"[{i}/{len(names)}] {name} ...")
-            outcome = run(name, seconds, args.quick, Path(tmp))
+            outcome = run(name, seconds, args.quick, Path(tmp), args.busy)
             _stderr(f"[{i}/{len(names)}] {name}: {outcome.seconds:.0f} s, "
                     f"{outcome.sent} {outcome.unit}, peak {outcome.peak_mb:.0f} MB")
             outcomes.append(outcome)
@@ -544,7 +639,7 @@ def main(argv: list[str] | None = None) -> int:
                      "note": o.note,
                      "seconds": round(o.seconds, 1)})
     print(json.dumps({"memory_bound_mb": round(bound, 1), "latency_factor": LATENCY_FACTOR,
-                      "cores": os.cpu_count(), "scenarios": rows}))
+                      "cores": os.cpu_count(), "busy_loops": args.busy, "scenarios": rows}))
     return 0
 
 

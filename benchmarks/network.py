@@ -23,11 +23,18 @@
    and noisy); the ratio is of the medians over the seeds. Target: the networked game within
    3x the in-process one. Besides the whole machine's CPU (which counts whatever else runs
    on it), the CPU of our own processes (the host's and the bots') per decision, from /proc
-   (Linux only).
-3. **The floor.** The same in-process game once more, each bot decision followed by one bare
+   (Linux only). Each layout is played twice: with the host **as shipped** (`mundus host`'s
+   default: a durable game log, every answer committed with fsync before it is
+   acknowledged, in a temporary folder on the same disk as the state folder) and without a
+   log (``--no-log``).
+3. **The floors.** The same in-process game once more, each bot decision followed by one bare
    round trip to the echo server (``RoundTripBot``): what a networked game would take if
-   the host and the clients cost nothing, since each decision needs one round trip. The
-   game target is only reachable where this floor is well under 3x.
+   the host and the clients cost nothing, since each decision needs one round trip. And the
+   **durable floor**: the same with one fsync'd write of a few bytes per decision too (what
+   a host that keeps every answer through a power cut cannot do without), the floor of the
+   host as shipped. Goals (issue 29): against its floor, a host without a log within 1.5x
+   with one bot process for the four seats and within 2x with four bot processes; the host
+   as shipped within 1.5x of the durable floor.
 
     python benchmarks/network.py                 # 2000 round trips, 3 games, 3 plays each
     python benchmarks/network.py --round-trips 5000 --games 5 --repeat 5 --seed 7
@@ -47,6 +54,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -61,6 +69,7 @@ from mundus_net.client.notices import Accepted, Pong
 from mundus_net.engine.decisions import Decision
 from mundus_net.engine.game import Game, Result
 from mundus_net.engine.view import PlayerView
+from mundus_net.host.gamelog import GameLog
 from mundus_net.host.server import Host
 from mundus_net.host.table import Table
 from mundus_net.protocol.security import make_client, make_server, new_client_keypair
@@ -70,6 +79,9 @@ ROOT = Path(__file__).resolve().parent.parent
 PLAYERS = 4
 TARGET_RTT_FACTOR = 3.0
 TARGET_GAME_FACTOR = 3.0
+# Issue 29's goals against the floors (one process for four seats / a process per seat).
+FLOOR_GOALS = {"one_process": 1.5, "processes": 2.0}
+DURABLE_FLOOR_GOAL = 1.5
 REQUEST_BYTES = 120  # about a decide message
 REPLY_BYTES = 20  # about an ok
 WAIT = 60.0
@@ -279,18 +291,43 @@ class RoundTripBot:
         return decision
 
 
-def in_process_game(seed: int, strategy: str, repeat: int = 3, echo: BareEcho | None = None
-                    ) -> tuple[float, Result, int]:
+class DurableRoundTripBot(RoundTripBot):
+    """RoundTripBot plus one fsync'd write of a few bytes per decision (as
+    ``benchmarks/gamelog.py``'s durable floor): the floor of a host that keeps every answer
+    through a power cut."""
+
+    def __init__(self, bot: Bot, echo: BareEcho, fd: int) -> None:
+        super().__init__(bot, echo)
+        self.fd = fd
+
+    def decide(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+        decision = super().decide(view, legal)
+        os.pwrite(self.fd, b"0123456789abcdef", 0)
+        os.fsync(self.fd)
+        return decision
+
+
+def in_process_game(seed: int, strategy: str, repeat: int = 3, echo: BareEcho | None = None,
+                    sync_dir: Path | None = None) -> tuple[float, Result, int]:
     """The fastest of ``repeat`` plays of the same game (one game is short and noisy); with
-    ``echo``, each decision also makes one bare round trip to it (RoundTripBot)."""
+    ``echo``, each decision also makes one bare round trip to it (RoundTripBot), and with
+    ``sync_dir`` one fsync'd write to a file there too (DurableRoundTripBot)."""
     best = float("inf")
     for _ in range(repeat):
         bots: list[Bot] = [load_bot(strategy, seat) for seat in range(PLAYERS)]
-        if echo is not None:
+        fd = None
+        if echo is not None and sync_dir is not None:
+            fd = os.open(sync_dir / f"floor-{seed}", os.O_WRONLY | os.O_CREAT, 0o600)
+            bots = [DurableRoundTripBot(bot, echo, fd) for bot in bots]
+        elif echo is not None:
             bots = [RoundTripBot(bot, echo) for bot in bots]
         start = time.perf_counter()
         game = Game.new(PLAYERS, seed)
-        play_game(game, bots)
+        try:
+            play_game(game, bots)
+        finally:
+            if fd is not None:
+                os.close(fd)
         best = min(best, time.perf_counter() - start)
     assert game.result is not None
     decisions = sum(1 for e in game.log if e.kind == "decision" and not e.public["auto"])
@@ -336,9 +373,14 @@ LAYOUTS = {"processes": "4 processes, one per seat",
            "one_process": "1 process x 4 connections (mundus bot --seats 4)"}
 
 
-def network_game(seed: int, strategy: str, secure: bool = True,
-                 layout: str = "processes") -> NetworkGame:
-    """Host in a thread here, the bots joined in seat order (see LAYOUTS)."""
+# The host as `mundus host` runs it by default (a durable game log), and with --no-log.
+HOST_LOGS = {"shipped": "as shipped (durable game log)", "no_log": "without a game log"}
+
+
+def network_game(seed: int, strategy: str, secure: bool = True, layout: str = "processes",
+                 log_dir: Path | None = None) -> NetworkGame:
+    """Host in a thread here, the bots joined in seat order (see LAYOUTS); with ``log_dir``,
+    the host keeps its game log there, durable, as `mundus host` does by default."""
     marks: dict[str, float] = {}
     counters: dict[str, tuple[float, int] | None] = {}
     ours: dict[str, float | None] = {}
@@ -361,6 +403,11 @@ def network_game(seed: int, strategy: str, secure: bool = True,
     # fixed_seed: the game of this seed, to compare with the in-process one.
     table = Table(PLAYERS, seed=seed, heartbeat_ms=1000, fixed_seed=True)
     host = TimedHost(table, port=0, on_update=on_update, log=_stderr, insecure=not secure)
+    game_log = None
+    if log_dir is not None:  # as host/cli.py's _serve: made before anyone can join
+        host.open()
+        game_log = GameLog.create(log_dir, table, durable=True, host={
+            "bind": "127.0.0.1", "port": host.port, "insecure": not secure, "durable": True})
     host.start()
     security = [f"--host-key={host.public_key}"] if secure else ["--insecure"]
     # One process per seat, seed = seat; or one process whose seats get seeds 0, 1, 2, 3.
@@ -390,6 +437,8 @@ def network_game(seed: int, strategy: str, secure: bool = True,
             if proc.poll() is None:
                 proc.kill()
         host.stop()
+        if game_log is not None:
+            game_log.close()
     result = table.game.result
     assert result is not None
     start, end = counters.get("start"), counters.get("end")
@@ -402,54 +451,77 @@ def network_game(seed: int, strategy: str, secure: bool = True,
 
 
 def play_games(args: argparse.Namespace, echo: BareEcho) -> dict[str, dict[str, Any]]:
-    """Every seed's game in-process, in-process with a round trip to ``echo`` per decision
-    (the floor) and over loopback in each layout (LAYOUTS); per layout, the medians over the
-    seeds (and whether every play ended as in-process)."""
+    """Every seed's game in-process, on each floor (in-process with a round trip to ``echo``
+    per decision, and with an fsync'd write too) and over loopback in each layout (LAYOUTS)
+    with each host (HOST_LOGS); per layout and host, the medians over the seeds (and whether
+    every play ended as in-process). Keys: ``LAYOUT`` (the host as shipped) and
+    ``LAYOUT/no_log``."""
     us = 1e6
-    figures: dict[str, list[dict[str, Any]]] = {layout: [] for layout in LAYOUTS}
-    for i in range(args.games):
-        seed = args.seed + i
-        _stderr(f"game {i + 1}/{args.games} (seed {seed}), {args.repeat} plays each way...")
-        local_s, local_result, count = in_process_game(seed, args.strategy, args.repeat)
-        floor_s, floor_result, _ = in_process_game(seed, args.strategy, args.repeat, echo)
-        assert floor_result == local_result
-        print(f"game seed {seed}, in-process with one bare round trip per decision (the "
-              f"floor): {floor_s * 1000:.1f} ms, {floor_s / local_s:.2f}x in-process")
-        for layout in LAYOUTS:
-            secure = not args.insecure
-            plays = [network_game(seed, args.strategy, secure, layout)
-                     for _ in range(args.repeat)]
-            best = min(plays, key=lambda play: play.seconds)
-            host = best.host
-            agree = all(play.result == local_result for play in plays)
-            figures[layout].append({
-                "local": local_s, "remote": best.seconds, "count": count, "same": agree,
-                "floor": floor_s,
-                "busy": (host.handling + host.flushing) / count, "flush": host.flushing / count,
-                "cpu": None if best.machine is None else best.machine[0] / count,
-                "switches": None if best.machine is None else best.machine[1] / count,
-                "ours": None if best.ours is None else best.ours / count})
-            print(f"game seed {seed}, {LAYOUTS[layout]}: in-process {local_s * 1000:.1f} ms, "
-                  f"over loopback {best.seconds * 1000:.1f} ms (fastest of {args.repeat} "
-                  f"each; {count} decisions; same result: {agree})")
+    variants = [(layout, log) for layout in LAYOUTS for log in HOST_LOGS]
+    figures: dict[tuple[str, str], list[dict[str, Any]]] = {v: [] for v in variants}
+    secure = not args.insecure
+    with tempfile.TemporaryDirectory(prefix="mundus-bench-") as tmp:
+        folder = Path(tmp)
+        for i in range(args.games):
+            seed = args.seed + i
+            _stderr(f"game {i + 1}/{args.games} (seed {seed}), {args.repeat} plays each way...")
+            local_s, local_result, count = in_process_game(seed, args.strategy, args.repeat)
+            floor_s, floor_result, _ = in_process_game(seed, args.strategy, args.repeat, echo)
+            durable_s, durable_result, _ = in_process_game(seed, args.strategy, args.repeat,
+                                                           echo, folder)
+            assert floor_result == local_result == durable_result
+            print(f"game seed {seed}, in-process with one bare round trip per decision (the "
+                  f"floor): {floor_s * 1000:.1f} ms, {floor_s / local_s:.2f}x in-process; with "
+                  f"an fsync'd write too (the durable floor): {durable_s * 1000:.1f} ms, "
+                  f"{durable_s / local_s:.2f}x")
+            plays: dict[tuple[str, str], list[NetworkGame]] = {v: [] for v in variants}
+            for play in range(args.repeat):  # interleaved: a change of load falls on all
+                for layout, log in variants:
+                    log_dir = None
+                    if log == "shipped":
+                        log_dir = folder / f"{layout}-{seed}-{play}"
+                    plays[layout, log].append(
+                        network_game(seed, args.strategy, secure, layout, log_dir))
+            for (layout, log), played in plays.items():
+                best = min(played, key=lambda game: game.seconds)
+                host = best.host
+                agree = all(game.result == local_result for game in played)
+                figures[layout, log].append({
+                    "local": local_s, "remote": best.seconds, "count": count, "same": agree,
+                    "floor": floor_s, "durable_floor": durable_s,
+                    "busy": (host.handling + host.flushing) / count,
+                    "flush": host.flushing / count,
+                    "cpu": None if best.machine is None else best.machine[0] / count,
+                    "switches": None if best.machine is None else best.machine[1] / count,
+                    "ours": None if best.ours is None else best.ours / count})
+                print(f"game seed {seed}, {LAYOUTS[layout]}, host {HOST_LOGS[log]}: in-process "
+                      f"{local_s * 1000:.1f} ms, over loopback {best.seconds * 1000:.1f} ms "
+                      f"(fastest of {args.repeat} each; {count} decisions; same result: "
+                      f"{agree})")
 
     def median(rows: list[dict[str, Any]], key: str) -> float | None:
         values = [row[key] for row in rows if row[key] is not None]
         return statistics.median(values) if values else None
 
     out: dict[str, dict[str, Any]] = {}
-    for layout, rows in figures.items():
+    for (layout, log), rows in figures.items():
         local_ms = statistics.median(row["local"] for row in rows) * 1000
         remote_ms = statistics.median(row["remote"] for row in rows) * 1000
         floor_ms = statistics.median(row["floor"] for row in rows) * 1000
+        durable_ms = statistics.median(row["durable_floor"] for row in rows) * 1000
         decisions = statistics.mean(row["count"] for row in rows)
         cpu, switches, ours = median(rows, "cpu"), median(rows, "switches"), median(rows, "ours")
-        out[layout] = {
+        key = layout if log == "shipped" else f"{layout}/{log}"
+        out[key] = {
+            "host": HOST_LOGS[log], "bots": LAYOUTS[layout],
             "decisions_per_game": round(decisions, 1),
             "in_process_game_ms": round(local_ms, 1), "network_game_ms": round(remote_ms, 1),
             "local_ms": round(local_ms, 1), "remote_ms": round(remote_ms, 1),
             "ratio": round(remote_ms / local_ms, 2),
             "floor_game_ms": round(floor_ms, 1), "floor_ratio": round(floor_ms / local_ms, 2),
+            "durable_floor_game_ms": round(durable_ms, 1),
+            "vs_floor": round(remote_ms / floor_ms, 2),
+            "vs_durable_floor": round(remote_ms / durable_ms, 2),
             "per_decision_us": round(remote_ms * 1000 / decisions, 1),
             "local_per_decision_us": round(local_ms * 1000 / decisions, 1),
             "busy_us": round(statistics.median(row["busy"] for row in rows) * us, 1),
@@ -459,6 +531,20 @@ def play_games(args: argparse.Namespace, echo: BareEcho) -> dict[str, dict[str, 
             "switches": None if switches is None else round(switches, 1),
             "same": all(row["same"] for row in rows)}
     return out
+
+
+def goals(games: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Issue 29's network rows: each ratio, its goal and whether it is met."""
+    rows: dict[str, dict[str, Any]] = {}
+    for layout, goal in FLOOR_GOALS.items():
+        ratio = games[f"{layout}/no_log"]["vs_floor"]
+        rows[f"{layout}_no_log_vs_floor"] = {"ratio": ratio, "goal": goal, "met": ratio <= goal}
+        ratio = games[layout]["vs_durable_floor"]
+        rows[f"{layout}_shipped_vs_durable_floor"] = {
+            "ratio": ratio, "goal": DURABLE_FLOOR_GOAL, "met": ratio <= DURABLE_FLOOR_GOAL}
+        ratio = round(games[layout]["remote_ms"] / games[f"{layout}/no_log"]["remote_ms"], 2)
+        rows[f"{layout}_shipped_vs_no_log"] = {"ratio": ratio, "goal": None, "met": None}
+    return rows
 
 
 # -- main ---------------------------------------------------------------------------------------
@@ -504,10 +590,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         echo.close()
 
     main_layout = games["processes"]
-    for layout, g in games.items():
-        print(f"4 {args.strategy} bots, {LAYOUTS[layout]}: in-process {g['local_ms']:.1f} ms, "
-              f"over loopback {g['remote_ms']:.1f} ms (medians): {g['ratio']:.2f}x "
-              f"(target {TARGET_GAME_FACTOR:g}x)")
+    for g in games.values():
+        print(f"4 {args.strategy} bots, {g['bots']}, host {g['host']}: in-process "
+              f"{g['local_ms']:.1f} ms, over loopback {g['remote_ms']:.1f} ms (medians): "
+              f"{g['ratio']:.2f}x (target {TARGET_GAME_FACTOR:g}x); {g['vs_floor']:.2f}x the "
+              f"floor, {g['vs_durable_floor']:.2f}x the durable floor")
         print(f"  per decision over loopback: {g['per_decision_us']:.0f} us, of which the "
               f"host's own work {g['busy_us']:.0f} us (handling "
               f"{g['busy_us'] - g['flush_us']:.0f}, publishing {g['flush_us']:.0f}); "
@@ -528,7 +615,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"floor: the in-process game with one bare round trip per decision (no host, no "
           f"protocol) takes {main_layout['floor_game_ms']:.1f} ms (median), {floor_ratio:.2f}x "
           f"in-process; {TARGET_GAME_FACTOR:g}x leaves {room_us:.0f} us per decision for all "
-          f"host and client work")
+          f"host and client work; with an fsync'd write per decision too (the durable floor) "
+          f"{main_layout['durable_floor_game_ms']:.1f} ms")
+    table = goals(games)
+    for name, row in table.items():
+        goal = "" if row["goal"] is None else (
+            f" (goal {row['goal']:g}x: {'met' if row['met'] else 'not met'})")
+        print(f"{name.replace('_', ' ')}: {row['ratio']:.2f}x{goal}")
     figures = {
         "security": mode,
         "bare_rtt_p50_us": round(steady50 * us, 1),
@@ -556,13 +649,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         "floor_ratio": floor_ratio,
         "room_us_per_decision": round(room_us, 1),
         "game_target_met": main_layout["ratio"] <= TARGET_GAME_FACTOR,
+        "host": main_layout["host"],
+        "durable_floor_game_ms": main_layout["durable_floor_game_ms"],
+        "vs_floor": main_layout["vs_floor"],
+        "vs_durable_floor": main_layout["vs_durable_floor"],
         "same_results": all(g["same"] for g in games.values()),
-        # the same games with the four seats played by one bot process (mundus bot --seats 4)
-        "one_process": {key: value for key, value in games["one_process"].items()
-                        if key != "same"} | {
-            "bots": LAYOUTS["one_process"],
-            "game_target_met": games["one_process"]["ratio"] <= TARGET_GAME_FACTOR,
-            "same_results": games["one_process"]["same"]},
+        # issue 29's network rows: every ratio with its goal
+        "goals": table,
+        # the same games with the four seats played by one bot process (mundus bot --seats 4),
+        # and both layouts with a host without a game log
+        **{key.replace("/", "_"): {k: v for k, v in g.items() if k != "same"} | {
+            "game_target_met": g["ratio"] <= TARGET_GAME_FACTOR, "same_results": g["same"]}
+           for key, g in games.items() if key != "processes"},
     }
     print(json.dumps(figures))
     return 0

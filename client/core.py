@@ -575,7 +575,7 @@ class ClientCore:
             self._notices.append(Problem(f"bad {message.get('t')!r} from the host: {exc!r}"))
 
     def handle_timer(self, now: float) -> None:
-        """Run the timers due at ``now`` (:meth:`_timers` lists them): the end of a rate-limit
+        """Run the timers due at ``now`` (:meth:`timers` lists them): the end of a rate-limit
         hold, the silence that means the host is gone, a ping every heartbeat, answers and
         snapshot requests without a reply, the :data:`SYNC_GRACE_S` grace. Call it at (or
         after) :meth:`next_deadline`; calling it earlier is harmless."""
@@ -584,7 +584,7 @@ class ClientCore:
         while not self.closed:  # (a table that is gone closes the link)
             # One at a time, in order, then look again: each one changes what the others see
             # (a reconnect stops everything else), and moves itself past ``now``.
-            fire = next((fire for at, fire in self._timers() if at <= now), None)
+            fire = next((fire for at, fire in self.timers() if at <= now), None)
             if fire is None:
                 return
             fire(now)
@@ -595,11 +595,32 @@ class ClientCore:
         ``now``."""
         if self.link is Link.IDLE or self.link is Link.CLOSED:
             return None
-        return min(at for at, _ in self._timers())
+        return self._next_due()
 
-    def _timers(self) -> list[tuple[float, Callable[[float], object]]]:
+    def _next_due(self) -> float:
+        """min(at for at, _ in self.timers()), without building the list: a bot's loop asks
+        for it at every turn (tests/test_client_core.py checks that the two agree)."""
+        hb = self.heartbeat_s
+        due = self._last_heard + LOST_AFTER * hb
+        if self._hold_until is not None:
+            due = min(due, self._hold_until)
+        give_up = self.settings.give_up_after
+        if give_up is not None and self._lost_at is not None:
+            due = min(due, self._lost_at + give_up)
+        if self.connected and self._hold_until is None:
+            due = min(due, self._last_sent + hb)
+        if self._answer_request is not None:
+            due = min(due, self._answer_request[1] + ANSWER_RETRY * hb)
+        if self.connected:
+            if self._snapshot_asked is not None:
+                due = min(due, self._snapshot_asked + SNAPSHOT_RETRY * hb)
+            elif self._behind_since is not None:
+                due = min(due, self._behind_since + SYNC_GRACE_S)
+        return due
+
+    def timers(self) -> list[tuple[float, Callable[[float], object]]]:
         """Every timer that is set: when it is due and what it does then, in the order they
-        run when several are due."""
+        run when several are due (a read-out: :meth:`handle_timer` runs them)."""
         hb = self.heartbeat_s
         timers: list[tuple[float, Callable[[float], object]]] = []
         if self._hold_until is not None:

@@ -78,7 +78,7 @@ def test_the_game_log_benchmark_prints_each_variant_and_the_ratios(
 
 
 @pytest.mark.network
-def test_network_benchmark_reports_the_floor_and_both_layouts() -> None:
+def test_network_benchmark_reports_the_floors_both_layouts_and_both_hosts() -> None:
     # Run as a user runs it: its child processes import it by its module name.
     run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "network.py"), "--games",
                           "1", "--repeat", "1", "--round-trips", "20"], cwd=ROOT,
@@ -90,24 +90,32 @@ def test_network_benchmark_reports_the_floor_and_both_layouts() -> None:
     # the floor is measured and reported (its size is the benchmark's to print, not ours)
     assert all(key in figures for key in ("floor_game_ms", "in_process_game_ms", "floor_ratio"))
     assert {"game_target_met", "rtt_target_met", "room_us_per_decision"} <= set(figures)
+    # the host as shipped (durable log) beside the host without a log, against both floors
+    assert figures["host"].startswith("as shipped") and figures["processes_no_log"]["same_results"]
+    assert {"processes_no_log_vs_floor", "one_process_no_log_vs_floor",
+            "processes_shipped_vs_durable_floor", "one_process_shipped_vs_durable_floor"} <= set(
+        figures["goals"])
+    assert all(row["ratio"] > 0 for row in figures["goals"].values())
 
 
 @pytest.mark.network
 def test_the_attack_harness_prints_its_figures_for_each_scenario(
         capsys: pytest.CaptureFixture[str]) -> None:
-    """benchmarks/attack.py --quick on one scenario: the figures are there (no target is
-    asserted: memory, latency and even the result depend on the machine's load)."""
+    """benchmarks/attack.py --quick on garbage frames and issue 27's scenarios (a CPU-starved
+    host, encrypted connection churn, subscriber-connection churn): the figures are there (no
+    target is asserted: memory, latency and even the result depend on the machine's load)."""
     bench = _benchmark("attack")
-    assert bench.main(["--quick", "--scenario", "garbage-frames"]) == 0
+    scenarios = ["garbage-frames", "cpu-starved", "curve-churn", "subscriber-churn"]
+    assert bench.main(["--quick", *(f"--scenario={name}" for name in scenarios)]) == 0
     out = capsys.readouterr().out
     figures = json.loads(out.strip().splitlines()[-1])
     rows = {row["scenario"]: row for row in figures["scenarios"]}
-    assert set(rows) == {"baseline", "garbage-frames"}
+    assert set(rows) == {"baseline", *scenarios}
     for row in rows.values():
         assert row["crashed"] is None, row
         assert row["decisions"] > 0 and row["peak_mb"] > 0 and row["p95_ms"] is not None
-    assert rows["garbage-frames"]["sent"] > 0
-    assert "Memory bound:" in out and "garbage-frames" in out
+    assert all(rows[name]["sent"] > 0 for name in scenarios)
+    assert "Memory bound:" in out and all(name in out for name in scenarios)
 
 
 @pytest.mark.network

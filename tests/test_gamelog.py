@@ -835,3 +835,41 @@ def test_a_mark_with_no_sound_slot_is_damage(tmp_path: Path) -> None:
     gamelog.mark_path(path).write_bytes(b"\xff" * 128)
     with pytest.raises(GameLogError, match=r"its mark file .* cannot be read"):
         gamelog.read_mark(path)
+
+
+def test_a_durable_log_writes_its_wal_in_place_and_resumes_from_its_files_after_a_crash(
+        tmp_path: Path, uninterrupted: Table) -> None:
+    """The WAL's room is made once (gamelog.make_wal_room), so that durable commits overwrite
+    blocks instead of growing the file; the zeros after the last frame are read as SQLite
+    reads a WAL written again from its start: the files as a killed host leaves them (copied
+    before anything closes them) resume the same game."""
+    table = new_table()
+    log = GameLog.create(tmp_path / "live", table, bots=BOTS, durable=True)
+    wal = gamelog.wal_path(log.path)
+    assert wal.stat().st_size == gamelog.WAL_ROOM
+    players = [Player("Ana"), Player("Bo")]
+    for player in players:
+        player.hello(table)
+    copy = tmp_path / "copy"
+
+    def crash_in_round_3(table: Table, step: int, where: str) -> bool:
+        if where != "turn" or table.game.round < 3:
+            return False
+        copy.mkdir()
+        for source in (log.path, wal, gamelog.mark_path(log.path)):
+            (copy / source.name).write_bytes(source.read_bytes())
+        return True
+
+    assert not play(table, players, crash_in_round_3)
+    assert wal.stat().st_size == gamelog.WAL_ROOM  # not grown: written in place
+    committed = log.committed
+    log.close()
+    reopened = GameLog.open(copy / log.path.name, durable=True)
+    assert reopened.committed == committed
+    restored = restore(reopened, clock=FakeClock())
+    assert restored.warnings == []
+    for player in players:
+        player.hello(restored.table)
+    assert play(restored.table, players)
+    reopened.close()
+    same_game(restored.table, uninterrupted)

@@ -188,6 +188,8 @@ class Net:
             peer.core.handle_timer(now)
             due = peer.core.next_deadline()
             assert due is None or due > now, "a timer did not move past now"
+            # next_deadline is computed without the list: it must be the list's first due
+            assert due is None or due == min(at for at, _ in peer.core.timers())
         self.run()
 
     # -- reading the host ------------------------------------------------------------------
