@@ -89,6 +89,11 @@ class ConnectionThread:
         self._stop = threading.Event()
         self._welcome: concurrent.futures.Future[Welcome] = concurrent.futures.Future()
 
+    @property
+    def thread(self) -> threading.Thread | None:
+        """The connection's thread (None before :meth:`start`)."""
+        return self._thread
+
     def start(self, timeout: float = 10.0) -> Welcome:
         """Connect (in the connection's thread) and return the welcome; raises what
         :meth:`Connection.connect` raises."""

@@ -379,11 +379,17 @@ class Connection:
         self.core.request_snapshot(self._clock())
         self._pump()
 
-    def _watch_offers(self, event: dict[str, Any]) -> None:
+    def watch_offers(self, event: dict[str, Any]) -> None:
         """Check one public event as if it had arrived (the core checks every one itself;
         tests/test_fair_deal.py calls this)."""
         self.core._watch_offers(event)
         self._pump()
+
+    @property
+    def subscribed_itself(self) -> bool:
+        """Whether this connection has a SUB socket of its own (one that reads the public
+        messages of another connection, ``public_from``, has none)."""
+        return self._sub is not None
 
     # -- leaving ------------------------------------------------------------------------------
 
@@ -431,7 +437,7 @@ def poll_all(conns: Sequence[Connection], timeout: float | None = 0.0
             wait = 0.0
         elif deadline is not None:
             wait = min(wait, max(0.0, deadline - now))
-        ready = dict(_poller_for(live).poll(math.ceil(wait * 1000)))
+        ready = dict(poller_for(live).poll(math.ceil(wait * 1000)))
         if ready:
             for conn in live:
                 conn._ready(ready)
@@ -450,7 +456,7 @@ def poll_all(conns: Sequence[Connection], timeout: float | None = 0.0
 _pollers = threading.local()  # this thread's last poll_all sockets and their poller
 
 
-def _poller_for(conns: Sequence[Connection]) -> zmq.Poller:
+def poller_for(conns: Sequence[Connection]) -> zmq.Poller:
     """A poller for all the sockets of ``conns``, made again only when they changed (a
     reconnect replaces a connection's sockets): registering them all costs more than a poll."""
     sockets = tuple(sock for conn in conns for sock in conn._sockets())

@@ -197,7 +197,7 @@ def player(seat: int, names: list[str]) -> str:
     return f"{name} (seat {seat})" if name else f"seat {seat}"
 
 
-def _describe(event: Message, names: list[str]) -> str | None:
+def describe_event(event: Message, names: list[str]) -> str | None:
     """One line for the host's console, for the events worth telling the host's owner: a
     player by name, with the 0-based seat index (``Ann (seat 1) is away``)."""
     kind = event["kind"]
@@ -408,7 +408,7 @@ def _serve(args: argparse.Namespace, table: Table, keys: HostKeys | None, state_
     def on_update(update: Message) -> None:  # in the host's thread, right after the flush
         names = table.names
         for event in update["events"]:
-            line = _describe(event, names)
+            line = describe_event(event, names)
             if line:
                 print(line, flush=True)
 

@@ -615,6 +615,11 @@ class GameLog:
         """The last row committed."""
         return self._seq
 
+    @property
+    def uncommitted(self) -> int:
+        """Rows written since the last commit (0: every row is in the file)."""
+        return len(self._buffer)
+
     def make_fast(self) -> None:
         """Leave the syncing to the operating system from now on (``--fast-log``, kept by the
         log)."""

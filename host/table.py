@@ -348,6 +348,21 @@ class Table:
         ids count from 1 and never repeat, §8)."""
         return self._next_id
 
+    # Read-outs for observers (tests, tools): copies or read-only views, never the state.
+
+    def pending_seats(self) -> dict[int, SeatPending]:
+        """Every seat's pending decision now, by seat (a copy)."""
+        return dict(self._pending)
+
+    @property
+    def offer_step(self) -> OfferStep | None:
+        """The commit-reveal state of the offer step under way (§7), or None."""
+        return self._step
+
+    def bot_to_play(self) -> int | None:
+        """A host-bot seat with something to decide now, or None."""
+        return self._bot_to_play()
+
     def public_state(self) -> Message:
         """§6 public state: the spectator's view plus the table.
 
@@ -1449,6 +1464,11 @@ class Table:
         self.record.meta["resumed"] = int(self.record.meta.get("resumed", 0)) + 1
 
     # -- outputs ------------------------------------------------------------------------------
+
+    def public_history(self) -> list[Message]:
+        """Every public event published so far, in order, as a snapshot carries them (the
+        last 200 chat lines only): what the record's chain is made of (protocol/chain.py)."""
+        return list(self._published)
 
     def touch(self) -> None:
         """Something outside the table's own handlers may have changed it (the server calls

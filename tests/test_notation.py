@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import (
+from support.positions import (
     BOT_CONFIGS,
     bot_positions,
     bot_step,

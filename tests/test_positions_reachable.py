@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable
 
 import pytest
-from conftest import bot_positions, bot_step, field_of, first_position, with_field
+from support.positions import bot_positions, bot_step, field_of, first_position, with_field
 
 from mundus_net.bots.base import Bot
 from mundus_net.bots.greedy import GreedyBot

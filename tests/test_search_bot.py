@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import assert_conserved
+from support.positions import assert_conserved
 from test_bots import Checked, blind_comparisons
 
 from mundus_net.bots import load_bot

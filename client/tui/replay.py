@@ -120,6 +120,12 @@ class Replay:
         return game
 
     @property
+    def cached(self) -> list[int]:
+        """The positions kept whole (every ``every``-th, and the end): a step starts from
+        the nearest one before it."""
+        return list(self._cache)
+
+    @property
     def game(self) -> Game:
         return self.game_at(self.position)
 
