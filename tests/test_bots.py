@@ -94,7 +94,7 @@ def _perturb_hidden(game: Game, seat: int, rng: random.Random) -> Game:
                         pile[v] -= 1
                         pile[w] += 1
     rng.shuffle(other.draw)
-    other._legal = {}
+    other.set_state(other.state())  # the cards moved: its legal lists worked out again
     return other
 
 
