@@ -29,7 +29,7 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from mundus_net.bots.base import question_seed, register_bot
+from mundus_net.bots.base import question_seed
 from mundus_net.engine.cards import CLASS_OF, RELIC, VALUES_OF_CLASS
 from mundus_net.engine.combos import reach
 from mundus_net.engine.decisions import (
@@ -733,5 +733,3 @@ _PHASES: dict[str, Callable[[GreedyBot, PlayerView, Sequence[Decision]], Decisio
     "turn": GreedyBot._turn,
     "store": GreedyBot._store,
 }
-
-register_bot("greedy", GreedyBot)

@@ -46,7 +46,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from mundus_net.bots.base import question_seed, register_bot
+from mundus_net.bots.base import question_seed
 from mundus_net.bots.greedy import (
     CARD_WORTH,
     DENIAL,
@@ -405,5 +405,3 @@ def worths(g: Game, scale: float = 1.0) -> list[float]:
     return [p[0] + scale * (p[1] + p[2] + p[3] + p[4] + p[5] + p[6] + p[7]) + p[8]
             for p in worth_parts(g)]
 
-
-register_bot("search", SearchBot)
