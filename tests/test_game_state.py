@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-
 from conftest import BOT_CONFIGS, bot_positions, random_bots
+
 from mundus_net.bots.random_bot import RandomBot
 from mundus_net.engine.decisions import RuleError
 from mundus_net.engine.game import OVER, Game, GameState, Options

@@ -13,6 +13,7 @@ from importlib import resources
 from pathlib import Path
 
 from mundus_net.engine.cards import CLASS_OF_NAME
+from mundus_net.engine.errors import MundusError
 
 EVENTS = ("KA", "IP", "ST", "FI", "PI")  # R1.6
 EVENT_NAMES = {
@@ -36,7 +37,7 @@ HEADER = "mundus-deck 1"
 FIELDS = ("id", "kind", "param", "players", "icon", "income", "group", "name")
 
 
-class DeckError(ValueError):
+class DeckError(MundusError, ValueError):
     """A deck file that does not follow the format; the message names line and field."""
 
 

@@ -31,6 +31,7 @@ import random
 from typing import Any
 
 from mundus_net.engine.cards import RESOURCE_COUNTS, VALUES
+from mundus_net.engine.errors import MundusError
 from mundus_net.engine.game import (
     GIFT,
     OFFER,
@@ -48,7 +49,7 @@ from mundus_net.engine.game import (
 from mundus_net.engine.view import PlayerView
 
 
-class DeterminizeError(ValueError):
+class DeterminizeError(MundusError, ValueError):
     """The view is not self-consistent (it cannot come from a real game)."""
 
 

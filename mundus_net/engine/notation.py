@@ -52,6 +52,7 @@ from mundus_net.engine.decisions import (
     Take,
 )
 from mundus_net.engine.deck import EVENTS, Deck, builtin_decks, deck_for_record
+from mundus_net.engine.errors import MundusError
 from mundus_net.engine.game import (
     ANNOUNCE,
     CORONADO,
@@ -117,7 +118,7 @@ _NAT = re.compile(r"[0-9]+\Z")
 _ID = re.compile(r"[A-Za-z][A-Za-z0-9]*\Z")
 
 
-class NotationError(ValueError):
+class NotationError(MundusError, ValueError):
     """Malformed position or decision text; the message names the field and the problem.
 
     For a well-formed position that no game can reach, ``problems`` lists every reason

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 from mundus_net.bots.base import split_options
 from mundus_net.cli_args import add_deck_option
 from mundus_net.engine.deck import Deck, DeckError, load_deck
+from mundus_net.engine.errors import MundusError
 from mundus_net.engine.game import REASON_WORDS, WIN_DOUBLOONS
 from mundus_net.engine.record import FORMAT as RECORD_FORMAT
 from mundus_net.engine.record import GameRecord, RecordError
@@ -54,11 +55,11 @@ BANDS_UP_TO = 5  # entries in a rating picture up to which their ± sigma bands 
 Note = Callable[[str], None]
 
 
-class ReportError(ValueError):
+class ReportError(MundusError, ValueError):
     """An input that cannot be drawn; the message says why."""
 
 
-class MissingMatplotlib(RuntimeError):
+class MissingMatplotlib(MundusError, RuntimeError):
     """matplotlib is not installed."""
 
 
