@@ -18,6 +18,11 @@ from mundus_net.engine.decisions import Decision
 from mundus_net.engine.game import PHASES
 from mundus_net.engine.view import PlayerView, StateView
 
+__all__ = [
+    "BUILTIN_BOTS", "Bot", "BotFactory", "bot_file", "bot_traceback", "load_bot", "question_seed",
+    "read_bot_files", "register_bot", "ship_bot_files", "split_options", "strategy_names",
+]
+
 
 @runtime_checkable
 class Bot(Protocol):

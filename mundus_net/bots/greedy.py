@@ -66,6 +66,14 @@ from mundus_net.engine.game import (
 )
 from mundus_net.engine.view import PlayerView
 
+__all__ = [
+    "CARD_WORTH", "CASAS_CARD", "DENIAL", "EPS", "MERCHANT_FIRST", "MERCHANT_MORE",
+    "PAIR_POTENTIAL", "PERFECT_VALUE", "POWER_RATE", "RELIC_PAYS", "SERIES_PAYS", "SHIPYARD_RATE",
+    "STORE_NEXT", "STORE_PAIR", "STORE_QUEUE", "STORE_RELIC", "STORE_SINGLE", "THREE_DISTINCT",
+    "TM_WORTH", "VICENTE_PAYS", "WAREHOUSE_SLOT", "Choice", "Counts", "GreedyBot", "context_key",
+    "store_worths",
+]
+
 # The engine's rule tables (R6.2, P04) as tuples indexed by size or class: looked up in
 # the evaluation's inner loops.
 SERIES_PAYS = tuple(SERIES_PAY.get(size, 0) for size in range(max(SERIES_PAY) + 1))

@@ -10,6 +10,8 @@ from mundus_net.bots.base import question_seed
 from mundus_net.engine.decisions import Decision
 from mundus_net.engine.view import PlayerView
 
+__all__ = ["RandomBot"]
+
 
 class RandomBot:
     def __init__(self, seed: int = 0) -> None:

@@ -65,6 +65,13 @@ from mundus_net.engine.determinize import determinize
 from mundus_net.engine.game import OVER, SIMULTANEOUS, WIN_DOUBLOONS, Game
 from mundus_net.engine.view import PlayerView
 
+__all__ = [
+    "ALL_CHOICES", "CONTEXT_CACHE", "DEFAULT_DEV_SCALE", "DEFAULT_ITERATIONS", "DEFAULT_MARGIN",
+    "DEFAULT_STORE_HORIZON", "DEFAULT_WEIGHTS", "EVALUATIONS", "FITTED", "MAX_ALL", "PARTS",
+    "SEARCH_PHASES", "SearchBot", "fitted_features", "look_ahead", "win_shares", "worth_parts",
+    "worths",
+]
+
 SEARCH_PHASES = ("announce", "offer", "take", "first", "turn", "tm_tie", "pick", "pirates",
                  "gift", "store", "coronado", "split", "sergio")
 ALL_CHOICES = ("announce", "first", "tm_tie", "coronado", "split")  # phases with few choices

@@ -12,6 +12,13 @@ from typing import Any, NamedTuple
 from mundus_net.engine.cards import Cards
 from mundus_net.engine.errors import MundusError
 
+__all__ = [
+    "DECISION_TYPES", "END_TURN", "TARGET_CASH", "TARGET_DRAW", "Announce", "BuyMarket",
+    "ChooseEvent", "ChooseFirst", "ChooseTradeMaster", "Convert", "Decision", "EndTurn", "Gift",
+    "MakePerfect", "MakeRelicSet", "MakeSeries", "MakeSet", "Offer", "PickCards", "PirateDiscard",
+    "RuleError", "SplitFleet", "Store", "Take",
+]
+
 # Set targets (R6.3): a queue position 1-5, or one of these.
 TARGET_DRAW = 0  # Diego de Almagro: the top of the development draw pile
 TARGET_CASH = -1  # Vicente de la Raya: doubloons instead of a development (P04)

@@ -15,6 +15,12 @@ from pathlib import Path
 from mundus_net.engine.cards import CLASS_OF_NAME
 from mundus_net.engine.errors import MundusError
 
+__all__ = [
+    "BUILTIN_DECK_FILES", "EVENTS", "EVENT_NAMES", "FIELDS", "GROUPS", "HEADER", "KINDS", "POWERS",
+    "CardDef", "Deck", "DeckError", "builtin_decks", "deck_for_record", "default_deck",
+    "default_deck_text", "load_deck", "parse_deck",
+]
+
 EVENTS = ("KA", "IP", "ST", "FI", "PI")  # R1.6
 EVENT_NAMES = {
     "KA": "King's Aid",

@@ -54,6 +54,15 @@ from mundus_net.engine.decisions import (
 )
 from mundus_net.engine.deck import EVENTS, Deck, default_deck
 
+__all__ = [
+    "ANNOUNCE", "CORONADO", "CORONADO_COST", "END_RULES", "ESTEFANO_GAIN", "FIRST", "GIFT",
+    "HAND_DEAL", "MARKET_SIZE", "OFFER", "ORELLANA_GAIN", "OVER", "PHASES", "PHASE_RULES", "PICK",
+    "PIRATES", "QUEUE_SIZE", "REASON_WORDS", "RELIC_PAY", "RULES_EDITION", "RULES_EDITIONS",
+    "SERGIO", "SERGIO_COST", "SERIES_PAY", "SIMULTANEOUS", "SPLIT", "STORE", "TAKE", "TM_TIE",
+    "TURN", "VALDIVIA_BONUS", "VICENTE_PAY", "WIN_DOUBLOONS", "Event", "Game", "GameState",
+    "Options", "Pending", "Result", "decision_phase",
+]
+
 # Phases: the kind of the pending decision ("over" when the game has ended).
 CORONADO = "coronado"
 SPLIT = "split"

@@ -83,6 +83,14 @@ from mundus_net.engine.game import (
     Result,
 )
 
+__all__ = [
+    "DECISION_KINDS", "DERIVED_SLOTS", "EMPTY", "EXCLUDED_SLOTS", "FIELDS_OF_EDITION",
+    "POSITION_FIELDS", "POSITION_TAG", "POSITION_TAGS", "RESULT_REASONS", "STORE_FIELDS",
+    "NotationError", "PositionProblem", "apply_decision", "card_text", "decision_seat",
+    "format_decision", "format_position", "legal_texts", "multiset_text", "parse_decision",
+    "parse_position", "pile_text", "position_differences", "position_problems", "positions_equal",
+]
+
 # The tag names the rules edition (Options.rules): ``mn2`` the current rules, ``mn1`` a position
 # written before the correction of R6.9/R6.10 (storage at the end of each turn), still read
 # and written as it was, and played by the first edition's rules.

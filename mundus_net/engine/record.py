@@ -19,6 +19,8 @@ from mundus_net.engine.deck import Deck, deck_for_record, default_deck
 from mundus_net.engine.errors import MundusError
 from mundus_net.engine.game import Game, Options, Result
 
+__all__ = ["FORMAT", "GameRecord", "RecordError", "RecordedDecision", "RecordedOffer"]
+
 FORMAT = "mundus-record/1"
 
 
