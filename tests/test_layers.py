@@ -154,3 +154,12 @@ def test_host_and_client_never_import_each_other() -> None:
     client, tui = layer_of("mundus_net.client"), layer_of("mundus_net.client.tui")
     assert "host" not in client.may_use | tui.may_use
     assert not {"client", "tui"} & host.may_use
+
+
+def test_the_root_exception_imports_nothing_of_mundus_net() -> None:
+    """``MundusError`` (docs/architecture.md, "The exceptions") sits at the bottom of the
+    engine, the lowest layer: every layer derives its exceptions from it, so it imports no
+    other module of the package."""
+    module = "mundus_net.engine.errors"
+    assert module in MODULES
+    assert not {m for m in imports_of(module, MODULES[module]) if m.startswith("mundus_net")}
