@@ -16,6 +16,8 @@ from mundus_net.engine.view import PlayerView
 from mundus_net.rl.actions import ActionSpace
 from mundus_net.rl.observation import HIGH, LiveObserver, Observer
 
+__all__ = ["REWARDS", "IllegalAction", "Table"]
+
 REWARDS = ("win", "doubloons")
 
 
