@@ -39,6 +39,7 @@ from mundus_net.client.core import (
 )
 from mundus_net.client.notices import Mismatch, Notice, Refused, Welcome
 from mundus_net.engine.decisions import Decision
+from mundus_net.engine.errors import MundusError
 from mundus_net.protocol.errors import ProtocolError
 from mundus_net.protocol.messages import MAX_HOST_FRAME, decode_host
 from mundus_net.protocol.security import fetch_key, make_client, parse_key, require_curve
@@ -52,7 +53,7 @@ _EVENTS = int(zmq.EVENTS)
 _NOBLOCK = int(zmq.NOBLOCK)
 
 
-class HostError(Exception):
+class HostError(MundusError):
     """The host refused a request (§10)."""
 
     def __init__(self, code: str, message: str, rule: str | None = None) -> None:
@@ -62,7 +63,7 @@ class HostError(Exception):
         self.rule = rule
 
 
-class ConnectTimeout(Exception):
+class ConnectTimeout(MundusError):
     """The host did not answer in time."""
 
 

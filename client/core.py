@@ -99,6 +99,7 @@ from mundus_net.client.wire import (
 )
 from mundus_net.engine.decisions import Decision, Offer
 from mundus_net.engine.deck import Deck
+from mundus_net.engine.errors import MundusError
 from mundus_net.engine.game import Pending, Result
 from mundus_net.engine.view import StateView
 from mundus_net.protocol import commitment, fairdeal
@@ -122,7 +123,7 @@ ANSWERS = frozenset({"decide", "commit", "reveal"})  # the requests that answer 
 # -- errors ---------------------------------------------------------------------------------
 
 
-class ClientError(Exception):
+class ClientError(MundusError):
     """This side used the API wrongly (nothing pending, not seated, closed...): nothing was
     sent and nothing changed."""
 

@@ -31,6 +31,7 @@ from mundus_net.bots.base import Bot, load_bot
 from mundus_net.engine.decisions import Decision, Offer, RuleError
 from mundus_net.engine.deck import Deck, default_deck
 from mundus_net.engine.defaults import default_decision
+from mundus_net.engine.errors import MundusError
 from mundus_net.engine.game import OFFER, RULES_EDITION, Game, Options, Pending, decision_phase
 from mundus_net.engine.record import GameRecord, RecordedDecision, RecordedOffer
 from mundus_net.engine.seeds import derive_seed
@@ -82,7 +83,7 @@ _REPLAY_CONN = b"\x00mundus-net/replay"
 _REVEAL_TAKEN = ("commit_mismatch", "illegal")
 
 
-class ReplayRefused(Exception):
+class ReplayRefused(MundusError):
     """A logged input that the table does not take again (:meth:`Table.replay_input`): the
     message says why (for an answer, ``code: message`` of the error reply). Raised before
     the table changed anything."""

@@ -195,3 +195,12 @@ def test_reading_results_draws_nothing() -> None:
     """The report's reading half needs no matplotlib: drawing is tools/report.py's job."""
     module = "mundus_net.tools.report_data"
     assert not {i for i in imports_of(module, MODULES[module]) if i.startswith("matplotlib")}
+
+
+def test_the_root_exception_imports_nothing_of_mundus_net() -> None:
+    """``MundusError`` (docs/architecture.md, "The exceptions") sits at the bottom of the
+    engine, the lowest layer: every layer derives its exceptions from it, so it imports no
+    other module of the package."""
+    module = "mundus_net.engine.errors"
+    assert module in MODULES
+    assert not {m for m in imports_of(module, MODULES[module]) if m.startswith("mundus_net")}

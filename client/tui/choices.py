@@ -44,14 +44,13 @@ from mundus_net.engine.decisions import (
     Take,
 )
 from mundus_net.engine.deck import EVENT_NAMES
-from mundus_net.engine.game import RELIC_PAY, Pending
+from mundus_net.engine.game import ORELLANA_GAIN, RELIC_PAY, Pending
 from mundus_net.engine.notation import format_decision
 from mundus_net.engine.view import StateView
 
 Fragment = tuple[str, str]
 Line = list[Fragment]
 
-ORELLANA_GAIN = 2  # R5.10
 # "end the turn" keeps this number in every question of a progression turn, whatever the
 # combinations left (docs/client.md).
 END_NUMBER = 0

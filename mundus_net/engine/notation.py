@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from typing import TypeVar
+from dataclasses import dataclass, replace
+from typing import Any, TypeVar
 from urllib.parse import quote, unquote
 
 from mundus_net.engine.cards import (
@@ -52,6 +52,7 @@ from mundus_net.engine.decisions import (
     Take,
 )
 from mundus_net.engine.deck import EVENTS, Deck, builtin_decks, deck_for_record
+from mundus_net.engine.errors import MundusError
 from mundus_net.engine.game import (
     ANNOUNCE,
     CORONADO,
@@ -77,9 +78,18 @@ from mundus_net.engine.game import (
     TURN,
     WIN_DOUBLOONS,
     Game,
+    GameState,
     Options,
     Result,
 )
+
+__all__ = [
+    "DECISION_KINDS", "DERIVED_SLOTS", "EMPTY", "EXCLUDED_SLOTS", "FIELDS_OF_EDITION",
+    "POSITION_FIELDS", "POSITION_TAG", "POSITION_TAGS", "RESULT_REASONS", "STORE_FIELDS",
+    "NotationError", "PositionProblem", "apply_decision", "card_text", "decision_seat",
+    "format_decision", "format_position", "legal_texts", "multiset_text", "parse_decision",
+    "parse_position", "pile_text", "position_differences", "position_problems", "positions_equal",
+]
 
 # The tag names the rules edition (Options.rules): ``mn2`` the current rules, ``mn1`` a position
 # written before the correction of R6.9/R6.10 (storage at the end of each turn), still read
@@ -105,7 +115,8 @@ FIELDS_OF_EDITION = {1: tuple(k for k in POSITION_FIELDS if k not in STORE_FIELD
                      2: POSITION_FIELDS}
 # Game slots a position does not hold: rebuilt from ``devs`` or not part of a position.
 DERIVED_SLOTS = frozenset({"owner", "caravels", "merchants", "capacity", "shipyards"})
-EXCLUDED_SLOTS = frozenset({"log", "options", "players", "_legal"})
+EXCLUDED_SLOTS = frozenset({"log", "options", "players", "_legal", "_keep_log",
+                            "_on_round_end"})
 RESULT_REASONS = ("perfect", "doubloons", "queue", "round_limit")
 EMPTY = "-"
 
@@ -115,7 +126,7 @@ _NAT = re.compile(r"[0-9]+\Z")
 _ID = re.compile(r"[A-Za-z][A-Za-z0-9]*\Z")
 
 
-class NotationError(ValueError):
+class NotationError(MundusError, ValueError):
     """Malformed position or decision text; the message names the field and the problem.
 
     For a well-formed position that no game can reach, ``problems`` lists every reason
@@ -471,62 +482,67 @@ def parse_position(text: str, deck: Deck | None = None) -> Game:
                            lambda t: None if t == EMPTY else _parse_int(t, "limit", 1)),
         rules=f.edition,
     )
-    g = Game.__new__(Game)
-    g._blank(options, _read_deck(f, deck))
-    g.round = f.read("round", lambda t: _parse_int(t, "round", 1))
-    g.tm = f.read("tm", f.seat)
-    g.event = f.read("event", _event)
-    g.phase = f.read("phase", _phase)
-    g.active = f.read("active", f.seat)
-    g.market = sorted(f.read("market", _parse_pile))  # kept sorted, as the engine keeps them
-    g.display = sorted(f.read("display", _parse_pile))
-    g.queue = f.read("queue", f.ids)
-    g.doubloons = f.read("doubloons",
-                         lambda t: [_parse_int(x, "doubloons", 0) for x in f.per_seat(t)])
-    g.hands = f.read("hands", f.seat_counts)
-    g.stored = f.read("stored", f.seat_counts)
-    devs = f.read("devs", lambda t: [f.ids(x) for x in f.per_seat(t)])
-    g.faceup = f.read("faceup", f.seat_counts)
-    g.fleets = f.read("fleets", f.fleets)
-    g.pick_queue = f.read("pick_queue", f.fleets)
-    g.pirates_due = f.read("pirates_due",
-                           lambda t: f.seat_map(t, lambda x: _parse_int(x, "count", 1)))
-    g.pirates_chosen = f.read("pirates_chosen", lambda t: f.seat_map(t, _parse_multiset))
-    g.announced = f.read("announced", _announced)
-    g.offers = f.read("offers", lambda t: f.seat_map(t, _parse_multiset))
-    g.tie = tuple(f.read("tie", f.seat_list))
-    g.takes = f.read("takes", lambda t: f.pairs(t, f.seat))
-    gift_to = f.read("gift_to", f.opt_seat)
-    g.gift_to = -1 if gift_to is None else gift_to
-    g.turn_order = f.read("turn_order", f.seat_list)
-    g.turn_index = f.read("turn_index", lambda t: _parse_int(t, "index", 0, players))
-    g.turn_sets = f.read("turn_sets", f.nat)
-    g.turn_series = f.read("turn_series", f.flag)
-    g.turn_relics = f.read("turn_relics", f.flag)
-    g.turn_perfect = f.read("turn_perfect", f.flag)
-    g.converted = f.read("converted", lambda t: f.pairs(t, _parse_card))
-    g.merchants_used = set(f.read("merchants_used", f.ids))
-    if f.edition >= 2:
-        g.store_due = f.read("store_due",
-                             lambda t: f.seat_map(t, lambda x: _parse_int(x, "count", 1)))
-        g.store_chosen = f.read("store_chosen", lambda t: f.seat_map(t, _parse_multiset))
-    g.perfect_shown = f.read("perfect_shown", f.seat_list)
-    g.queue_short = f.read("queue_short", f.flag)
-    g.result = f.read("result", f.result)
-    g.reshuffles = f.read("reshuffles", f.nat)
-    g.draw = f.read("draw", _parse_pile)
-    g.discard = f.read("discard", _parse_pile)
-    g.devpile = f.read("devpile", f.ids)
-    _check_developments(g, devs)
-    for seat, ids in enumerate(devs):  # owner, caravels, merchants, capacity, shipyards
-        for card_id in ids:
-            g._acquire(seat, card_id)
+    deck = _read_deck(f, deck)
+    # Fields are read in the order of the text, so the first bad one is the one named.
+    state = GameState(
+        options=options,
+        round=f.read("round", lambda t: _parse_int(t, "round", 1)),
+        tm=f.read("tm", f.seat),
+        event=f.read("event", _event),
+        phase=f.read("phase", _phase),
+        active=f.read("active", f.seat),
+        market=sorted(f.read("market", _parse_pile)),  # kept sorted, as the engine keeps them
+        display=sorted(f.read("display", _parse_pile)),
+        queue=f.read("queue", f.ids),
+        doubloons=f.read("doubloons",
+                         lambda t: [_parse_int(x, "doubloons", 0) for x in f.per_seat(t)]),
+        hands=f.read("hands", f.seat_counts),
+        stored=f.read("stored", f.seat_counts),
+        devs=(devs := f.read("devs", lambda t: [f.ids(x) for x in f.per_seat(t)])),
+        faceup=f.read("faceup", f.seat_counts),
+        fleets=f.read("fleets", f.fleets),
+        pick_queue=f.read("pick_queue", f.fleets),
+        pirates_due=f.read("pirates_due",
+                           lambda t: f.seat_map(t, lambda x: _parse_int(x, "count", 1))),
+        pirates_chosen=f.read("pirates_chosen", lambda t: f.seat_map(t, _parse_multiset)),
+        announced=f.read("announced", _announced),
+        offers=f.read("offers", lambda t: f.seat_map(t, _parse_multiset)),
+        tie=tuple(f.read("tie", f.seat_list)),
+        takes=f.read("takes", lambda t: f.pairs(t, f.seat)),
+        gift_to=f.read("gift_to", f.opt_seat),
+        turn_order=f.read("turn_order", f.seat_list),
+        turn_index=f.read("turn_index", lambda t: _parse_int(t, "index", 0, players)),
+        turn_sets=f.read("turn_sets", f.nat),
+        turn_series=f.read("turn_series", f.flag),
+        turn_relics=f.read("turn_relics", f.flag),
+        turn_perfect=f.read("turn_perfect", f.flag),
+        converted=f.read("converted", lambda t: f.pairs(t, _parse_card)),
+        merchants_used=set(f.read("merchants_used", f.ids)),
+        **(_store_fields(f) if f.edition >= 2 else {}),
+        perfect_shown=f.read("perfect_shown", f.seat_list),
+        queue_short=f.read("queue_short", f.flag),
+        result=f.read("result", f.result),
+        reshuffles=f.read("reshuffles", f.nat),
+        draw=f.read("draw", _parse_pile),
+        discard=f.read("discard", _parse_pile),
+        devpile=f.read("devpile", f.ids),
+    )
+    # The development ids are checked against the deck before the game acquires them.
+    _check_developments(Game.from_state(replace(state, devs=()), deck), devs)
+    g = Game.from_state(state, deck)
     _check_resources(g)
     _check_state(g)
     problems = position_problems(g)
     if problems:
         raise NotationError("; ".join(map(str, problems)), problems)
     return g
+
+
+def _store_fields(f: _Fields) -> dict[str, Any]:
+    """The storage step's fields, which positions of the second edition hold (R6.9)."""
+    return {"store_due": f.read("store_due",
+                                lambda t: f.seat_map(t, lambda x: _parse_int(x, "count", 1))),
+            "store_chosen": f.read("store_chosen", lambda t: f.seat_map(t, _parse_multiset))}
 
 
 def _event(text: str) -> str | None:

@@ -19,6 +19,7 @@ from typing import Any
 
 from mundus_net.bots.base import Bot, load_bot, read_bot_files, ship_bot_files, split_options
 from mundus_net.engine.deck import Deck
+from mundus_net.engine.errors import MundusError
 from mundus_net.engine.game import Game
 from mundus_net.engine.seeds import bot_seed, game_seed
 from mundus_net.protocol.statedir import atomic_write
@@ -28,7 +29,7 @@ from mundus_net.tools.results import Row, check_spec
 DEFAULT_TIME_LIMIT = 10.0  # seconds per decision, as the host's default for network bots
 
 
-class TournamentError(RuntimeError):
+class TournamentError(MundusError, RuntimeError):
     """A game could not be played (not a bot's fault: those are charged and recorded)."""
 
 

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from mundus_net.cli_args import add_deck_option
 from mundus_net.engine.deck import Deck, DeckError, load_deck
+from mundus_net.engine.errors import MundusError
 from mundus_net.engine.game import REASON_WORDS, WIN_DOUBLOONS
 from mundus_net.engine.record import GameRecord, RecordError
 from mundus_net.tools.progress import ProgressReport
@@ -62,7 +63,7 @@ INSTALL_HINT = "pip install 'mundus-net[plots]' (or pip install matplotlib)"
 BANDS_UP_TO = 5  # entries in a rating picture up to which their ± sigma bands stay legible
 
 
-class MissingMatplotlib(RuntimeError):
+class MissingMatplotlib(MundusError, RuntimeError):
     """matplotlib is not installed."""
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from mundus_net.bots.base import split_options
 from mundus_net.engine.deck import Deck
+from mundus_net.engine.errors import MundusError
 from mundus_net.engine.record import FORMAT as RECORD_FORMAT
 from mundus_net.engine.record import GameRecord, RecordError
 from mundus_net.tools.progress import Progress
@@ -27,7 +28,7 @@ PROGRESS_FROM = 100  # records in a folder from which replaying shows progress o
 Note = Callable[[str], None]
 
 
-class ReportError(ValueError):
+class ReportError(MundusError, ValueError):
     """An input that cannot be drawn; the message says why."""
 
 

@@ -26,6 +26,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from mundus_net.cli_args import add_deck_option
 from mundus_net.engine.decisions import Offer, RuleError
 from mundus_net.engine.deck import Deck, DeckError, deck_for_record, default_deck, load_deck
+from mundus_net.engine.errors import MundusError
 from mundus_net.engine.game import REASON_WORDS, Game, Result
 from mundus_net.engine.record import FORMAT as RECORD_FORMAT
 from mundus_net.engine.record import GameRecord, RecordError
@@ -41,7 +42,7 @@ from mundus_net.protocol.signing import (
 from mundus_net.tools.results import file_error
 
 
-class UnreadableRecord(ValueError):
+class UnreadableRecord(MundusError, ValueError):
     """The file is not a game record at all (exit status 2); the message says what it is."""
 
 

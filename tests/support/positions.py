@@ -1,15 +1,17 @@
 """Positions for the engine's rule tests: build a game, then arrange the situation a test needs.
 
 Every arranging helper keeps the 120 resources conserved (cards are moved between the draw
-pile and the place the test wants them, never created) and gives developments through
-``Game._acquire`` so the engine's derived caches (caravels, merchants, capacity, owners)
-stay right.
+pile and the place the test wants them, never created) and hands the arranged fields back to
+the game through its public :meth:`Game.set_state` (:func:`invalidate`), which rebuilds what
+the developments bring (caravels, merchants, capacity, owners) and forgets the legal
+decisions it had worked out.
 """
 
 from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -26,7 +28,7 @@ R = RELIC
 
 # Fields that are not part of the state a refused decision must leave untouched: the log
 # (checked by length instead), the legal-decision cache, and the immutable deck and options.
-_NOT_STATE = {"log", "_legal", "deck", "options"}
+_NOT_STATE = {"log", "_legal", "deck", "options", "_keep_log", "_on_round_end"}
 
 
 # -- state snapshots and refusals -----------------------------------------------------------------
@@ -56,8 +58,9 @@ def assert_refused(g: Game, seat: int, decision: Decision, rule: str) -> RuleErr
 
 
 def invalidate(g: Game) -> None:
-    """Forget the engine's cached legal decisions after arranging fields directly."""
-    g._legal = {}
+    """After arranging fields directly: the game takes its own state again, as a position
+    (its derived caches rebuilt, its cached legal decisions forgotten)."""
+    g.set_state(g.state())
 
 
 # -- resources ------------------------------------------------------------------------------------
@@ -167,8 +170,8 @@ def give(g: Game, seat: int, *card_ids: str) -> None:
             g.devpile.remove(card_id)
         else:
             raise AssertionError(f"{card_id} is not in the queue or the pile of this game")
-        g._acquire(seat, card_id)
-    invalidate(g)
+        g.devs[seat].append(card_id)
+    invalidate(g)  # owner, caravels, merchants, capacity, shipyards: from devs
 
 
 def put_queue_first(g: Game, card_id: str) -> None:
@@ -217,8 +220,7 @@ def begin_round(g: Game, number: int = 2, *, tm: int | None = None,
         stack.extend(display or ())
         stack_draw(g, stack)
     g.round = number - 1
-    g._begin_round()
-    g._settle()
+    g.next_round()
 
 
 def start_announce(g: Game, hands: dict[int, Sequence[int]], *, tm: int = 0) -> None:
@@ -270,13 +272,12 @@ def start_turn(g: Game, seat: int, hand: Sequence[int], *, event: str | None = N
     set_hand(g, seat, hand)
     g.event = event
     if last:
-        g.turn_order = [(seat + 1 + i) % n for i in range(n)]
-        g.turn_index = n - 1
+        order, index = [(seat + 1 + i) % n for i in range(n)], n - 1
     else:
-        g.turn_order = [(seat + i) % n for i in range(n)]
-        g.turn_index = 0
-    g._start_turn()
-    invalidate(g)
+        order, index = [(seat + i) % n for i in range(n)], 0
+    g.set_state(replace(g.state(), phase="turn", active=order[index], turn_order=order,
+                        turn_index=index, turn_sets=0, turn_series=False, turn_relics=False,
+                        turn_perfect=False, converted=[]))
 
 
 def end_turns(g: Game) -> None:
