@@ -335,7 +335,7 @@ def test_R4_2_a_hand_the_deal_cannot_give_is_refused() -> None:
                            and g.round >= 2)
     message = _refused(_from_draw(text, 1, "hands", game.takes[0][0]), "hand_size", "hands",
                        "R4.2")
-    assert message.endswith(" before the takes (R4.2)")
+    assert message.endswith(" after the takes (R4.2)")
     _refused(with_field(P, "reshuffles", "1"), "reshuffle_in_round_1", "reshuffles", "R4.2")
 
 
@@ -413,7 +413,7 @@ def test_a_refusal_names_every_problem_of_the_position() -> None:
         parse_position(text)
     names = [p.name for p in info.value.problems]
     assert names == ["wrong_seat_asked", "stored_over_capacity", "stored_outside_storage",
-                     "perfect_before_turn"]
+                     "perfect_before_turn", "draw_not_from_seed"]
     assert str(info.value) == "; ".join(map(str, info.value.problems))
     assert all(isinstance(p, PositionProblem) for p in info.value.problems)
     assert position_problems(Game.new(3, 4)) == []

@@ -11,6 +11,7 @@ reach (:func:`position_problems` lists, by name and rule, why one cannot be reac
 
 from __future__ import annotations
 
+import random
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from mundus_net.engine.cards import (
     RELIC,
     RESOURCE_COUNTS,
     RESOURCE_NAMES,
+    TOTAL_RESOURCES,
     VALUES,
     Cards,
     from_counts,
@@ -919,7 +921,10 @@ def _check_trade(g: Game, add: _Add) -> None:
 
 
 def _check_market(g: Game, add: _Add) -> None:
-    if len(g.market) != MARKET_SIZE:
+    # Only Sergio's refill (P01) can find both piles empty, and only with a custom deck.
+    short = not _deals_in_full(g) and "sergio" in {
+        c.power for c in g.deck.for_players(g.players, g.options.promo)}
+    if len(g.market) > MARKET_SIZE or (len(g.market) < MARKET_SIZE and not short):
         add("market_size", "market", "R2.2, R5.5",
             f"the market holds {len(g.market)} card(s): it holds 3 from the setup on (a swap "
             "keeps it at 3, and the draw pile always refills it)")
@@ -1088,12 +1093,12 @@ def _check_supply(g: Game, add: _Add) -> None:
         if ponce_seat is not None and len(g.caravels[ponce_seat]) < 2:
             add("split_without_two_caravels", "phase", "R4.4",
                 f"seat {ponce_seat} owns fewer than 2 caravels to split")
-        if len(g.display) != total:
+        if len(g.display) != total and (len(g.display) > total or _deals_in_full(g)):
             add("display_size", "display", "R4.3",
                 f"{len(g.display)} card(s) on display for {total} caravel(s)")
     if phase == PICK:
         waiting = sum(len(f) for _, f in g.pick_queue)
-        if len(g.display) != waiting:
+        if len(g.display) != waiting and (len(g.display) > waiting or _deals_in_full(g)):
             add("display_size", "display", "R4.3",
                 f"{len(g.display)} card(s) on display for the {waiting} caravel(s) still to "
                 "pick (one card per caravel in play)")
@@ -1119,15 +1124,45 @@ def _check_supply(g: Game, add: _Add) -> None:
 # Phases in which every hand is what the supply step dealt, moved only by the trade (R5);
 # and those in which ``takes`` are this round's (before the reveal they are the last round's).
 _HANDS_FROM_SUPPLY = frozenset((ANNOUNCE, OFFER, TM_TIE, TAKE, GIFT, FIRST, TURN))
-_TAKES_OF_THIS_ROUND = frozenset((TAKE, GIFT, FIRST, TURN))
+_TAKES_OF_THIS_ROUND = frozenset((TAKE, GIFT, FIRST, TURN, STORE))
+
+
+def _deals_in_full(g: Game) -> bool:
+    """docs/rules.md R4.2, by counting the deck in play: a supply step always deals 5 cards
+    to each seat, one per caravel to the display and Sergio's refill (P01), when the cards
+    that can be outside the draw and discard piles at its start (the market and every
+    warehouse full) leave enough. True for the shipped decks; a custom deck with more or
+    bigger warehouses, or more caravels, may run both piles dry."""
+    in_play = g.deck.for_players(g.players, g.options.promo)
+    room = sum(c.capacity for c in in_play)
+    drawn = (HAND_DEAL * g.players + sum(c.kind == "caravel" for c in in_play)
+             + any(c.power == "sergio" for c in in_play))
+    return MARKET_SIZE + room + drawn <= TOTAL_RESOURCES
 
 
 def _hand_after_supply(g: Game, seat: int) -> tuple[int, int]:
     """R4.1-R4.7, P01: the fewest and most cards ``seat`` can hold after this round's supply
-    step: 5 dealt (the draw pile never runs dry, docs/rules.md R4.2), one picked per caravel,
-    less the pirates' due; plus up to its warehouses' capacity returned and Sergio's buy."""
+    step: 5 dealt (the draw pile never runs dry, docs/rules.md R4.2, unless a custom deck
+    can make it), one picked per caravel, less the pirates' due; plus up to its warehouses'
+    capacity returned and Sergio's buy."""
     least = HAND_DEAL + len(g.caravels[seat]) - g.pirates_due.get(seat, 0)
-    return least, least + g.capacity[seat] + (g.owner.get("sergio") == seat)
+    most = least + g.capacity[seat] + (g.owner.get("sergio") == seat)
+    return (least if _deals_in_full(g) else 0), most
+
+
+def _hand_after_trade(g: Game, seat: int) -> tuple[int, int]:
+    """The fewest and most cards ``seat`` held when the trade (R5.5-R5.9) ended, or holds now
+    before then, face-up cards counted: the supply's bounds moved by each take and the gift."""
+    least, most = _hand_after_supply(g, seat)
+    if g.phase in _TAKES_OF_THIS_ROUND:  # each take moves one card from source to taker
+        moved = sum(x == seat for x, _ in g.takes) - sum(y == seat for _, y in g.takes)
+        least, most = least + moved, most + moved
+    gift = g.phase in (FIRST, TURN, STORE) and g.takes and g.takes[-1][1] != g.tm
+    if gift and seat == g.tm:  # R5.9: the TM gave one card, if he had one
+        least -= 1
+    elif gift and seat == g.takes[-1][1]:
+        most += 1
+    return max(least, 0), most
 
 
 def _check_hands(g: Game, add: _Add) -> None:
@@ -1135,23 +1170,18 @@ def _check_hands(g: Game, add: _Add) -> None:
     and the end of a round discards every hand."""
     phase = g.phase
     if phase in _HANDS_FROM_SUPPLY:
-        traded = phase in _TAKES_OF_THIS_ROUND
-        gift = phase in (FIRST, TURN) and g.takes and g.takes[-1][1] != g.tm
         for s in range(g.players) if phase != TURN else _unplayed(g):
-            least, most = _hand_after_supply(g, s)
+            least, most = _hand_after_trade(g, s)
             held = sum(g.hands[s]) + sum(g.faceup[s])
-            if traded:  # each take moves one card from its source to its taker (R5.5, R5.6)
-                held += sum(y == s for _, y in g.takes) - sum(x == s for x, _ in g.takes)
-            if gift and s == g.tm:  # R5.9: the TM gave one card, if he had one
-                least, most = least - 1, most
-            elif gift and s == g.takes[-1][1]:
-                least, most = least, most + 1
             if not least <= held <= most:
+                traded = phase in _TAKES_OF_THIS_ROUND
                 add("hand_size", "hands", "R4.2",
-                    f"seat {s} holds {sum(g.hands[s])} card(s) in phase {phase}: the deal (5 "
+                    f"seat {s} holds {held} card(s)"
+                    + (" (those face up counted)" if any(g.faceup[s]) else "")
+                    + f" in phase {phase}: the deal (5 "
                     "cards), the caravels, the warehouses, the pirates and the trade leave it "
                     + (str(least) if least == most else f"{least} to {most}")
-                    + (" before the takes" if traded else ""))
+                    + (" after the takes" if traded else ""))
                 break
     if g.round == 1 and g.reshuffles:
         add("reshuffle_in_round_1", "reshuffles", "R4.2",
@@ -1179,9 +1209,244 @@ def _check_result(g: Game, add: _Add) -> None:
             else "no rule ends the game at the end of this round")
 
 
+# -- what the seed gives (R2.6) ----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _SeedSetup:
+    """What R2.6's one seeded generator lays out before round 1, as Game.__init__ does it:
+    the resource draw pile after the market was turned, the market, the development cards in
+    the order they are drawn (the queue first, then the pile from its top), the first TM."""
+
+    draw: tuple[int, ...]
+    market: tuple[int, ...]
+    devs_in_order: tuple[str, ...]
+    tm: int
+
+
+_SEED_SETUPS: dict[tuple[int, int, bool, int | None, str, str], _SeedSetup] = {}
+
+
+def _seed_setup(g: Game) -> _SeedSetup:
+    """The setup ``g``'s seed gives (the same draws, in the same order, as Game.__init__:
+    the round-trip test of every bot position keeps the two in step)."""
+    o = g.options
+    key = (o.seed, o.players, o.promo, o.first_tm, g.deck.name, g.deck.digest)
+    setup = _SEED_SETUPS.get(key)
+    if setup is None:
+        rng = random.Random(o.seed)
+        draw = [v for v in VALUES for _ in range(RESOURCE_COUNTS[v])]
+        rng.shuffle(draw)
+        market = tuple(sorted(draw.pop() for _ in range(MARKET_SIZE)))
+        cards = [c.id for c in g.deck.for_players(o.players, o.promo)]
+        rng.shuffle(cards)
+        tm = rng.randrange(o.players) if o.first_tm is None else o.first_tm
+        setup = _SeedSetup(tuple(draw), market, tuple(reversed(cards)), tm)
+        if len(_SEED_SETUPS) > 256:  # memory bounded: a reader sees few seeds at once
+            _SEED_SETUPS.clear()
+        _SEED_SETUPS[key] = setup
+    return setup
+
+
+def _check_seed(g: Game, add: _Add) -> None:
+    """R2.6: the same seed gives the same piles. The development pile is never reshuffled, so
+    it is always the bottom of the one the seed shuffled, and the queue holds its cards in the
+    order they were drawn (R6.4); until the first reshuffle (R4.2) the resource draw pile is
+    the bottom of the seed's too; round 1's market, first TM and hands are the seed's until
+    the offers are taken."""
+    setup = _seed_setup(g)
+    order = setup.devs_in_order
+    undrawn = order[len(order) - len(g.devpile):] if g.devpile else ()
+    if tuple(reversed(g.devpile)) != undrawn:
+        add("devpile_not_from_seed", "devpile", "R2.6",
+            f"seed {g.options.seed} leaves the development pile "
+            f"{_ids(reversed(undrawn))} when {len(g.devpile)} card(s) are left in it")
+    index = {card_id: i for i, card_id in enumerate(order)}
+    drawn = [index.get(card_id, -1) for card_id in g.queue]
+    if drawn != sorted(drawn):
+        add("queue_not_in_draw_order", "queue", "R6.4",
+            f"the queue holds its cards in the order they were drawn (seed "
+            f"{g.options.seed}): {_ids(sorted(g.queue, key=lambda c: index.get(c, -1)))}")
+    if not g.reshuffles and tuple(g.draw) != setup.draw[:len(g.draw)]:
+        add("draw_not_from_seed", "draw", "R2.6",
+            f"before the first reshuffle the draw pile is the bottom of the one seed "
+            f"{g.options.seed} shuffled: {pile_text(setup.draw[:len(g.draw)])}")
+    if g.round != 1 or g.phase not in (ANNOUNCE, OFFER, TM_TIE):
+        return
+    if tuple(g.market) != setup.market:
+        add("market_not_from_seed", "market", "R2.2",
+            f"seed {g.options.seed} turns the market {pile_text(setup.market)}, and no take "
+            "has changed it yet")
+    if g.options.first_tm is None and g.tm != setup.tm:  # first_tm given: _check_round
+        add("tm_not_first_tm", "tm", "R2.4",
+            f"seed {g.options.seed} draws seat {setup.tm} as the first Trade Master, and the "
+            "token moves only at the reveal of the offers")
+        return
+    n = g.players
+    deal = setup.draw[len(setup.draw) - HAND_DEAL * n:]  # drawn from the top, the end
+    for i in range(n):  # R4.2: dealt from the TM clockwise
+        seat = (setup.tm + i) % n
+        dealt = sorted(deal[len(deal) - HAND_DEAL * (i + 1):len(deal) - HAND_DEAL * i])
+        held = from_counts([h + f for h, f in zip(g.hands[seat], g.faceup[seat], strict=True)])
+        if list(held) != dealt:
+            add("hand_not_dealt_from_seed", "hands", "R4.2",
+                f"seed {g.options.seed} deals seat {seat} {multiset_text(dealt)} in round 1, "
+                "and no take has changed it yet")
+            break
+
+
+# -- the takes of the trade (R5.2, R5.6, R5.7) --------------------------------------------------
+
+# Phases in which ``takes`` are this round's; before them (round 2 on) they are the last round's,
+# and ``announced`` is the N of those takes except once the new one is announced.
+_TAKES_DONE = frozenset((TAKE, GIFT, FIRST, TURN, STORE, OVER))
+_LAST_N_KEPT = frozenset((CORONADO, SPLIT, PICK, SERGIO, PIRATES, ANNOUNCE)) | _TAKES_DONE
+
+
+def _check_takes(g: Game, add: _Add) -> None:
+    """The history of takes: none before round 1's trade, none from a seat more often than it
+    offered cards (R5.2), and no ping-pong while another seat still offered cards (R5.7)."""
+    takes, n = g.takes, g.players
+    if g.round == 1 and g.phase not in _TAKES_DONE and takes:
+        add("takes_before_trade", "takes", "R5.6",
+            f"round 1 is before its first take (phase {g.phase}): write -")
+        return
+    if g.phase in _LAST_N_KEPT and g.announced:
+        for s in range(n):
+            taken = sum(source == s for _, source in takes)
+            if taken > g.announced:
+                add("takes_past_offer", "takes", "R5.2",
+                    f"{taken} card(s) taken from seat {s}, which offered at most "
+                    f"{g.announced} (N)")
+                break
+    if g.phase in (TAKE, TM_TIE):  # what is face up and was taken is each seat's offer
+        for s in range(n):
+            this_round = takes if g.phase == TAKE else []
+            taken = sum(source == s for _, source in this_round)
+            offered = sum(g.faceup[s]) + taken
+            before = sum(g.hands[s]) + offered - sum(taker == s for taker, _ in this_round)
+            most = min(g.announced, before)
+            least = 0 if g.owner.get("casas") == s else most
+            if not least <= offered <= most:
+                size = str(most) if least == most else f"{least} to {most}"
+                add("faceup_not_an_offer", "faceup", "R5.2",
+                    f"seat {s} offered {offered} card(s) (face up and taken), not {size}")
+                break
+    if n == 2:  # R5.7 is ignored with 2 players
+        return
+    for i in range(2, len(takes)):
+        (x1, y1), (x2, y2), (taker, source) = takes[i - 2], takes[i - 1], takes[i]
+        if not (x1 == taker and x2 == y1 and y2 == taker and source == y1):
+            continue
+        # Seats still offering cards at take i: those taken from later, and those with cards
+        # face up now; if one is neither taker nor source, the ban was not lifted.
+        offering = {y for _, y in takes[i + 1:]}
+        if g.phase == TAKE:
+            offering |= {s for s in range(n) if any(g.faceup[s])}
+        others = sorted(offering - {taker, source})
+        if others:
+            add("ping_pong", "takes", "R5.7",
+                f"take {i + 1} ({taker}>{source}) answers seat {source}'s take from seat "
+                f"{taker} while seat {others[0]} still offered cards")
+            break
+
+
+# -- the progression step, from what it leaves (R3.2, R6.2, R6.7, R6.10) -----------------------
+
+
+def _played(g: Game) -> list[int]:
+    """The seats whose progression turn of this round has begun (the current one included)."""
+    unplayed = set(_unplayed(g))
+    if g.phase not in (TURN, STORE, OVER) or not g.turn_order:
+        return []
+    return [s for s in g.turn_order if s not in unplayed]
+
+
+def _check_event_after_turns(g: Game, add: _Add) -> None:
+    """R3.2, R3.3 once a turn may have taken queue card 1 (R6.4): the event is the icon of a
+    card that can have been card 1 when the round began. That card was drawn no later than
+    today's card 1 (the queue keeps draw order), so it is today's card 1 or a card drawn
+    before it that a seat who has played this round owns."""
+    if g.round == 1 or g.phase not in (TURN, STORE, OVER):
+        return
+    order = {card_id: i for i, card_id in enumerate(_seed_setup(g).devs_in_order)}
+    head = order[g.queue[0]] if g.queue else len(order)
+    candidates = [g.queue[0]] if g.queue else []
+    candidates += sorted((d for s in _played(g) for d in g.devs[s] if order[d] < head),
+                         key=order.__getitem__)
+    icons = {g.deck[c].icon for c in candidates}
+    if g.event in icons or (None in icons and "coronado" in g.owner) or (
+            not candidates and (g.event is None or "coronado" in g.owner)):
+        return
+    add("event_not_from_queue", "event", "R3.2",
+        f"the event of round {g.round} is the icon of queue card 1 when it began, one of "
+        f"{_ids(candidates)} (showing {', '.join(sorted(i or '-' for i in icons)) or '-'}), "
+        f"not {g.event or '-'}")
+
+
+def _check_played_hands(g: Game, add: _Add) -> None:
+    """R6.2, R6.10: a progression turn only spends cards, so a seat that has played holds no
+    more than the supply and the trade gave it; by the first edition's rules its hand is
+    discarded when its turn ends."""
+    if g.phase not in (TURN, STORE) or not g.turn_order:
+        return
+    first_edition = g.options.rules < 2
+    for s in _played(g):
+        done = s != g.active or (g.phase == STORE and not first_edition)
+        if first_edition and done:
+            if any(g.hands[s]):
+                add("hand_after_turn", "hands", "R6.10",
+                    f"seat {s} holds cards after its turn: by the first edition's rules the "
+                    "hand is discarded when the turn ends")
+                break
+            continue
+        most = _hand_after_trade(g, s)[1]
+        if sum(g.hands[s]) > most:
+            add("hand_grew_in_turn", "hands", "R6.2",
+                f"seat {s} holds {sum(g.hands[s])} card(s) in phase {g.phase}: its turn only "
+                f"spends cards, and the supply and the trade left it at most {most}")
+            break
+
+
+def _check_income(g: Game, add: _Add) -> None:
+    """R6.7: every development pays its income at the end of each of its owner's turns, those
+    taken in the turn included, and only Coronado (R3.3) and Sergio (P01) cost doubloons: a
+    seat that owns neither holds at least one payment of every development whose turn is
+    over (the current turn's sets may not have paid yet)."""
+    for s in range(g.players):
+        if g.owner.get("coronado") == s or g.owner.get("sergio") == s:
+            continue
+        incomes = sorted(g.deck[d].income for d in g.devs[s])
+        if g.phase == TURN and s == g.active:
+            incomes = incomes[:max(0, len(incomes) - g.turn_sets)]  # the largest unpaid
+        paid = sum(incomes)
+        if g.doubloons[s] < paid:
+            add("doubloons_below_income", "doubloons", "R6.7",
+                f"seat {s} holds {g.doubloons[s]} doubloons, but its developments have paid "
+                f"it at least {paid} and it owns nothing that costs doubloons")
+            break
+
+
+def _check_round_1_developments(g: Game, add: _Add) -> None:
+    """R6.2, R3.1: round 1 has no event, so no King's Aid: each seat earns at most one
+    development, in its turn (the current seat as many as the sets it made)."""
+    if g.round != 1:
+        return
+    for s in _played(g):
+        most = g.turn_sets if g.phase == TURN and s == g.active else 1
+        if len(g.devs[s]) > most:
+            add("developments_past_sets", "devs", "R6.2",
+                f"seat {s} owns {len(g.devs[s])} developments in round 1: one identical set "
+                f"earns one, and {'its turn has made' if most != 1 else 'a turn makes'} "
+                f"{most}")
+            break
+
+
 _REACHABILITY_CHECKS: tuple[Callable[[Game, _Add], None], ...] = (
     _check_asked_seat, _check_trade, _check_market, _check_stored, _check_round,
-    _check_turns, _check_queue, _check_supply, _check_hands, _check_result)
+    _check_turns, _check_queue, _check_supply, _check_hands, _check_result, _check_seed,
+    _check_takes, _check_event_after_turns, _check_played_hands, _check_income,
+    _check_round_1_developments)
 
 
 def position_problems(game: Game) -> list[PositionProblem]:
