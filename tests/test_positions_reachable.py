@@ -251,9 +251,10 @@ def test_R6_2_two_sets_in_a_turn_without_kings_aid_are_refused() -> None:
 
 
 def test_R6_2_kings_aid_allows_more_sets() -> None:
+    """A game reaches two sets in a King's Aid turn, and a position that says so reads."""
     text, _ = _position(lambda g: g.phase == "turn" and g.event == "KA"
-                           and g.affected(g.active))
-    assert parse_position(with_field(text, "turn_sets", "2")).turn_sets == 2
+                           and g.affected(g.active) and g.turn_sets >= 2)
+    assert parse_position(text).turn_sets >= 2
 
 
 def test_R6_4_queue_short_while_the_pile_could_refill_the_queue_is_refused() -> None:
@@ -413,7 +414,7 @@ def test_a_refusal_names_every_problem_of_the_position() -> None:
         parse_position(text)
     names = [p.name for p in info.value.problems]
     assert names == ["wrong_seat_asked", "stored_over_capacity", "stored_outside_storage",
-                     "perfect_before_turn", "draw_not_from_seed"]
+                     "perfect_before_turn", "draw_not_from_seed", "draw_not_the_rounds"]
     assert str(info.value) == "; ".join(map(str, info.value.problems))
     assert all(isinstance(p, PositionProblem) for p in info.value.problems)
     assert position_problems(Game.new(3, 4)) == []

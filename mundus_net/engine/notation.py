@@ -70,8 +70,10 @@ from mundus_net.engine.game import (
     PICK,
     PIRATES,
     QUEUE_SIZE,
+    RELIC_PAY,
     SERGIO,
     SERGIO_COST,
+    SERIES_PAY,
     SPLIT,
     STORE,
     TAKE,
@@ -994,6 +996,10 @@ def _check_round(g: Game, add: _Add) -> None:
             f"seat {shown[0]} has not played its progression turn of round {g.round}: the "
             "perfect combination is shown in a turn, and ends the game at the end of its round")
     seat = _turn_seat(g)
+    if seat is None and g.turn_perfect and g.round >= 2:
+        add("turn_perfect", "turn_perfect", "R8.1",
+            "the last turn of the last round showed the perfect combination: that round "
+            "ended the game")
     if seat is not None and (seat in g.perfect_shown) != g.turn_perfect:
         add("turn_perfect", "turn_perfect", "R8.1",
             f"turn_perfect says whether seat {seat} showed the perfect combination in its "
@@ -1372,7 +1378,8 @@ def _check_event_after_turns(g: Game, add: _Add) -> None:
     order = {card_id: i for i, card_id in enumerate(_seed_setup(g).devs_in_order)}
     head = order[g.queue[0]] if g.queue else len(order)
     candidates = [g.queue[0]] if g.queue else []
-    candidates += sorted((d for s in _played(g) for d in g.devs[s] if order[d] < head),
+    took = [s for s in _played(g) if s != _turn_seat(g) or g.turn_sets]  # R6.3: by a set
+    candidates += sorted((d for s in took for d in g.devs[s] if order[d] < head),
                          key=order.__getitem__)
     icons = {g.deck[c].icon for c in candidates}
     if g.event in icons or (None in icons and "coronado" in g.owner) or (
@@ -1401,10 +1408,17 @@ def _check_played_hands(g: Game, add: _Add) -> None:
                 break
             continue
         most = _hand_after_trade(g, s)[1]
-        if sum(g.hands[s]) > most:
+        # R6.2: the perfect combination spends 10 cards; the turn described by the turn_*
+        # fields at least 3 a set, 4 for a series and 1 for a relic set.
+        spent = 10 * (s in g.perfect_shown)
+        if s == _turn_seat(g):
+            spent = max(spent, 3 * g.turn_sets + 4 * g.turn_series + g.turn_relics
+                        + 10 * g.turn_perfect)
+        if sum(g.hands[s]) + spent > most:
             add("hand_grew_in_turn", "hands", "R6.2",
-                f"seat {s} holds {sum(g.hands[s])} card(s) in phase {g.phase}: its turn only "
-                f"spends cards, and the supply and the trade left it at most {most}")
+                f"seat {s} holds {sum(g.hands[s])} card(s) in phase {g.phase}"
+                + (f" and has spent at least {spent}" if spent else "")
+                + f": the supply and the trade left it at most {most}")
             break
 
 
@@ -1442,11 +1456,145 @@ def _check_round_1_developments(g: Game, add: _Add) -> None:
             break
 
 
+# -- what the rounds played leave (R4.2, R5.4, R6.2, R6.7) -------------------------------------
+
+# R6.2: what a series and a relic set pay, no event acting (there is none in round 1, R3.1).
+_SERIES_GAINS = (0, *SERIES_PAY.values())
+_RELIC_GAINS = (0, *RELIC_PAY.values())
+_FIRST_TURN_GAINS = frozenset(a + b for a in _SERIES_GAINS for b in _RELIC_GAINS)
+
+
+def _check_draws(g: Game, add: _Add) -> None:
+    """R4.2: each supply step draws 5 cards a seat (all of them, docs/rules.md R4.2), one per
+    caravel then owned (at most those owned now) and Sergio's refill (P01); before the first
+    reshuffle the draw pile is what is left of the 117 cards the setup left in it, and a
+    reshuffle needs those drawn to the last."""
+    supplied = g.round - (g.phase == CORONADO)  # supply steps begun so far
+    caravels = sum(len(c) for c in g.caravels)
+    most = supplied * (HAND_DEAL * g.players + caravels + ("sergio" in g.owner))
+    least = supplied * HAND_DEAL * g.players if _deals_in_full(g) else 0
+    first_pile = TOTAL_RESOURCES - MARKET_SIZE
+    if g.reshuffles:
+        if most < first_pile:
+            add("reshuffle_before_the_pile_ran_out", "reshuffles", "R4.2",
+                f"{supplied} supply step(s) draw at most {most} of the {first_pile} cards of the "
+                "first draw pile: it has not run out, so nothing was reshuffled")
+        return
+    drawn = first_pile - len(g.draw)
+    if not least <= drawn <= most:
+        add("draw_not_the_rounds", "draw", "R4.2",
+            f"{drawn} card(s) drawn from the pile in {supplied} supply step(s), which draw "
+            + (str(least) if least == most else f"{least} to {most}"))
+
+
+def _check_round_1_doubloons(g: Game, add: _Add) -> None:
+    """R6.2, R6.7: in round 1 (no event, no development before the turn) a turn earns at most
+    one series and one relic set, then the income of the development it took; so do the
+    doubloons a seat brings to round 2 until the takes (Coronado and Sergio may have cost
+    2 each)."""
+    if g.round == 1:
+        over = set(_played(g)) - ({g.active} if g.phase == TURN else set())
+    elif g.round == 2 and g.phase in _BEFORE_TAKES:
+        over = set(range(g.players))
+    else:
+        return
+    for s in sorted(over):
+        parts = g.income_of(s)
+        shipyards = parts.pop("shipyards", 0)  # opponents' caravels may have come later
+        income = sum(parts.values())
+        spent = (0, 2, 4) if g.round == 2 and s in (g.owner.get("coronado"),
+                                                    g.owner.get("sergio")) else (0,)
+        if not any(g.doubloons[s] + cost - income - yard in _FIRST_TURN_GAINS
+                   for cost in spent for yard in range(shipyards + 1)):
+            add("doubloons_not_a_first_turn", "doubloons", "R6.2",
+                f"seat {s} holds {g.doubloons[s]} doubloons after its turn of round 1: a series "
+                f"and a relic set pay {'/'.join(map(str, SERIES_PAY.values()))} and "
+                f"{'/'.join(map(str, RELIC_PAY.values()))}, and its developments {income}"
+                + (f" (and up to {shipyards} from shipyards)" if shipyards else ""))
+            return
+    if g.round == 1 and g.phase == TURN:
+        gains = {a + b for a in (SERIES_PAY.values() if g.turn_series else (0,))
+                 for b in (RELIC_PAY.values() if g.turn_relics else (0,))}
+        if g.doubloons[g.active] not in gains:
+            add("doubloons_not_this_turn", "doubloons", "R6.2",
+                f"seat {g.active} holds {g.doubloons[g.active]} doubloons in its turn of round "
+                "1: it earns only what its series and relic set of this turn pay "
+                f"(turn_series={int(g.turn_series)}, turn_relics={int(g.turn_relics)})")
+
+
+def _check_round_1_hands(g: Game, add: _Add) -> None:
+    """R2.6, R4.2, R5.5, R5.9: in round 1 each hand is the seed's deal, changed only by the
+    takes (one card out per take from the seat, one in per take by it) and the gift."""
+    if g.round != 1 or g.phase not in (TAKE, GIFT, FIRST, TURN):
+        return
+    setup, n = _seed_setup(g), g.players
+    deal = setup.draw[len(setup.draw) - HAND_DEAL * n:]
+    gift = g.phase in (FIRST, TURN) and g.takes and g.takes[-1][1] != g.tm
+    for s in range(n) if g.phase != TURN else _unplayed(g):
+        i = (s - setup.tm) % n
+        dealt = to_counts(deal[len(deal) - HAND_DEAL * (i + 1):len(deal) - HAND_DEAL * i])
+        now = [h + f for h, f in zip(g.hands[s], g.faceup[s], strict=True)]
+        came = sum(max(0, now[v] - dealt[v]) for v in VALUES)
+        went = sum(max(0, dealt[v] - now[v]) for v in VALUES)
+        came_most = sum(x == s for x, _ in g.takes) + bool(gift and s == g.takes[-1][1])
+        went_most = sum(y == s for _, y in g.takes) + bool(gift and s == g.tm)
+        if came > came_most or went > went_most:
+            add("hand_not_dealt_from_seed", "hands", "R4.2",
+                f"seat {s} holds {multiset_text(from_counts(now))} in round 1, and seed "
+                f"{g.options.seed} dealt it {multiset_text(from_counts(dealt))}: its "
+                f"{came_most} take(s) and gift bring at most {came_most} other card(s), and "
+                f"lose at most {went_most}")
+            return
+
+
+def _check_trade_master_offer(g: Game, add: _Add) -> None:
+    """R5.4: during the takes the Trade Master is one of the best offers. Each card taken from
+    a seat was worth 1 to 10, so the offers are known to that much."""
+    if g.phase != TAKE:
+        return
+    low, high = [], []
+    for s in range(g.players):
+        taken = sum(y == s for _, y in g.takes)
+        score = g.offer_score(s, from_counts(g.faceup[s]))
+        low.append(score + taken)
+        high.append(score + RELIC * taken)
+    if high[g.tm] < max(low):
+        best = low.index(max(low))
+        add("tm_not_best_offer", "tm", "R5.4",
+            f"seat {g.tm}'s offer scores at most {high[g.tm]} and seat {best}'s at least "
+            f"{low[best]}: the best offer takes the Trade Master token")
+
+
+def _check_asked_in_simultaneous_steps(g: Game, add: _Add) -> None:
+    """The ``active`` of a step every seat answers at once is the seat the last one-seat
+    step asked: the Trade Master who announced N (R5.1) in the offers; the last progression
+    turn's seat (R6.1) in the storage step; in the pirates step, one of the seats that can
+    have decided in this round's supply step, or the last round's last turn."""
+    if g.phase == OFFER and g.active != g.tm:
+        add("wrong_seat_asked", "active", "R5.1",
+            f"phase offer follows the announcement of the Trade Master, seat {g.tm}: active "
+            f"is {g.tm}, not {g.active}")
+    elif g.phase == STORE and g.options.rules >= 2 and g.turn_order and (
+            g.active != g.turn_order[-1]):
+        add("wrong_seat_asked", "active", "R6.9",
+            f"phase store follows the last progression turn, seat {g.turn_order[-1]}'s: active "
+            f"is {g.turn_order[-1]}, not {g.active}")
+    elif g.phase == PIRATES:
+        asked = {s for s, _ in g.fleets} | {g.owner.get(p) for p in ("ponce", "coronado",
+                                                                      "sergio")}
+        asked.add(g.turn_order[-1] if g.turn_order else 0)
+        if g.active not in asked:
+            add("wrong_seat_asked", "active", "R4.7",
+                f"seat {g.active} has made no decision this round, nor played the last turn "
+                "of the last one")
+
+
 _REACHABILITY_CHECKS: tuple[Callable[[Game, _Add], None], ...] = (
     _check_asked_seat, _check_trade, _check_market, _check_stored, _check_round,
     _check_turns, _check_queue, _check_supply, _check_hands, _check_result, _check_seed,
     _check_takes, _check_event_after_turns, _check_played_hands, _check_income,
-    _check_round_1_developments)
+    _check_round_1_developments, _check_draws, _check_round_1_doubloons, _check_round_1_hands,
+    _check_trade_master_offer, _check_asked_in_simultaneous_steps)
 
 
 def position_problems(game: Game) -> list[PositionProblem]:
