@@ -1441,9 +1441,26 @@ def _check_income(g: Game, add: _Add) -> None:
             break
 
 
+def _round_1_turn_seat(g: Game) -> int | None:
+    """The seat whose turn of round 1 the turn_* fields describe, in round 1 or in round 2
+    before its turns; None otherwise."""
+    if g.round == 1:
+        return _turn_seat(g)
+    if g.round == 2 and g.phase in _BEFORE_TURNS and g.turn_order:
+        return g.turn_order[-1]
+    return None
+
+
 def _check_round_1_developments(g: Game, add: _Add) -> None:
     """R6.2, R3.1: round 1 has no event, so no King's Aid: each seat earns at most one
-    development, in its turn (the current seat as many as the sets it made)."""
+    development, in its turn; the seat the turn_* fields describe one per set it made (no
+    one owns Vicente to cash a set, P04)."""
+    described = _round_1_turn_seat(g)
+    if described is not None and len(g.devs[described]) != g.turn_sets:
+        add("developments_past_sets", "devs", "R6.2",
+            f"seat {described} owns {len(g.devs[described])} development(s) and made "
+            f"{g.turn_sets} identical set(s) in its turn of round 1: each set earns one")
+        return
     if g.round != 1:
         return
     for s in _played(g):
@@ -1498,13 +1515,17 @@ def _check_round_1_doubloons(g: Game, add: _Add) -> None:
         over = set(range(g.players))
     else:
         return
+    described = _round_1_turn_seat(g)
+    flagged = frozenset(a + b for a in (SERIES_PAY.values() if g.turn_series else (0,))
+                        for b in (RELIC_PAY.values() if g.turn_relics else (0,)))
     for s in sorted(over):
+        gains = flagged if s == described else _FIRST_TURN_GAINS
         parts = g.income_of(s)
         shipyards = parts.pop("shipyards", 0)  # opponents' caravels may have come later
         income = sum(parts.values())
         spent = (0, 2, 4) if g.round == 2 and s in (g.owner.get("coronado"),
                                                     g.owner.get("sergio")) else (0,)
-        if not any(g.doubloons[s] + cost - income - yard in _FIRST_TURN_GAINS
+        if not any(g.doubloons[s] + cost - income - yard in gains
                    for cost in spent for yard in range(shipyards + 1)):
             add("doubloons_not_a_first_turn", "doubloons", "R6.2",
                 f"seat {s} holds {g.doubloons[s]} doubloons after its turn of round 1: a series "
@@ -1512,14 +1533,11 @@ def _check_round_1_doubloons(g: Game, add: _Add) -> None:
                 f"{'/'.join(map(str, RELIC_PAY.values()))}, and its developments {income}"
                 + (f" (and up to {shipyards} from shipyards)" if shipyards else ""))
             return
-    if g.round == 1 and g.phase == TURN:
-        gains = {a + b for a in (SERIES_PAY.values() if g.turn_series else (0,))
-                 for b in (RELIC_PAY.values() if g.turn_relics else (0,))}
-        if g.doubloons[g.active] not in gains:
-            add("doubloons_not_this_turn", "doubloons", "R6.2",
-                f"seat {g.active} holds {g.doubloons[g.active]} doubloons in its turn of round "
-                "1: it earns only what its series and relic set of this turn pay "
-                f"(turn_series={int(g.turn_series)}, turn_relics={int(g.turn_relics)})")
+    if g.round == 1 and g.phase == TURN and g.doubloons[g.active] not in flagged:
+        add("doubloons_not_this_turn", "doubloons", "R6.2",
+            f"seat {g.active} holds {g.doubloons[g.active]} doubloons in its turn of round 1: "
+            "it earns only what its series and relic set of this turn pay "
+            f"(turn_series={int(g.turn_series)}, turn_relics={int(g.turn_relics)})")
 
 
 def _check_round_1_hands(g: Game, add: _Add) -> None:
