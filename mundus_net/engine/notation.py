@@ -1400,13 +1400,14 @@ def _check_played_hands(g: Game, add: _Add) -> None:
     first_edition = g.options.rules < 2
     for s in _played(g):
         done = s != g.active or (g.phase == STORE and not first_edition)
+        held = sum(g.hands[s])
         if first_edition and done:
-            if any(g.hands[s]):
+            if held:
                 add("hand_after_turn", "hands", "R6.10",
                     f"seat {s} holds cards after its turn: by the first edition's rules the "
                     "hand is discarded when the turn ends")
                 break
-            continue
+            held = sum(g.stored[s])  # stored from this turn's hand, the rest discarded
         most = _hand_after_trade(g, s)[1]
         # R6.2: the perfect combination spends 10 cards; the turn described by the turn_*
         # fields at least 3 a set, 4 for a series and 1 for a relic set.
@@ -1414,9 +1415,10 @@ def _check_played_hands(g: Game, add: _Add) -> None:
         if s == _turn_seat(g):
             spent = max(spent, 3 * g.turn_sets + 4 * g.turn_series + g.turn_relics
                         + 10 * g.turn_perfect)
-        if sum(g.hands[s]) + spent > most:
+        if held + spent > most:
             add("hand_grew_in_turn", "hands", "R6.2",
-                f"seat {s} holds {sum(g.hands[s])} card(s) in phase {g.phase}"
+                f"seat {s} holds {held} card(s) in phase {g.phase}"
+                + (" (stored)" if first_edition and done else "")
                 + (f" and has spent at least {spent}" if spent else "")
                 + f": the supply and the trade left it at most {most}")
             break
@@ -1597,6 +1599,10 @@ def _check_asked_in_simultaneous_steps(g: Game, add: _Add) -> None:
         add("wrong_seat_asked", "active", "R6.9",
             f"phase store follows the last progression turn, seat {g.turn_order[-1]}'s: active "
             f"is {g.turn_order[-1]}, not {g.active}")
+    elif g.phase == OVER and g.turn_order and g.active != g.turn_order[-1]:
+        add("wrong_seat_asked", "active", "R8",
+            f"the game ended after the last progression turn, seat {g.turn_order[-1]}'s: "
+            f"active is {g.turn_order[-1]}, not {g.active}")
     elif g.phase == PIRATES:
         asked = {s for s, _ in g.fleets} | {g.owner.get(p) for p in ("ponce", "coronado",
                                                                       "sergio")}
