@@ -924,9 +924,9 @@ def _check_trade(g: Game, add: _Add) -> None:
 
 def _check_market(g: Game, add: _Add) -> None:
     # Only Sergio's refill (P01) can find both piles empty, and only with a custom deck.
-    short = not _deals_in_full(g) and "sergio" in {
-        c.power for c in g.deck.for_players(g.players, g.options.promo)}
-    if len(g.market) > MARKET_SIZE or (len(g.market) < MARKET_SIZE and not short):
+    if len(g.market) > MARKET_SIZE or (len(g.market) < MARKET_SIZE and (
+            _deals_in_full(g) or not any(c.power == "sergio" for c in g.deck.for_players(
+                g.players, g.options.promo)))):
         add("market_size", "market", "R2.2, R5.5",
             f"the market holds {len(g.market)} card(s): it holds 3 from the setup on (a swap "
             "keeps it at 3, and the draw pile always refills it)")
@@ -1139,11 +1139,21 @@ def _deals_in_full(g: Game) -> bool:
     that can be outside the draw and discard piles at its start (the market and every
     warehouse full) leave enough. True for the shipped decks; a custom deck with more or
     bigger warehouses, or more caravels, may run both piles dry."""
-    in_play = g.deck.for_players(g.players, g.options.promo)
-    room = sum(c.capacity for c in in_play)
-    drawn = (HAND_DEAL * g.players + sum(c.kind == "caravel" for c in in_play)
-             + any(c.power == "sergio" for c in in_play))
-    return MARKET_SIZE + room + drawn <= TOTAL_RESOURCES
+    key = (g.deck.name, g.deck.digest, g.players, g.options.promo)
+    full = _DEALS_IN_FULL.get(key)
+    if full is None:
+        in_play = g.deck.for_players(g.players, g.options.promo)
+        room = sum(c.capacity for c in in_play)
+        drawn = (HAND_DEAL * g.players + sum(c.kind == "caravel" for c in in_play)
+                 + any(c.power == "sergio" for c in in_play))
+        full = MARKET_SIZE + room + drawn <= TOTAL_RESOURCES
+        if len(_DEALS_IN_FULL) > 256:  # memory bounded
+            _DEALS_IN_FULL.clear()
+        _DEALS_IN_FULL[key] = full
+    return full
+
+
+_DEALS_IN_FULL: dict[tuple[str, str, int, bool], bool] = {}
 
 
 def _hand_after_supply(g: Game, seat: int) -> tuple[int, int]:
@@ -1457,6 +1467,14 @@ def _check_round_1_developments(g: Game, add: _Add) -> None:
     """R6.2, R3.1: round 1 has no event, so no King's Aid: each seat earns at most one
     development, in its turn; the seat the turn_* fields describe one per set it made (no
     one owns Vicente to cash a set, P04)."""
+    seat = _turn_seat(g) if g.phase not in _BEFORE_TURNS else (
+        g.turn_order[-1] if g.turn_order else None)
+    if (seat is not None and len(g.devs[seat]) < g.turn_sets
+            and g.owner.get("vicente") != seat):  # P04: only Vicente cashes a set
+        add("developments_past_sets", "turn_sets", "R6.3",
+            f"seat {seat} made {g.turn_sets} identical set(s) in its last turn and owns "
+            f"{len(g.devs[seat])} development(s): each set earns one")
+        return
     described = _round_1_turn_seat(g)
     if described is not None and len(g.devs[described]) != g.turn_sets:
         add("developments_past_sets", "devs", "R6.2",
@@ -1600,7 +1618,7 @@ def _check_asked_in_simultaneous_steps(g: Game, add: _Add) -> None:
             f"phase store follows the last progression turn, seat {g.turn_order[-1]}'s: active "
             f"is {g.turn_order[-1]}, not {g.active}")
     elif g.phase == OVER and g.turn_order and g.active != g.turn_order[-1]:
-        add("wrong_seat_asked", "active", "R8",
+        add("wrong_seat_asked", "active", "R6.1",
             f"the game ended after the last progression turn, seat {g.turn_order[-1]}'s: "
             f"active is {g.turn_order[-1]}, not {g.active}")
     elif g.phase == PIRATES:
