@@ -484,6 +484,21 @@ def test_rules_show_prints_every_secret_choice_made(capsys: pytest.CaptureFixtur
             assert f"  secret {kind}: {multiset_text(cards)}" in section, out
 
 
+def test_rules_show_as_a_seat_shows_its_own_offer_and_not_the_others(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """R5.3: an offer fixed and not yet revealed is shown to its own seat only."""
+    game = parse_position(P)
+    apply_decision(game, "announce:3")
+    apply_decision(game, "1.offer:113")
+    text = format_position(game)
+    assert main(["rules", "show", "--as", "1", text]) == 0
+    assert "  your secret offer: " + multiset_text((1, 1, 3)) in capsys.readouterr().out
+    assert main(["rules", "show", "--as", "0", text]) == 0
+    out = capsys.readouterr().out
+    assert "secret offer" not in out and multiset_text((1, 1, 3)) not in out.split("Seat 1")[1]
+    assert "has fixed a secret choice (hidden until all are in)" in out
+
+
 def test_rules_show_as_a_seat_shows_its_own_pirate_discard(
         capsys: pytest.CaptureFixture[str]) -> None:
     text, game = _two_seat_pirates_position()
