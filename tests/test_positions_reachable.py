@@ -791,3 +791,15 @@ def test_R4_2_a_custom_deck_that_can_run_the_piles_dry_is_counted_as_it_is() -> 
             _refused(text, "hand_size", "hands", "R4.2")
         else:
             assert parse_position(text, deck).hands[0] != game.hands[0]
+
+
+def test_R6_6_a_seat_whose_turn_has_not_begun_sails_the_caravels_it_owns() -> None:
+    def waiting_with_caravel(g: Game) -> int | None:
+        return next((s for s in g.turn_order[g.turn_index + 1:] if g.caravels[s]), None)
+    text, game = _position(lambda g: g.phase == "turn" and g.round >= 2
+                           and waiting_with_caravel(g) is not None)
+    seat = waiting_with_caravel(game)
+    fleets = [f"{s}:{'+'.join(f)}" for s, f in game.fleets if s != seat]
+    message = _refused(with_field(text, "fleets", ",".join(fleets) or "-"),
+                       "fleets_not_the_caravels", "fleets", "R6.6")
+    assert f"seat {seat}'s fleets are the caravels it owned at this round's supply" in message

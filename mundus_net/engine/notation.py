@@ -1093,6 +1093,18 @@ def _check_supply(g: Game, add: _Add) -> None:
                     f"seat {s}'s caravels sail as one fleet (two for Ponce de León's owner, "
                     "once he has split them)")
                 break
+    elif g.round >= 2:  # R6.6: a caravel taken in a turn sails from the next supply step
+        unplayed = set(_unplayed(g)) if phase != CORONADO else set()  # the last round's
+        for s in range(g.players):
+            mine = [f for seat, f in g.fleets if seat == s]
+            sailing = sorted(c for f in mine for c in f)
+            if len(mine) > (2 if g.owner.get("ponce") == s else 1) or (
+                    s in unplayed and sailing != sorted(g.caravels[s])):
+                add("fleets_not_the_caravels", "fleets", "R6.6",
+                    f"seat {s}'s fleets are the caravels it owned at this round's supply step "
+                    "(one fleet, two for Ponce de León's owner), and its turn has not begun"
+                    if s in unplayed else f"seat {s} sails one fleet (two with Ponce de León)")
+                break
     total = sum(len(c) for c in g.caravels)
     if phase == SPLIT:
         ponce_seat = g.owner.get("ponce")
