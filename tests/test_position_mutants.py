@@ -101,6 +101,12 @@ ALLOWED_KINDS = {
                      "by the announcement or the last turn's end (R5.1, R6.9)",
     "perfect_shown added": "a seat that has played may have shown it, if its hand and the "
                            "cards spent allow (R8.1)",
+    "merchant used": "a merchant's owner uses it, or not, in his turn (R6.5): a seat that has "
+                     "played may have used any of its merchants",
+    "merchant unused": "as merchant used",
+    "offer dropped": "in the offers, a seat may not have chosen yet (R5.3)",
+    "store choice dropped": "in the storage step, a seat may not have chosen yet (R6.9)",
+    "fleet dropped": "a seat that has played may have taken its caravels this round (R6.6)",
     "tm+1": "with no takes, nothing in the position shows who won the offers (R5.4)",
     "tm-1": "as tm+1",
     "active+1": "in the pirates step active is any seat of this round's supply decisions "
@@ -223,6 +229,43 @@ def mutants(text: str) -> Iterator[tuple[str, str]]:
     if field_of(text, "perfect_shown") == "-":
         for s in range(n):
             yield "perfect_shown added", with_field(text, "perfect_shown", str(s))
+    else:
+        yield "perfect_shown removed", with_field(text, "perfect_shown", "-")
+    yield from _more_mutants(text, n)
+
+
+def _more_mutants(text: str, n: int) -> Iterator[tuple[str, str]]:
+    """Changes to the fields of the steps: fleets, merchants, secret choices, gift, result."""
+    game = parse_position(text)
+    written = field_of(text, "merchants_used")
+    used = [] if written == "-" else written.split(",")
+    for merchant in (m for owned in game.merchants for m in owned):
+        if merchant in used:
+            yield "merchant unused", with_field(text, "merchants_used", ",".join(
+                m for m in used if m != merchant) or "-")
+        else:
+            yield "merchant used", with_field(text, "merchants_used",
+                                              ",".join(sorted([*used, merchant])))
+    for key, kind in (("fleets", "fleet dropped"), ("offers", "offer dropped"),
+                      ("store_chosen", "store choice dropped"),
+                      ("pirates_chosen", "pirate discard dropped"),
+                      ("converted", "conversion dropped")):
+        value = field_of(text, key) if f" {key}=" in text else "-"
+        if value != "-":
+            yield kind, with_field(text, key, ",".join(value.split(",")[1:]) or "-")
+    due = field_of(text, "pirates_due")
+    if due != "-":
+        seat, _, count = due.split(",")[0].partition(":")
+        yield "pirates_due+1", with_field(text, "pirates_due", ",".join(
+            [f"{seat}:{int(count) + 1}", *due.split(",")[1:]]))
+    if field_of(text, "gift_to") != "-":
+        for s in range(n):
+            yield "gift_to changed", with_field(text, "gift_to", str(s))
+    result = field_of(text, "result")
+    if result != "-":
+        parts = result.split(":")
+        yield "result rounds+1", with_field(text, "result", ":".join(
+            [*parts[:4], str(int(parts[4]) + 1)]))
 
 
 def sample_positions() -> Iterator[str]:

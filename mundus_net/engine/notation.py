@@ -1094,7 +1094,12 @@ def _check_supply(g: Game, add: _Add) -> None:
                     "once he has split them)")
                 break
     elif g.round >= 2:  # R6.6: a caravel taken in a turn sails from the next supply step
+        # Seats that cannot have taken a caravel since the supply step: those whose turn has
+        # not begun, and the seat of the turn the turn_* fields describe if it made no set.
         unplayed = set(_unplayed(g)) if phase != CORONADO else set()  # the last round's
+        described = _turn_seat(g)
+        if not g.turn_sets and phase != CORONADO and described is not None:
+            unplayed.add(described)
         for s in range(g.players):
             mine = [f for seat, f in g.fleets if seat == s]
             sailing = sorted(c for f in mine for c in f)
@@ -1102,7 +1107,7 @@ def _check_supply(g: Game, add: _Add) -> None:
                     s in unplayed and sailing != sorted(g.caravels[s])):
                 add("fleets_not_the_caravels", "fleets", "R6.6",
                     f"seat {s}'s fleets are the caravels it owned at this round's supply step "
-                    "(one fleet, two for Ponce de León's owner), and its turn has not begun"
+                    "(one fleet, two for Ponce de León's owner), and it has taken none since"
                     if s in unplayed else f"seat {s} sails one fleet (two with Ponce de León)")
                 break
     total = sum(len(c) for c in g.caravels)
