@@ -803,3 +803,26 @@ def test_R6_6_a_seat_whose_turn_has_not_begun_sails_the_caravels_it_owns() -> No
     message = _refused(with_field(text, "fleets", ",".join(fleets) or "-"),
                        "fleets_not_the_caravels", "fleets", "R6.6")
     assert f"seat {seat}'s fleets are the caravels it owned at this round's supply" in message
+
+
+# Engine-written (2 players, seed 1019, first-edition deck, a greedy and a random bot): under
+# King's Aid seat 1's second set of the turn took Juan de la Cosa, whom no event affects.
+KINGS_AID_THEN_COSA = (
+    "mn2 players=2 seed=1019 promo=0 first_tm=1 round_limit=8 deck=first-edition@a61f33f4ee7d"
+    " round=5 tm=0 event=KA phase=turn active=1 market=245 display=- "
+    "queue=D02,D05,D38,D40,D13 doubloons=13/12 hands=358899/8 stored=-/- "
+    "devs=D06/D17,D36,D22,D27,D37 faceup=-/- fleets=0:D06 pick_queue=- pirates_due=- "
+    "pirates_chosen=- announced=4 offers=- tie=- takes=0>1,1>0,0>1,1>0,0>1,1>0,0>1,1>0 "
+    "gift_to=- turn_order=0,1 turn_index=1 turn_sets=2 turn_series=0 turn_relics=0 "
+    "turn_perfect=0 converted=- merchants_used=- store_due=- store_chosen=- perfect_shown=- "
+    "queue_short=0 result=- reshuffles=0 "
+    "draw=35944R21833658R3R31223558R32177152625731R37713R6119666131475RRR4 "
+    "discard=1289236721444333991211125795844R26R2445622R666 "
+    "devpile=D19,D16,D23,D26,D14,D03,D30,D01,D39,D42,D28,D04,D41"
+)
+
+
+def test_R3_4_kings_aid_sets_made_before_taking_juan_de_la_cosa_are_read() -> None:
+    game = parse_position(KINGS_AID_THEN_COSA)
+    assert game.turn_sets == 2 and game.owner["cosa"] == game.active == 1
+    assert format_position(game) == KINGS_AID_THEN_COSA

@@ -1014,8 +1014,9 @@ def _check_turns(g: Game, add: _Add) -> None:
             f"the others follow seat {order[0]} in seat order: "
             f"{_seats((order[0] + i) % n for i in range(n))}")
     seat = _turn_seat(g)
+    # King's Aid helps a seat that owns Juan de la Cosa only if its last set took him (R3.4).
     if g.turn_sets > 1 and (g.round == 1 or seat is not None) and not (
-            seat is not None and g.event == "KA" and g.affected(seat)):  # round 1: no event
+            seat is not None and g.event == "KA"):  # round 1: no event
         whose = "a turn of round 1" if seat is None else f"seat {seat}'s turn"
         add("sets_without_kings_aid", "turn_sets", "R6.2",
             f"{g.turn_sets} identical sets in {whose}: one per turn, any number only with "
