@@ -450,7 +450,7 @@ def test_rules_apply_malformed_input_exits_2(capsys: pytest.CaptureFixture[str],
     status, _, err = _run(capsys, "apply", start, "nonsense")
     assert (status, "unknown kind 'nonsense'" in err) == (2, True)
     status, _, err = _run(capsys, "show", with_field(start, "tm", "9"))
-    assert (status, err.strip()) == (2, "position field 'tm': seat 9 is above 3")
+    assert (status, err.strip()) == (2, "position field 'tm': seat 9 is above 3 (R2.1)")
 
 
 def test_rules_commands_take_a_custom_deck_file(capsys: pytest.CaptureFixture[str],

@@ -340,7 +340,10 @@ class _Fields:
         return text == "1"
 
     def seat(self, text: str) -> int:
-        return _parse_int(text, "seat", 0, self.players - 1)
+        try:
+            return _parse_int(text, "seat", 0, self.players - 1)
+        except ValueError as exc:  # the seats are 0 to players - 1 (R2.1)
+            raise ValueError(f"{exc} (R2.1)") from None
 
     def opt_seat(self, text: str) -> int | None:
         return None if text == EMPTY else self.seat(text)
@@ -548,9 +551,12 @@ def _phase(text: str) -> str:
 
 
 def _announced(text: str) -> int:
-    value = _parse_int(text, "N", 0, 4)
+    try:
+        value = _parse_int(text, "N", 0, 4)
+    except ValueError as exc:
+        raise ValueError(f"{exc} (R5.1)") from None
     if value == 1:
-        raise ValueError("N is 2, 3 or 4 (0 before the first announcement)")
+        raise ValueError("N is 2, 3 or 4, or 0 before the first announcement (R5.1)")
     return value
 
 
@@ -564,10 +570,10 @@ def _check_developments(g: Game, devs: list[list[str]]) -> None:
         for card_id in ids:
             if card_id not in deck.by_id:
                 raise NotationError(f"position field {name!r}: {card_id!r} is not a card of "
-                                    f"deck {deck.name!r}")
+                                    f"deck {deck.name!r} (R1.5)")
             if card_id in where:
                 raise NotationError(f"position field {name!r}: {card_id} is also in "
-                                    f"{where[card_id]!r}")
+                                    f"{where[card_id]!r} (R2.3)")
             where[card_id] = name
     in_play = {c.id for c in deck.for_players(g.players, g.options.promo)}
     extra = sorted(set(where) - in_play)
@@ -577,9 +583,9 @@ def _check_developments(g: Game, devs: list[list[str]]) -> None:
     missing = sorted(in_play - set(where))
     if missing:
         raise NotationError(f"position fields 'queue', 'devpile', 'devs': card(s) "
-                            f"{', '.join(missing)} missing")
+                            f"{', '.join(missing)} missing (R2.3)")
     if len(g.queue) > 5:
-        raise NotationError("position field 'queue': the queue holds at most 5 cards")
+        raise NotationError("position field 'queue': the queue holds at most 5 cards (R2.3)")
 
 
 def _check_resources(g: Game) -> None:
@@ -612,54 +618,55 @@ def _check_state(g: Game) -> None:
     """The cross-field facts the engine relies on, so a parsed game never crashes it."""
     n, phase, active = g.players, g.phase, g.active
     if (g.result is None) != (phase != OVER):
-        raise _bad("result", "a result is given exactly when the phase is over")
+        raise _bad("result", "a result is given exactly when the phase is over (R8)")
     if g.result is not None and any(len(x) != n for x in (g.result.doubloons,
                                                            g.result.places)):
-        raise _bad("result", "one doubloons and one place per seat")
+        raise _bad("result", "one doubloons and one place per seat (R8.4)")
     if g.display and phase not in (SPLIT, PICK):  # the next supply would drop them
-        raise _bad("display", "cards are on display only in the split and pick phases")
+        raise _bad("display", "cards are on display only in the split and pick phases (R4.3)")
     caravel_of = {c: s for s in range(n) for c in g.caravels[s]}
     used: set[str] = set()
     for seat, fleet in g.fleets:
         for c in fleet:
             if caravel_of.get(c) != seat:
-                raise _bad("fleets", f"{c} is not a caravel of seat {seat}")
+                raise _bad("fleets", f"{c} is not a caravel of seat {seat} (R4.4)")
             if c in used:
-                raise _bad("fleets", f"{c} is in two fleets")
+                raise _bad("fleets", f"{c} is in two fleets (R4.4)")
             used.add(c)
     for item in g.pick_queue:
         if item not in g.fleets:
-            raise _bad("pick_queue", f"{item[0]}:{'+'.join(item[1])} is not one of the fleets")
+            raise _bad("pick_queue",
+                       f"{item[0]}:{'+'.join(item[1])} is not one of the fleets (R4.6)")
     for card_id in g.merchants_used:
         if not any(card_id in m for m in g.merchants):
-            raise _bad("merchants_used", f"{card_id} is not an owned merchant")
+            raise _bad("merchants_used", f"{card_id} is not an owned merchant (R6.5)")
     for s, cards in g.offers.items():
         if not _within(cards, g.hands[s]):
-            raise _bad("offers", f"seat {s} offers cards that are not in its hand")
+            raise _bad("offers", f"seat {s} offers cards that are not in its hand (R5.2)")
     if g.offers and phase != OFFER:
-        raise _bad("offers", "offers are only pending in the offer phase")
+        raise _bad("offers", "offers are only pending in the offer phase (R5.3)")
     if g.converted and phase != TURN:
-        raise _bad("converted", "cards are converted only during a progression turn")
+        raise _bad("converted", "cards are converted only during a progression turn (R6.5)")
     if g.converted:
         natural = g.natural_counts(active)
         if min(natural) < 0:
-            raise _bad("converted", f"seat {active}'s hand lacks the converted cards")
+            raise _bad("converted", f"seat {active}'s hand lacks the converted cards (R6.5)")
         for src, dst in g.converted:
             if not 1 <= dst <= 9 or src == dst:
                 raise _bad("converted", f"{card_text(src)}>{card_text(dst)} is not a "
-                                        "conversion")
+                                        "conversion (R6.5)")
     for s, k in g.pirates_due.items():
         chosen = g.pirates_chosen.get(s)
         if chosen is not None and len(chosen) != k:
-            raise _bad("pirates_chosen", f"seat {s} discards {k} card(s)")
+            raise _bad("pirates_chosen", f"seat {s} discards {k} card(s) (R4.7)")
     if not set(g.pirates_chosen) <= set(g.pirates_due):
-        raise _bad("pirates_chosen", "a seat without pirate discards due has chosen some")
+        raise _bad("pirates_chosen", "a seat without pirate discards due has chosen some (R4.7)")
     if (g.store_due or g.store_chosen) and phase != STORE:
-        raise _bad("store_due", "storage is only pending in the store phase")
+        raise _bad("store_due", "storage is only pending in the store phase (R6.9)")
     if not set(g.store_chosen) <= set(g.store_due):
-        raise _bad("store_chosen", "a seat that is not asked to store has chosen")
+        raise _bad("store_chosen", "a seat that is not asked to store has chosen (R6.9)")
     if g.turn_order and sorted(g.turn_order) != list(range(n)):
-        raise _bad("turn_order", "it lists every seat once, or is -")
+        raise _bad("turn_order", "it lists every seat once, or is - (R6.1)")
     _PHASE_CHECKS.get(phase, _no_check)(g)
     _check_event(g)
 
@@ -717,7 +724,7 @@ def _check_owner(g: Game, power: str, cost: int = 0) -> None:
 
 def _check_pick(g: Game) -> None:
     if not g.pick_queue or not g.display:
-        raise _bad("pick_queue", "phase pick needs a fleet to pick and cards on display")
+        raise _bad("pick_queue", "phase pick needs a fleet to pick and cards on display (R4.6)")
     if g.pick_queue[0][0] != g.active:
         raise _bad("active", f"the first fleet of pick_queue is seat {g.pick_queue[0][0]}'s "
                              "(R4.6)")
@@ -726,37 +733,37 @@ def _check_pick(g: Game) -> None:
 def _check_pirates(g: Game) -> None:
     waiting = [s for s in g.pirates_due if s not in g.pirates_chosen]
     if not waiting:
-        raise _bad("pirates_due", "phase pirates needs a seat still to discard")
+        raise _bad("pirates_due", "phase pirates needs a seat still to discard (R4.7)")
     for s in waiting:
         if sum(g.hands[s]) < g.pirates_due[s]:
-            raise _bad("pirates_due", f"seat {s} holds fewer cards than it must discard")
+            raise _bad("pirates_due", f"seat {s} holds fewer cards than it must discard (R4.7)")
     for s, cards in g.pirates_chosen.items():
         if not _within(cards, g.hands[s]):
-            raise _bad("pirates_chosen", f"seat {s} discards cards that are not in its hand")
+            raise _bad("pirates_chosen", f"seat {s} discards cards that are not in its hand (R4.7)")
 
 
 def _check_offer(g: Game) -> None:
     if g.announced < 2:
-        raise _bad("announced", "phase offer needs N 2, 3 or 4")
+        raise _bad("announced", "phase offer needs N 2, 3 or 4 (R5.1)")
     if len(g.offers) == g.players:
-        raise _bad("offers", "phase offer needs a seat still to offer")
+        raise _bad("offers", "phase offer needs a seat still to offer (R5.2)")
 
 
 def _check_tie(g: Game) -> None:
     if len(g.tie) < 2:
-        raise _bad("tie", "phase tm_tie needs two or more tied seats")
+        raise _bad("tie", "phase tm_tie needs two or more tied seats (R5.4)")
 
 
 def _check_take(g: Game) -> None:
     if not any(any(g.faceup[s]) for s in range(g.players) if s != g.active):
-        raise _bad("faceup", f"phase take needs a card of another seat than {g.active}")
+        raise _bad("faceup", f"phase take needs a card of another seat than {g.active} (R5.8)")
 
 
 def _check_gift(g: Game) -> None:
     if g.gift_to == -1:
-        raise _bad("gift_to", "phase gift needs the seat to give to")
+        raise _bad("gift_to", "phase gift needs the seat to give to (R5.9)")
     if not any(g.hands[g.active]):
-        raise _bad("hands", f"phase gift needs a card in seat {g.active}'s hand")
+        raise _bad("hands", f"phase gift needs a card in seat {g.active}'s hand (R5.9)")
 
 
 def _check_store(g: Game) -> None:
@@ -764,33 +771,34 @@ def _check_store(g: Game) -> None:
         _check_turn(g)
         return
     if g.turn_index != g.players:  # R6.9: after the last progression turn
-        raise _bad("turn_index", f"phase store comes after every turn (index {g.players})")
+        raise _bad("turn_index", f"phase store comes after every turn (index {g.players}) (R6.9)")
     waiting = [s for s in g.store_due if s not in g.store_chosen]
     if not waiting:
-        raise _bad("store_due", "phase store needs a seat still to choose")
+        raise _bad("store_due", "phase store needs a seat still to choose (R6.9)")
     for s, k in g.store_due.items():
         if k != g.capacity[s]:
-            raise _bad("store_due", f"seat {s}'s warehouses hold {g.capacity[s]} card(s)")
+            raise _bad("store_due", f"seat {s}'s warehouses hold {g.capacity[s]} card(s) (R6.9)")
         if not any(g.hands[s]):
-            raise _bad("store_due", f"seat {s} has no card to store")
+            raise _bad("store_due", f"seat {s} has no card to store (R6.9)")
         if g.event == "FI" and g.affected(s):
             raise _bad("store_due", f"seat {s} may not store this round (Fire, R6.9)")
     left_out = [s for s in range(g.players) if s not in g.store_due and g._may_store(s)]
     if left_out:  # R6.9: every player who may store is asked
-        raise _bad("store_due", f"seat {left_out[0]} has warehouses and cards: it is asked too")
+        raise _bad("store_due",
+                   f"seat {left_out[0]} has warehouses and cards: it is asked too (R6.9)")
     for s, cards in g.store_chosen.items():
         if len(cards) > g.store_due[s] or not _within(cards, g.hands[s]):
-            raise _bad("store_chosen", f"seat {s} stores cards that are not in its hand")
+            raise _bad("store_chosen", f"seat {s} stores cards that are not in its hand (R6.9)")
 
 
 def _check_turn(g: Game) -> None:
     if not g.turn_order or g.turn_index >= g.players:
         raise _bad("turn_index", f"phase {g.phase} needs a turn order and an index below "
-                                 f"{g.players}")
+                                 f"{g.players} (R6.1)")
     if g.turn_order[g.turn_index] != g.active:
         raise _bad("active", f"it is seat {g.turn_order[g.turn_index]}'s turn (R6.1)")
     if g.phase == STORE and not g.capacity[g.active]:
-        raise _bad("phase", f"seat {g.active} has no warehouse")
+        raise _bad("phase", f"seat {g.active} has no warehouse (R6.9)")
 
 
 _PHASE_CHECKS: dict[str, Callable[[Game], None]] = {
