@@ -1490,9 +1490,10 @@ def _round_1_turn_seat(g: Game) -> int | None:
 
 
 def _check_round_1_developments(g: Game, add: _Add) -> None:
-    """R6.2, R3.1: round 1 has no event, so no King's Aid: each seat earns at most one
-    development, in its turn; the seat the turn_* fields describe one per set it made (no
-    one owns Vicente to cash a set, P04)."""
+    """R6.3: each identical set earns one development (Vicente's owner may cash it, P04), so
+    the seat of the last turn owns at least as many as its sets. R6.2, R3.1: round 1 has no
+    event, so no King's Aid: each seat earns at most one development, in its turn; the seat
+    the turn_* fields describe one per set it made (no one owns Vicente before that turn)."""
     seat = _turn_seat(g) if g.phase not in _BEFORE_TURNS else (
         g.turn_order[-1] if g.turn_order else None)
     if (seat is not None and len(g.devs[seat]) < g.turn_sets
