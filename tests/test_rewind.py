@@ -1,0 +1,233 @@
+"""A host that goes back in time is seen by every player (docs/security.md, "A host that goes
+back in time"; protocol/chain.py; issue 27).
+
+The host's real Table journaled to a real game log on disk, the reference client cores
+paired with it in memory (tests/test_client_core.py's Net: no sockets, one fake clock). The
+host "crashes" (its log closed, nothing uncommitted kept) and is resumed from a log that was
+rolled back: its last rows deleted with the head and the mark moved to the last kept row, or
+the whole state folder put back from an earlier copy. An honest resume is never taken for a
+rewind. Rules: R5.3 (offers committed and revealed in secret).
+"""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_client_core import Clock, Net, Peer, play
+
+from mundus_net.bots import load_bot
+from mundus_net.bots.base import Bot
+from mundus_net.client.core import ClientError
+from mundus_net.client.notices import Rewound
+from mundus_net.engine.decisions import Offer
+from mundus_net.host.gamelog import BotSpec, GameLog, mark_path, restore, write_mark
+from mundus_net.host.table import Table
+from mundus_net.protocol.chain import ANOTHER, EARLIER, GENESIS, Witness, durable, link
+
+GAME = "rewind-game-0001"
+
+
+def logged_game(directory: Path) -> tuple[Net, GameLog, dict[Peer, Bot]]:
+    """A 3-seat table with one greedy host bot, journaled to a game log in ``directory``,
+    and two network players (reference cores playing greedy and random)."""
+    clock = Clock(100.0)
+    table = Table(3, seed=5, game_id=GAME, first_tm=0, bots=[load_bot("greedy", 0)],
+                  clock=clock)
+    log = GameLog.create(directory, table, bots=[BotSpec("greedy", 0)])
+    net = Net(table, clock)
+    players = {net.join("Ana"): load_bot("greedy", 1), net.join("Bo"): load_bot("random", 2)}
+    return net, log, players
+
+
+def play_to_round(net: Net, players: dict[Peer, Bot], round_: int) -> None:
+    play(net, players, until=lambda: net.table.game.round >= round_)
+
+
+def resume(net: Net, path: Path) -> None:
+    """``mundus host --resume``: the table made again from the log on disk, the clients'
+    sockets reconnecting by themselves to a host that does not know them (§11)."""
+    log = GameLog.open(path)
+    net.table = restore(log, clock=net.clock).table
+    for _ in range(4):  # a ping with a token -> not_joined -> hello -> welcome -> snapshot
+        net.tick(net.clock.now + 1.0)
+
+
+def rewound(peer: Peer) -> list[Rewound]:
+    return peer.of(Rewound)
+
+
+def cut_log(path: Path, keep: int) -> None:
+    """The rollback of issue 27: the rows after ``keep`` deleted, and the head and the mark
+    pointed at the last kept row (three SQL statements and a 40-byte file)."""
+    db = sqlite3.connect(path)
+    try:
+        digest = db.execute("SELECT hash FROM log WHERE seq = ?", (keep,)).fetchone()[0]
+        db.execute("DELETE FROM log WHERE seq > ?", (keep,))
+        db.execute("UPDATE head SET seq = ?, hash = ?", (keep, digest))
+        db.commit()
+    finally:
+        db.close()
+    mark_path(path).unlink()
+    write_mark(path, keep, digest)
+
+
+def rows(path: Path) -> list[tuple[int, str, str]]:
+    db = sqlite3.connect(path)
+    try:
+        return db.execute("SELECT seq, kind, data FROM log ORDER BY seq").fetchall()
+    finally:
+        db.close()
+
+
+def test_an_honest_resume_is_not_taken_for_a_rewind_and_the_game_ends(tmp_path: Path) -> None:
+    net, log, players = logged_game(tmp_path)
+    play_to_round(net, players, 3)
+    log.close()
+    resume(net, log.path)
+    play(net, players)
+    for peer in players:
+        assert rewound(peer) == []
+        assert peer.core.result is not None and peer.core.rewind is None
+        witness = peer.core.witness
+        assert witness is not None and witness.count > 0
+
+
+def test_rows_deleted_with_the_head_and_the_mark_moved_are_seen_by_every_player(
+        tmp_path: Path) -> None:
+    net, log, players = logged_game(tmp_path)
+    play_to_round(net, players, 4)
+    seen = {peer: peer.core.witness for peer in players}
+    log.close()
+    total = len(rows(log.path))
+    cut_log(log.path, total - 40)
+    resume(net, log.path)
+    for peer in players:
+        told = rewound(peer)
+        assert [n.kind for n in told] == [EARLIER], peer.notices[-10:]
+        before = seen[peer]
+        assert before is not None and told[0].seen == before.count > told[0].host
+        assert "went back in time" in told[0].sentence
+        # Nothing is decided until the person chooses.
+        assert peer.core.ready is None
+
+
+def test_an_older_copy_of_the_whole_state_folder_is_seen_by_every_player(
+        tmp_path: Path) -> None:
+    state = tmp_path / "games"
+    net, log, players = logged_game(state)
+    play_to_round(net, players, 2)
+    backup = tmp_path / "backup"
+    shutil.copytree(state, backup)  # a backup, a VM snapshot: the files as they are now
+    play_to_round(net, players, 4)
+    log.close()
+    shutil.rmtree(state)
+    shutil.copytree(backup, state)
+    resume(net, log.path)
+    assert net.table.game.round == 2
+    for peer in players:
+        told = rewound(peer)
+        assert [n.kind for n in told] == [EARLIER]
+        assert (told[0].round, told[0].host_round) == (4, 2)
+
+
+def test_a_player_who_goes_on_says_so_at_the_table_and_the_game_ends(tmp_path: Path) -> None:
+    net, log, players = logged_game(tmp_path)
+    play_to_round(net, players, 4)
+    log.close()
+    cut_log(log.path, len(rows(log.path)) - 40)
+    resume(net, log.path)
+    for peer in players:
+        assert peer.core.accept_rewind(net.clock.now) is not None
+    net.run()
+    chats = [e["text"] for e in net.table.snapshot_events() if e["kind"] == "chat"] \
+        if hasattr(net.table, "snapshot_events") else [
+            e["text"] for e in net.host_snapshot(next(iter(players)))["events"]
+            if e["kind"] == "chat"]
+    assert len(chats) == 2 and all(c.startswith("rewind seen, I go on: the host went back")
+                                   for c in chats)
+    play(net, players)
+    assert all(peer.core.result is not None and len(rewound(peer)) == 1 for peer in players)
+
+
+def _last_commit_row(path: Path, round_: int) -> int:
+    """The row before the first commitment of ``round_``'s offer step."""
+    import json
+
+    for seq, kind, data in rows(path):
+        if kind == "commit" and json.loads(data)["round"] == round_:
+            return seq - 1
+    raise AssertionError(f"no commitment in round {round_}")
+
+
+def test_an_offer_step_rolled_back_after_the_reveals_gets_the_same_offer_again(
+        tmp_path: Path) -> None:
+    """R5.3: the host read every revealed offer and went back to before the commitments. The
+    rewind is named; a player who goes on commits to the very same offer (the same
+    commitment), and this client offers nothing else for that step."""
+    net, log, players = logged_game(tmp_path)
+    play_to_round(net, players, 3)  # round 2's offers are revealed
+    first = {peer: [m["commitment"] for m in peer.sent if m["t"] == "commit"]
+             for peer in players}
+    log.close()
+    cut_log(log.path, _last_commit_row(log.path, 2))
+    resume(net, log.path)
+    assert net.table.game.round == 2
+    for peer in players:
+        assert [n.kind for n in rewound(peer)] == [EARLIER]
+        sent = len(peer.sent)
+        peer.core.accept_rewind(net.clock.now)
+        net.run()
+        again = [m for m in peer.sent[sent:] if m["t"] == "commit"]
+        assert again, "the seat is asked for its offer of round 2 again"
+        assert again[0]["commitment"] in first[peer]  # the same offer, the same nonce
+    # A client asked for an offer of a step it revealed offers no other one.
+    for peer in players:
+        pending = peer.core.pending
+        if pending is not None and pending.kind == "commit":
+            witness = peer.core.witness
+            assert witness is not None and 2 in witness.revealed
+            other = next(d for d in pending.legal if isinstance(d, Offer)
+                         and d.cards != witness.revealed[2][0])
+            with pytest.raises(ClientError, match="revealed"):
+                peer.core.offer(other.cards, net.clock.now)
+
+
+def test_an_offer_step_asked_again_after_its_reveal_is_named_even_in_a_forged_history(
+        tmp_path: Path) -> None:
+    """A host whose history hides the rewind (here: a client that kept only its reveals, as
+    after a restart that lost its chain) is still caught when it asks for an offer again."""
+    net, log, players = logged_game(tmp_path)
+    play_to_round(net, players, 3)
+    log.close()
+    cut_log(log.path, _last_commit_row(log.path, 2))
+    for peer in players:  # only the revealed offers are left of what it witnessed
+        witness = peer.core.witness
+        assert witness is not None
+        peer.core.witness = Witness(GAME, revealed=witness.revealed)
+    resume(net, log.path)
+    asked = [peer for peer in players
+             if peer.core.pending is not None and peer.core.pending.kind == "commit"]
+    assert asked, "nobody is asked for an offer in round 2"
+    for peer in asked:
+        assert [n.kind for n in rewound(peer)] == ["offer_again"]
+        assert "asks again for the offer of round 2" in rewound(peer)[0].sentence
+
+
+def test_the_chain_leaves_out_what_a_resumed_host_does_not_restore() -> None:
+    chat = {"kind": "chat", "seat": 0, "name": "Ana", "text": "hi"}
+    take: dict[str, Any] = {"kind": "take", "seat": 1, "card": 3, "commitments": {"1": b"x"}}
+    assert not durable(chat) and durable(take)
+    witness = Witness(GAME).after([chat, take], 1)
+    assert witness.count == 1 and witness.digest == link(GENESIS, take)
+    # The same event with its keys in another order is the same link.
+    assert link(GENESIS, dict(reversed(list(take.items())))) == witness.digest
+    assert witness.check([take, chat], 1) is None
+    assert witness.check([chat], 1) is not None
+    assert witness.check([chat], 1).kind == EARLIER  # type: ignore[union-attr]
+    assert witness.check([{**take, "card": 4}], 1).kind == ANOTHER  # type: ignore[union-attr]
+    saved = witness.with_reveal(2, (1, 3), b"n" * 32, b"c" * 32)
+    assert Witness.from_json(saved.to_json()) == saved
