@@ -389,7 +389,8 @@ class ClientCore:
     is called with this seat's open commitment whenever it changes (None once it is spent),
     before the frame that depends on it is queued: a client that keeps it can still reveal
     after a restart. ``witness`` is what this client saw of the game before (its state
-    folder's, client/witness.py), and ``on_witness`` is called with it at each new round,
+    folder's, client/witness.py; or ``load_witness(game id)`` gives it at the welcome), and
+    ``on_witness`` is called with it at each new round,
     each reveal and each rewind accepted (docs/security.md, "A host that goes back in
     time"). ``entropy(n)`` gives the n random bytes of this seat's share of the seed
     (§15); tests pass a seeded one to play the same game every time.
@@ -400,6 +401,7 @@ class ClientCore:
                  on_secret: Callable[[OfferSecret | None], None] | None = None,
                  witness: Witness | None = None,
                  on_witness: Callable[[Witness], None] | None = None,
+                 load_witness: Callable[[str], Witness | None] | None = None,
                  entropy: Callable[[int], bytes] = os.urandom) -> None:
         self.settings = settings
         self.entropy = entropy
@@ -412,6 +414,7 @@ class ClientCore:
         # offers), and a rewind found and not yet accepted: nothing is decided meanwhile.
         self.witness = witness
         self.on_witness = on_witness
+        self.load_witness = load_witness
         self.rewind: Rewound | None = None
 
         self.welcome: Welcome | None = None
@@ -1048,7 +1051,9 @@ class ClientCore:
             return
         self._lost_at = None
         if self.witness is None or self.witness.game != welcome.game:
-            self.witness = Witness(welcome.game)  # nothing seen of this game yet
+            loaded = self.load_witness(welcome.game) if self.load_witness is not None else None
+            # What an earlier run of this client saw of the game, or nothing yet.
+            self.witness = loaded if loaded is not None else Witness(welcome.game)
         self.welcome = welcome
         self.seat = welcome.seat
         if welcome.token is not None:

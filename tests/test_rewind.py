@@ -231,3 +231,78 @@ def test_the_chain_leaves_out_what_a_resumed_host_does_not_restore() -> None:
     assert witness.check([{**take, "card": 4}], 1).kind == ANOTHER  # type: ignore[union-attr]
     saved = witness.with_reveal(2, (1, 3), b"n" * 32, b"c" * 32)
     assert Witness.from_json(saved.to_json()) == saved
+
+
+def test_a_client_restarted_after_the_rollback_still_sees_it(tmp_path: Path) -> None:
+    """The witness is kept in the client's state folder (client/witness.py) at each round: a
+    client that restarts between the host's rollback and its resume compares what it saw
+    before the restart."""
+    from mundus_net.client.core import ClientCore, ClientSettings
+    from mundus_net.client.witness import WitnessFile
+
+    net, log, players = logged_game(tmp_path / "games")
+    store = WitnessFile(tmp_path / "witnesses.json")
+    for peer in players:
+        peer.core.on_witness = store.save
+    play_to_round(net, players, 4)
+    log.close()
+    cut_log(log.path, len(rows(log.path)) - 40)
+    # Both clients restart: new cores, with their tokens and the state folder only.
+    fresh = []
+    for peer in players:
+        core = ClientCore(ClientSettings(peer.core.settings.name), token=peer.core.token,
+                          load_witness=store.get, on_witness=store.save)
+        fresh.append(Peer(core))
+    net.peers = list(fresh)
+    for peer in fresh:
+        peer.core.start(net.clock.now)
+    resume(net, log.path)
+    for peer in fresh:
+        assert [n.kind for n in rewound(peer)] == [EARLIER]
+        assert rewound(peer)[0].round == 4
+
+
+def test_the_terminal_client_says_the_rewind_and_offers_the_choice() -> None:
+    from mundus_net.client.tui.app import Snapshot, TableModel
+
+    model = TableModel(address="tcp://127.0.0.1:7700")
+    notice = Rewound(EARLIER, 120, 80, 4, 3, "the host went back in time: its game is at "
+                     "round 3, event 80, but this client saw round 4, event 120")
+    model.on_notice(notice, Snapshot(None, None))
+    assert model.rewound == notice
+    said = " ".join(model.sentences)
+    assert "The host went back in time" in said and "Press G to go on" in said
+    assert "Ctrl-D to leave" in said
+    model.went_on()
+    assert model.rewound is None
+
+
+class _FakeConnection:
+    """What NetworkBot uses of a connection when it is told of a rewind."""
+
+    def __init__(self) -> None:
+        self.closed_with: bool | None = None
+        self.accepted = 0
+
+    def close(self, bye: bool = True) -> None:
+        self.closed_with = bye
+
+    def accept_rewind(self) -> None:
+        self.accepted += 1
+
+
+@pytest.mark.parametrize("go_on", [False, True], ids=["stop", "go-on"])
+def test_a_bot_leaves_on_a_rewind_unless_told_to_go_on(go_on: bool) -> None:
+    from mundus_net.client.bot import NetworkBot
+
+    conn = _FakeConnection()
+    said: list[str] = []
+    bot = NetworkBot(conn, load_bot("greedy", 0), said.append,  # type: ignore[arg-type]
+                     go_on_after_rewind=go_on)
+    notice = Rewound(EARLIER, 120, 80, 4, 3, "the host went back in time")
+    bot._notice(notice)
+    assert said and said[0].startswith("THE HOST WENT BACK: the host went back in time")
+    if go_on:
+        assert conn.accepted == 1 and conn.closed_with is None and bot.left_on_rewind is None
+    else:
+        assert conn.accepted == 0 and conn.closed_with is True and bot.left_on_rewind == notice

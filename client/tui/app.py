@@ -76,6 +76,7 @@ from mundus_net.client.notices import (
     Problem,
     PublicEvents,
     Refused,
+    Rewound,
     Synced,
     Welcome,
 )
@@ -321,6 +322,9 @@ class TableModel:
     choice_pages: int = 0
     over: bool = False
     gone: str | None = None  # the table is gone: Gone.why (REPLACED, STOPPED, OVER, TAKEN_OVER)
+    # The host went back in time (docs/security.md): nothing is decided until the player
+    # goes on (G) or leaves (Ctrl-D).
+    rewound: Rewound | None = None
     narrator: Narrator = field(default_factory=lambda: Narrator([]))
     # The list of the question shown (its id, phase and round): a number keeps its meaning
     # while the question stands.
@@ -406,6 +410,8 @@ class TableModel:
             self.log(f"Connection lost ({notice.reason}); reconnecting")
         elif isinstance(notice, Gone):
             self._gone(notice)
+        elif isinstance(notice, Rewound):
+            self._rewound(notice)
         elif isinstance(notice, Mismatch):
             self.log(f"WARNING: round {notice.round}, "
                      f"{seat_name(snap.names, notice.seat)}'s offer: {notice.reason}")
@@ -498,6 +504,25 @@ class TableModel:
             self.over = True
             self.log("The game is over and its host has stopped.")
             self.say("The game is over: press Enter (or Ctrl-D) to leave.", error=False)
+
+    def _rewound(self, notice: Rewound) -> None:
+        """The host came back at an earlier point than this client saw (or with another
+        history): said plainly, with the choice."""
+        self.rewound = notice
+        self.plan = []
+        self.sent_for = None
+        self.log(f"WARNING: {notice.sentence[0].upper()}{notice.sentence[1:]}. The host may "
+                 "have lost part of the game, or may be cheating: it may have seen offers "
+                 "revealed after that point. Press G to go on with the host's game (your "
+                 "client says so at the table), or Ctrl-D to leave.")
+        self.say("The host went back in time: G goes on (said at the table) · Ctrl-D leaves",
+                 error=True)
+
+    def went_on(self) -> None:
+        """The player chose to go on after a rewind."""
+        self.rewound = None
+        self.log("You go on with the host's game; your client told the table what it saw.")
+        self.say("", error=False)
 
     def _refused(self, notice: Refused) -> None:
         if notice.request in ("decide", "commit", "reveal"):
@@ -1065,6 +1090,13 @@ class TableApp:
                 event.app.exit(result=OVER if model.over else LEFT)
 
         rejoin = Condition(lambda: model.gone in (REPLACED, STOPPED) and not self.input.text)
+        rewound = Condition(lambda: model.rewound is not None and not self.input.text)
+
+        @kb.add("g", filter=rewound)
+        @kb.add("G", filter=rewound)
+        def _(event: KeyPressEvent) -> None:
+            self.runner.accept_rewind()  # the host went back: go on, and say so
+            model.went_on()
 
         @kb.add("j", filter=rejoin)
         @kb.add("J", filter=rejoin)
