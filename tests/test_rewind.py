@@ -31,12 +31,12 @@ from mundus_net.protocol.chain import ANOTHER, EARLIER, GENESIS, Witness, durabl
 GAME = "rewind-game-0001"
 
 
-def logged_game(directory: Path) -> tuple[Net, GameLog, dict[Peer, Bot]]:
+def logged_game(directory: Path, **options: Any) -> tuple[Net, GameLog, dict[Peer, Bot]]:
     """A 3-seat table with one greedy host bot, journaled to a game log in ``directory``,
     and two network players (reference cores playing greedy and random)."""
     clock = Clock(100.0)
     table = Table(3, seed=5, game_id=GAME, first_tm=0, bots=[load_bot("greedy", 0)],
-                  clock=clock)
+                  clock=clock, **options)
     log = GameLog.create(directory, table, bots=[BotSpec("greedy", 0)])
     net = Net(table, clock)
     players = {net.join("Ana"): load_bot("greedy", 1), net.join("Bo"): load_bot("random", 2)}
@@ -94,6 +94,42 @@ def test_an_honest_resume_is_not_taken_for_a_rewind_and_the_game_ends(tmp_path: 
         assert peer.core.result is not None and peer.core.rewind is None
         witness = peer.core.witness
         assert witness is not None and witness.count > 0
+
+
+def _mid_commit(net: Net) -> bool:
+    committed = net.table.public_state()["table"]["committed"]
+    return net.table.game.round >= 2 and 0 < len(committed) < 3
+
+
+@pytest.mark.parametrize("where", ["mid-commit", "after-timeouts", "game-over"])
+def test_an_honest_resume_at_any_point_is_not_taken_for_a_rewind(tmp_path: Path,
+                                                                 where: str) -> None:
+    """Crashes where the resumed history differs from the one the clients saw in what the
+    log does not keep: chats, comings and goings, stand-ins, timeouts, the end."""
+    options: dict[str, Any] = {}
+    if where == "after-timeouts":
+        options = {"decision_seconds": 2.0, "stand_in_after": 3.0}
+    net, log, players = logged_game(tmp_path, **options)
+    ana, bo = list(players)
+    ana.core.chat("hello", net.clock.now)
+    if where == "mid-commit":
+        play(net, players, step=0.01, until=lambda: _mid_commit(net))
+    elif where == "after-timeouts":
+        play_to_round(net, players, 2)
+        net.peers.remove(bo)  # Bo's link is cut: away, timed out, then a stand-in plays
+        play(net, {ana: players[ana]}, step=0.5, until=lambda: net.table.game.round >= 4)
+        kinds = {e["kind"] for e in ana.core.events}
+        assert {"away", "timeout", "stand_in"} <= kinds
+        net.peers.append(bo)
+    else:
+        play(net, players)
+    log.close()
+    resume(net, log.path)
+    if where != "game-over":
+        play(net, players)
+    for peer in players:
+        assert rewound(peer) == []
+        assert peer.core.result is not None
 
 
 def test_rows_deleted_with_the_head_and_the_mark_moved_are_seen_by_every_player(
