@@ -429,6 +429,13 @@ def _me(core: ClientCore) -> str:
     return player(seat, names) if seat is not None else core.settings.name
 
 
+def _chain(core: ClientCore) -> dict[str, object] | None:
+    """What this bot's client witnessed of the public history (the record's meta.chain)."""
+    witness = core.witness
+    return None if witness is None else {"events": witness.count,
+                                         "digest": witness.digest.hex()}
+
+
 def _report(args: argparse.Namespace, bot: NetworkBot, result: Result) -> None:
     seat = bot.conn.core.seat
     if args.json:
@@ -436,6 +443,7 @@ def _report(args: argparse.Namespace, bot: NetworkBot, result: Result) -> None:
                           "reason": result.reason, "doubloons": list(result.doubloons),
                           "places": list(result.places), "rounds": result.rounds,
                           "faults": bot.faults, "decisions": bot.decisions,
+                          "chain": _chain(bot.conn.core),
                           "fault_list": bot.fault_list}), flush=True)
         return
     names = table_names(bot.conn.core)

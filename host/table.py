@@ -1450,6 +1450,11 @@ class Table:
 
     # -- outputs ------------------------------------------------------------------------------
 
+    def public_history(self) -> list[Message]:
+        """Every public event published so far, in order, as a snapshot carries them (the
+        last 200 chat lines only): what the record's chain is made of (protocol/chain.py)."""
+        return list(self._published)
+
     def touch(self) -> None:
         """Something outside the table's own handlers may have changed it (the server calls
         this after running code in the table's thread): the next flush looks."""

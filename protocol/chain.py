@@ -25,7 +25,8 @@ from typing import Any
 
 import msgpack
 
-GENESIS = hashlib.sha256(b"mundus-net/chain/1").digest()
+SCHEME = "mundus-net/chain/1"
+GENESIS = hashlib.sha256(SCHEME.encode()).digest()
 # Host events a resumed host does not restore (they are not in its game log, docs/protocol.md
 # §11): they are left out of the chain, so an honest resume is never taken for a rewind.
 UNLOGGED = frozenset({"chat", "away", "back", "spectator", "stand_in", "stand_in_end",

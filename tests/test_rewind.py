@@ -342,3 +342,26 @@ def test_a_bot_leaves_on_a_rewind_unless_told_to_go_on(go_on: bool) -> None:
         assert conn.accepted == 1 and conn.closed_with is None and bot.left_on_rewind is None
     else:
         assert conn.accepted == 0 and conn.closed_with is True and bot.left_on_rewind == notice
+
+
+def test_the_record_carries_the_chain_every_client_that_saw_the_game_holds(
+        tmp_path: Path) -> None:
+    import json
+
+    from mundus_net.host.cli import record_text
+    from mundus_net.tools.verify import chain_words
+
+    net, log, players = logged_game(tmp_path)
+    play_to_round(net, players, 3)
+    log.close()
+    resume(net, log.path)  # an honest resume: the chain goes on
+    play(net, players)
+    meta = json.loads(record_text(net.table, None))["meta"]
+    for peer in players:
+        witness = peer.core.witness
+        assert witness is not None
+        assert (meta["chain"]["events"], meta["chain"]["digest"]) == \
+            (witness.count, witness.digest.hex())
+    words = chain_words(meta)
+    assert words is not None and f"published {witness.count} public events" in words
+    assert "resumed the game 1 time." in words

@@ -201,6 +201,9 @@ class Snapshot:
     started: bool = True
     table_name: str = ""
     options: dict[str, Any] | None = None  # the welcome's options (docs/protocol.md §4)
+    # What this client witnessed of the public history: (events, digest hex), as the
+    # record's chain says it (docs/security.md, "A host that goes back in time").
+    witnessed: tuple[int, str] | None = None
 
 
 def take_snapshot(core: ClientCore) -> Snapshot:
@@ -223,7 +226,9 @@ def take_snapshot(core: ClientCore) -> Snapshot:
                     core.connected, core.seat, core.result,
                     started=bool(table.get("started")),
                     table_name=str(table.get("name") or (welcome.name if welcome else "")),
-                    options=options)
+                    options=options,
+                    witnessed=None if core.witness is None else
+                    (core.witness.count, core.witness.digest.hex()))
 
 
 # -- what a typed line does ---------------------------------------------------------------------
@@ -421,6 +426,11 @@ class TableModel:
             self.over = True
             self.plan = []
             self.say("The game is over: press Enter (or Ctrl-D) to leave.", error=False)
+            if snap.witnessed is not None:
+                count, digest = snap.witnessed
+                self.log(f"Your client saw {count} public events of this game, chain digest "
+                         f"{digest[:16]}: `mundus verify` on the game's record shows the "
+                         "host's, which must be the same.")
         elif isinstance(notice, (Accepted, Synced, Closed)):
             pass
         return self._continue_plan()
