@@ -365,3 +365,38 @@ def test_the_record_carries_the_chain_every_client_that_saw_the_game_holds(
     words = chain_words(meta)
     assert words is not None and f"published {witness.count} public events" in words
     assert "resumed the game 1 time." in words
+
+
+@pytest.mark.network
+def test_a_real_host_resumed_from_a_rolled_back_log_is_named_by_its_network_bots(
+        tmp_path: Path) -> None:
+    """A real ``mundus host`` with two host bots and two ``mundus bot`` players, killed in
+    round 4; 40 rows of its log deleted with the head and the mark moved; ``mundus host
+    --resume``: both bots say the host went back and leave (exit status 3)."""
+    import signal
+
+    from test_host_resume import Process, seat_network_bots, start_host
+
+    processes: list[Process] = []
+    try:
+        host = start_host(processes, tmp_path, "--port", "0", "--seats", "4", "--bots",
+                          "greedy,greedy", "--seed", "5", "--fixed-seed")
+        address, _, game, bots = seat_network_bots(processes, host)
+        host.wait_line(r"^round 4$")
+        host.kill()
+        assert host.proc.returncode == -signal.SIGKILL
+        path = tmp_path / "games" / f"{game}.sqlite3"
+        total = len(rows(path))
+        assert total > 60
+        cut_log(path, total - 40)
+        resumed = start_host(processes, tmp_path, "--resume", game)
+        resumed.wait_line(rf"resuming game {game} from ")
+        for bot in bots:
+            assert bot.finish() == 3, bot.err[-10:]
+            said = [line for line in bot.err if line.startswith("THE HOST WENT BACK: ")]
+            assert said and "the host went back in time: its game is at round" in said[0]
+            assert any("left the table: the host went back in time" in line
+                       for line in bot.err)
+    finally:
+        for process in processes:
+            process.kill()
