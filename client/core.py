@@ -1100,7 +1100,8 @@ class ClientCore:
         witness = self.witness
         if witness is not None and self.rewind is None:
             state = m.get("state") or {}
-            host_round = state.get("round") if isinstance(state.get("round"), int) else 0
+            raw_round = state.get("round")
+            host_round = raw_round if isinstance(raw_round, int) else 0
             rewind = witness.check(history, host_round)
             if rewind is not None:
                 self._rewound(rewind)

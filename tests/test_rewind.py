@@ -363,7 +363,8 @@ def test_the_record_carries_the_chain_every_client_that_saw_the_game_holds(
         assert (meta["chain"]["events"], meta["chain"]["digest"]) == \
             (witness.count, witness.digest.hex())
     words = chain_words(meta)
-    assert words is not None and f"published {witness.count} public events" in words
+    count = meta["chain"]["events"]
+    assert words is not None and f"published {count} public events" in words
     assert "resumed the game 1 time." in words
 
 
@@ -381,7 +382,7 @@ def test_a_real_host_resumed_from_a_rolled_back_log_is_named_by_its_network_bots
     try:
         host = start_host(processes, tmp_path, "--port", "0", "--seats", "4", "--bots",
                           "greedy,greedy", "--seed", "5", "--fixed-seed")
-        address, _, game, bots = seat_network_bots(processes, host)
+        _, _, game, bots = seat_network_bots(processes, host)
         host.wait_line(r"^round 4$")
         host.kill()
         assert host.proc.returncode == -signal.SIGKILL
