@@ -389,7 +389,8 @@ class ClientCore:
     is called with this seat's open commitment whenever it changes (None once it is spent),
     before the frame that depends on it is queued: a client that keeps it can still reveal
     after a restart. ``witness`` is what this client saw of the game before (its state
-    folder's, client/witness.py; or ``load_witness(game id)`` gives it at the welcome), and
+    folder's, client/witness.py; or ``load_witness(game id, seat)`` gives it at the
+    welcome), and
     ``on_witness`` is called with it at each new round,
     each reveal and each rewind accepted (docs/security.md, "A host that goes back in
     time"). ``entropy(n)`` gives the n random bytes of this seat's share of the seed
@@ -401,7 +402,7 @@ class ClientCore:
                  on_secret: Callable[[OfferSecret | None], None] | None = None,
                  witness: Witness | None = None,
                  on_witness: Callable[[Witness], None] | None = None,
-                 load_witness: Callable[[str], Witness | None] | None = None,
+                 load_witness: Callable[[str, int | None], Witness | None] | None = None,
                  entropy: Callable[[int], bytes] = os.urandom) -> None:
         self.settings = settings
         self.entropy = entropy
@@ -1050,10 +1051,13 @@ class ClientCore:
             self._gone(REPLACED, f"the host runs another game ({welcome.game})")
             return
         self._lost_at = None
-        if self.witness is None or self.witness.game != welcome.game:
-            loaded = self.load_witness(welcome.game) if self.load_witness is not None else None
-            # What an earlier run of this client saw of the game, or nothing yet.
-            self.witness = loaded if loaded is not None else Witness(welcome.game)
+        witness = self.witness
+        if witness is None or (witness.game, witness.seat) != (welcome.game, welcome.seat):
+            load = self.load_witness
+            loaded = load(welcome.game, welcome.seat) if load is not None else None
+            # What an earlier run of this client saw from this seat, or nothing yet.
+            self.witness = loaded if loaded is not None else \
+                Witness(welcome.game, seat=welcome.seat)
         self.welcome = welcome
         self.seat = welcome.seat
         if welcome.token is not None:

@@ -104,10 +104,10 @@ class Rewind:
 
 @dataclass(frozen=True, slots=True)
 class Witness:
-    """What one client saw of one game: the durable events' count and digest, the highest
-    round, and this seat's revealed offers by round (an offer step asked again after its
-    reveal is a rewind, and never gets another offer). Saved in the client's state folder
-    (client/witness.py)."""
+    """What one client saw of one game from one seat (None: watching): the durable events'
+    count and digest, the highest round, and this seat's revealed offers by round (an offer
+    step asked again after its reveal is a rewind, and never gets another offer). Saved in
+    the client's state folder (client/witness.py)."""
 
     game: str
     count: int = 0
@@ -115,6 +115,7 @@ class Witness:
     round: int = 0
     revealed: Mapping[int, tuple[tuple[int, ...], bytes, bytes]] = field(default_factory=dict)
     # round -> (offer, nonce, commitment)
+    seat: int | None = None
 
     def after(self, events: Iterable[Mapping[str, Any]], round_: int) -> Witness:
         count, digest = extend(self.count, self.digest, events)
@@ -140,7 +141,8 @@ class Witness:
         return replace(self, revealed={**self.revealed, round_: (offer, nonce, commitment)})
 
     def to_json(self) -> dict[str, Any]:
-        return {"game": self.game, "count": self.count, "digest": self.digest.hex(),
+        return {"game": self.game, "seat": self.seat, "count": self.count,
+                "digest": self.digest.hex(),
                 "round": self.round, "revealed": {
                     str(r): {"offer": list(o), "nonce": n.hex(), "commitment": c.hex()}
                     for r, (o, n, c) in sorted(self.revealed.items())}}
@@ -151,5 +153,7 @@ class Witness:
         revealed = {int(r): (tuple(int(c) for c in v["offer"]), bytes.fromhex(v["nonce"]),
                              bytes.fromhex(v["commitment"]))
                     for r, v in dict(data.get("revealed") or {}).items()}
+        seat = data.get("seat")
         return cls(str(data["game"]), int(data["count"]), bytes.fromhex(data["digest"]),
-                   int(data.get("round", 0)), revealed)
+                   int(data.get("round", 0)), revealed,
+                   None if seat is None else int(seat))

@@ -243,7 +243,7 @@ def test_an_offer_step_asked_again_after_its_reveal_is_named_even_in_a_forged_hi
     for peer in players:  # only the revealed offers are left of what it witnessed
         witness = peer.core.witness
         assert witness is not None
-        peer.core.witness = Witness(GAME, revealed=witness.revealed)
+        peer.core.witness = Witness(GAME, revealed=witness.revealed, seat=peer.core.seat)
     resume(net, log.path)
     asked = [peer for peer in players
              if peer.core.pending is not None and peer.core.pending.kind == "commit"]
@@ -267,6 +267,19 @@ def test_the_chain_leaves_out_what_a_resumed_host_does_not_restore() -> None:
     assert witness.check([{**take, "card": 4}], 1).kind == ANOTHER  # type: ignore[union-attr]
     saved = witness.with_reveal(2, (1, 3), b"n" * 32, b"c" * 32)
     assert Witness.from_json(saved.to_json()) == saved
+
+
+def test_two_seats_of_one_game_on_one_computer_keep_their_own_witness(tmp_path: Path) -> None:
+    from mundus_net.client.witness import WitnessFile
+
+    store = WitnessFile(tmp_path / "witnesses.json")
+    ana = Witness(GAME, seat=1).with_reveal(2, (1, 3), b"a" * 32, b"A" * 32)
+    bo = Witness(GAME, seat=2).with_reveal(2, (4, 5), b"b" * 32, b"B" * 32)
+    watcher = Witness(GAME, count=7)
+    for witness in (ana, bo, watcher):
+        store.save(witness)
+    assert (store.get(GAME, 1), store.get(GAME, 2), store.get(GAME, None)) == (ana, bo, watcher)
+    assert store.get(GAME, 0) is None and store.get("another-game", 1) is None
 
 
 def test_a_client_restarted_after_the_rollback_still_sees_it(tmp_path: Path) -> None:
