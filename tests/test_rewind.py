@@ -132,6 +132,22 @@ def test_an_honest_resume_at_any_point_is_not_taken_for_a_rewind(tmp_path: Path,
         assert peer.core.result is not None
 
 
+def test_an_honest_resume_before_the_game_began_is_not_taken_for_a_rewind(
+        tmp_path: Path) -> None:
+    clock = Clock(100.0)
+    table = Table(3, seed=5, game_id=GAME, first_tm=0, bots=[load_bot("greedy", 0)],
+                  clock=clock)
+    log = GameLog.create(tmp_path, table, bots=[BotSpec("greedy", 0)])
+    net = Net(table, clock)
+    ana = net.join("Ana")  # the host dies before Bo comes
+    log.close()
+    resume(net, log.path)
+    bo = net.join("Bo")
+    players = {ana: load_bot("greedy", 1), bo: load_bot("random", 2)}
+    play(net, players)
+    assert rewound(ana) == rewound(bo) == [] and ana.core.result is not None
+
+
 def test_rows_deleted_with_the_head_and_the_mark_moved_are_seen_by_every_player(
         tmp_path: Path) -> None:
     net, log, players = logged_game(tmp_path)
