@@ -374,7 +374,7 @@ def test_a_bot_leaves_on_a_rewind_unless_told_to_go_on(go_on: bool) -> None:
 
 
 def test_the_record_carries_the_chain_every_client_that_saw_the_game_holds(
-        tmp_path: Path) -> None:
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import json
 
     from mundus_net.host.cli import record_text
@@ -395,6 +395,16 @@ def test_the_record_carries_the_chain_every_client_that_saw_the_game_holds(
     count = meta["chain"]["events"]
     assert words is not None and f"published {count} public events" in words
     assert "resumed the game 1 time." in words
+    # mundus verify prints it after the record's check.
+    from mundus_net.cli import main
+    from mundus_net.host.keys import HostKeys
+
+    signed = tmp_path / "record.json"
+    signed.write_text(record_text(net.table, HostKeys.generate()), encoding="utf-8")
+    assert main(["verify", str(signed)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    at = next(i for i, line in enumerate(out) if line.startswith("ok   record:"))
+    assert out[at + 1] == f"     history: {words}"
 
 
 @pytest.mark.network

@@ -329,6 +329,12 @@ def _verify(document: dict[str, Any], text: str, pinned_key: str | None, own_key
               f"the replay ends as recorded: {_result_text(recorded, names)}")
 
 
+def _chain_of(text: str) -> str | None:
+    """chain_words of a record's text (already read as a record: its JSON is sound)."""
+    meta = json.loads(text).get("meta")
+    return chain_words(meta) if isinstance(meta, dict) else None
+
+
 def chain_words(meta: dict[str, Any]) -> str | None:
     """What the record says of its public history's chain, for people; None without one."""
     found = meta.get("chain")
@@ -397,14 +403,17 @@ def run(args: argparse.Namespace) -> int:
 
     def show(found: Check) -> None:
         print(f"{'ok  ' if found.ok else 'FAIL'} {found.name}: {found.detail}", flush=True)
+        if found.name == "record" and found.ok:
+            # What the host says it published, for the players to compare (not a check).
+            history = _chain_of(text)
+            if history is not None:
+                print(f"     history: {history}", flush=True)
 
     try:
         report = verify_text(text, args.host_key, deck, on_check=show, own_key=own_sign_key())
     except UnreadableRecord as exc:
         print(f"mundus verify: {args.record}: {exc}", file=sys.stderr)
         return 2
-    if report.chain is not None:
-        print(f"     history: {report.chain}")
     if report.ok:
         fp = report.signer_fingerprint
         if report.own:
