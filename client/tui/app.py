@@ -521,10 +521,11 @@ class TableModel:
         self.rewound = notice
         self.plan = []
         self.sent_for = None
+        said = "" if self.spectator else " (your client says so at the table)"
         self.log(f"WARNING: {notice.sentence[0].upper()}{notice.sentence[1:]}. The host may "
                  "have lost part of the game, or may be cheating: it may have seen offers "
-                 "revealed after that point. Press G to go on with the host's game (your "
-                 "client says so at the table), or Ctrl-D to leave.")
+                 f"revealed after that point. Press G to go on with the host's game{said}, "
+                 "or Ctrl-D to leave.")
         self.say("The host went back in time: G goes on (said at the table) · Ctrl-D leaves",
                  error=True)
 
