@@ -182,6 +182,10 @@ class ConnectionThread:
     def chat(self, text: str) -> concurrent.futures.Future[int]:
         return self.submit(lambda c: c.chat(text))
 
+    def accept_rewind(self) -> concurrent.futures.Future[int | None]:
+        """Go on after the host went back (Connection.accept_rewind), said at the table."""
+        return self.submit(lambda c: c.accept_rewind())
+
     def view(self) -> concurrent.futures.Future[StateView]:
         """A consistent view, taken in the connection's thread."""
         return self.submit(lambda c: c.core.view())

@@ -38,6 +38,7 @@ from mundus_net.client.core import (
     Subscribe,
 )
 from mundus_net.client.notices import Mismatch, Notice, Refused, Welcome
+from mundus_net.client.witness import WitnessFile
 from mundus_net.engine.decisions import Decision
 from mundus_net.engine.errors import MundusError
 from mundus_net.protocol.errors import ProtocolError
@@ -91,13 +92,19 @@ class Connection:
                  secret: OfferSecret | None = None,
                  on_secret: Callable[[OfferSecret | None], None] | None = None,
                  on_mismatch: Callable[[Mismatch], None] | None = None,
+                 witnesses: WitnessFile | None = None,
                  tap: Callable[[str, dict[str, Any]], None] | None = None,
                  server_key: str | None = None, insecure: bool = False,
                  context: zmq.Context[Any] | None = None, wakeable: bool = True,
                  public_from: Connection | None = None, clock: Clock = time.monotonic) -> None:
         # Who this client is at the table is ``settings`` (each field says what it does);
         # ``token`` and ``secret`` resume a seat, as ClientCore's.
-        self.core = ClientCore(settings, token=token, secret=secret, on_secret=on_secret)
+        # ``witnesses``: what this computer's clients saw of each game (client/witness.py),
+        # read at the welcome and kept at each round: a host that goes back is seen even
+        # after this client restarts.
+        self.core = ClientCore(settings, token=token, secret=secret, on_secret=on_secret,
+                               load_witness=None if witnesses is None else witnesses.get,
+                               on_witness=None if witnesses is None else witnesses.save)
         # Encryption (docs/security.md): CURVE with the host key ``server_key`` (Z85); without
         # one, connect() asks the host's key port and trusts the answer for this connection
         # (trust on first use, without memory: the commands keep known hosts). ``insecure``:
@@ -372,6 +379,12 @@ class Connection:
 
     def chat(self, text: str) -> int:
         request = self.core.chat(text, self._clock())
+        self._pump()
+        return request
+
+    def accept_rewind(self) -> int | None:
+        """Go on after a Rewound notice (ClientCore.accept_rewind): said at the table."""
+        request = self.core.accept_rewind(self._clock())
         self._pump()
         return request
 

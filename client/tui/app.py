@@ -76,6 +76,7 @@ from mundus_net.client.notices import (
     Problem,
     PublicEvents,
     Refused,
+    Rewound,
     Synced,
     Welcome,
 )
@@ -200,6 +201,9 @@ class Snapshot:
     started: bool = True
     table_name: str = ""
     options: dict[str, Any] | None = None  # the welcome's options (docs/protocol.md §4)
+    # What this client witnessed of the public history: (events, digest hex), as the
+    # record's chain says it (docs/security.md, "A host that goes back in time").
+    witnessed: tuple[int, str] | None = None
 
 
 def take_snapshot(core: ClientCore) -> Snapshot:
@@ -222,7 +226,9 @@ def take_snapshot(core: ClientCore) -> Snapshot:
                     core.connected, core.seat, core.result,
                     started=bool(table.get("started")),
                     table_name=str(table.get("name") or (welcome.name if welcome else "")),
-                    options=options)
+                    options=options,
+                    witnessed=None if core.witness is None else
+                    (core.witness.count, core.witness.digest.hex()))
 
 
 # -- what a typed line does ---------------------------------------------------------------------
@@ -321,6 +327,9 @@ class TableModel:
     choice_pages: int = 0
     over: bool = False
     gone: str | None = None  # the table is gone: Gone.why (REPLACED, STOPPED, OVER, TAKEN_OVER)
+    # The host went back in time (docs/security.md): nothing is decided until the player
+    # goes on (G) or leaves (Ctrl-D).
+    rewound: Rewound | None = None
     narrator: Narrator = field(default_factory=lambda: Narrator([]))
     # The list of the question shown (its id, phase and round): a number keeps its meaning
     # while the question stands.
@@ -406,6 +415,8 @@ class TableModel:
             self.log(f"Connection lost ({notice.reason}); reconnecting")
         elif isinstance(notice, Gone):
             self._gone(notice)
+        elif isinstance(notice, Rewound):
+            self._rewound(notice)
         elif isinstance(notice, Mismatch):
             self.log(f"WARNING: round {notice.round}, "
                      f"{seat_name(snap.names, notice.seat)}'s offer: {notice.reason}")
@@ -415,6 +426,11 @@ class TableModel:
             self.over = True
             self.plan = []
             self.say("The game is over: press Enter (or Ctrl-D) to leave.", error=False)
+            if snap.witnessed is not None:
+                count, digest = snap.witnessed
+                self.log(f"Your client saw {count} public events of this game, chain digest "
+                         f"{digest[:16]}: `mundus verify` on the game's record shows the "
+                         "host's, which must be the same.")
         elif isinstance(notice, (Accepted, Synced, Closed)):
             pass
         return self._continue_plan()
@@ -498,6 +514,26 @@ class TableModel:
             self.over = True
             self.log("The game is over and its host has stopped.")
             self.say("The game is over: press Enter (or Ctrl-D) to leave.", error=False)
+
+    def _rewound(self, notice: Rewound) -> None:
+        """The host came back at an earlier point than this client saw (or with another
+        history): said plainly, with the choice."""
+        self.rewound = notice
+        self.plan = []
+        self.sent_for = None
+        said = "" if self.spectator else " (your client says so at the table)"
+        self.log(f"WARNING: {notice.sentence[0].upper()}{notice.sentence[1:]}. The host may "
+                 "have lost part of the game, or may be cheating: it may have seen offers "
+                 f"revealed after that point. Press G to go on with the host's game{said}, "
+                 "or Ctrl-D to leave.")
+        self.say("The host went back in time: G goes on (said at the table) · Ctrl-D leaves",
+                 error=True)
+
+    def went_on(self) -> None:
+        """The player chose to go on after a rewind."""
+        self.rewound = None
+        self.log("You go on with the host's game; your client told the table what it saw.")
+        self.say("", error=False)
 
     def _refused(self, notice: Refused) -> None:
         if notice.request in ("decide", "commit", "reveal"):
@@ -1065,6 +1101,13 @@ class TableApp:
                 event.app.exit(result=OVER if model.over else LEFT)
 
         rejoin = Condition(lambda: model.gone in (REPLACED, STOPPED) and not self.input.text)
+        rewound = Condition(lambda: model.rewound is not None and not self.input.text)
+
+        @kb.add("g", filter=rewound)
+        @kb.add("G", filter=rewound)
+        def _(event: KeyPressEvent) -> None:
+            self.runner.accept_rewind()  # the host went back: go on, and say so
+            model.went_on()
 
         @kb.add("j", filter=rejoin)
         @kb.add("J", filter=rejoin)

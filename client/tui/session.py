@@ -34,6 +34,7 @@ from mundus_net.client.notices import (
 )
 from mundus_net.client.tokens import Holder, SavedSeat, TokenStore
 from mundus_net.client.tui.sentences import REASONS, plural, seat_name
+from mundus_net.client.witness import WitnessFile
 from mundus_net.protocol.names import DEFAULT_NAME, clean_name
 from mundus_net.protocol.security import fetch_key
 from mundus_net.protocol.statedir import atomic_write, state_dir
@@ -167,7 +168,7 @@ def _connection(s: Seating, saved: SavedSeat | None) -> Connection:
     conn = Connection(s.address, settings,
                       token=saved.token if saved is not None else None,
                       secret=saved.secret if saved is not None else None,
-                      server_key=key, insecure=key is None)
+                      witnesses=WitnessFile(), server_key=key, insecure=key is None)
     # Saved before the commitment is sent: a restarted client can still reveal.
     core = conn.core
     core.on_secret = lambda secret: _remember(s, core, secret)
