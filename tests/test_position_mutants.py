@@ -11,7 +11,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 
-from conftest import bot_step, field_of, with_field
+from support.positions import bot_step, field_of, with_field
 
 from mundus_net.bots.base import Bot
 from mundus_net.bots.greedy import GreedyBot

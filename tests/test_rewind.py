@@ -2,7 +2,7 @@
 back in time"; protocol/chain.py; issue 27).
 
 The host's real Table journaled to a real game log on disk, the reference client cores
-paired with it in memory (tests/test_client_core.py's Net: no sockets, one fake clock). The
+paired with it in memory (tests/support/net.py's Net: no sockets, one fake clock). The
 host "crashes" (its log closed, nothing uncommitted kept) and is resumed from a log that was
 rolled back: its last rows deleted with the head and the mark moved to the last kept row, or
 the whole state folder put back from an earlier copy. An honest resume is never taken for a
@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_client_core import Clock, Net, Peer, play
+from support.clock import FakeClock
+from support.net import Net, Peer, play
 
 from mundus_net.bots import load_bot
 from mundus_net.bots.base import Bot
@@ -34,7 +35,7 @@ GAME = "rewind-game-0001"
 def logged_game(directory: Path, **options: Any) -> tuple[Net, GameLog, dict[Peer, Bot]]:
     """A 3-seat table with one greedy host bot, journaled to a game log in ``directory``,
     and two network players (reference cores playing greedy and random)."""
-    clock = Clock(100.0)
+    clock = FakeClock(100.0)
     table = Table(3, seed=5, game_id=GAME, first_tm=0, bots=[load_bot("greedy", 0)],
                   clock=clock, **options)
     log = GameLog.create(directory, table, bots=[BotSpec("greedy", 0)])
@@ -134,7 +135,7 @@ def test_an_honest_resume_at_any_point_is_not_taken_for_a_rewind(tmp_path: Path,
 
 def test_an_honest_resume_before_the_game_began_is_not_taken_for_a_rewind(
         tmp_path: Path) -> None:
-    clock = Clock(100.0)
+    clock = FakeClock(100.0)
     table = Table(3, seed=5, game_id=GAME, first_tm=0, bots=[load_bot("greedy", 0)],
                   clock=clock)
     log = GameLog.create(tmp_path, table, bots=[BotSpec("greedy", 0)])
