@@ -298,7 +298,7 @@ def _join(s: Seating, saved: SavedSeat | None
 def _app(s: Seating, saved: SavedSeat | None) -> TableApp:
     from mundus_net.client.tui.app import TableApp
 
-    return TableApp(_connection(s, saved), on_notice=_saver(s))
+    return TableApp(_connection(s, saved), on_notice=_saver(s), language=s.language)
 
 
 INVITE_CODES = ("invite_needed", "bad_invite")
