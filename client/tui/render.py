@@ -424,8 +424,10 @@ def queue(view: View, width: int) -> StyleAndTextTuples:
     ids = list(view.queue)
     wide = width >= 100
     name_w = max((get_cwidth(dev_name(c, deck)) for c in ids), default=4)
-    name_w = min(name_w, 26)  # the default deck's longest name, beside its longest effect
     icon_w = 19 if wide else 4
+    # The default deck's longest English name (26) beside its longest effect; a longer name
+    # (another language's) takes room from the effects rather than being cut.
+    name_w = min(name_w, max(26, width - 2 - 1 - 2 - icon_w - 1 - 30))
     lines: list[Line] = []
     for pos in range(1, 6):
         mark = ("class:reach", "*") if pos <= reach and pos <= len(ids) else ("", " ")
@@ -584,8 +586,10 @@ def parts_in(parts: Sequence[str], width: int, sep: str = " · ") -> str:
         if rest:
             text += t._(" and {count} more").format(count=rest) if shown \
                 else t._("{count} more (F3)").format(count=rest)
-        if get_cwidth(text) <= width or shown == 0:
+        if get_cwidth(text) <= width:
             return text or "-"
+        if shown == 0:  # not even that: the count alone
+            return f"+{rest}" if rest else "-"
     return "-"
 
 
@@ -610,8 +614,10 @@ def players(view: View, names: Sequence[str], width: int,
     wide = width >= 110
     waiting = waiting_seats(view)
     labels = _names(view, names)
-    name_w = min(max([get_cwidth(n) for n in labels] + [6]) + (7 if connected else 0),
+    away_w = max(7, get_cwidth(t._(" (away)")))  # room for the tag after a name
+    name_w = min(max([get_cwidth(n) for n in labels] + [6]) + (away_w if connected else 0),
                  22 if wide else 18)
+    name_w = max(name_w, get_cwidth(t._("Player")))  # a longer title than English's
     faceup = list(view.faceup)
     offered = set(view.offered)
     trading = any(faceup) or bool(offered)
