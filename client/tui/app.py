@@ -53,6 +53,7 @@ from prompt_toolkit.layout.controls import BufferControl, UIContent, UIControl
 from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.layout.processors import BeforeInput
 from prompt_toolkit.output import ColorDepth
+from prompt_toolkit.utils import get_cwidth
 
 from mundus_net.cli_args import join_command
 from mundus_net.client.background import ConnectionThread, record_crash
@@ -756,8 +757,9 @@ class TableModel:
                 for choice in self.choices():
                     if choice.words.casefold().startswith(wanted):
                         found.append((choice.words, choice.text))
-        commands = (("help", t._("help for this step")), ("say ", t._("chat with the table")),
-                    ("quit", t._("leave the table (the seat is kept)")))
+        commands: tuple[tuple[str, str], ...] = (
+            ("help", t._("help for this step")), ("say ", t._("chat with the table")),
+            ("quit", t._("leave the table (the seat is kept)")))
         if t.language != DEFAULT_LANGUAGE:
             commands += ((typed_words("help", t)[0], t._("help for this step")),
                          (typed_words("say", t)[0] + " ", t._("chat with the table")),
@@ -815,7 +817,7 @@ class TableModel:
                     if width >= 28:
                         status += [("class:dim", t._(" (not encrypted) · ")),
                                    ("class:status", render.cut(
-                                       hint, width - render.line_width(status)))]
+                                       hint, width - sum(get_cwidth(f[1]) for f in status)))]
             snap = self.snap
             shown = render.lobby(snap.table_name, snap.names, width, height - 1,
                                  players=view.players or len(snap.names), me=snap.seat,

@@ -197,7 +197,7 @@ def wrap_text(text: str, width: int) -> list[str]:
     :func:`wrap`, which measures cells, for text with wide ones (Korean)."""
     if get_cwidth(text) == len(text):
         return textwrap.wrap(text, width)
-    return [line for line in wrap(text, width) if line.strip()] if text.strip() else []
+    return [line.rstrip() for line in wrap(text, width) if line.strip()]
 
 
 def fit_pieces(pieces: Sequence[str], width: int, keep: int = 1, sep: str = " · ") -> list[str]:
@@ -442,11 +442,18 @@ def queue(view: View, width: int) -> StyleAndTextTuples:
             label = event_name(card.icon, t) if wide else card.icon
             icon = [("class:icon", f"[{label}]")]
         effect = development_effect(card) if card is not None else ""
-        effect_w = min(width - 2 - 1 - name_w - 2 - icon_w - 1, 44)
+        # 44 cells hold English's longest effect; another language's longer one takes the
+        # room there is, and wraps below itself when even that is too little.
+        room = width - 2 - 1 - name_w - 2 - icon_w - 1
+        effect_w = min(room, max(44, get_cwidth(effect)))
+        longer = get_cwidth(effect) > 44 or name_w > 26  # than English's (kept as it was)
+        parts = wrap_text(effect, effect_w) if longer and 10 <= effect_w < get_cwidth(effect) \
+            else [effect]
         line: Line = [mark, ("class:title", f"{pos} "), *_pad([("", name)], name_w),
-                      ("", "  "), *_pad([("class:dim", effect)], max(effect_w, 0)),
+                      ("", "  "), *_pad([("class:dim", parts[0])], max(effect_w, 0)),
                       ("", " "), *icon]
         lines.append(line)
+        lines += [[("", " " * (3 + name_w + 2)), ("class:dim", part)] for part in parts[1:]]
     return _join(lines, width)
 
 
