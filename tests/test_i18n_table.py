@@ -8,7 +8,11 @@ English stays the source's own words."""
 from __future__ import annotations
 
 import re
+import sys
+import time
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 from babel.messages.catalog import Catalog
@@ -30,6 +34,8 @@ from mundus_net.engine.decisions import EndTurn
 from mundus_net.engine.game import Game, Pending
 from mundus_net.engine.view import PlayerView, StateView, public_log
 from mundus_net.protocol.codec import to_wire
+
+sys.path.insert(0, __file__.rsplit("/", 1)[0])  # tui_term, beside this file
 
 NAMES = ("Ana", "Bo", "Cy", "Dee")  # names of no language
 SIZES = ((80, 24), (120, 40))
@@ -205,3 +211,81 @@ def test_korean_columns_are_padded_in_cells() -> None:
     assert wrapped[0] == "카드 열 카드 열 카드" and len(wrapped) == 5
     assert all(get_cwidth(line) <= 20 for line in wrapped)
     assert " ".join(wrapped).split() == ("카드 열 " * 12).split()  # broken between words
+
+
+# -- a whole game in a pseudo-terminal ---------------------------------------------------------
+
+ASKED = re.compile(r"^(\S+)>(?: |$)")  # the input line at a question: the step's word, translated
+OVER = {"it": "Classifica finale", "ru": "Итоговая таблица", "nl": "Eindstand",
+        "ko": "최종 순위"}
+
+
+def _lines(t: Any) -> list[str]:
+    """The screen's lines, read cell by cell: pyte's own ``display`` fails on a cell left
+    empty where a redraw overwrote half of a wide (Korean) character."""
+    screen = t.screen
+    return ["".join(screen.buffer[y][x].data for x in range(screen.columns)).rstrip()
+            for y in range(screen.lines)]
+
+
+def _settle(t: Any) -> list[str]:
+    """The screen once the program has stopped writing for a moment (a frame is whole)."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        before = bytes(t.raw)
+        t.pump(0.08)
+        if bytes(t.raw) == before:
+            break
+    return _lines(t)
+
+
+def _asked(t: Any, over: str) -> str | None:
+    """The step the input line asks about, "over" at the final standings, else None."""
+    lines = _lines(t)
+    if any(over in line for line in lines):
+        return "over"
+    m = ASKED.match(lines[-1])
+    return m.group(1) if m else None
+
+
+def _answer(t: Any, text: str) -> None:
+    """Type ``text`` and Enter, once the input line shows it; then wait for it to clear."""
+    t.send(text)
+    t.wait(lambda t: _lines(t)[-1].endswith("> " + text), what=f"the echo of {text!r}")
+    t.send("\r")
+    t.wait(lambda t: _lines(t)[-1].endswith(">"), what="the input line to clear")
+
+
+@pytest.mark.network
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_whole_game_in_a_terminal_at_80x24_in_the_language(
+        language: str, template: Catalog, tmp_path: Path) -> None:
+    """`mundus play --lang` against three bots in a pseudo-terminal: at every question the
+    screen (table, log, choices, status and the input line) has no cut line and no English
+    word; the turn ends with the language's pass word, every other question takes its first
+    choice; the final standings come in the language."""
+    from tui_term import Term, environment, stop_tables
+
+    use(language)
+    english = english_words(template, language) - {"greedy"}  # the bots' names
+    stop = stop_tables(tmp_path)
+    t = Term(["play", "--bot-pace", "0", "--bots", "3", "--seed", "7", "--name", "Ana",
+              "--lang", language], environment(tmp_path), cols=80, rows=24)
+    turn = tui_app.current()._(tui_app.PROMPTS["turn"]).rstrip("> ")
+    found: list[str] = []
+    questions = 0
+    try:
+        while True:
+            now = t.wait(lambda t: _asked(t, OVER[language]), what="a question or the end")
+            found += [f"{now}: {p}" for p in problems(_settle(t), 80, english)]
+            if now == "over":
+                break
+            questions += 1
+            _answer(t, tui_app.typed_words("pass")[0] if now == turn else "1")
+        t.send("\x04")  # Ctrl-D leaves
+        assert t.finish() == 0
+    finally:
+        t.close()
+        stop()
+    assert questions >= 30
+    assert found[:10] == []
