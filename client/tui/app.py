@@ -777,7 +777,8 @@ class TableModel:
         kind = ready.kind if ready is not None else (view.phase if view is not None else "")
         lines: list[str] = []
         if kind in HELP:
-            lines += help_lines(kind, width, view)
+            for line in help_lines(kind, width, view):  # (wrapped again in cells if need be)
+                lines += [line] if get_cwidth(line) <= width else render.wrap_text(line, width)
             lines.append("")
         t = current()
         lines += render.wrap_text(t._(COMMANDS_HELP), width)
