@@ -25,7 +25,7 @@ from mundus_net.bots.base import load_bot
 from mundus_net.client import i18n_build
 from mundus_net.client.connection import Connection
 from mundus_net.client.core import ClientSettings
-from mundus_net.client.i18n import use
+from mundus_net.client.i18n import translator, use
 from mundus_net.client.notices import PendingDecision, PublicEvents
 from mundus_net.client.tui import app as tui_app
 from mundus_net.client.tui import render
@@ -288,4 +288,73 @@ def test_a_whole_game_in_a_terminal_at_80x24_in_the_language(
         t.close()
         stop()
     assert questions >= 30
+    assert found[:10] == []
+
+
+def _numbers(lines: list[str], names: tuple[str, ...]) -> dict[str, list[str]]:
+    """The players table's numbers of each named seat ($, hand, stored): language-neutral."""
+    rows: dict[str, list[str]] = {}
+    for line in lines:
+        m = re.match(r"^[> ] (\S+)", line)
+        if m and m.group(1) in names and m.group(1) not in rows:
+            rows[m.group(1)] = re.findall(r"(?<!\S)\d+(?!\S)", line)[:3]
+    return rows
+
+
+@pytest.mark.network
+def test_three_players_of_three_languages_share_a_table(tmp_path: Path) -> None:
+    """A `mundus host` and three `mundus join --lang` in pseudo-terminals (Italian, Russian,
+    Korean) play a game together with a bot: each reads its own language at every question
+    (no English word, no cut line) and all three see the same table (its numbers), at the
+    offer step of round 2 where the game waits for the three of them."""
+    from test_tui_lobby import Host, free_ports
+    from tui_term import Term, environment
+
+    players = (("it", "Ana"), ("ru", "Boris"), ("ko", "Chul"))
+    names = tuple(name for _, name in players)
+    english = {lang: english_words(i18n_build.extract(), lang) - {"greedy", "bot"}  # greedy bot 0
+               for lang, _ in players}
+    offer = {lang: translator(lang)._(tui_app.PROMPTS["commit"]).rstrip("> ")
+             for lang, _ in players}
+    turn = {lang: translator(lang)._(tui_app.PROMPTS["turn"]).rstrip("> ")
+            for lang, _ in players}
+    second = {lang: translator(lang)._("Round {number}").format(number=2)
+              for lang, _ in players}
+    host = Host(tmp_path, "--seats", "4", "--bots", "1", "--port", str(free_ports()),
+                "--seed", "3", "--no-invite", "--name", "Babel")
+    terms: dict[str, Term] = {}
+    found: list[str] = []
+    try:
+        address = host.wait_line(r"join at (tcp://\S+)").group(1)
+        for lang, name in players:
+            terms[lang] = Term(["join", address, "--name", name, "--lang", lang],
+                               environment(tmp_path / name), cols=80, rows=24)
+        deadline = time.monotonic() + 240
+        while True:
+            assert time.monotonic() < deadline, "\n----\n".join(
+                "\n".join(_lines(t)) for t in terms.values())
+            waiting = 0
+            for lang, t in terms.items():
+                t.pump(0.05)
+                now = _asked(t, "\x00")
+                if now is None:
+                    continue
+                screen = _settle(t)
+                found += [f"{lang} {now}: {p}" for p in problems(screen, 80, english[lang])]
+                if now == offer[lang] and second[lang] in screen[0]:
+                    waiting += 1  # round 2's offers: wait for the others there
+                    continue
+                _answer(t, tui_app.typed_words("pass", translator(lang))[0]
+                        if now == turn[lang] else "1")
+            if waiting == len(terms):
+                break
+        for t in terms.values():
+            t.send("x\x7f")  # a key: the round's summary gives the players table its place
+        time.sleep(0.5)
+        tables = [_numbers(_settle(t), names) for t in terms.values()]
+        assert tables[0] == tables[1] == tables[2] and len(tables[0]) == 3, tables
+    finally:
+        for t in terms.values():
+            t.close()
+        host.stop()
     assert found[:10] == []
