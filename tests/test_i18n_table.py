@@ -271,7 +271,7 @@ def test_a_whole_game_in_a_terminal_at_80x24_in_the_language(
     stop = stop_tables(tmp_path)
     t = Term(["play", "--bot-pace", "0", "--bots", "3", "--seed", "7", "--name", "Ana",
               "--lang", language], environment(tmp_path), cols=80, rows=24)
-    turn = tui_app.current()._(tui_app.PROMPTS["turn"]).rstrip("> ")
+    turn = translator(language)._(tui_app.PROMPTS["turn"]).rstrip("> ")
     found: list[str] = []
     questions = 0
     try:
