@@ -166,3 +166,64 @@ def test_english_is_the_default_and_use_switches_the_process_language() -> None:
     finally:
         i18n.use("en")
     assert sentence(event, NAMES, 0) == english
+
+
+# -- the replay viewer and what the commands print (client/tui/replay.py, session.py) ----------
+
+
+def _replay(language: str) -> Any:
+    from mundus_net.bots.base import load_bot
+    from mundus_net.client.tui.replay import Replay
+    from mundus_net.engine.record import GameRecord
+    from mundus_net.tools.runner import play_game
+
+    game = Game.new(3, 11, round_limit=3)
+    play_game(game, [load_bot("greedy", 11 + s) for s in range(3)])
+    record = GameRecord.from_game(game, "test-11", NAMES[:3])
+    return Replay(record, t=translator(language))
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_the_replay_status_and_log_are_in_the_language_R2_6(language: str) -> None:
+    model = _replay(language)
+    lines = []
+    for seat in (None, 0, 1):
+        model.set_seat(seat)
+        for k in range(0, model.total + 1, 7):
+            model.go(k)
+            # The decision itself stays in the notation (docs/notation.md), language-neutral.
+            lines.append(model.status().rsplit(" · ", 1)[0])
+            lines.extend(model.sentences()[-3:])
+    found = {line: words for line in lines if (words := _english_words(line, language))}
+    assert found == {}
+
+
+def test_the_replay_speaks_english_by_default() -> None:
+    model = _replay("en")
+    model.go(0)
+    assert model.status() == (f"Decision 0 of {model.total} · round 1 · as spectator · the "
+                              "start of the game")
+
+
+def test_leaving_and_the_result_are_said_in_the_language(capsys: pytest.CaptureFixture[str]
+                                                         ) -> None:
+    """What `mundus join` prints after the screen closes (R8.4: places and doubloons)."""
+    from types import SimpleNamespace
+
+    from mundus_net.client.tui import session
+
+    i18n.use("ru")
+    try:
+        seating = session.Seating("tcp://127.0.0.1:9", "Ana")
+        session._say_how_to_come_back(seating, "Стол Аны", 0, NAMES[:2], None)
+        result = SimpleNamespace(winners=(1,), rounds=12, reason="doubloons",
+                                 doubloons=(41, 75), places=(2, 1))
+        core: Any = SimpleNamespace(result=result, seat=0)
+        session._say_result(core, NAMES[:2])
+    finally:
+        i18n.use("en")
+    out = capsys.readouterr().out
+    assert "Вы вышли из-за стола «Стол Аны». Ваше место 0 (Ana) сохранено" in out
+    assert "Вернуться:" in out
+    assert "Игра окончена после 12 раундов (набрано 75 дублонов): побеждает Bo." in out
+    assert "  1. Bo: 75 дублонов\n  2. Ana (вы): 41 дублон\n" in out
