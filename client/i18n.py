@@ -220,3 +220,12 @@ def use(language: str) -> Translator:
 def current() -> Translator:
     """The language :func:`use` chose; English before any."""
     return _current[0] if _current else translator(DEFAULT_LANGUAGE)
+
+
+def early_language(option: str | None, environ: Mapping[str, str]) -> str:
+    """The language to speak before the player's name is known (what a command prints before
+    it sits): ``--lang``, else the system locale's, else English; :func:`choose_language`
+    decides once the name is known."""
+    if option is not None and option != AUTO:
+        return option
+    return system_language(environ) or DEFAULT_LANGUAGE

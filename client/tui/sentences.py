@@ -204,7 +204,7 @@ class _Who:
         self.t = t
 
     def me_(self, seat: Any) -> bool:
-        return seat == self.me
+        return bool(seat == self.me)
 
     def name(self, seat: Any) -> str:
         return seat_name(self.names, int(seat), self.t)
