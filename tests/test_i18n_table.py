@@ -103,8 +103,9 @@ def questions(seed: int) -> Iterator[tuple[TableModel, Game]]:
                              Pending(pending.kind, (0,), pending.detail))
             ready = PendingDecision(id=ident, kind=pending.kind, detail=dict(pending.detail),
                                     legal=tuple(game.legal(0)), deadline=None, seq=ident)
-            model.on_notice(PublicEvents(ident, tuple(to_wire(e) for e in public),
-                                         tuple(to_wire(e) for e in mine)),
+            own = tuple(to_wire(m) if m != p else None for p, m in zip(public, mine,
+                                                                        strict=True))
+            model.on_notice(PublicEvents(ident, tuple(to_wire(e) for e in public), own),
                             Snapshot(view, ready, NAMES, (True, True, False, True),
                                      (False, True, True, True), online=True, seat=0))
             yield model, game
