@@ -15,3 +15,14 @@ def _private_state_home(tmp_path_factory: pytest.TempPathFactory,
     to a directory of the test's own, never to the user's ($XDG_STATE_HOME; subprocesses
     inherit it)."""
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state-home")))
+
+
+@pytest.fixture(autouse=True)
+def _english_by_default() -> Iterator[None]:
+    """Each test starts and ends with the process speaking English: `mundus join` and `sit()`
+    switch it to the player's language (mundus_net.client.i18n.use), for the tests after."""
+    from mundus_net.client import i18n
+
+    i18n.use(i18n.DEFAULT_LANGUAGE)
+    yield
+    i18n.use(i18n.DEFAULT_LANGUAGE)
