@@ -308,7 +308,8 @@ def test_three_players_of_three_languages_share_a_table(tmp_path: Path) -> None:
     Korean) play a game together with a bot: each reads its own language at every question
     (no English word, no cut line) and all three see the same table (its numbers), at the
     offer step of round 2 where the game waits for the three of them."""
-    from test_tui_lobby import Host, free_ports
+    from support.waits import free_ports
+    from test_tui_lobby import Host
     from tui_term import Term, environment
 
     players = (("it", "Ana"), ("ru", "Boris"), ("ko", "Chul"))
