@@ -24,7 +24,6 @@ import multiprocessing
 import os
 import sys
 import time
-from typing import Any
 
 import numpy as np
 
@@ -40,28 +39,19 @@ HAND_MADE = np.array([1, .7, .7, .7, .7, .7, .7, .7, 1, 0]) / 8.0  # worths(g, 0
 _captured: list[tuple[int, float, list[list[float]]]] = []
 
 
-class _Recording(Game):
-    """A game without a log that keeps every seat's worth parts when a round ends."""
-
-    __slots__ = ()
-
-    def _log(self, *args: Any, **kwargs: Any) -> None:
-        return None
-
-    def _record(self, *args: Any, **kwargs: Any) -> None:
-        return None
-
-    def _begin_round(self) -> None:
-        if self.round >= 1:
-            _captured.append((self.round, _rounds_left(self), worth_parts(self)))
-        Game._begin_round(self)
+def _capture(game: Game) -> bool:
+    """At each round end: keep every seat's worth parts; never halt the game."""
+    _captured.append((game.round, _rounds_left(game), worth_parts(game)))
+    return False
 
 
 def play(args: tuple[int, int]) -> list[tuple[int, float, list[list[float]], list[float]]]:
     """Game ``index``'s round ends: (round, rounds left, parts, share of the win per seat)."""
     seed, index = args
     _captured.clear()
-    g = _Recording.new(PLAYERS, derive_seed(seed, "fit-game", index))
+    g = Game.new(PLAYERS, derive_seed(seed, "fit-game", index))
+    g.keep_log = False
+    g.on_round_end = _capture
     bots = [load_bot("greedy", derive_seed(seed, "fit-greedy", index, s))
             for s in range(PLAYERS)]
     play_game(g, bots)

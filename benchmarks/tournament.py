@@ -25,8 +25,9 @@ import sys
 import time
 from typing import Any
 
+from mundus_net.tools.games import Settings, without_cpu
 from mundus_net.tools.results import Row
-from mundus_net.tools.tournament import Settings, run_tournament, without_cpu
+from mundus_net.tools.tournament import run_tournament
 
 TARGET = 1.8
 

@@ -89,6 +89,11 @@ class ConnectionThread:
         self._stop = threading.Event()
         self._welcome: concurrent.futures.Future[Welcome] = concurrent.futures.Future()
 
+    @property
+    def thread(self) -> threading.Thread | None:
+        """The connection's thread (None before :meth:`start`)."""
+        return self._thread
+
     def start(self, timeout: float = 10.0) -> Welcome:
         """Connect (in the connection's thread) and return the welcome; raises what
         :meth:`Connection.connect` raises."""
@@ -176,6 +181,10 @@ class ConnectionThread:
 
     def chat(self, text: str) -> concurrent.futures.Future[int]:
         return self.submit(lambda c: c.chat(text))
+
+    def accept_rewind(self) -> concurrent.futures.Future[int | None]:
+        """Go on after the host went back (Connection.accept_rewind), said at the table."""
+        return self.submit(lambda c: c.accept_rewind())
 
     def view(self) -> concurrent.futures.Future[StateView]:
         """A consistent view, taken in the connection's thread."""

@@ -35,8 +35,10 @@ from mundus_net.client.notices import (
     Mismatch,
     Problem,
     Refused,
+    Rewound,
 )
 from mundus_net.client.tokens import Holder
+from mundus_net.client.witness import WitnessFile
 from mundus_net.engine.decisions import DECISION_TYPES, Offer
 from mundus_net.engine.defaults import default_choice
 from mundus_net.engine.game import REASON_WORDS, Result
@@ -78,10 +80,15 @@ def ordinal(place: int) -> str:
 class NetworkBot:
     """Plays ``bot`` over ``conn`` until the game is over."""
 
-    def __init__(self, conn: Connection, bot: Bot, log: Log = _stderr) -> None:
+    def __init__(self, conn: Connection, bot: Bot, log: Log = _stderr,
+                 go_on_after_rewind: bool = False) -> None:
         self.conn = conn
         self.bot = bot
         self.log = log
+        # A host that goes back in time (docs/security.md): the bot leaves, unless told to
+        # go on (--on-rewind go-on), which it then says at the table.
+        self.go_on_after_rewind = go_on_after_rewind
+        self.left_on_rewind: Rewound | None = None
         self.decisions = 0  # the strategy was asked
         self.faults: dict[str, int] = {}  # error / illegal -> count (docs/bots.md)
         self.fault_list: list[dict[str, object]] = []  # each, with its traceback (--json)
@@ -174,6 +181,16 @@ class NetworkBot:
             who = player(notice.seat, table_names(self.conn.core))
             self.log(f"COMMITMENT MISMATCH in round {notice.round}, the offer of {who}: "
                      f"{notice.reason}")
+        elif isinstance(notice, Rewound):
+            if self.go_on_after_rewind:
+                self.log(f"THE HOST WENT BACK: {notice.sentence}; going on (--on-rewind go-on), "
+                         "said at the table")
+                self.conn.accept_rewind()
+            else:
+                self.log(f"THE HOST WENT BACK: {notice.sentence}; leaving the table "
+                         "(--on-rewind go-on would play on)")
+                self.left_on_rewind = notice
+                self.conn.close(bye=True)
         elif isinstance(notice, Lost):
             self.log(f"connection lost ({notice.reason}); reconnecting")
         elif isinstance(notice, Joined) and notice.resumed:
@@ -281,6 +298,11 @@ def register(subparsers: Any) -> None:
                    help="take the seat of --token-file over even if another program plays it "
                         "now (that one is told, and stops); a bot whose earlier process "
                         "stopped takes its seat back by itself")
+    p.add_argument("--on-rewind", choices=("stop", "go-on"), default="stop",
+                   help="when the host comes back at an earlier point of the game than this "
+                        "bot saw, or with another history (docs/security.md): stop (leave the "
+                        "table, exit status 3; the default) or go-on (play on from the host's "
+                        "state, said at the table)")
     p.add_argument("--timeout", type=float, default=10.0,
                    help="seconds to wait for the host when joining (default 10)")
     add_security_arguments(p)
@@ -343,6 +365,7 @@ def run(args: argparse.Namespace) -> int:
         settings = ClientSettings(names[k], "player", bot=True, invite=args.invite,
                                   take_over=take_over)
         conns.append(Connection(args.connect, settings, token=token, secret=secret,
+                                witnesses=WitnessFile(),
                                 server_key=trust.key, insecure=trust.key is None,
                                 wakeable=False, public_from=conns[0] if conns else None))
     conn = conns[0]
@@ -370,7 +393,8 @@ def run(args: argparse.Namespace) -> int:
                 write_session(path, one)
             _stderr(f"{names[k]} took seat {welcome.seat} at the table \"{welcome.name}\" "
                     f"(game {welcome.game})")
-            players.append(NetworkBot(one, bots[k]))
+            players.append(NetworkBot(one, bots[k],
+                                      go_on_after_rewind=args.on_rewind == "go-on"))
         finished = [players[0].play()] if seats == 1 else play_all(players)
     except KeyboardInterrupt:
         for one in conns:
@@ -381,6 +405,11 @@ def run(args: argparse.Namespace) -> int:
     status = 0
     for seat_bot, result in zip(players, finished, strict=True):
         seat_bot.conn.close(bye=True)
+        if result is None and seat_bot.left_on_rewind is not None:
+            _stderr(f"mundus bot: {_me(seat_bot.conn.core)} left the table: "
+                    f"{seat_bot.left_on_rewind.sentence}")
+            status = 3
+            continue
         if result is None:
             _stderr(f"mundus bot: {_me(seat_bot.conn.core)}: the connection closed before the game "
                     "ended")
@@ -400,6 +429,13 @@ def _me(core: ClientCore) -> str:
     return player(seat, names) if seat is not None else core.settings.name
 
 
+def _chain(core: ClientCore) -> dict[str, object] | None:
+    """What this bot's client witnessed of the public history (the record's meta.chain)."""
+    witness = core.witness
+    return None if witness is None else {"events": witness.count,
+                                         "digest": witness.digest.hex()}
+
+
 def _report(args: argparse.Namespace, bot: NetworkBot, result: Result) -> None:
     seat = bot.conn.core.seat
     if args.json:
@@ -407,6 +443,7 @@ def _report(args: argparse.Namespace, bot: NetworkBot, result: Result) -> None:
                           "reason": result.reason, "doubloons": list(result.doubloons),
                           "places": list(result.places), "rounds": result.rounds,
                           "faults": bot.faults, "decisions": bot.decisions,
+                          "chain": _chain(bot.conn.core),
                           "fault_list": bot.fault_list}), flush=True)
         return
     names = table_names(bot.conn.core)

@@ -38,7 +38,9 @@ from mundus_net.client.core import (
     Subscribe,
 )
 from mundus_net.client.notices import Mismatch, Notice, Refused, Welcome
+from mundus_net.client.witness import WitnessFile
 from mundus_net.engine.decisions import Decision
+from mundus_net.engine.errors import MundusError
 from mundus_net.protocol.errors import ProtocolError
 from mundus_net.protocol.messages import MAX_HOST_FRAME, decode_host
 from mundus_net.protocol.security import fetch_key, make_client, parse_key, require_curve
@@ -52,7 +54,7 @@ _EVENTS = int(zmq.EVENTS)
 _NOBLOCK = int(zmq.NOBLOCK)
 
 
-class HostError(Exception):
+class HostError(MundusError):
     """The host refused a request (§10)."""
 
     def __init__(self, code: str, message: str, rule: str | None = None) -> None:
@@ -62,7 +64,7 @@ class HostError(Exception):
         self.rule = rule
 
 
-class ConnectTimeout(Exception):
+class ConnectTimeout(MundusError):
     """The host did not answer in time."""
 
 
@@ -90,13 +92,19 @@ class Connection:
                  secret: OfferSecret | None = None,
                  on_secret: Callable[[OfferSecret | None], None] | None = None,
                  on_mismatch: Callable[[Mismatch], None] | None = None,
+                 witnesses: WitnessFile | None = None,
                  tap: Callable[[str, dict[str, Any]], None] | None = None,
                  server_key: str | None = None, insecure: bool = False,
                  context: zmq.Context[Any] | None = None, wakeable: bool = True,
                  public_from: Connection | None = None, clock: Clock = time.monotonic) -> None:
         # Who this client is at the table is ``settings`` (each field says what it does);
         # ``token`` and ``secret`` resume a seat, as ClientCore's.
-        self.core = ClientCore(settings, token=token, secret=secret, on_secret=on_secret)
+        # ``witnesses``: what this computer's clients saw of each game (client/witness.py),
+        # read at the welcome and kept at each round: a host that goes back is seen even
+        # after this client restarts.
+        self.core = ClientCore(settings, token=token, secret=secret, on_secret=on_secret,
+                               load_witness=None if witnesses is None else witnesses.get,
+                               on_witness=None if witnesses is None else witnesses.save)
         # Encryption (docs/security.md): CURVE with the host key ``server_key`` (Z85); without
         # one, connect() asks the host's key port and trusts the answer for this connection
         # (trust on first use, without memory: the commands keep known hosts). ``insecure``:
@@ -374,16 +382,28 @@ class Connection:
         self._pump()
         return request
 
+    def accept_rewind(self) -> int | None:
+        """Go on after a Rewound notice (ClientCore.accept_rewind): said at the table."""
+        request = self.core.accept_rewind(self._clock())
+        self._pump()
+        return request
+
     def request_snapshot(self) -> None:
         """Ask for a fresh snapshot (the Clone pattern does this by itself on gaps)."""
         self.core.request_snapshot(self._clock())
         self._pump()
 
-    def _watch_offers(self, event: dict[str, Any]) -> None:
+    def watch_offers(self, event: dict[str, Any]) -> None:
         """Check one public event as if it had arrived (the core checks every one itself;
         tests/test_fair_deal.py calls this)."""
         self.core._watch_offers(event)
         self._pump()
+
+    @property
+    def subscribed_itself(self) -> bool:
+        """Whether this connection has a SUB socket of its own (one that reads the public
+        messages of another connection, ``public_from``, has none)."""
+        return self._sub is not None
 
     # -- leaving ------------------------------------------------------------------------------
 
@@ -431,7 +451,7 @@ def poll_all(conns: Sequence[Connection], timeout: float | None = 0.0
             wait = 0.0
         elif deadline is not None:
             wait = min(wait, max(0.0, deadline - now))
-        ready = dict(_poller_for(live).poll(math.ceil(wait * 1000)))
+        ready = dict(poller_for(live).poll(math.ceil(wait * 1000)))
         if ready:
             for conn in live:
                 conn._ready(ready)
@@ -450,7 +470,7 @@ def poll_all(conns: Sequence[Connection], timeout: float | None = 0.0
 _pollers = threading.local()  # this thread's last poll_all sockets and their poller
 
 
-def _poller_for(conns: Sequence[Connection]) -> zmq.Poller:
+def poller_for(conns: Sequence[Connection]) -> zmq.Poller:
     """A poller for all the sockets of ``conns``, made again only when they changed (a
     reconnect replaces a connection's sockets): registering them all costs more than a poll."""
     sockets = tuple(sock for conn in conns for sock in conn._sockets())

@@ -87,6 +87,7 @@ from mundus_net.client.notices import (
     Problem,
     PublicEvents,
     Refused,
+    Rewound,
     Synced,
     Welcome,
 )
@@ -99,9 +100,11 @@ from mundus_net.client.wire import (
 )
 from mundus_net.engine.decisions import Decision, Offer
 from mundus_net.engine.deck import Deck
+from mundus_net.engine.errors import MundusError
 from mundus_net.engine.game import Pending, Result
 from mundus_net.engine.view import StateView
 from mundus_net.protocol import commitment, fairdeal
+from mundus_net.protocol.chain import OFFER_AGAIN, Rewind, Witness
 from mundus_net.protocol.codec import decision_to_wire
 from mundus_net.protocol.errors import ProtocolError
 from mundus_net.protocol.messages import DEFAULT_HEARTBEAT_MS, decode_host, encode
@@ -122,7 +125,7 @@ ANSWERS = frozenset({"decide", "commit", "reveal"})  # the requests that answer 
 # -- errors ---------------------------------------------------------------------------------
 
 
-class ClientError(Exception):
+class ClientError(MundusError):
     """This side used the API wrongly (nothing pending, not seated, closed...): nothing was
     sent and nothing changed."""
 
@@ -386,13 +389,21 @@ class ClientCore:
     ``token`` and ``secret`` resume a seat (a saved token, an open commitment). ``on_secret``
     is called with this seat's open commitment whenever it changes (None once it is spent),
     before the frame that depends on it is queued: a client that keeps it can still reveal
-    after a restart. ``entropy(n)`` gives the n random bytes of this seat's share of the seed
+    after a restart. ``witness`` is what this client saw of the game before (its state
+    folder's, client/witness.py; or ``load_witness(game id, seat)`` gives it at the
+    welcome), and
+    ``on_witness`` is called with it at each new round,
+    each reveal and each rewind accepted (docs/security.md, "A host that goes back in
+    time"). ``entropy(n)`` gives the n random bytes of this seat's share of the seed
     (§15); tests pass a seeded one to play the same game every time.
     """
 
     def __init__(self, settings: ClientSettings, *, token: str | None = None,
                  secret: OfferSecret | None = None,
                  on_secret: Callable[[OfferSecret | None], None] | None = None,
+                 witness: Witness | None = None,
+                 on_witness: Callable[[Witness], None] | None = None,
+                 load_witness: Callable[[str, int | None], Witness | None] | None = None,
                  entropy: Callable[[int], bytes] = os.urandom) -> None:
         self.settings = settings
         self.entropy = entropy
@@ -401,6 +412,12 @@ class ClientCore:
         self.secret = secret  # the open commitment of this seat, if any
         self.on_secret = on_secret
         self.contribution: bytes | None = None  # this seat's share of the seed (§15)
+        # What this client witnessed of the game (the public history's chain, its revealed
+        # offers), and a rewind found and not yet accepted: nothing is decided meanwhile.
+        self.witness = witness
+        self.on_witness = on_witness
+        self.load_witness = load_witness
+        self.rewind: Rewound | None = None
 
         self.welcome: Welcome | None = None
         self.seat: int | None = None
@@ -443,6 +460,7 @@ class ClientCore:
         # under a new id (commit, then reveal) is not decoded again.
         self._legal_cache: tuple[int, Sequence[Any], tuple[Decision, ...]] | None = None
         self._checks = Checks(self._mismatch)
+        self._checked_again: set[bytes] = set()  # revealed steps already found asked again
         self._frozen: dict[str, tuple[Any, Any]] = {}  # StateView's conversions, reused
 
     # -- the life cycle -------------------------------------------------------------------------
@@ -706,7 +724,8 @@ class ClientCore:
         automatically and never returned."""
         p = self.pending
         if p is None or p.id == self._answered or p.kind == "reveal" or p.seq > self.seq \
-                or self.link is not Link.LIVE or self._hold_until is not None:
+                or self.link is not Link.LIVE or self._hold_until is not None \
+                or self.rewind is not None:
             return None
         return p
 
@@ -734,6 +753,10 @@ class ClientCore:
             raise ClientError("not seated")
         rnd = self._round_of(p)
         offer = tuple(sorted(cards))
+        shown = self._revealed_offer(p)
+        if shown is not None and shown[0] != offer:
+            raise ClientError(f"this seat revealed {list(shown[0])} in the offer step of round "
+                              f"{rnd} already: the host went back, and gets no other offer")
         nonce = commitment.new_nonce()
         digest = commitment.commit(self.game_id, rnd, self.seat, offer, nonce)
         # Saved before it is sent: a client restarted after committing can still reveal.
@@ -767,6 +790,56 @@ class ClientCore:
             raise ClientError(f"pending decision {p.id} is already answered")
         return p
 
+    def _revealed_offer(self, p: PendingDecision
+                        ) -> tuple[tuple[int, ...], bytes, bytes] | None:
+        """This seat's revealed offer (offer, nonce, commitment) for the step ``p`` asks
+        about, when it is still a legal one (after an accepted rewind the game may differ)."""
+        witness = self.witness
+        if witness is None or p.kind not in ("commit", "reveal"):
+            return None
+        shown = witness.revealed.get(self._round_of(p))
+        if shown is None or Offer(shown[0]) not in p.legal:
+            return None
+        return shown
+
+    def accept_rewind(self, now: float) -> int | None:
+        """Go on with the host's state after a :class:`Rewound` (the person chose it): said
+        at the table in a chat line (a seated player's), the witness made afresh from the
+        host's history (the revealed offers kept: a step asked again gets the same offer).
+        Returns the chat's request id (None for a spectator). ClientError without a
+        rewind."""
+        rewound = self.rewind
+        if rewound is None:
+            raise ClientError("no rewind to accept")
+        self.rewind = None
+        if self.witness is not None:
+            # The steps revealed before are expected again now: the same offers, no alarm.
+            self._checked_again.update(c for _, _, c in self.witness.revealed.values())
+            self.witness = self.witness.rebased(self.events, self._state_round())
+            self._save_witness()
+        request = None
+        if self.token is not None and self.connected:
+            line = f"rewind seen, I go on: {rewound.sentence}"
+            request = self.chat(line[:200], now)
+        self._auto_answer(now)
+        return request
+
+    def _state_round(self) -> int:
+        rnd = self.state.get("round")
+        return int(rnd) if isinstance(rnd, int) else 0
+
+    def _rewound(self, rewind: Rewind) -> None:
+        """A rewind found: told once, and nothing decided until the person chooses."""
+        if self.rewind is not None:
+            return
+        self.rewind = Rewound(rewind.kind, rewind.seen, rewind.host, rewind.round,
+                              rewind.host_round, rewind.sentence())
+        self._notices.append(self.rewind)
+
+    def _save_witness(self) -> None:
+        if self.on_witness is not None and self.witness is not None:
+            self.on_witness(self.witness)
+
     def _round_of(self, p: PendingDecision) -> int:
         rnd = p.detail.get("round")
         return int(rnd if rnd is not None else self.state.get("round", 0))
@@ -790,10 +863,28 @@ class ClientCore:
         p = self.pending
         if p is None or self._answered == p.id or self._hold_until is not None:
             return
+        witness = self.witness
+        if p.kind == "commit" and witness is not None and self.rewind is None \
+                and self._round_of(p) in witness.revealed \
+                and witness.revealed[self._round_of(p)][2] not in self._checked_again:
+            # An offer step this seat revealed in, asked again: the host went back (§7).
+            # Looked at once synced: a snapshot that shows the rewind tells it better.
+            if not self.synced:
+                return
+            self._checked_again.add(witness.revealed[self._round_of(p)][2])
+            self._rewound(Rewind(OFFER_AGAIN, witness.count, witness.count, witness.round,
+                                 self._round_of(p)))
+        if self.rewind is not None:
+            return  # nothing is answered until the person chooses
+        shown = self._revealed_offer(p)
+        if shown is not None and p.kind == "commit":
+            # The same offer, nonce and commitment: the host learns nothing it did not know.
+            self._set_secret(OfferSecret(self._round_of(p), *shown))
         secret = self.secret
         held = secret is not None and secret.round == self._round_of(p)
         if p.kind == "reveal":
             if secret is not None and held:
+                self._remember_reveal(secret)
                 self._answer(p.id, {"t": "reveal", "offer": list(secret.offer),
                                     "nonce": secret.nonce}, now)
             elif self._warned_secret != p.id:
@@ -805,6 +896,16 @@ class ClientCore:
             # Committed in this offer step already (then restarted or reconnected): send the
             # same commitment again rather than a new one the saved secret would not open.
             self._answer(p.id, {"t": "commit", "commitment": secret.commitment}, now)
+
+    def _remember_reveal(self, secret: OfferSecret) -> None:
+        """Kept (and saved) before the reveal leaves: this seat's offer of that step is then
+        known to the host, and a step asked again never gets another one."""
+        witness = self.witness
+        if witness is None or secret.round in witness.revealed:
+            return
+        self.witness = witness.with_reveal(secret.round, secret.offer, secret.nonce,
+                                           secret.commitment)
+        self._save_witness()
 
     def _send(self, message: Message, now: float) -> int:
         if self.link is Link.IDLE or self.link is Link.CLOSED:
@@ -972,6 +1073,13 @@ class ClientCore:
             self._gone(REPLACED, f"the host runs another game ({welcome.game})")
             return
         self._lost_at = None
+        witness = self.witness
+        if witness is None or (witness.game, witness.seat) != (welcome.game, welcome.seat):
+            load = self.load_witness
+            loaded = load(welcome.game, welcome.seat) if load is not None else None
+            # What an earlier run of this client saw from this seat, or nothing yet.
+            self.witness = loaded if loaded is not None else \
+                Witness(welcome.game, seat=welcome.seat)
         self.welcome = welcome
         self.seat = welcome.seat
         if welcome.token is not None:
@@ -1012,7 +1120,22 @@ class ClientCore:
                 self._snapshot_asked = None
                 self._apply_buffered(now)
             return
-        events = list(m.get("events") or ())
+        history = list(m.get("events") or ())
+        # A snapshot newer than what was applied (an older one, the reply to a retried
+        # request, is dropped above): its history must go on from what was witnessed.
+        witness = self.witness
+        if witness is not None and self.rewind is None:
+            state = m.get("state") or {}
+            raw_round = state.get("round")
+            host_round = raw_round if isinstance(raw_round, int) else 0
+            rewind = witness.check(history, host_round)
+            if rewind is not None:
+                self._rewound(rewind)
+            else:  # it goes on from what was seen: the witness grows to it
+                self.witness = witness.rebased(history, max(witness.round, host_round))
+                if self.witness.round > witness.round:
+                    self._save_witness()
+        events = history
         known = len(self.events)
         if known > len(events) or (known and events[known - 1] != self.events[-1]):
             # The host's history is shorter than ours, or another one (a restarted host, which
@@ -1117,6 +1240,11 @@ class ClientCore:
         self.state = {**self.state, **changed}
         events = list(m.get("events") or ())
         self.events.extend(events)
+        witness = self.witness
+        if witness is not None and self.rewind is None:
+            self.witness = witness.after(events, self._state_round())
+            if self.witness.round > witness.round:
+                self._save_witness()  # once a round: what a restarted client compares
         self._after_public(events, now)
 
     def _apply_buffered(self, now: float) -> None:

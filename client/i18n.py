@@ -197,3 +197,35 @@ def add_language_argument(parser: argparse.ArgumentParser) -> None:
              + ", ".join(f"{code} ({name})" for code, name in LANGUAGES.items())
              + f"; remembered with your name; {AUTO}: follow the system locale (default: the "
                "language remembered, else the system locale's, else English)")
+
+
+def N_(message: str) -> str:
+    """Marks a message for the catalogs where it is written (a table of words) and leaves it
+    English; the code that shows it translates it then (``t._(WORDS[key])``)."""
+    return message
+
+
+# The language this process's screens speak: one player per client, so one language; the
+# functions that word the game take a Translator and fall back on this one.
+_current: list[Translator] = []
+
+
+def use(language: str) -> Translator:
+    """Make ``language`` the one :func:`current` gives (the client calls it once it knows
+    the player's language)."""
+    _current[:] = [translator(language)]
+    return _current[0]
+
+
+def current() -> Translator:
+    """The language :func:`use` chose; English before any."""
+    return _current[0] if _current else translator(DEFAULT_LANGUAGE)
+
+
+def early_language(option: str | None, environ: Mapping[str, str]) -> str:
+    """The language to speak before the player's name is known (what a command prints before
+    it sits): ``--lang``, else the system locale's, else English; :func:`choose_language`
+    decides once the name is known."""
+    if option is not None and option != AUTO:
+        return option
+    return system_language(environ) or DEFAULT_LANGUAGE

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from mundus_net.client.statefile import StateFile
+from mundus_net.engine.errors import MundusError
 from mundus_net.protocol.security import (
     KeyAnnouncement,
     SecurityError,
@@ -73,7 +74,7 @@ class KnownHosts(StateFile):
             self._write(hosts)
 
 
-class UntrustedHost(Exception):
+class UntrustedHost(MundusError):
     """The client refuses to connect; the message says why and what to do."""
 
 

@@ -22,7 +22,7 @@ from mundus_net.engine.game import Result
 __all__ = [
     "OVER", "REPLACED", "SECRET_PHASES", "STOPPED", "TAKEN_OVER", "Accepted", "Closed",
     "GameOver", "Gone", "Joined", "Lost", "Mismatch", "Notice", "PendingDecision", "Pong",
-    "PrivateUpdate", "Problem", "PublicEvents", "Refused", "Synced", "Welcome",
+    "PrivateUpdate", "Problem", "PublicEvents", "Refused", "Rewound", "Synced", "Welcome",
 ]
 
 SECRET_PHASES = {"commit": "offer", "reveal": "offer"}  # the offer step's pending kinds
@@ -153,6 +153,23 @@ class Mismatch(Notice):
     round: int
     seat: int
     reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Rewound(Notice):
+    """The host came back at an earlier point of the game than this client saw, or with
+    another history, or asked again for an offer this seat already revealed
+    (docs/security.md, "A host that goes back in time"). ``kind`` is ``earlier``,
+    ``another`` or ``offer_again``; ``sentence`` says it for people. The core decides nothing
+    until its user chooses: :meth:`ClientCore.accept_rewind` goes on with the host's state
+    (and says so at the table), or leave (``bye`` and ``close``)."""
+
+    kind: str
+    seen: int  # public events (of the chain) this client had witnessed
+    host: int  # those in the host's history
+    round: int  # the highest round this client had seen
+    host_round: int  # the host's round now
+    sentence: str
 
 
 @dataclass(frozen=True, slots=True)

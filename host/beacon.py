@@ -47,6 +47,11 @@ class Beacon:
         self._sock: socket.socket | None = None
         self._warned = False
 
+    @property
+    def thread(self) -> threading.Thread | None:
+        """The thread that sends the beacons (None before :meth:`start`)."""
+        return self._thread
+
     def start(self) -> None:
         if self._thread is not None:
             return

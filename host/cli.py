@@ -40,6 +40,7 @@ from mundus_net.host.gamelog import (
 from mundus_net.host.keys import HostKeys, own_sign_key, signed_by
 from mundus_net.host.server import Host
 from mundus_net.host.table import DEFAULT_BOT_SECONDS, Message, Table
+from mundus_net.protocol import chain
 from mundus_net.protocol.invite import new_code as new_invite
 from mundus_net.protocol.invite import normal as invite_normal
 from mundus_net.protocol.messages import MAX_INVITE
@@ -197,7 +198,7 @@ def player(seat: int, names: list[str]) -> str:
     return f"{name} (seat {seat})" if name else f"seat {seat}"
 
 
-def _describe(event: Message, names: list[str]) -> str | None:
+def describe_event(event: Message, names: list[str]) -> str | None:
     """One line for the host's console, for the events worth telling the host's owner: a
     player by name, with the 0-based seat index (``Ann (seat 1) is away``)."""
     kind = event["kind"]
@@ -408,7 +409,7 @@ def _serve(args: argparse.Namespace, table: Table, keys: HostKeys | None, state_
     def on_update(update: Message) -> None:  # in the host's thread, right after the flush
         names = table.names
         for event in update["events"]:
-            line = _describe(event, names)
+            line = describe_event(event, names)
             if line:
                 print(line, flush=True)
 
@@ -596,7 +597,12 @@ def print_identity(keys: HostKeys | None) -> None:
 def record_text(table: Table, keys: HostKeys | None) -> str:
     """The game record, signed with the host's key (unsigned when insecure). It holds the
     host seed and the engine seed: written only for a game that is over, or that can never go
-    on (no game log)."""
+    on (no game log). Its ``meta.chain`` is the chain of the public history the host
+    published (protocol/chain.py): what every player's client that saw the whole game
+    witnessed, the same count and digest (docs/security.md)."""
+    count, digest = chain.extend(0, chain.GENESIS, table.public_history())
+    table.record.meta["chain"] = {"scheme": chain.SCHEME, "events": count,
+                                  "digest": digest.hex()}
     text = table.record.to_json() + "\n"
     if keys is None:
         return text

@@ -84,6 +84,7 @@ from typing import Any, Protocol, cast
 from mundus_net.bots.base import Bot, load_bot
 from mundus_net.engine.decisions import DECISION_TYPES, Decision
 from mundus_net.engine.deck import CardDef, Deck
+from mundus_net.engine.errors import MundusError
 from mundus_net.engine.view import PlayerView
 from mundus_net.host.table import CONTRIBUTION_SECONDS, LOGGED_INPUTS, ReplayRefused, Table
 from mundus_net.protocol.codec import DECISION_KINDS, decision_to_wire
@@ -105,7 +106,7 @@ CREATE TABLE head (one INTEGER PRIMARY KEY CHECK (one = 1), seq INTEGER NOT NULL
 """
 
 
-class GameLogError(Exception):
+class GameLogError(MundusError):
     """A log that cannot be used (not a game log, damaged, truncated, does not replay, in
     use); the message names the file and the problem."""
 
@@ -615,6 +616,11 @@ class GameLog:
         """The last row committed."""
         return self._seq
 
+    @property
+    def uncommitted(self) -> int:
+        """Rows written since the last commit (0: every row is in the file)."""
+        return len(self._buffer)
+
     def make_fast(self) -> None:
         """Leave the syncing to the operating system from now on (``--fast-log``, kept by the
         log)."""
@@ -871,7 +877,7 @@ class _Shown:
         return self.shown
 
 
-class ReplayedFault(Exception):
+class ReplayedFault(MundusError):
     """Raised again by a replayed host bot where the original raised."""
 
 

@@ -180,6 +180,11 @@ class Host:
     def key_port(self) -> int:
         return self.port + KEY_PORT_OFFSET
 
+    @property
+    def publisher(self) -> Publisher | None:
+        """The thread that sends the public messages (None until the host opens)."""
+        return self._publisher
+
     def open(self) -> None:
         """Bind the sockets (raises zmq.ZMQError if the port is taken)."""
         if self._router is not None:

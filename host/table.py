@@ -31,6 +31,7 @@ from mundus_net.bots.base import Bot, load_bot
 from mundus_net.engine.decisions import Decision, Offer, RuleError
 from mundus_net.engine.deck import Deck, default_deck
 from mundus_net.engine.defaults import default_decision
+from mundus_net.engine.errors import MundusError
 from mundus_net.engine.game import OFFER, RULES_EDITION, Game, Options, Pending, decision_phase
 from mundus_net.engine.record import GameRecord, RecordedDecision, RecordedOffer
 from mundus_net.engine.seeds import derive_seed
@@ -82,7 +83,7 @@ _REPLAY_CONN = b"\x00mundus-net/replay"
 _REVEAL_TAKEN = ("commit_mismatch", "illegal")
 
 
-class ReplayRefused(Exception):
+class ReplayRefused(MundusError):
     """A logged input that the table does not take again (:meth:`Table.replay_input`): the
     message says why (for an answer, ``code: message`` of the error reply). Raised before
     the table changed anything."""
@@ -347,6 +348,21 @@ class Table:
         """The id the next pending decision gets: every id below it was handed out (pending
         ids count from 1 and never repeat, §8)."""
         return self._next_id
+
+    # Read-outs for observers (tests, tools): copies or read-only views, never the state.
+
+    def pending_seats(self) -> dict[int, SeatPending]:
+        """Every seat's pending decision now, by seat (a copy)."""
+        return dict(self._pending)
+
+    @property
+    def offer_step(self) -> OfferStep | None:
+        """The commit-reveal state of the offer step under way (§7), or None."""
+        return self._step
+
+    def bot_to_play(self) -> int | None:
+        """A host-bot seat with something to decide now, or None."""
+        return self._bot_to_play()
 
     def public_state(self) -> Message:
         """§6 public state: the spectator's view plus the table.
@@ -1449,6 +1465,11 @@ class Table:
         self.record.meta["resumed"] = int(self.record.meta.get("resumed", 0)) + 1
 
     # -- outputs ------------------------------------------------------------------------------
+
+    def public_history(self) -> list[Message]:
+        """Every public event published so far, in order, as a snapshot carries them (the
+        last 200 chat lines only): what the record's chain is made of (protocol/chain.py)."""
+        return list(self._published)
 
     def touch(self) -> None:
         """Something outside the table's own handlers may have changed it (the server calls

@@ -19,12 +19,14 @@ from typing import Any
 from mundus_net.engine.cards import RELIC
 from mundus_net.engine.decisions import RuleError
 from mundus_net.engine.deck import Deck, DeckError, default_deck, load_deck
-from mundus_net.engine.game import Event, Game, Options, Pending, Result
+from mundus_net.engine.errors import MundusError
+from mundus_net.engine.game import Event, Game, GameState, Options, Pending, Result
 from mundus_net.engine.view import PlayerView
 
 __all__ = [
-    "RELIC", "Deck", "DeckError", "Event", "Game", "Options", "Pending", "PlayerView",
-    "Result", "RuleError", "__version__", "default_deck", "load_deck", "version",
+    "RELIC", "Deck", "DeckError", "Event", "Game", "GameState", "MundusError", "Options",
+    "Pending", "PlayerView", "Result", "RuleError", "__version__", "default_deck", "load_deck",
+    "version",
 ]
 
 

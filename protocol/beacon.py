@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from mundus_net.engine.errors import MundusError
 from mundus_net.protocol.messages import PROTOCOL_VERSION
 from mundus_net.protocol.security import is_key
 
@@ -21,7 +22,7 @@ MAX_BEACON = 1024  # bytes: a datagram larger than this is not a beacon
 MAX_TABLE_NAME = 64
 
 
-class BeaconError(ValueError):
+class BeaconError(MundusError, ValueError):
     """The datagram is not a mundus-net beacon."""
 
 

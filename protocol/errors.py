@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from mundus_net.engine.errors import MundusError
+
 ERROR_CODES = {
     "malformed": "the frame is not a msgpack map",
     "too_large": "the frame is larger than the protocol allows",
@@ -29,7 +31,7 @@ ERROR_CODES = {
 }
 
 
-class ProtocolError(Exception):
+class ProtocolError(MundusError):
     """A message the host (or client) refuses. ``code`` is one of ERROR_CODES."""
 
     def __init__(self, code: str, message: str, rule: str | None = None) -> None:

@@ -22,6 +22,8 @@ import msgpack
 import zmq
 from zmq.utils import z85
 
+from mundus_net.engine.errors import MundusError
+
 KEY_PORT_OFFSET = 2  # the key port is the ROUTER's port + 2 (the PUB's is + 1)
 Z85_KEY_CHARS = 40
 MAX_KEY_REQUEST = 256  # bytes: a key request is one small frame
@@ -32,7 +34,7 @@ _Z85 = frozenset(Z85_ALPHABET)
 KEY_PORT_VERSION = 1  # the key port's answer keeps its own version, whatever the protocol's
 
 
-class SecurityError(Exception):
+class SecurityError(MundusError):
     """Encryption cannot be set up (no CURVE in this ZeroMQ, a malformed key...)."""
 
 

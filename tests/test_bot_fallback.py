@@ -23,8 +23,9 @@ from mundus_net.engine.decisions import Decision, Offer, Take
 from mundus_net.engine.defaults import default_choice
 from mundus_net.engine.game import OVER, PHASES, SIMULTANEOUS, Game
 from mundus_net.engine.view import PlayerView
+from mundus_net.tools.games import Settings, without_cpu
 from mundus_net.tools.runner import play_game
-from mundus_net.tools.tournament import Settings, run_tournament, without_cpu
+from mundus_net.tools.tournament import run_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
 HERE = Path(__file__).resolve()

@@ -20,6 +20,7 @@ from mundus_net.engine.defaults import default_choice, default_decision
 from mundus_net.engine.game import FIRST, Game
 from mundus_net.engine.record import GameRecord
 from mundus_net.engine.view import PlayerView
+from mundus_net.tools.games import Settings, seat_names
 from mundus_net.tools.referee import (
     FAULT_KINDS,
     BrokenBot,
@@ -29,7 +30,7 @@ from mundus_net.tools.referee import (
     record_of,
 )
 from mundus_net.tools.runner import play_game
-from mundus_net.tools.tournament import Settings, run_tournament, seat_names
+from mundus_net.tools.tournament import run_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
 HERE = Path(__file__).resolve()

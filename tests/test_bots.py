@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import ast
 import copy
 import random
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from mundus_net.bots import load_bot, strategy_names
+from mundus_net.bots import base, load_bot, strategy_names
 from mundus_net.bots.base import Bot
 from mundus_net.bots.greedy import GreedyBot
 from mundus_net.bots.random_bot import RandomBot
@@ -94,7 +96,7 @@ def _perturb_hidden(game: Game, seat: int, rng: random.Random) -> Game:
                         pile[v] -= 1
                         pile[w] += 1
     rng.shuffle(other.draw)
-    other._legal = {}
+    other.set_state(other.state())  # the cards moved: its legal lists worked out again
     return other
 
 
@@ -219,3 +221,19 @@ def test_greedy_values_storage_for_next_rounds_event() -> None:
                     assert ctx.store_pair[3] == pytest.approx(pair)
             game.apply(seat, bots[seat].decide(view, game.legal(seat)))
     assert None in events and len(events) >= 2  # with an event and without
+
+
+def test_the_registry_names_the_builtin_bots_without_importing_them() -> None:
+    """bots/base.py knows the built-in strategies as "module:attr" (imported when a bot of
+    that name is made): it imports no bot module, and each entry is a bot factory."""
+    tree = ast.parse(Path(base.__file__).read_text("utf-8"))
+    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    imported |= {a.name for node in ast.walk(tree) if isinstance(node, ast.Import)
+                 for a in node.names}
+    assert not {m for m in imported if m and m.startswith("mundus_net.bots")}
+    assert set(base.BUILTIN_BOTS) == {"random", "greedy", "search"} <= set(strategy_names())
+    for name, target in base.BUILTIN_BOTS.items():
+        module_name, _, attr = target.partition(":")
+        assert type(load_bot(name, 1)).__name__ == attr
+        assert type(load_bot(name, 1)).__module__ == module_name
+

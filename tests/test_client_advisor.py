@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from conftest import R, give, new_game, put_queue_first, start_turn
+from support.positions import R, give, new_game, put_queue_first, start_turn
 
 from mundus_net.bots.random_bot import RandomBot
 from mundus_net.client.tui.advisor import Suggestion, best_reach, suggestions, summary

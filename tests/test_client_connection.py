@@ -21,7 +21,7 @@ import pytest
 import zmq
 
 from mundus_net.client.background import AsyncConnection, ConnectionThread
-from mundus_net.client.connection import Connection, HostError, _poller_for
+from mundus_net.client.connection import Connection, HostError, poller_for
 from mundus_net.client.core import ClientSettings
 from mundus_net.client.notices import Joined, Lost, Notice, PublicEvents
 from mundus_net.engine.deck import default_deck
@@ -298,7 +298,7 @@ def test_thread_and_asyncio_wrappers(host: FakeHost) -> None:
 
 
 class _Sockets:
-    """What _poller_for reads of a connection."""
+    """What poller_for reads of a connection."""
 
     def __init__(self, *sockets: zmq.Socket[Any]) -> None:
         self.sockets = list(sockets)
@@ -313,10 +313,10 @@ def test_poll_all_keeps_its_poller_until_a_connection_replaces_a_socket() -> Non
     made = [ctx.socket(zmq.DEALER) for _ in range(3)]
     try:
         one, two = _Sockets(made[0]), _Sockets(made[1])
-        poller = _poller_for([one, two])  # type: ignore[list-item]
-        assert _poller_for([one, two]) is poller  # type: ignore[list-item]
+        poller = poller_for([one, two])  # type: ignore[list-item]
+        assert poller_for([one, two]) is poller  # type: ignore[list-item]
         two.sockets = [made[2]]  # a reconnect: fresh sockets
-        fresh = _poller_for([one, two])  # type: ignore[list-item]
+        fresh = poller_for([one, two])  # type: ignore[list-item]
         assert fresh is not poller
         assert [sock for sock, _ in fresh.sockets] == [made[0], made[2]]
     finally:

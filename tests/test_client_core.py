@@ -10,13 +10,24 @@ the clock moving on. Timer behaviour is asserted on clock values.
 from __future__ import annotations
 
 import copy
-import hashlib
-import itertools
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from typing import Any, cast
+from collections.abc import Callable
+from typing import Any
 
 import pytest
+from support.clock import FakeClock
+from support.net import (
+    DEALER,
+    HB,
+    PUBLIC,
+    UP,
+    Message,
+    Net,
+    Peer,
+    frames,
+    play,
+    table,
+    told,
+)
 
 from mundus_net.bots import load_bot
 from mundus_net.bots.base import Bot
@@ -26,7 +37,6 @@ from mundus_net.client.core import (
     RATE_HOLD_S,
     SNAPSHOT_RETRY,
     SYNC_GRACE_S,
-    Action,
     Channel,
     ClientCore,
     ClientError,
@@ -35,7 +45,6 @@ from mundus_net.client.core import (
     Link,
     OfferSecret,
     OpenDealer,
-    Subscribe,
 )
 from mundus_net.client.notices import (
     OVER,
@@ -48,7 +57,6 @@ from mundus_net.client.notices import (
     Joined,
     Lost,
     Mismatch,
-    Notice,
     PendingDecision,
     Pong,
     PrivateUpdate,
@@ -61,204 +69,17 @@ from mundus_net.client.wire import freeze
 from mundus_net.engine.decisions import Announce, Offer
 from mundus_net.engine.game import SIMULTANEOUS, Game
 from mundus_net.engine.view import PlayerView
-from mundus_net.host.table import Table, error_message
+from mundus_net.host.table import error_message
 from mundus_net.protocol import commitment
 from mundus_net.protocol.codec import to_wire
 from mundus_net.protocol.errors import ProtocolError
 from mundus_net.protocol.messages import PROTOCOL_VERSION, decode_client, decode_host, encode
 
-Message = dict[str, Any]
-UP, DEALER, PUBLIC = "up", "dealer", "public"  # the ways a message travels
-HB = 1.0  # the table's heartbeat (its default 1,000 ms)
-
-
-class Clock:
-    """The one clock of a test: the table reads it, the cores are given its values."""
-
-    def __init__(self, now: float = 0.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-
-@dataclass(eq=False)
-class Peer:
-    """One core and what the host knows of it."""
-
-    core: ClientCore
-    conn: bytes = b""  # the identity the host sees (a fresh one for each fresh DEALER)
-    subscribed: bool = False
-    sent: list[Message] = field(default_factory=list)  # as the host decoded them
-    notices: list[Notice] = field(default_factory=list)
-
-    def of(self, kind: type[Notice]) -> list[Any]:
-        return [n for n in self.notices if isinstance(n, kind)]
-
-
-class Net:
-    """A Table and its cores joined as the server joins them (host/server.py): replies at
-    once, then the table advances and publishes its private messages, then its updates.
-
-    ``keep(peer, way, message)`` returning True keeps a message back (into :attr:`kept`,
-    for the test to deliver later, or never: a lost message); ``rewrite`` forges what the
-    host sends a peer (a cheating host). ``reads_all``: the host reads (and answers) every
-    frame the cores send, and what the cores send in answer to its replies, before the table
-    publishes, as the server does with frames that arrive together."""
-
-    def __init__(self, table: Table, clock: Clock) -> None:
-        self.table = table
-        self.clock = clock
-        self.peers: list[Peer] = []
-        self.keep: Callable[[Peer, str, Message], bool] = lambda peer, way, message: False
-        self.rewrite: Callable[[Peer, Message], Message] = lambda peer, message: message
-        self.kept: list[tuple[Peer, str, Message]] = []
-        self.reads_all = False
-        self._conns = itertools.count(1)
-        self._next_beat = clock.now
-
-    def join(self, name: str, *, token: str | None = None, secret: OfferSecret | None = None,
-             **settings: Any) -> Peer:
-        # A share of the seed made from the name: the same game every run.
-        share = hashlib.sha256(name.encode()).digest()
-        core = ClientCore(ClientSettings(name, **settings), token=token, secret=secret,
-                          entropy=lambda n: share[:n])
-        peer = Peer(core)
-        self.peers.append(peer)
-        core.start(self.clock.now)
-        self.run()
-        return peer
-
-    # -- moving messages -------------------------------------------------------------------
-
-    def run(self) -> None:
-        """Move every frame until nothing moves."""
-        for _ in range(10_000):
-            moved = sent = self.send_outgoing()
-            while self.reads_all and sent:
-                sent = self.send_outgoing()
-            self.table.advance()
-            updates, privates = self.table.drain()
-            for conn, message in privates:
-                for peer in self.peers:
-                    if peer.conn == conn:
-                        self.down(peer, DEALER, message)
-            for update in updates:
-                for peer in self.peers:
-                    if peer.subscribed:
-                        self.down(peer, PUBLIC, update)
-            if not moved and not updates and not privates:
-                self.collect()
-                return
-        raise AssertionError("the exchange never settles")
-
-    def send_outgoing(self) -> bool:
-        """Send what every core has to send; whether there was anything."""
-        sent = False
-        for peer in self.peers:
-            items = peer.core.outgoing()
-            sent = sent or bool(items)
-            self.send(peer, items)
-        return sent
-
-    def send(self, peer: Peer, items: Iterable[bytes | Action]) -> None:
-        """Do what a core's outgoing() asks, as a transport does."""
-        for item in items:
-            if isinstance(item, OpenDealer):
-                peer.conn = b"conn-%d" % next(self._conns)
-                peer.subscribed = False
-            elif isinstance(item, Subscribe):
-                peer.subscribed = True
-            elif isinstance(item, CloseSockets):
-                peer.conn, peer.subscribed = b"", False
-            else:
-                assert isinstance(item, bytes)
-                message = decode_client(item)  # the host's own checks: valid protocol
-                peer.sent.append(message)
-                self.up(peer, message)
-
-    def up(self, peer: Peer, message: Message) -> None:
-        """One message reaches the host; its reply goes back."""
-        if self.keep(peer, UP, message):
-            self.kept.append((peer, UP, message))
-            return
-        self.down(peer, DEALER, self.table.handle(peer.conn, message))
-
-    def down(self, peer: Peer, way: str, message: Message) -> None:
-        """One message from the host reaches a core."""
-        if not peer.conn:
-            return  # its sockets are closed
-        if self.keep(peer, way, message):
-            self.kept.append((peer, way, message))
-            return
-        channel = Channel.DEALER if way == DEALER else Channel.PUBLIC
-        peer.core.receive(channel, encode(self.rewrite(peer, message)), self.clock.now)
-        self.collect()
-
-    def release(self) -> None:
-        """Deliver what was kept back, in order."""
-        kept, self.kept = self.kept, []
-        for peer, way, message in kept:
-            if way == UP:
-                self.up(peer, message)
-            else:
-                self.down(peer, way, message)
-        self.run()
-
-    def collect(self) -> None:
-        for peer in self.peers:
-            peer.notices.extend(peer.core.notices())
-
-    # -- time ------------------------------------------------------------------------------
-
-    def beat(self) -> None:
-        """The host's heartbeat (§11): a heartbeat on the PUB, a ping to each connection."""
-        for peer in self.peers:
-            if peer.subscribed:
-                self.down(peer, PUBLIC, {"t": "heartbeat", "seq": self.table.seq})
-        for conn in self.table.connections():
-            for peer in self.peers:
-                if peer.conn == conn:
-                    self.down(peer, DEALER, {"t": "ping"})
-
-    def tick(self, now: float) -> None:
-        """Time moves to ``now``: the host beats when due, every core runs its timers, and
-        everything moves."""
-        self.clock.now = now
-        if now >= self._next_beat:
-            self._next_beat = now + self.table.heartbeat_ms / 1000
-            self.beat()
-        for peer in self.peers:
-            peer.core.handle_timer(now)
-            due = peer.core.next_deadline()
-            assert due is None or due > now, "a timer did not move past now"
-            # next_deadline is computed without the list: it must be the list's first due
-            assert due is None or due == min(at for at, _ in peer.core.timers())
-        self.run()
-
-    # -- reading the host ------------------------------------------------------------------
-
-    def host_snapshot(self, peer: Peer) -> Message:
-        """What the host says its state is, through the codec (as a snapshot reply)."""
-        return decode_host(encode(self.table.handle(peer.conn, {"t": "snapshot"})))
-
-
-def frames(items: Iterable[bytes | Action]) -> list[Message]:
-    return [decode_client(item) for item in items if isinstance(item, bytes)]
-
-
-def table(clock: Clock, players: int = 3, host_bots: int = 0, **options: Any) -> Table:
-    settings: dict[str, Any] = {"seed": 5, "game_id": "core-game", "first_tm": 0,
-                                "bots": [load_bot("greedy", s) for s in range(host_bots)],
-                                "clock": clock}
-    settings.update(options)
-    return Table(players, **settings)
-
 
 def one_seat(now: float = 0.0, **options: Any) -> tuple[Net, Peer]:
     """A table of two host bots (seats 0 and 1) and a core at seat 2, the first TM, joined
     and synced at ``now``: the core is asked to announce."""
-    clock = Clock(now)
+    clock = FakeClock(now)
     net = Net(table(clock, host_bots=2, first_tm=2, **options), clock)
     peer = net.join("Ana")
     assert link_of(peer) is Link.LIVE and peer.core.seat == 2
@@ -266,22 +87,6 @@ def one_seat(now: float = 0.0, **options: Any) -> tuple[Net, Peer]:
     assert pending is not None and pending.kind == "announce"
     return net, peer
 
-
-def play(net: Net, players: dict[Peer, Bot], step: float = 0.05,
-         until: Callable[[], bool] | None = None) -> None:
-    """Every core decides (its bot's choice) when its core says it is ready, the clock
-    moving ``step`` a turn, until every core has the result (or ``until()``)."""
-    done = until or (lambda: all(p.core.result is not None for p in players))
-    for _ in range(20_000):
-        if done():
-            return
-        for peer, bot in players.items():
-            pending = peer.core.ready
-            if pending is not None and pending.legal:
-                view = cast(PlayerView, peer.core.view())
-                peer.core.decide(bot.decide(view, pending.legal), net.clock.now)
-        net.tick(net.clock.now + step)
-    raise AssertionError("the game did not end")
 
 
 def delivered(peer: Peer) -> list[Message]:
@@ -296,7 +101,7 @@ def game(host_bots: int = 1, rewrite: Callable[[Peer, Message], Message] | None 
          **options: Any) -> tuple[Net, dict[Peer, Bot], Peer]:
     """A 3-seat table: ``host_bots`` greedy host bots, cores (greedy and random) at the
     other seats, and a spectator core; ``rewrite`` is in place before anyone joins."""
-    clock = Clock(100.0)
+    clock = FakeClock(100.0)
     net = Net(table(clock, host_bots=host_bots, **options), clock)
     if rewrite is not None:
         net.rewrite = rewrite
@@ -380,18 +185,6 @@ def test_a_whole_game_played_by_cores_ends_as_the_host_says() -> None:
         assert sent.count("commit") == sent.count("reveal") > 0
         assert any(e["kind"] == "seed_reveal" for e in peer.core.events)
 
-
-def told(peer: Peer) -> list[tuple[Message, bool]]:
-    """Every event a seat was told, in the order told, with whether it is the seat's own
-    version of the event (its private part merged in)."""
-    out: list[tuple[Message, bool]] = []
-    for notice in peer.notices:
-        if isinstance(notice, PublicEvents):
-            out += [(mine, True) if mine is not None else (event, False)
-                    for event, mine in notice.as_seen()]
-        elif isinstance(notice, PrivateUpdate):
-            out += [(event, True) for event in notice.events]
-    return out
 
 
 def test_a_seats_own_events_are_told_in_the_engines_order() -> None:
@@ -499,7 +292,7 @@ def test_the_hello_is_valid_protocol() -> None:
 
 
 def test_a_refused_hello_closes_the_core() -> None:
-    clock = Clock()
+    clock = FakeClock(0.0)
     net = Net(table(clock, host_bots=3), clock)
     peer = net.join("late")
     assert [n.code for n in peer.of(Refused)] == ["table_full"]
@@ -1103,7 +896,7 @@ def test_a_heartbeat_behind_the_state_asks_a_snapshot_and_nothing_more() -> None
 
 
 def test_a_host_silent_for_give_up_after_seconds_is_gone() -> None:
-    clock = Clock(0.0)
+    clock = FakeClock(0.0)
     net = Net(table(clock, host_bots=2, first_tm=2), clock)
     peer = net.join("Ana", give_up_after=30.0)
     core = peer.core
@@ -1123,7 +916,7 @@ def test_a_host_silent_for_give_up_after_seconds_is_gone() -> None:
 
 
 def test_a_welcome_before_give_up_after_resets_the_count() -> None:
-    clock = Clock(0.0)
+    clock = FakeClock(0.0)
     net = Net(table(clock, host_bots=2, first_tm=2), clock)
     peer = net.join("Ana", give_up_after=30.0)
     peer.core.handle_timer(LOST_AFTER * HB)

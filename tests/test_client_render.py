@@ -8,9 +8,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import R, give, new_game, start_announce, start_takes, start_turn
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.utils import get_cwidth
+from support.positions import R, give, new_game, start_announce, start_takes, start_turn
 
 from mundus_net.bots.random_bot import RandomBot
 from mundus_net.client.tui import helptext, render

@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from conftest import R, new_game, start_turn
+from support.positions import R, new_game, start_turn
 
 from mundus_net.bots.random_bot import RandomBot
 from mundus_net.client.tui.helptext import round_gains, round_summary, split_rounds

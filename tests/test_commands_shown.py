@@ -20,8 +20,10 @@ import sysconfig
 from pathlib import Path
 
 import pytest
-from test_host_table import A, B, Clock, make_table, send
-from test_tui_lobby import Host, free_ports, host_at  # noqa: F401 (host_at: a fixture)
+from support.clock import FakeClock
+from support.table import A, B, make_table, send
+from support.waits import free_ports
+from test_tui_lobby import Host, host_at  # noqa: F401 (host_at: a fixture)
 from tui_term import MUNDUS, ROOT, Term, environment, without_venv
 
 from mundus_net import cli_args
@@ -102,7 +104,7 @@ def test_the_join_command_has_the_invite_the_name_and_insecure_quoted_for_a_shel
 
 
 def test_the_host_tells_a_seated_player_the_invite_code_and_not_a_spectator() -> None:
-    table = make_table(Clock(), invite=CODE)
+    table = make_table(FakeClock(), invite=CODE)
     ana = send(table, A, t="hello", name="Ana", role="player", invite=CODE.lower())
     assert ana["invite"] == CODE  # as the host was given it, the console's spelling
     assert send(table, A, t="bye", token=ana["token"])["t"] == "ok"  # Ana leaves ...
@@ -110,7 +112,7 @@ def test_the_host_tells_a_seated_player_the_invite_code_and_not_a_spectator() ->
                 token=ana["token"])
     assert back["invite"] == CODE  # a returning player, who gave only the token
     assert "invite" not in send(table, B, t="hello", name="Eve", role="spectator", invite=CODE)
-    assert "invite" not in send(make_table(Clock()), A, t="hello", name="Bo", role="player")
+    assert "invite" not in send(make_table(FakeClock()), A, t="hello", name="Bo", role="player")
 
 
 def test_the_lobby_shows_the_code_the_welcome_tells_or_the_one_this_client_gave(

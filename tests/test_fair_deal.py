@@ -97,8 +97,8 @@ def test_a_client_catches_a_host_that_breaks_the_fair_deal() -> None:
                 "contributions": {"0": theirs, "1": share}}
 
     conn, seen = _client(promised, mine)
-    conn._watch_offers(deal())
-    conn._watch_offers({"kind": "seed_reveal", "host_seed": seed, "seed": honest_seed})
+    conn.watch_offers(deal())
+    conn.watch_offers({"kind": "seed_reveal", "host_seed": seed, "seed": honest_seed})
     assert seen == []
     for forged, reveal, reason in [
         (deal(commitment=b"\x00" * 32), None, "not the one it told"),
@@ -107,7 +107,7 @@ def test_a_client_catches_a_host_that_breaks_the_fair_deal() -> None:
         (deal(), {"host_seed": seed, "seed": honest_seed + 1}, "is not the one"),
     ]:
         conn, seen = _client(promised, mine)
-        conn._watch_offers(forged)
+        conn.watch_offers(forged)
         if reveal is not None:
-            conn._watch_offers({"kind": "seed_reveal", **reveal})
+            conn.watch_offers({"kind": "seed_reveal", **reveal})
         assert len(seen) == 1 and reason in seen[0].reason and seen[0].seat == -1

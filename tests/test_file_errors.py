@@ -37,7 +37,7 @@ from mundus_net.host import cli as host_cli
 from mundus_net.host.gamelog import BotSpec, GameLog
 from mundus_net.host.keys import HostKeys
 from mundus_net.host.table import Table
-from mundus_net.tools.report import load_results, record_series
+from mundus_net.tools.report_data import load_results, record_series
 from mundus_net.tools.rules_cli import describe
 from mundus_net.tools.sim import run_sim
 
@@ -255,7 +255,7 @@ def test_report_draws_an_unfinished_record_with_a_note(
 
 def test_the_host_tells_of_players_by_name_and_seat() -> None:
     names = ["Ann", "Bob", "Cy"]
-    describe_event = host_cli._describe
+    describe_event = host_cli.describe_event
     assert describe_event({"kind": "joined", "seat": 1, "name": "Bob", "bot": False},
                           names) == "Bob took seat 1"
     assert describe_event({"kind": "away", "seat": 1}, names) == "Bob (seat 1) is away"

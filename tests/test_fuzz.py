@@ -18,6 +18,7 @@ from typing import Any
 import msgpack
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.clock import FakeClock
 
 from mundus_net.bots import load_bot
 from mundus_net.engine.notation import format_position
@@ -148,16 +149,11 @@ STATE_CHANGING_ERRORS = {("reveal", "commit_mismatch"), ("reveal", "illegal")}
 REPLIES = {"ok", "error", "welcome", "snapshot", "pong"}
 
 
-class FrozenClock:
-    def __call__(self) -> float:
-        return 1000.0
-
-
 def seated_table(warmup: int) -> tuple[Table, dict[int, str]]:
     """Four seats: greedy host bots at 0 and 1, players at 2 (A) and 3 (B), a spectator; the
     game played ``warmup`` legitimate answers in."""
     table = Table(4, seed=5, first_tm=2, game_id="fuzz",
-                  bots=[load_bot("greedy", 1), load_bot("greedy", 2)], clock=FrozenClock())
+                  bots=[load_bot("greedy", 1), load_bot("greedy", 2)], clock=FakeClock())
     tokens = {}
     for conn, name in ((A, "Ana"), (B, "Bo")):
         welcome = table.handle(conn, decode_client(encode(

@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_host_table import Clock, send
+from support.clock import FakeClock
+from support.table import send
 
 from mundus_net.bots import load_bot
 from mundus_net.engine.notation import format_position
@@ -129,14 +130,14 @@ def play(table: Table, players: list[Player], stop: Stop | None = None) -> bool:
             acted.append(player.act(table))
             if stop is not None and stop(table, step, "answered"):
                 return False  # between two players' answers
-        assert any(acted) or table._bot_to_play() is not None, "nobody can move"
+        assert any(acted) or table.bot_to_play() is not None, "nobody can move"
     raise AssertionError("the game did not end")
 
 
 def new_table(clock: Callable[[], float] | None = None) -> Table:
     return Table(4, seed=SEED, game_id="a1b2c3d4e5f60718", name="Log table",
                  bots=[load_bot(b.strategy, b.seed) for b in BOTS], bot_names=["hb0", "hb1"],
-                 clock=clock or Clock())
+                 clock=clock or FakeClock())
 
 
 def start(tmp_path: Path, contribute: bool = False) -> tuple[Table, GameLog, list[Player]]:
@@ -174,7 +175,7 @@ def crash_and_resume(tmp_path: Path, stop: Stop) -> tuple[Table, Table, list[Pla
     assert not play(table, players, stop), "the game ended before the crash"
     log.close()  # what was not committed is lost, as when the process is killed
     reopened = GameLog.open(log.path)
-    restored = restore(reopened, clock=Clock())
+    restored = restore(reopened, clock=FakeClock())
     assert restored.warnings == []
     resumed = restored.table
     for player in players:
@@ -235,20 +236,20 @@ def test_an_answer_is_committed_before_its_reply_and_a_refused_one_never(
     player = next(p for p in players if asked(p))
     pending = asked(player)
     assert pending is not None
-    committed = log._seq
+    committed = log.committed
     illegal = {"kind": "announce", "n": 9} if pending["kind"] != "announce" else \
         {"kind": "announce", "n": 1}
     reply = send(table, player.conn, t="decide", token=player.token, pending=pending["id"],
                  decision=illegal)
     assert reply["t"] == "error"
-    assert log._seq == committed and not log._buffer  # the refused answer left no row
+    assert log.committed == committed and not log.uncommitted  # the refused answer left no row
     message = decode_client(encode({"t": "decide", "token": player.token,
                                     "pending": pending["id"],
                                     "decision": pending["legal"][0]}))
     reply, later = table.answer(player.conn, message)
     assert reply["t"] == "ok"
     # The ok may leave before the engine applies the answer: the row is in the log already.
-    assert log._seq > committed and not log._buffer
+    assert log.committed > committed and not log.uncommitted
     if later is not None:
         later()
     log.close()
@@ -278,7 +279,7 @@ def test_a_crash_mid_offer_step_keeps_the_commitments_and_the_host_bots_secrets(
     seen: dict[str, Any] = {}
 
     def stop(table: Table, step: int, where: str) -> bool:
-        step_ = table._step
+        step_ = table.offer_step
         if where != "answered" or step_ is None or step_.stage != "commit" \
                 or step_.round < 2:
             return False
@@ -286,7 +287,7 @@ def test_a_crash_mid_offer_step_keeps_the_commitments_and_the_host_bots_secrets(
         if len(committed) < 3:  # two host bots and one player have committed
             return False
         seen.update(commitments=dict(step_.commitments), secrets=dict(step_.secrets),
-                    ids={s: p.id for s, p in table._pending.items()}, seq=table.seq,
+                    ids={s: p.id for s, p in table.pending_seats().items()}, seq=table.seq,
                     round=step_.round)
         return True
 
@@ -294,13 +295,13 @@ def test_a_crash_mid_offer_step_keeps_the_commitments_and_the_host_bots_secrets(
     assert not play(table, players, stop)
     log.close()
     reopened = GameLog.open(log.path)
-    resumed = restore(reopened, clock=Clock()).table
-    step = resumed._step
+    resumed = restore(reopened, clock=FakeClock()).table
+    step = resumed.offer_step
     assert step is not None and step.round == seen["round"] and step.stage == "commit"
     assert step.commitments == seen["commitments"]
     assert step.secrets == seen["secrets"]  # the host bots reveal what they committed to
     # Ids and update numbers continue above everything handed out before the crash.
-    assert min(p.id for p in resumed._pending.values()) > max(seen["ids"].values())
+    assert min(p.id for p in resumed.pending_seats().values()) > max(seen["ids"].values())
     assert resumed.seq > seen["seq"]
     for player in players:
         player.hello(resumed)
@@ -316,7 +317,7 @@ def test_a_table_restored_twice_still_finishes_the_same_game(tmp_path: Path,
     log.close()
     for crash in (15, 20):
         reopened = GameLog.open(log.path)
-        resumed = restore(reopened, clock=Clock()).table
+        resumed = restore(reopened, clock=FakeClock()).table
         for player in players:
             player.hello(resumed)
         def stop(table: Table, step: int, where: str, at: int = crash) -> bool:
@@ -325,7 +326,7 @@ def test_a_table_restored_twice_still_finishes_the_same_game(tmp_path: Path,
         assert not play(resumed, players, stop)
         reopened.close()
     reopened = GameLog.open(log.path)
-    resumed = restore(reopened, clock=Clock()).table
+    resumed = restore(reopened, clock=FakeClock()).table
     for player in players:
         player.hello(resumed)
     assert play(resumed, players)
@@ -344,7 +345,7 @@ def test_the_players_shares_of_the_seed_are_logged_and_the_same_deal_restored(
     assert not play(table, players, lambda t, step, where: step == 20)
     log.close()
     reopened = GameLog.open(log.path)
-    resumed = restore(reopened, clock=Clock()).table
+    resumed = restore(reopened, clock=FakeClock()).table
     assert resumed.game.options.seed == whole.game.options.seed  # the dealt (mixed) seed
     for player in players:
         player.hello(resumed)
@@ -359,7 +360,7 @@ def test_a_finished_game_restores_as_finished(tmp_path: Path, uninterrupted: Tab
     assert play(table, players)
     log.close()
     reopened = GameLog.open(log.path)
-    resumed = restore(reopened, clock=Clock(), record_resume=False).table
+    resumed = restore(reopened, clock=FakeClock(), record_resume=False).table
     reopened.close()
     assert resumed.over and resumed.game.result == uninterrupted.game.result
 
@@ -464,7 +465,7 @@ def test_a_log_whose_checkpoint_stopped_on_a_full_disk_resumes_the_same_game(
     log.close()
     reopened = GameLog.open(path)
     assert [r.seq for r in reopened.rows][-1] == committed
-    resumed = restore(reopened, clock=Clock()).table
+    resumed = restore(reopened, clock=FakeClock()).table
     assert resumed.game.round == table.game.round
     for player in players:
         player.hello(resumed)
@@ -605,7 +606,7 @@ def test_a_host_bot_is_replayed_with_exactly_what_it_chose(tmp_path: Path) -> No
     sys.modules["odd_bot_for_replay"] = module
     try:
         table = Table(3, seed=4, game_id="0dd0dd0dd0dd0dd0", bots=[Odd(0), Odd(1)],
-                      clock=Clock())
+                      clock=FakeClock())
         log = GameLog.create(tmp_path, table, bots=[BotSpec("odd_bot_for_replay:Odd", 0)] * 2)
         players = [Player("Ana")]
         players[0].hello(table)
@@ -613,7 +614,7 @@ def test_a_host_bot_is_replayed_with_exactly_what_it_chose(tmp_path: Path) -> No
         log.close()
         assert table.record.violations  # the failures were played as defaults
         reopened = GameLog.open(log.path)
-        restored = restore(reopened, clock=Clock(), record_resume=False)
+        restored = restore(reopened, clock=FakeClock(), record_resume=False)
         reopened.close()
         assert restored.warnings == []
         # Stopped between answers: everything was committed, and comes back exactly.
@@ -629,7 +630,7 @@ def test_a_restored_table_tells_its_old_clients_to_say_hello_again(tmp_path: Pat
     assert not play(table, players, lambda t, step, where: step == 10)
     log.close()
     reopened = GameLog.open(log.path)
-    resumed = restore(reopened, clock=Clock()).table
+    resumed = restore(reopened, clock=FakeClock()).table
     ana = players[0]
     # Ana's sockets reconnected by themselves; the restored host does not know them.
     reply = send(resumed, ana.conn, t="ping", token=ana.token)
@@ -649,7 +650,7 @@ def test_a_table_restored_before_its_game_began_keeps_the_seats_given(
     ana.hello(table)  # seat 2 is Ana's; the host dies before Bo comes
     log.close()
     reopened = GameLog.open(log.path)
-    resumed = restore(reopened, clock=Clock()).table
+    resumed = restore(reopened, clock=FakeClock()).table
     # Read from the public state: after ``assert not resumed.started`` mypy would take
     # ``started`` for False below, and the rest of the test for unreachable.
     assert not resumed.public_state()["table"]["started"]
@@ -690,7 +691,7 @@ def test_a_restored_table_has_the_public_and_private_state_of_the_original(
     assert not play(table, players, stop)
     log.close()  # everything was committed: the answers commit before their replies
     reopened = GameLog.open(log.path)
-    restored = restore(reopened, clock=Clock(), record_resume=False)
+    restored = restore(reopened, clock=FakeClock(), record_resume=False)
     resumed = restored.table
     assert restored.warnings == []
     assert resumed.public_state()["table"]["connected"] == [True, True, False, False]
@@ -759,12 +760,12 @@ def test_a_log_with_a_refused_entry_is_not_restored_and_is_left_as_it_was(
     expected = f"{re.escape(str(path))}: row {target} \\({kind}\\) does not replay: " \
                f"{re.escape(reason)}"
     with pytest.raises(GameLogError, match=expected):
-        restore(log, clock=Clock())
+        restore(log, clock=FakeClock())
     # Nothing half-built: no table, nothing written to the log, its rows as opened, so the
     # same restore fails the same way again.
     assert log.rows == opened
     with pytest.raises(GameLogError, match=expected):
-        restore(log, clock=Clock())
+        restore(log, clock=FakeClock())
     log.close()
     assert log_rows(path) == on_disk
     GameLog.open(path).close()  # closed cleanly: the next host can open it
@@ -865,7 +866,7 @@ def test_a_durable_log_writes_its_wal_in_place_and_resumes_from_its_files_after_
     log.close()
     reopened = GameLog.open(copy / log.path.name, durable=True)
     assert reopened.committed == committed
-    restored = restore(reopened, clock=Clock())
+    restored = restore(reopened, clock=FakeClock())
     assert restored.warnings == []
     for player in players:
         player.hello(restored.table)

@@ -17,8 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from support.clock import FakeClock
 from test_gamelog import play, start
-from test_host_table import Clock
 
 from mundus_net.host.gamelog import (
     SUFFIX,
@@ -110,7 +110,7 @@ def _opened_or_refused(path: Path, hashes: list[str]) -> str:
     try:
         rows = [row.hash for row in log.rows]
         assert rows == hashes, f"opened with {len(rows)} rows of {len(hashes)} committed"
-        restored = restore(log, clock=Clock(), record_resume=False)
+        restored = restore(log, clock=FakeClock(), record_resume=False)
         assert not restored.table.over
     finally:
         log.close()

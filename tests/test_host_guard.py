@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 import zmq
+from support.waits import wait_until
 from test_host_server import WAIT, RawClient
 
 from mundus_net.host import server
@@ -186,14 +187,6 @@ def host() -> Any:
     served.stop()
 
 
-def _wait(found: Any, what: str) -> None:
-    deadline = time.monotonic() + WAIT
-    while not found():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
-
-
 @pytest.mark.network
 def test_a_subscription_flood_closes_the_flooder_and_the_subscribers_keep_their_updates(
         host: Host) -> None:
@@ -208,7 +201,7 @@ def test_a_subscription_flood_closes_the_flooder_and_the_subscribers_keep_their_
     try:
         honest.join("Ann")
         honest.wait_for(lambda: any(m["t"] == "heartbeat" for m in honest.published))
-        publisher = host._publisher
+        publisher = host.publisher
         assert publisher is not None
         # 2,000 distinct subscriptions of 400 bytes: 800 KB that ZeroMQ would file
         for n in range(2000):
@@ -216,7 +209,8 @@ def test_a_subscription_flood_closes_the_flooder_and_the_subscribers_keep_their_
                 flooder.send(b"\x01" + n.to_bytes(4, "big") * 100, zmq.NOBLOCK)
             except zmq.Again:
                 break
-        _wait(lambda: publisher.closed_floods >= 1, "the flooder to be closed")
+        wait_until(lambda: publisher.closed_floods >= 1, WAIT, "the flooder to be closed",
+                   poll=0.05)
         seen = len(honest.published)
         honest.wait_for(lambda: len(honest.published) > seen + 2)  # heartbeats go on
         assert honest.request(t="ping", token=honest.token)["t"] == "pong"
@@ -252,7 +246,8 @@ def test_connections_that_never_say_hello_are_closed_and_players_still_join(
     host.connections.join_seconds = 1.0  # the default is 10 s: a short wait for the test
     idle = [socket.create_connection(("127.0.0.1", host.port), timeout=WAIT) for _ in range(5)]
     try:
-        _wait(lambda: host.connections.closed_count >= 5, "the idle connections to be closed")
+        wait_until(lambda: host.connections.closed_count >= 5, WAIT,
+                   "the idle connections to be closed", poll=0.05)
         for sock in idle:  # the host shut each down: the peer reads the end of the stream
             sock.settimeout(WAIT)
             try:

@@ -309,7 +309,7 @@ def test_a_bot_game_under_load_and_attack_ends_as_without_the_attack() -> None:
         deadline = time.monotonic() + WAIT
         while not host.call(lambda t: t.over):
             assert time.monotonic() < deadline, "the game did not end under attack"
-            sizes = host.call(lambda t: (len(t._conns), len(t._published)))
+            sizes = host.call(lambda t: (len(t.connections()), len(t.public_history())))
             assert sizes[0] <= 2 + SPECTATORS + MAX_SPECTATORS, sizes
             time.sleep(0.1)
         for thread in threads[2:]:
@@ -326,9 +326,10 @@ def test_a_bot_game_under_load_and_attack_ends_as_without_the_attack() -> None:
             assert time.monotonic() < deadline, (spectators.results().count(final),
                                                  {c: attacker.replies[c] for c in answered})
             time.sleep(0.02)
-        bounded = host.call(lambda t: (len(t._conns), len(host.limiter._buckets),
-                                       sum(1 for e in t._published if e["kind"] == "spectator"),
-                                       len(t._published)))
+        bounded = host.call(lambda t: (len(t.connections()), len(host.limiter),
+                                       sum(1 for e in t.public_history()
+                                           if e["kind"] == "spectator"),
+                                       len(t.public_history())))
     finally:
         attacker.stop.set()
         spectators.stop.set()

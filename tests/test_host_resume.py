@@ -161,9 +161,15 @@ def test_a_killed_host_resumes_and_finishes_the_same_game(processes: list[Proces
     assert crashed["record"].result.rounds > 3  # the crash was mid-game
     # Every seat saw the same end. (How often a bot was asked may differ by the question
     # pending when the host died: the resumed host asks it again.)
-    ends = [[{k: v for k, v in bot.items() if k != "decisions"} for bot in run["bots"]]
-            for run in (crashed, whole)]
+    ends = [[{k: v for k, v in bot.items() if k not in ("decisions", "chain")}
+             for bot in run["bots"]] for run in (crashed, whole)]
     assert ends[0] == ends[1]
+    # Each bot witnessed the history the resumed host signed (docs/security.md, "A host that
+    # goes back in time"); the two games' differ (the bots' shares of the seed are random).
+    for run in (crashed, whole):
+        chain = run["record"].meta["chain"]
+        assert [bot["chain"] for bot in run["bots"]] == \
+            [{"events": chain["events"], "digest": chain["digest"]}] * 2
     for again, once in zip(crashed["bots"], whole["bots"], strict=True):
         assert 0 <= again["decisions"] - once["decisions"] <= 1
     assert per_seat(crashed["record"]) == per_seat(whole["record"])

@@ -16,7 +16,7 @@ from typing import Any
 import msgpack
 import pytest
 import zmq
-from conftest import snapshot
+from support.positions import snapshot
 
 from mundus_net.bots import load_bot
 from mundus_net.host.server import Host, RateLimiter

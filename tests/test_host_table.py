@@ -11,58 +11,20 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
-from conftest import snapshot
+from support.clock import FakeClock
+from support.positions import snapshot
+from support.table import SPECTATOR, A, B, Message, make_table, seated, send
 
 from mundus_net.bots import load_bot
 from mundus_net.engine.decisions import Decision
 from mundus_net.engine.record import GameRecord
 from mundus_net.engine.view import PlayerView
 from mundus_net.host.gamelog import dumps
-from mundus_net.host.table import LOGGED_INPUTS, ReplayRefused, Table, error_message
+from mundus_net.host.table import LOGGED_INPUTS, ReplayRefused, Table
 from mundus_net.protocol.codec import decision_to_wire
 from mundus_net.protocol.commitment import commit, new_nonce, verify
-from mundus_net.protocol.errors import ProtocolError
-from mundus_net.protocol.messages import decode_client, encode
 
-Message = dict[str, Any]
-A, B, SPECTATOR = b"conn-a", b"conn-b", b"conn-s"
 SECRET_KINDS = ("Offer", "Gift", "Store", "PirateDiscard")
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def send(table: Table, conn: bytes, **message: Any) -> Message:
-    """One message as the host receives it: encoded, decoded and checked, then handled (a
-    message the protocol refuses is answered as the server does)."""
-    try:
-        decoded = decode_client(encode(message))
-    except ProtocolError as err:
-        return error_message(err)
-    return table.handle(conn, decoded)
-
-
-def make_table(clock: Clock | None = None, **options: Any) -> Table:
-    """Seat 0 a greedy host bot, seats 1 and 2 for the tests; seat 1 is the first TM."""
-    settings: dict[str, Any] = {"seed": 11, "first_tm": 1, "game_id": "test-game",
-                                "bots": [load_bot("greedy", 0)], "clock": clock or Clock()}
-    settings.update(options)
-    return Table(3, **settings)
-
-
-def seated(clock: Clock | None = None, **options: Any) -> tuple[Table, str, str]:
-    """A started table with A at seat 1 and B at seat 2; returns their tokens."""
-    table = make_table(clock, **options)
-    a = send(table, A, t="hello", name="Ana", role="player")
-    b = send(table, B, t="hello", name="Bo", role="player")
-    assert (a["seat"], b["seat"]) == (1, 2)
-    table.advance()
-    return table, a["token"], b["token"]
 
 
 def fingerprint(table: Table) -> tuple[Any, ...]:
@@ -80,7 +42,7 @@ def pending(table: Table, seat: int) -> Message:
 
 def public_events(table: Table) -> list[Message]:
     table.flush()
-    return list(table._published)
+    return table.public_history()
 
 
 def refused(table: Table, conn: bytes, code: str, **message: Any) -> Message:
@@ -164,7 +126,7 @@ def test_the_game_starts_when_every_seat_is_taken_and_the_seed_stays_secret() ->
 
 
 def test_resuming_a_seat_with_its_token_and_a_wrong_token() -> None:
-    clock = Clock()
+    clock = FakeClock()
     table, token_a, _ = seated(clock)
     # A's connection is live: another program with the token is refused (R: §3) ...
     refused(table, b"new-conn", "seat_in_use", t="hello", name="Ana", role="player",
@@ -372,7 +334,7 @@ def test_pending_ids_grow_and_a_seat_keeps_its_id_while_its_question_stays() -> 
 
 
 def test_people_have_no_deadline_unless_the_table_sets_one() -> None:
-    clock = Clock()
+    clock = FakeClock()
     table, _, _ = seated(clock)
     assert pending(table, 1)["deadline_ms"] is None
     clock.now += 10**6
@@ -382,7 +344,7 @@ def test_people_have_no_deadline_unless_the_table_sets_one() -> None:
 
 
 def test_a_deadline_plays_the_default_decision() -> None:
-    clock = Clock()
+    clock = FakeClock()
     table, _, _ = seated(clock, decision_seconds=30)
     p = pending(table, 1)
     assert p["deadline_ms"] == 30000
@@ -400,7 +362,7 @@ def test_a_deadline_plays_the_default_decision() -> None:
 
 
 def test_a_missed_commit_plays_the_default_offer_and_the_others_go_on() -> None:
-    clock = Clock()
+    clock = FakeClock()
     table, token_a, token_b = seated(clock, decision_seconds=30)
     to_offer_step(table, token_a)
     offer_b, nonce_b, _ = commit_offer(table, B, token_b, 2)
@@ -420,7 +382,7 @@ def test_a_missed_commit_plays_the_default_offer_and_the_others_go_on() -> None:
 
 
 def test_a_missed_reveal_plays_the_default_offer() -> None:
-    clock = Clock()
+    clock = FakeClock()
     table, token_a, token_b = seated(clock, decision_seconds=30)
     to_offer_step(table, token_a)
     commit_offer(table, A, token_a, 1)
@@ -438,7 +400,7 @@ def test_a_missed_reveal_plays_the_default_offer() -> None:
 
 
 def test_network_bots_have_the_bot_deadline() -> None:
-    clock = Clock()
+    clock = FakeClock()
     table = make_table(clock, bot_seconds=5)
     send(table, A, t="hello", name="Ana", role="player", bot=True)
     send(table, B, t="hello", name="Bo", role="player")
@@ -451,7 +413,7 @@ def test_network_bots_have_the_bot_deadline() -> None:
 
 
 def test_silent_seats_are_marked_away_and_back_when_they_speak() -> None:
-    clock = Clock()
+    clock = FakeClock()
     table, token_a, _ = seated(clock, heartbeat_ms=1000)
     clock.now += 4.9
     send(table, B, t="ping")
@@ -503,7 +465,7 @@ def test_snapshots_agree_with_the_updates() -> None:
     assert spectator_snap["private"] is None
 
 
-def _drive_to_the_end(table: Table, clock: Clock) -> list[tuple[int, Message]]:
+def _drive_to_the_end(table: Table, clock: FakeClock) -> list[tuple[int, Message]]:
     """Let deadlines decide for the people until the game ends; return the private
     messages (with their seats) sent on the way."""
     privates: list[tuple[int, Message]] = []
@@ -518,7 +480,7 @@ def _drive_to_the_end(table: Table, clock: Clock) -> list[tuple[int, Message]]:
 
 
 def test_private_information_never_reaches_the_public_updates() -> None:
-    clock = Clock()
+    clock = FakeClock()
     table, _, _ = seated(clock, decision_seconds=30, seed=3, round_limit=4)
     privates = _drive_to_the_end(table, clock)
     for event in public_events(table):
@@ -542,7 +504,7 @@ def test_private_information_never_reaches_the_public_updates() -> None:
 
 
 def test_the_record_replays_to_the_same_game() -> None:
-    clock = Clock()
+    clock = FakeClock()
     table, _, _ = seated(clock, decision_seconds=30, seed=5, round_limit=3)
     _drive_to_the_end(table, clock)
     record = GameRecord.from_json(table.record.to_json())
@@ -556,7 +518,7 @@ def test_the_record_replays_to_the_same_game() -> None:
 
 def test_a_table_of_host_bots_plays_to_the_end() -> None:
     table = Table(4, seed=2, game_id="bots", bots=[load_bot("greedy", i) for i in range(4)],
-                  clock=Clock())
+                  clock=FakeClock())
     assert table.started
     while table.advance(budget=25):
         table.drain()
@@ -588,7 +550,7 @@ class _Cheat:
 @pytest.mark.parametrize("bot", [_Broken(), _Cheat()], ids=["raises", "illegal"])
 def test_a_failing_host_bot_gets_the_default(bot: Any, capsys: pytest.CaptureFixture[str]
                                              ) -> None:
-    table = Table(2, seed=1, bots=[bot, load_bot("random", 1)], round_limit=2, clock=Clock())
+    table = Table(2, seed=1, bots=[bot, load_bot("random", 1)], round_limit=2, clock=FakeClock())
     while table.advance(budget=50):
         pass
     assert table.over
@@ -607,7 +569,7 @@ def test_an_ok_clears_the_answered_decision_without_a_private_message() -> None:
     """§6: the ok to an answer says the decision is gone; a private message follows only when
     something else of the seat's private state changed. A timeout's default, which has no ok,
     is told by a private message."""
-    clock = Clock()
+    clock = FakeClock()
     table, token_a, _ = seated(clock, decision_seconds=5.0)
     table.drain()
     p = pending(table, 1)
@@ -639,7 +601,7 @@ class Rows:
     """A journal that keeps every row the table writes as the game log stores it (canonical
     JSON), with the clock's time of the write: enough to replay the table elsewhere."""
 
-    def __init__(self, clock: Clock) -> None:
+    def __init__(self, clock: FakeClock) -> None:
         self.clock = clock
         self.rows: list[tuple[float, str, str]] = []
 
@@ -656,7 +618,7 @@ class Rows:
         pass
 
 
-def logged_table(clock: Clock) -> tuple[Table, Rows]:
+def logged_table(clock: FakeClock) -> tuple[Table, Rows]:
     """A table that does not start by itself (so every row it writes is an input), with a
     journal, before anyone joined."""
     table = make_table(clock, autostart=False, decision_seconds=30)
@@ -668,7 +630,7 @@ def logged_table(clock: Clock) -> tuple[Table, Rows]:
 def test_replaying_every_input_of_a_table_makes_the_same_table_and_the_same_rows() -> None:
     """Seats, flags, a seed contribution, begin, decisions, commit, reveal, timeouts and the
     host bot's turns, taken again by a new table through replay_input, in order."""
-    clock = Clock()
+    clock = FakeClock()
     table, rows = logged_table(clock)
     a = send(table, A, t="hello", name="Ana", role="player")
     b = send(table, B, t="hello", name="Bo", role="player", contribute=True)
@@ -691,7 +653,7 @@ def test_replaying_every_input_of_a_table_makes_the_same_table_and_the_same_rows
     # every kind, inputs only (a stand-in's rows: tests/test_table_stand_in.py restores them)
     assert {kind for _, kind, _ in rows.rows} == LOGGED_INPUTS - {"stand_in"}
 
-    twin_clock = Clock()
+    twin_clock = FakeClock()
     twin, twin_rows = logged_table(twin_clock)
     for now, kind, text in rows.rows:
         twin_clock.now = now
@@ -709,7 +671,7 @@ def test_replaying_every_input_of_a_table_makes_the_same_table_and_the_same_rows
 
 
 def test_a_refused_replayed_input_changes_nothing_and_leaves_no_row() -> None:
-    clock = Clock()
+    clock = FakeClock()
     table, rows = logged_table(clock)
     a = send(table, A, t="hello", name="Ana", role="player")
     send(table, B, t="hello", name="Bo", role="player")

@@ -154,3 +154,53 @@ def test_host_and_client_never_import_each_other() -> None:
     client, tui = layer_of("mundus_net.client"), layer_of("mundus_net.client.tui")
     assert "host" not in client.may_use | tui.may_use
     assert not {"client", "tui"} & host.may_use
+
+
+# -- the floors of the tools ---------------------------------------------------------------------
+
+# Inside mundus_net.tools (docs/architecture.md, "The tools' floors"): a module imports only
+# tools modules on lower floors, so the tools have no import circle and the commands sit on
+# top of what plays and counts games. A new tools module gets a floor here.
+TOOL_FLOORS = {
+    "referee": 0,  # one game refereed in-process: faults charged, one answer (Refereed)
+    "progress": 0,
+    "results": 1,  # counting rows (tally), file errors, bot-list checks
+    "runner": 1,
+    "games": 2,  # settings, seating, playing one game, its row
+    "standings": 3,  # ratings, head-to-head, the summary
+    "report_data": 4,  # reading results into numbers (no drawing)
+    "tournament_network": 4,  # one game through host and bot processes
+    # the commands
+    "tournament": 5, "sim": 5, "report": 5, "verify": 5, "play": 5, "rules_cli": 5,
+}
+TOOLS = sorted(m for m in MODULES if m.startswith("mundus_net.tools.")
+               and m != "mundus_net.tools")
+
+
+def test_every_tools_module_has_a_floor() -> None:
+    assert {m.rpartition(".")[2] for m in TOOLS} == set(TOOL_FLOORS)
+
+
+@pytest.mark.parametrize("module", TOOLS)
+def test_tools_import_only_from_lower_floors(module: str) -> None:
+    floor = TOOL_FLOORS[module.rpartition(".")[2]]
+    upward = sorted(
+        imported for imported in imports_of(module, MODULES[module])
+        if imported.startswith("mundus_net.tools.") and imported != module
+        and TOOL_FLOORS[imported.split(".")[2]] >= floor)
+    assert not upward, f"{module} (floor {floor}) imports from its floor or above: {upward}"
+
+
+def test_reading_results_draws_nothing() -> None:
+    """The report's reading half needs no matplotlib: drawing is tools/report.py's job."""
+    module = "mundus_net.tools.report_data"
+    assert not {i for i in imports_of(module, MODULES[module]) if i.startswith("matplotlib")}
+
+
+def test_the_root_exception_imports_nothing_of_mundus_net() -> None:
+    """``MundusError`` (docs/architecture.md, "The exceptions") sits at the bottom of the
+    engine, the lowest layer: every layer derives its exceptions from it, so it imports no
+    other module of the package."""
+    module = "mundus_net.engine.errors"
+    assert module in MODULES
+    assert not {m for m in imports_of(module, MODULES[module]) if m.startswith("mundus_net")}

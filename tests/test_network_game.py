@@ -10,11 +10,12 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support.waits import wait_until
 
 from mundus_net.bots.base import load_bot
 from mundus_net.client.bot import NetworkBot
@@ -41,17 +42,6 @@ def host() -> Iterator[Host]:
     server.start()
     yield server
     server.stop()
-
-
-def wait_until(found: Callable[[], Any], timeout: float = WAIT, what: str = "") -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = found()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what or found}")
-        time.sleep(0.005)
 
 
 class BotProcess:
@@ -117,7 +107,7 @@ def start_bots(host: Host, tmp: Path) -> list[BotProcess]:
         bot = BotProcess(host, tmp, name, seed=seat)
         bots.append(bot)
         wait_until(lambda bot=bot: seated(host, bot.name) or bot.exited(),  # type: ignore[misc]
-                   what=f"{name} to join")  # (mypy cannot type a lambda's default argument)
+                   WAIT, f"{name} to join")  # (mypy cannot type a lambda's default argument)
         assert seated(host, name), f"{name} ended before it took a seat: {bot.output()}"
     return bots
 
@@ -237,10 +227,10 @@ def test_a_bot_killed_mid_round_comes_back_with_its_token(host: Host, tmp_path: 
     victim = bots[1]
     try:
         wait_until(lambda: host.call(lambda t: t.game.round >= 2 and not t.over),
-                   what="round 2")
+                   WAIT, "round 2")
         victim.kill()
         assert victim.proc.returncode == -signal.SIGKILL  # it died mid-game, not at the end
-        wait_until(lambda: host.call(lambda t: not t.over), what="the game to wait")
+        wait_until(lambda: host.call(lambda t: not t.over), WAIT, "the game to wait")
         token = json.loads(victim.token_file.read_text())["token"]
         victim.start()  # the same command: the token file gives the seat back
         results = [bot.finish() for bot in bots]
@@ -338,7 +328,7 @@ def test_a_second_seat_in_one_process_shares_the_first_ones_public_messages(
     lead, follower, synced = play_two_seats(host)
     # at least the join's snapshot; a late update may cost another (a grace timer decides)
     assert synced >= 1
-    assert follower._sub is None  # one SUB socket for both seats
+    assert not follower.subscribed_itself  # one SUB socket for both seats
     mine, theirs = follower.core, lead.core
     assert mine.seat == 3 and theirs.seat == 2
     assert mine.result is not None and mine.result == theirs.result

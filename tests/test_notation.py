@@ -8,15 +8,13 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import (
+from support.positions import (
     BOT_CONFIGS,
     bot_positions,
     bot_step,
     field_of,
     first_position,
-    give,
     random_bots,
-    start_turn,
     with_field,
 )
 
@@ -452,7 +450,7 @@ def test_rules_apply_malformed_input_exits_2(capsys: pytest.CaptureFixture[str],
     status, _, err = _run(capsys, "apply", start, "nonsense")
     assert (status, "unknown kind 'nonsense'" in err) == (2, True)
     status, _, err = _run(capsys, "show", with_field(start, "tm", "9"))
-    assert (status, err.strip()) == (2, "position field 'tm': seat 9 is above 3")
+    assert (status, err.strip()) == (2, "position field 'tm': seat 9 is above 3 (R2.1)")
 
 
 def test_rules_commands_take_a_custom_deck_file(capsys: pytest.CaptureFixture[str],
@@ -523,17 +521,14 @@ def test_R6_9_an_mn1_store_position_plays_on_by_the_first_edition() -> None:
 
 
 def _mn2_store_game() -> Game:
-    """The storage step after every turn: seats 0, 1 and 2 asked (warehouses for 2, 1, 1);
-    seat 0 has chosen in secret."""
-    game = Game.new(3, 9)
-    give(game, 0, "D22")
-    give(game, 1, "D26")
-    give(game, 2, "D28")
-    start_turn(game, 2, [3, 8], last=True, kept={0: [1, 5, 9, 10], 1: [2, 6, 6]})
-    game.announced = 3  # the trade step before the turns announced N (R5.1)
-    game.apply(2, EndTurn())
-    game.apply(0, Store((9, 10)))
-    return game
+    """The storage step after every turn of round 11 of a seeded 3-player bot game: seats 0,
+    1 and 2 asked (warehouses for 1, 2 and 1 cards); seat 0 has chosen 5 in secret. A game
+    played by the rules, since a position must be one its seed reaches (R2.6)."""
+    game = next(g for g in bot_positions(3, 13, False)
+                if g.phase == "store" and sorted(g.store_due) == [0, 1, 2]
+                and list(g.store_chosen) == [0])
+    assert [from_counts(h) for h in game.hands] == [(2, 4, 4, 5), (2, 3, 7), (1, 2, 8)]
+    return game.copy()
 
 
 def test_R6_9_an_mn2_store_position_round_trips_and_plays_on_alike() -> None:
@@ -544,8 +539,8 @@ def test_R6_9_an_mn2_store_position_round_trips_and_plays_on_alike() -> None:
     text = format_position(game)
     assert text.split()[0] == "mn2"
     assert field_of(text, "phase") == "store" and field_of(text, "turn_index") == "3"
-    assert field_of(text, "store_due") == "0:2,1:1,2:1"
-    assert field_of(text, "store_chosen") == "0:9R"
+    assert field_of(text, "store_due") == "0:1,1:2,2:1"
+    assert field_of(text, "store_chosen") == "0:5"
     keys = [t.partition("=")[0] for t in text.split()[1:]]
     assert keys.index("merchants_used") + 1 == keys.index("store_due")
     assert keys.index("store_chosen") + 1 == keys.index("perfect_shown")
@@ -554,32 +549,32 @@ def test_R6_9_an_mn2_store_position_round_trips_and_plays_on_alike() -> None:
     assert position_differences(parsed, game) == []
     assert format_position(parsed) == text
     assert parsed.pending == game.pending == Pending("store", (1, 2),
-                                                     {"capacity": {0: 2, 1: 1, 2: 1}})
+                                                     {"capacity": {0: 1, 1: 2, 2: 1}})
     assert parsed.legal(1) == game.legal(1) and parsed.legal(0) == []
     mark = len(game.log)
     for g in (game, parsed):
-        apply_decision(g, "1.store:6")
+        apply_decision(g, "1.store:3")
         apply_decision(g, "2.store:-")
     assert positions_equal(parsed, game)
     assert parsed.log == game.log[mark:]
-    assert parsed.round == 2 and field_of(format_position(parsed), "store_due") == "-"
+    assert parsed.round == 12 and field_of(format_position(parsed), "store_due") == "-"
 
 
 @pytest.mark.parametrize(("key", "value", "message"), [
-    ("store_chosen", "0:9R,1:6", None),  # well formed: seat 1 is asked
-    ("store_due", "1:1,2:1",  # seat 0, who has chosen, is no longer asked
+    ("store_chosen", "0:5,1:3", None),  # well formed: seat 1 is asked
+    ("store_due", "1:2,2:1",  # seat 0, who has chosen, is no longer asked
      "position field 'store_chosen': a seat that is not asked to store has chosen"),
     ("turn_index", "2", "position field 'turn_index': phase store comes after every turn "
                         "(index 3)"),
-    ("store_due", "0:3,1:1,2:1", "position field 'store_due': seat 0's warehouses hold 2 "
+    ("store_due", "0:2,1:2,2:1", "position field 'store_due': seat 0's warehouses hold 1 "
                                  "card(s)"),
     ("store_chosen", "0:159", "position field 'store_chosen': seat 0 stores cards that are "
                               "not in its hand"),
-    ("store_chosen", "0:9R,1:6,2:8", "position field 'store_due': phase store needs a seat "
+    ("store_chosen", "0:5,1:3,2:8", "position field 'store_due': phase store needs a seat "
                                      "still to choose"),
-    ("store_due", "0:1,1:1,2:1", "position field 'store_due': seat 0's warehouses hold 2 "
+    ("store_due", "0:1,1:1,2:1", "position field 'store_due': seat 1's warehouses hold 2 "
                                  "card(s)"),  # asked for less than its capacity
-    ("store_due", "0:2,2:1", "position field 'store_due': seat 1 has warehouses and cards: "
+    ("store_due", "0:1,2:1", "position field 'store_due': seat 1 has warehouses and cards: "
                              "it is asked too"),  # an eligible seat left out
 ])
 def test_R6_9_a_malformed_store_position_names_the_field(key: str, value: str,

@@ -10,9 +10,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from conftest import assert_conserved, decisions_of, snapshot
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.positions import assert_conserved, decisions_of, snapshot
 
 from mundus_net.bots.random_bot import RandomBot
 from mundus_net.engine.cards import RELIC

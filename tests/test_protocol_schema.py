@@ -22,7 +22,8 @@ import msgpack
 import pytest
 import zmq
 from jsonschema import Draft202012Validator, ValidationError
-from test_client_core import DEALER, PUBLIC, Clock, Net, Peer, play, table
+from support.clock import FakeClock
+from support.net import DEALER, PUBLIC, Net, Peer, play, table
 from test_host_server import WAIT, RawClient
 from test_table_message_order import join_in_one_host_turn
 
@@ -178,7 +179,7 @@ def _games() -> list[tuple[str, bytes]]:
     frames: list[tuple[str, bytes]] = []
     for players, host_bots, seed, promo in ((3, 1, 5, False), (4, 1, 7, True),
                                             (5, 2, 9, True), (2, 0, 3, False)):
-        clock = Clock()
+        clock = FakeClock(0.0)
         net = Capture(table(clock, players=players, host_bots=host_bots, seed=seed,
                             promo=promo, decision_seconds=30.0), clock)
         net.table.host_key, net.table.sign_key = KEYS.public_key, KEYS.sign_key
@@ -404,7 +405,7 @@ def test_the_key_port_reply_and_the_beacon_match_the_schema() -> None:
                   {**secure, "key": secure["key"][:39] + "~"}, {**secure, "v": 4}):
         assert not reply.is_valid(wrong), wrong
     beacon = _validator("beacon")
-    clock = Clock()
+    clock = FakeClock(0.0)
     waiting = table(clock, players=3, host_bots=1)
     waiting.host_key = KEYS.public_key
     for key in (KEYS.public_key, None):
@@ -439,7 +440,7 @@ def test_a_running_host_s_messages_key_port_reply_and_beacon_match_the_schema() 
     """What a real host sends, byte for byte as it travels: a player's welcome, private
     messages, snapshot, updates, heartbeat and pong over CURVE sockets, its key port's
     answer to a DEALER (§16) and its beacon datagram on loopback (§14)."""
-    host = Host(table(Clock(), players=2, host_bots=1), port=0, log=lambda text: None)
+    host = Host(table(FakeClock(0.0), players=2, host_bots=1), port=0, log=lambda text: None)
     host.start()
     ctx: zmq.Context[Any] = zmq.Context()
     asker = ctx.socket(zmq.DEALER)

@@ -22,9 +22,9 @@ from mundus_net.engine.game import Game
 from mundus_net.engine.notation import format_decision
 from mundus_net.engine.record import GameRecord, RecordError
 from mundus_net.engine.view import PlayerView, public_log
+from mundus_net.tools.games import seating
 from mundus_net.tools.runner import play_game
 from mundus_net.tools.sim import run_sim
-from mundus_net.tools.tournament import seating
 
 NAMES = ["Ana", "Bo", "Cy"]
 
@@ -57,7 +57,7 @@ def record_file(tmp_path: Path, record: GameRecord) -> Path:
 def test_every_position_is_the_record_replayed_that_far(record: GameRecord) -> None:
     model = Replay(record, every=5)
     assert model.total == len(record.decisions) > 20
-    assert len(model._cache) == len(range(0, model.total, 5)) + 1
+    assert len(model.cached) == len(range(0, model.total, 5)) + 1
     # Forwards, then backwards and jumping about: always the same game as a fresh replay.
     order = [*range(0, model.total + 1, 3), model.total, *range(model.total, -1, -7), 1, 0]
     for k in order:
@@ -82,7 +82,7 @@ def test_the_log_is_what_the_viewer_could_read_then(record: GameRecord) -> None:
 
 def test_stepping_and_rounds(record: GameRecord) -> None:
     model = Replay(record)
-    assert sorted(model._cache) == [*range(0, model.total, CACHE_EVERY), model.total]
+    assert sorted(model.cached) == [*range(0, model.total, CACHE_EVERY), model.total]
     model.previous()
     assert model.position == 0
     model.next()

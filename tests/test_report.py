@@ -19,20 +19,23 @@ from mundus_net.cli import main
 from mundus_net.engine.game import Game
 from mundus_net.engine.record import GameRecord
 from mundus_net.tools import report as report_module
+from mundus_net.tools.games import Settings
 from mundus_net.tools.report import (
-    Cell,
-    EntryRounds,
-    GameRow,
-    Tournament,
-    _label,
     draw_head_to_head,
     draw_record,
     draw_win_rates,
     end_words,
+    nice_axis,
+)
+from mundus_net.tools.report_data import (
+    Cell,
+    EntryRounds,
+    GameRow,
+    Tournament,
     head_to_head_matrix,
     load_folder,
     load_results,
-    nice_axis,
+    picture_label,
     rating_progress,
     record_series,
     round_means,
@@ -42,7 +45,7 @@ from mundus_net.tools.report import (
 from mundus_net.tools.results import wilson
 from mundus_net.tools.runner import play_game
 from mundus_net.tools.sim import run_sim
-from mundus_net.tools.tournament import Settings, run_tournament, write_json
+from mundus_net.tools.tournament import run_tournament, write_json
 
 pytest.importorskip("matplotlib")
 
@@ -132,7 +135,7 @@ def test_tournament_stats_read_the_rows_by_entry() -> None:
 def test_the_real_tournament_and_sim_outputs(tmp_path: Path,
                                              capsys: pytest.CaptureFixture[str]) -> None:
     tournament = pytest.importorskip("mundus_net.tools.tournament")
-    settings = tournament.Settings(bots=("greedy", "random", "random"), players=3, seed=3)
+    settings = Settings(bots=("greedy", "random", "random"), players=3, seed=3)
     summary, rows = tournament.run_tournament(settings, games=3)
     tournament.write_json(tmp_path / "t.json", summary, rows)
     loaded = load_results(tmp_path / "t.json")
@@ -336,8 +339,9 @@ def test_by_strategy_pools_the_entries_of_a_bot(
 
 
 def test_entries_with_bot_options_are_labelled_with_them() -> None:
-    assert _label("search:iterations=8:seconds=0.50", 2) == "2 search(iterations=8, seconds=0.50)"
-    assert _label("examples/x.py:MyBot", 0) == "0 MyBot"
+    assert (picture_label("search:iterations=8:seconds=0.50", 2)
+            == "2 search(iterations=8, seconds=0.50)")
+    assert picture_label("examples/x.py:MyBot", 0) == "0 MyBot"
 
 
 def test_round_means_have_a_95_band_over_the_games_still_going() -> None:

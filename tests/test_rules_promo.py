@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import (
+from support.positions import (
     R,
     assert_conserved,
     assert_refused,

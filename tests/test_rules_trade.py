@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import cast
 
 import pytest
-from conftest import (
+from support.positions import (
     R,
     assert_conserved,
     assert_refused,

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import assert_conserved
+from support.positions import assert_conserved
 from test_bots import Checked, blind_comparisons
 
 from mundus_net.bots import load_bot
@@ -24,8 +24,8 @@ from mundus_net.bots.search import (
     SearchBot,
     _PolicyBot,
     _rounds_left,
-    _SimGame,
     fitted_features,
+    look_ahead,
     win_shares,
     worth_parts,
     worths,
@@ -243,10 +243,8 @@ def test_rollout_games_halt_at_the_end_of_the_round_and_keep_no_log() -> None:
     the next supply, and logs nothing."""
     rng = random.Random(2)
     g = Game.new(4, 5)
-    base = determinize(PlayerView(g, 0), rng, _SimGame)
-    assert isinstance(base, _SimGame)
-    base._stop_round = g.round
-    copy_ = base.clone()
+    base = look_ahead(determinize(PlayerView(g, 0), rng), g.round)
+    copy_ = base.copy()
     bots = [GreedyBot(s) for s in range(4)]
     play_game(copy_, bots)
     assert copy_.round == g.round and copy_.result is None and copy_.is_over
@@ -336,7 +334,7 @@ def test_search_bot_decides_the_simultaneous_storage_step(store_horizon: int) ->
     ends: list[tuple[int, int]] = []
 
     class Watched(SearchBot):
-        def _rollout(self, g: _SimGame, seat: int, seed: int) -> float:
+        def _rollout(self, g: Game, seat: int, seed: int) -> float:
             score = super()._rollout(g, seat, seed)
             ends.append((g.round, g.result is not None))
             return score
@@ -369,13 +367,9 @@ def test_search_bot_with_an_endgame_horizon_plays_legally() -> None:
             SearchBot(1, **bad)
 
 
-class _StopsAfterRound3(_SimGame):
-    _stop_round = 3  # (a class default: _SimGame's __init__ starts round 1 before any setting)
-
-
 def _at_a_round_end(seed: int) -> Game:
     """A 4-player greedy game stopped as its third round ends (a rollout's last position)."""
-    game = _StopsAfterRound3.new(4, seed)
+    game = look_ahead(Game.new(4, seed), 3)
     bots = [GreedyBot(s) for s in range(4)]
     while game.phase != OVER:
         seat = game.waiting_seats()[0] if game.phase in SIMULTANEOUS else game.active

@@ -11,7 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_host_table import A, B, Clock, make_table, send
+from support.clock import FakeClock
+from support.table import A, B, make_table, send
 
 from mundus_net.host.guard import FREE_GUESSES, GUESS_BURST, GUESSES_PER_SECOND
 from mundus_net.host.table import Table
@@ -34,7 +35,7 @@ def test_a_code_matches_in_any_case_with_or_without_its_dash() -> None:
 
 
 def test_without_the_code_no_seat_and_no_view_and_the_error_says_what_to_do() -> None:
-    table = make_table(Clock(), invite=CODE)
+    table = make_table(FakeClock(), invite=CODE)
     refused = send(table, A, t="hello", name="Ana", role="player")
     assert refused["code"] == "invite_needed" and "invite code" in refused["message"]
     assert send(table, B, t="hello", name="Eve", role="spectator")["code"] == "invite_needed"
@@ -44,7 +45,7 @@ def test_without_the_code_no_seat_and_no_view_and_the_error_says_what_to_do() ->
 
 
 def test_with_the_code_a_seat_and_a_returning_player_needs_only_its_token() -> None:
-    table = make_table(Clock(), invite=CODE)
+    table = make_table(FakeClock(), invite=CODE)
     ana = send(table, A, t="hello", name="Ana", role="player", invite="k7qfm2xd")
     assert ana["t"] == "welcome" and ana["seat"] == 1
     assert send(table, B, t="hello", name="Eve", role="spectator", invite=CODE)["t"] == \
@@ -56,14 +57,14 @@ def test_with_the_code_a_seat_and_a_returning_player_needs_only_its_token() -> N
 
 
 def test_a_table_without_a_code_takes_anyone() -> None:
-    table = make_table(Clock())
+    table = make_table(FakeClock())
     assert send(table, A, t="hello", name="Ana", role="player")["t"] == "welcome"
 
 
 # -- guesses (docs/security.md, "Guessing the invite code") -----------------------------------
 
 
-def _guess(table: Table, clock: Clock, source: str, code: str, conn: bytes = b"guesser"
+def _guess(table: Table, clock: FakeClock, source: str, code: str, conn: bytes = b"guesser"
            ) -> str:
     """A hello with ``code`` from ``source``: the reply's code, or ``welcome``."""
     hello = decode_client(encode({"t": "hello", "name": "Eve", "role": "spectator",
@@ -77,7 +78,7 @@ def _guess(table: Table, clock: Clock, source: str, code: str, conn: bytes = b"g
 
 
 def test_wrong_codes_from_one_source_make_it_wait_longer_and_longer() -> None:
-    clock = Clock()
+    clock = FakeClock()
     table = make_table(clock, invite=CODE)
     lines: list[str] = []
     table.invite_guesses.log = lines.append
@@ -97,7 +98,7 @@ def test_wrong_codes_from_one_source_make_it_wait_longer_and_longer() -> None:
 
 
 def test_a_source_that_guesses_does_not_hold_back_another() -> None:
-    clock = Clock()
+    clock = FakeClock()
     table = make_table(clock, invite=CODE)
     for _ in range(FREE_GUESSES + 3):
         _guess(table, clock, "192.0.2.9", "AAAA-AAAA")
@@ -110,7 +111,7 @@ def test_a_source_that_guesses_does_not_hold_back_another() -> None:
 
 
 def test_one_source_gets_a_few_guesses_an_hour() -> None:
-    clock = Clock()
+    clock = FakeClock()
     table = make_table(clock, invite=CODE)
     compared = 0
     for _ in range(3600 * 10):  # a guess every 0.1 s for an hour
@@ -122,7 +123,7 @@ def test_one_source_gets_a_few_guesses_an_hour() -> None:
 def test_everyone_together_gets_at_most_a_guess_a_second() -> None:
     """A thousand sources at once: a burst is compared, then one a second, and a newcomer
     with the right code waits its turn like everyone."""
-    clock = Clock()
+    clock = FakeClock()
     table = make_table(clock, invite=CODE)
     lines: list[str] = []
     table.invite_guesses.log = lines.append

@@ -4,7 +4,8 @@ and snapshots per connection. The socket-free Table with an injected clock."""
 
 from __future__ import annotations
 
-from test_host_table import A, B, Clock, make_table, seated, send
+from support.clock import FakeClock
+from support.table import A, B, make_table, seated, send
 
 from mundus_net.host.table import (
     CHAT_BURST,
@@ -17,7 +18,7 @@ from mundus_net.host.table import (
 
 
 def test_chat_is_limited_per_seat_not_per_connection() -> None:
-    clock = Clock()
+    clock = FakeClock()
     table, token_a, _ = seated(clock)
     for i in range(int(CHAT_BURST)):
         assert send(table, A, t="chat", token=token_a, text=f"line {i}")["t"] == "ok"
@@ -34,7 +35,7 @@ def test_chat_is_limited_per_seat_not_per_connection() -> None:
 
 
 def test_other_seats_keep_their_own_chat() -> None:
-    clock = Clock()
+    clock = FakeClock()
     table, token_a, token_b = seated(clock)
     for i in range(int(CHAT_BURST)):
         send(table, A, t="chat", token=token_a, text=f"line {i}")
@@ -42,10 +43,10 @@ def test_other_seats_keep_their_own_chat() -> None:
 
 
 def test_a_snapshot_carries_the_last_chat_lines_only_and_every_game_event() -> None:
-    clock = Clock()
+    clock = FakeClock()
     table, token_a, token_b = seated(clock)
     table.flush()
-    game_events = [e for e in table._published if e.get("kind") != "chat"]
+    game_events = [e for e in table.public_history() if e.get("kind") != "chat"]
     said = 0
     for _ in range(MAX_CHAT_KEPT + 50):
         clock.now += 1 / CHAT_RATE
@@ -62,7 +63,7 @@ def test_a_snapshot_carries_the_last_chat_lines_only_and_every_game_event() -> N
 
 
 def test_snapshots_are_limited_per_connection_and_share_one_history() -> None:
-    clock = Clock()
+    clock = FakeClock()
     table, token_a, _ = seated(clock)
     first = [send(table, A, t="snapshot", token=token_a) for _ in range(int(SNAPSHOT_BURST))]
     assert all(s["t"] == "snapshot" for s in first)
@@ -77,7 +78,7 @@ def test_snapshots_are_limited_per_connection_and_share_one_history() -> None:
 def test_a_promised_contribution_that_never_comes_holds_the_start_only_so_long() -> None:
     """§15: a seat that said it sends a share of the seed and does not is given the host's
     share CONTRIBUTION_SECONDS after the last seat was taken; the other seat's share counts."""
-    clock = Clock()
+    clock = FakeClock()
     table = make_table(clock)
     full = clock.now  # the last seat is taken now
     a = send(table, A, t="hello", name="Ana", role="player", contribute=True)

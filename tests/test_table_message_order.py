@@ -16,7 +16,8 @@ from typing import Any
 import msgpack
 import pytest
 import zmq
-from test_client_core import DEALER, UP, Clock, Net, Peer, table, told
+from support.clock import FakeClock
+from support.net import DEALER, UP, Net, Peer, table, told
 from test_host_server import WAIT, RawClient, start_host
 
 from mundus_net.host.table import Table
@@ -76,7 +77,7 @@ def join_in_one_host_turn(net: Net) -> tuple[Peer, Peer]:
 
 
 def test_the_last_seat_to_join_gets_its_deal_once_and_only_after_the_start() -> None:
-    clock = Clock()
+    clock = FakeClock(0.0)
     net = Recording(table(clock, players=2), clock)
     first, last = join_in_one_host_turn(net)
     assert net.table.started and (first.core.seat, last.core.seat) == (0, 1)
@@ -135,7 +136,7 @@ def test_no_private_message_older_than_a_snapshot_comes_after_it() -> None:
     """A seat answers and asks for a snapshot in one host turn: the snapshot (a reply, sent
     at once) carries the private state the answer changed, and the private message the
     flush queued for that change is not sent after it (issue 25, item 3)."""
-    clock = Clock()
+    clock = FakeClock(0.0)
     net = Net(table(clock, players=3, host_bots=2, first_tm=2), clock)
     order: list[tuple[str, int]] = []  # (t, seq) of what the peer got on its DEALER
 

@@ -3,7 +3,7 @@ line, unique among the seats (protocol/names.py, applied by the Table)."""
 
 from __future__ import annotations
 
-from test_host_table import A, B, make_table, send
+from support.table import A, B, make_table, send
 
 from mundus_net.protocol.names import NAME_LENGTH, clean_name, unique_name
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from support.clock import FakeClock
+from support.table import send
 from test_gamelog import BOTS, SEED, Player, per_seat
-from test_host_table import Clock, send
 
 from mundus_net.bots import load_bot
 from mundus_net.engine.notation import format_position
@@ -17,7 +18,7 @@ from mundus_net.host.table import Table
 AFTER = 10.0
 
 
-def _table(clock: Clock) -> Table:
+def _table(clock: FakeClock) -> Table:
     return Table(4, seed=SEED, game_id="5a5a5a5a5a5a5a5a", name="Stand-in table",
                  bots=[load_bot(b.strategy, b.seed) for b in BOTS], bot_names=["hb0", "hb1"],
                  clock=clock, stand_in_after=AFTER)
@@ -25,7 +26,7 @@ def _table(clock: Clock) -> Table:
 
 def _kinds(table: Table) -> list[str]:
     table.flush()
-    return [e["kind"] for e in table._published]
+    return [e["kind"] for e in table.public_history()]
 
 
 def _turns(table: Table, players: list[Player], count: int) -> None:
@@ -40,7 +41,7 @@ def _turns(table: Table, players: list[Player], count: int) -> None:
 
 def test_an_absent_players_seat_is_played_by_a_stand_in_until_the_player_returns(
         tmp_path: Path) -> None:
-    clock = Clock()
+    clock = FakeClock()
     table = _table(clock)
     log = GameLog.create(tmp_path, table, bots=BOTS, host={"port": 7700})
     ana, bo = Player("Ana"), Player("Bo")
@@ -71,14 +72,14 @@ def test_an_absent_players_seat_is_played_by_a_stand_in_until_the_player_returns
     log.close()
     # The log restores the same game: the stand-in's decisions are its logged ones.
     again = GameLog.open(log.path)
-    restored = restore(again, clock=Clock(), record_resume=False).table
+    restored = restore(again, clock=FakeClock(), record_resume=False).table
     again.close()
     assert format_position(restored.game) == format_position(table.game)
     assert per_seat(restored) == per_seat(table)
 
 
 def test_without_stand_in_after_an_absent_seat_keeps_waiting() -> None:
-    clock = Clock()
+    clock = FakeClock()
     table = _table(clock)
     table.stand_in_after = None
     ana, bo = Player("Ana"), Player("Bo")

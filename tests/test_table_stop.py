@@ -3,13 +3,14 @@ public event before the sockets close, and the client says it in words."""
 
 from __future__ import annotations
 
-from test_host_table import A, Clock, seated, send
+from support.clock import FakeClock
+from support.table import A, seated, send
 
 from mundus_net.client.tui.sentences import sentence
 
 
 def test_a_stop_is_announced_to_everyone_in_words() -> None:
-    table, token_a, _ = seated(Clock())
+    table, token_a, _ = seated(FakeClock())
     table.announce_stop("SIGTERM")
     table.flush()
     snap = send(table, A, t="snapshot", token=token_a)

@@ -17,18 +17,11 @@ import pytest
 
 from mundus_net.cli import main
 from mundus_net.engine.record import GameRecord
+from mundus_net.tools.games import Settings, design_games, seating, without_cpu
 from mundus_net.tools.progress import ProgressReport
 from mundus_net.tools.sim import run_sim
-from mundus_net.tools.tournament import (
-    Settings,
-    chunks,
-    design_games,
-    format_table,
-    run_tournament,
-    seating,
-    summarise,
-    without_cpu,
-)
+from mundus_net.tools.standings import summarise
+from mundus_net.tools.tournament import chunks, format_table, run_tournament
 
 BOTS = ("greedy", "random", "random")
 FAULTY = Path(__file__).resolve().with_name("test_bot_sdk.py")  # bots that fail now and then

@@ -13,6 +13,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from support.clock import FakeClock
 
 from mundus_net.bots.base import load_bot, read_bot_files, ship_bot_files
 from mundus_net.bots.greedy import GreedyBot
@@ -20,13 +21,12 @@ from mundus_net.bots.random_bot import RandomBot
 from mundus_net.cli import main
 from mundus_net.engine.game import Game
 from mundus_net.engine.view import PlayerView
+from mundus_net.tools.games import Settings, play_chunk
 from mundus_net.tools.progress import ProgressReport
 from mundus_net.tools.referee import play_refereed
 from mundus_net.tools.tournament import (
-    Settings,
     TournamentStopped,
     find_fatal_game,
-    play_chunk,
     play_series,
     run_tournament,
 )
@@ -230,16 +230,8 @@ def test_the_cli_series_keeps_one_bot_per_entry(capsys: pytest.CaptureFixture[st
 # -- progress -------------------------------------------------------------------------------------
 
 
-class _Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def test_progress_is_written_every_30_seconds_even_while_no_game_finishes() -> None:
-    log, clock = io.StringIO(), _Clock()
+    log, clock = io.StringIO(), FakeClock(0.0)
     report = ProgressReport(log, "tournament", tty=False, clock=clock)
     report(0, 400)
     report(3, 400)  # games 1-3 finished first: counted before game 0
@@ -258,7 +250,7 @@ def test_progress_is_written_every_30_seconds_even_while_no_game_finishes() -> N
 
 
 def test_the_heartbeat_thread_stops_with_the_run() -> None:
-    report = ProgressReport(io.StringIO(), "tournament", tty=False, clock=_Clock())
+    report = ProgressReport(io.StringIO(), "tournament", tty=False, clock=FakeClock(0.0))
     with report.heartbeat(check_s=0.01):
         report(1, 2)
     # leaving the block joined the thread: nothing is left running

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from mundus_net.cli import main
-from mundus_net.tools.tournament import Settings, entry_label, format_table, run_tournament
+from mundus_net.tools.games import Settings
+from mundus_net.tools.tournament import entry_label, format_table, run_tournament
 
 FAULTY = Path(__file__).resolve().with_name("test_bot_sdk.py")  # bots that fail now and then
 LONG_CLASS = "AnExtremelyLongBotClassNameIndeed"

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.waits import free_udp_port
 from tui_term import ROOT, Term, environment, phase
 
 from mundus_net.bots.base import load_bot
@@ -20,12 +21,6 @@ from mundus_net.host.server import Host
 from mundus_net.host.table import Table
 from mundus_net.protocol.beacon import Announcement, decode_beacon, encode_beacon
 from mundus_net.protocol.messages import PROTOCOL_VERSION
-
-
-def free_udp_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def test_the_beacon_round_trips() -> None:
@@ -60,9 +55,9 @@ def test_a_beacon_is_heard_on_loopback() -> None:
     finally:
         host.stop()
     assert host.wait(5)
-    assert beacon._thread is not None
-    beacon._thread.join(3)  # the beacon ends with its table
-    assert not beacon._thread.is_alive()
+    assert beacon.thread is not None
+    beacon.thread.join(3)  # the beacon ends with its table
+    assert not beacon.thread.is_alive()
 
 
 @pytest.mark.network

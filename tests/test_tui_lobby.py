@@ -12,7 +12,6 @@ works, and the table screen appears when the last seat fills.
 from __future__ import annotations
 
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -20,8 +19,10 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
-from test_client_core import Clock, Net
-from test_client_core import table as core_table
+from support.clock import FakeClock
+from support.net import Net
+from support.net import table as core_table
+from support.waits import free_ports
 from tui_term import ROOT, Term, environment
 
 from mundus_net.client.tui import app as tui_app
@@ -90,7 +91,7 @@ def test_a_short_lobby_keeps_the_seats_and_the_count() -> None:
 def test_the_client_shows_the_lobby_until_the_deal_then_the_table() -> None:
     """A ClientCore at the real Table: before the start its state holds no dealt thing and the
     screen is the lobby (F3 too); the last seat taken, the table screen with the hand."""
-    clock = Clock()
+    clock = FakeClock(0.0)
     net = Net(core_table(clock, host_bots=1, round_limit=6, name="Ann's table"), clock)
     ann = net.join("Ann")
     core = ann.core
@@ -141,24 +142,6 @@ def test_the_snapshot_tells_whether_the_game_has_started() -> None:
 
 
 # -- the real client in a pseudo-terminal ------------------------------------------------------
-
-
-def free_ports() -> int:
-    """A port P with P, P+1 and P+2 free on 127.0.0.1 (a host uses all three)."""
-    for _ in range(50):
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = int(probe.getsockname()[1])
-        if port + 2 > 65535:
-            continue
-        try:
-            with socket.socket() as a, socket.socket() as b:
-                a.bind(("127.0.0.1", port + 1))
-                b.bind(("127.0.0.1", port + 2))
-        except OSError:
-            continue
-        return port
-    raise AssertionError("no three free ports in a row")
 
 
 class Host:

@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_client_core import Clock, Net, play, table
+from support.clock import FakeClock
+from support.net import Net, play, table
 
 from mundus_net.bots.base import load_bot
 from mundus_net.client.core import OfferSecret
@@ -66,7 +67,7 @@ def model_at(kind: str, seed: int = 7, from_round: int = 1) -> tuple[TableModel,
 def played_model(seed: int, rounds: int) -> tuple[TableModel, Game, int]:
     """A model fed every notice of a core that plays a whole game (greedy) at a 3-seat
     table of the host's Table in memory, with two host bots; the game and the core's seat."""
-    clock = Clock(100.0)
+    clock = FakeClock(100.0)
     net = Net(table(clock, host_bots=2, seed=seed, round_limit=rounds), clock)
     peer = net.join("Ana")
     model = TableModel(address="tcp://127.0.0.1:7700")

@@ -21,7 +21,8 @@ import time
 from pathlib import Path
 
 import pytest
-from test_tui_lobby import Host, free_ports, host_at  # noqa: F401 (host_at: a fixture)
+from support.waits import free_ports
+from test_tui_lobby import Host, host_at  # noqa: F401 (host_at: a fixture)
 from tui_term import ROOT, Term, choices, environment, phase
 
 from mundus_net.client.connection import HostError

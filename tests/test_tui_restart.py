@@ -14,7 +14,6 @@ import contextlib
 import re
 import shlex
 import shutil
-import socket
 import subprocess
 import sys
 import threading
@@ -27,6 +26,7 @@ import pytest
 from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
+from support.waits import free_ports
 from tui_term import ROOT, Term, environment, phase
 
 from mundus_net.client import background
@@ -110,9 +110,9 @@ def test_a_crash_in_the_connection_thread_is_logged_and_told(
     boom = _Boom()
     runner = ConnectionThread(cast(Connection, boom), on_error=lambda e, p: told.append((e, p)))
     runner.start(5.0)
-    assert runner._thread is not None
-    runner._thread.join(WAIT)
-    assert not runner._thread.is_alive() and hooked == []
+    assert runner.thread is not None
+    runner.thread.join(WAIT)
+    assert not runner.thread.is_alive() and hooked == []
     [(error, log)] = told
     assert isinstance(error, RuntimeError) and boom.core.closed
     assert log == tmp_path / "mundus-net" / "client-crash.log"
@@ -215,24 +215,6 @@ def test_without_a_terminal_nothing_is_asked(tmp_path: Path,
 
 
 # -- real hosts and clients -------------------------------------------------------------------
-
-
-def free_ports() -> int:
-    """A port P with P, P+1 and P+2 free on 127.0.0.1 (a host uses all three)."""
-    for _ in range(50):
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = int(probe.getsockname()[1])
-        if port + 2 > 65535:
-            continue
-        try:
-            with socket.socket() as a, socket.socket() as b:
-                a.bind(("127.0.0.1", port + 1))
-                b.bind(("127.0.0.1", port + 2))
-        except OSError:
-            continue
-        return port
-    raise AssertionError("no three free ports in a row")
 
 
 class Host:

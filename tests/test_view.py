@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import R, end_turns, give, invalidate, new_game, start_turn
+from support.positions import R, end_turns, give, invalidate, new_game, start_turn
 
 from mundus_net.bots.random_bot import RandomBot
 from mundus_net.engine.cards import from_counts, submultisets, to_counts

@@ -15,7 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from mundus_net.client.tui.sentences import CLASS_WORDS, card_name, cards_text, dev_name, plural
+from mundus_net.client.i18n import current
+from mundus_net.client.tui.sentences import CLASS_WORDS, card_name, cards_text, dev_name, words
 from mundus_net.engine import combos
 from mundus_net.engine.cards import CLASS_OF, RELIC, to_counts
 from mundus_net.engine.decisions import (
@@ -159,10 +160,12 @@ def best_reach(view: View) -> int:
 
 
 def _target_label(view: View, target: int, value: int) -> str:
+    t = current()
     if target == TARGET_DRAW:
-        return "the pile's top card (Almagro)"
+        return t._("the pile's top card (Almagro)")
     if target == TARGET_CASH:
-        return f"{VICENTE_PAY[CLASS_OF[value]]} doubloons (Vicente)"
+        return t._("{doubloons} doubloons (Vicente)").format(
+            doubloons=VICENTE_PAY[CLASS_OF[value]])
     queue = view.queue
     name = dev_name(queue[target - 1], view.deck) if target <= len(queue) else "?"
     return f"{target} {name}"
@@ -173,18 +176,24 @@ def _positions(targets: Sequence[int]) -> str:
     if not numbered:
         return ""
     if len(numbered) == 1:
-        return f"queue card {numbered[0]}"
-    return f"queue cards {numbered[0]}-{numbered[-1]}"
+        return current()._("queue card {position}").format(position=numbered[0])
+    return current()._("queue cards {first}-{last}").format(first=numbered[0],
+                                                           last=numbered[-1])
 
 
 def _set_words(value: int, cards: Sequence[int]) -> str:
+    t = current()
     relics = sum(1 for c in cards if c == RELIC)
     own = len(cards) - relics
     if own == 0:
-        return f"set of {len(cards)} relics as {card_name(value)}"
+        return t._("set of {count} relics as {resource}").format(count=len(cards),
+                                                                 resource=card_name(value))
     if relics == 0:
-        return f"set of {len(cards)} {card_name(value)}"
-    return f"set of {len(cards)} {card_name(value)} ({own} + {plural(relics, 'relic')})"
+        return t._("set of {count} {resource}").format(count=len(cards),
+                                                       resource=card_name(value))
+    return t.ngettext("set of {total} {resource} ({own} + {count} relic)",
+                      "set of {total} {resource} ({own} + {count} relics)", relics).format(
+        total=len(cards), resource=card_name(value), own=own, count=relics)
 
 
 # -- the analysis -------------------------------------------------------------------------------
@@ -254,14 +263,17 @@ def _longest(series: Sequence[tuple[int, ...]]) -> tuple[int, ...]:
 def _set_suggestion(view: View, value: int, cards: tuple[int, ...], targets: Sequence[int],
                     first: tuple[Decision, ...] = (), lead: str = "",
                     kind: str = "set") -> Suggestion:
+    """``lead``: the words before the set, with ``{set}`` where the set goes ("Convert ...:
+    completes a {set}")."""
+    tr = current()
     labels = tuple(_target_label(view, t, value) for t in targets)
     where = _positions(targets)
-    words = _set_words(value, cards)
-    text = lead + words if lead else words[0].upper() + words[1:]
+    named = _set_words(value, cards)
+    text = lead.format(set=named) if lead else named[0].upper() + named[1:]
     if where:
-        text += f", reaching {where}"
+        text = tr._("{set}, reaching {positions}").format(set=text, positions=where)
     gain = VICENTE_PAY[CLASS_OF[value]] if TARGET_CASH in targets else 0
-    return Suggestion(kind, text + ": " + ", ".join(labels),
+    return Suggestion(kind, text + ": " + tr._(", ").join(labels),
                       tuple(MakeSet(value, cards, t) for t in targets), labels,
                       first, gain if targets == [TARGET_CASH] else 0,
                       max((t for t in targets if t > 0), default=0), head=text)
@@ -270,14 +282,16 @@ def _set_suggestion(view: View, value: int, cards: tuple[int, ...], targets: Seq
 def suggestions(view: View, hand: Sequence[int] | None = None) -> list[Suggestion]:
     """Every combination worth showing for the view's seat, best kinds first: the perfect
     combination, series, identical sets, the relic set, then merchant conversions."""
+    t = current()
     ctx = turn_context(view, hand)
     if ctx is None:
         return []
     opts = _sort_options(combos.turn_options(ctx.key))
     out: list[Suggestion] = []
     if opts.perfect:
-        out.append(Suggestion("perfect", "The perfect combination (values 1-9 and a relic): "
-                              "you win at the end of the round (R8.1)", (MakePerfect(),)))
+        out.append(Suggestion("perfect", t._("The perfect combination (values 1-9 and a "
+                                             "relic): you win at the end of the round (R8.1)"),
+                              (MakePerfect(),)))
     ranked: list[tuple[tuple[int, int, int, int], Suggestion]] = []
     for value in range(1, 10):
         for cards, targets in _value_sets(opts, value):
@@ -289,16 +303,19 @@ def suggestions(view: View, hand: Sequence[int] | None = None) -> list[Suggestio
     longest = _longest(opts.series)
     if longest:
         pay = series_pay(len(longest), ctx.ip)
-        note = " (Indigenous People: 1 per card)" if ctx.ip else ""
-        out.append(Suggestion("series", f"Series of {len(longest)} ({cards_text(longest)}) "
-                              f"for {pay}{note}", (MakeSeries(longest),), gain=pay))
+        text = t._("Series of {count} ({cards}) for {doubloons}").format(
+            count=len(longest), cards=cards_text(longest), doubloons=pay)
+        if ctx.ip:
+            text += t._(" ({event}: 1 per card)").format(event=t.event("IP"))
+        out.append(Suggestion("series", text, (MakeSeries(longest),), gain=pay))
         keep = _series_keeping_set(opts, longest, sets, ctx)
         if keep is not None:
             out.append(keep)
     out += sets
     if opts.relics:
         k = opts.relics
-        out.append(Suggestion("relics", f"Relic set of {k} for {RELIC_PAY[k]}",
+        out.append(Suggestion("relics", t._("Relic set of {count} for {doubloons}").format(
+                                  count=k, doubloons=RELIC_PAY[k]),
                               (MakeRelicSet(k),), gain=RELIC_PAY[k]))
     out += _conversions(view, ctx, opts)
     return out
@@ -319,8 +336,10 @@ def _series_keeping_set(opts: _Options, longest: tuple[int, ...], sets: list[Sug
     if not alt:
         return None
     pay = series_pay(len(alt), ctx.ip)
-    return Suggestion("series", f"Series of {len(alt)} ({cards_text(alt)}) for {pay}, "
-                      f"keeping your {card_name(best.value)} for the set",
+    return Suggestion("series", current()._("Series of {count} ({cards}) for {doubloons}, "
+                                            "keeping your {resource} for the set").format(
+                          count=len(alt), cards=cards_text(alt), doubloons=pay,
+                          resource=card_name(best.value)),
                       (MakeSeries(alt),), gain=pay)
 
 
@@ -349,27 +368,34 @@ def _conversions(view: View, ctx: TurnContext, opts: _Options) -> list[Suggestio
                      default=0.0)
         # What the rest of the hand still does decides which source is cheapest.
         cost = (-len(longest), -others, src == RELIC, -key.hand[src], src)
-        lead = (f"Convert {card_name(src)} → {card_name(dst)} "
-                f"({CLASS_WORDS[CLASS_OF[dst]]} merchant): ")
+        t = current()
+        lead = t._("Convert {resource} → {other} ({kind} merchant): ").format(
+            resource=card_name(src), other=card_name(dst),
+            kind=words(CLASS_WORDS[CLASS_OF[dst]], t))
         found: list[tuple[str, Suggestion]] = []
         if after.perfect and not opts.perfect:
             found.append(("perfect", Suggestion(
-                "convert", lead + "completes the perfect combination", (MakePerfect(),),
+                "convert", lead + t._("completes the perfect combination"), (MakePerfect(),),
                 first=(conv,))))
         if len(longest) > before_series and len(longest) >= 4:
             pay = series_pay(len(longest), ctx.ip)
-            verb = "extends your series to" if before_series >= 4 else "completes a series of"
+            series = (t._("extends your series to {count} ({cards}) for {doubloons}")
+                      if before_series >= 4 else
+                      t._("completes a series of {count} ({cards}) for {doubloons}"))
             found.append(("series", Suggestion(
-                "convert", f"{lead}{verb} {len(longest)} ({cards_text(longest)}) for {pay}",
+                "convert", lead + series.format(count=len(longest), cards=cards_text(longest),
+                                                doubloons=pay),
                 (MakeSeries(longest),), first=(conv,), gain=pay)))
         new_sets = _value_sets(after, dst)
         old_reach = max((_set_reach(t) for _, t in _value_sets(opts, dst)), default=0.0)
         if new_sets:
             cards, targets = new_sets[-1]
             if _set_reach(targets) > max(old_reach, floor):
-                verb = "completes a " if old_reach == 0 else "enlarges to a "
+                verb = t._("completes a {set}") if old_reach == 0 \
+                    else t._("enlarges to a {set}")
                 found.append(("set", _set_suggestion(view, dst, cards, targets, (conv,),
-                                                     lead + verb, "convert")))
+                                                     lead.replace("{", "{{").replace("}", "}}")
+                                                     + verb, "convert")))
         for what, suggestion in found:
             slot = (what, dst)
             if slot not in best or cost < best[slot][0]:
@@ -382,20 +408,25 @@ def _conversions(view: View, ctx: TurnContext, opts: _Options) -> list[Suggestio
 
 def summary(view: View) -> str:
     """One short line: what the hand allows now ("series of 6 for 10 · set reaching 1-3")."""
+    t = current()
     found = suggestions(view)
     if not found:
-        return "no combination"
+        return t._("no combination")
     parts: list[str] = []
+    said: set[str] = set()  # the kinds named (the first series and set are the best)
     for s in found:
         if s.kind == "perfect":
-            parts.append("PERFECT combination")
-        elif s.kind == "series" and not any(p.startswith("series") for p in parts):
-            parts.append(f"series for {s.gain}")
-        elif s.kind == "set" and not any(p.startswith("set") for p in parts):
-            parts.append(f"set to card {s.reach}" if s.reach else "set")
+            parts.append(t._("PERFECT combination"))
+        elif s.kind == "series" and "series" not in said:
+            parts.append(t._("series for {doubloons}").format(doubloons=s.gain))
+        elif s.kind == "set" and "set" not in said:
+            parts.append(t._("set to card {position}").format(position=s.reach) if s.reach
+                         else t._("set"))
         elif s.kind == "relics":
-            parts.append(f"relics for {s.gain}")
+            parts.append(t._("relics for {doubloons}").format(doubloons=s.gain))
+        said.add(s.kind)
     converts = sum(1 for s in found if s.kind == "convert")
     if converts:
-        parts.append(plural(converts, "conversion idea"))
-    return " · ".join(parts) if parts else "no combination"
+        parts.append(t.ngettext("{count} conversion idea", "{count} conversion ideas",
+                                converts).format(count=converts))
+    return " · ".join(parts) if parts else t._("no combination")

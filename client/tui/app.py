@@ -27,7 +27,6 @@ import concurrent.futures
 import contextlib
 import queue
 import re
-import textwrap
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -54,11 +53,13 @@ from prompt_toolkit.layout.controls import BufferControl, UIContent, UIControl
 from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.layout.processors import BeforeInput
 from prompt_toolkit.output import ColorDepth
+from prompt_toolkit.utils import get_cwidth
 
 from mundus_net.cli_args import join_command
 from mundus_net.client.background import ConnectionThread, record_crash
 from mundus_net.client.connection import Connection
 from mundus_net.client.core import ClientCore
+from mundus_net.client.i18n import DEFAULT_LANGUAGE, N_, Translator, current, use
 from mundus_net.client.notices import (
     REPLACED,
     STOPPED,
@@ -76,6 +77,7 @@ from mundus_net.client.notices import (
     Problem,
     PublicEvents,
     Refused,
+    Rewound,
     Synced,
     Welcome,
 )
@@ -105,6 +107,7 @@ from mundus_net.client.tui.sentences import (
     Narrator,
     development_effect,
     seat_name,
+    words,
 )
 from mundus_net.engine.decisions import (
     Decision,
@@ -125,7 +128,7 @@ OVER = "over"
 REJOIN = "rejoin"  # J after the table is gone: session.sit joins (or watches) the address again
 CRASHED = "crashed"  # an unexpected error: its traceback is in TableApp.crash_log
 
-COMMANDS_HELP = (
+COMMANDS_HELP = N_(
     "At the prompt: a number picks that choice (0 ends the progression turn); a decision in "
     "notation also works "
     "(take:5@2 takes cotton from seat 2, take:5@2:9 swaps it for the market's vanilla, "
@@ -137,17 +140,18 @@ COMMANDS_HELP = (
     "they need several pages, else the log."
 )
 
-SCREEN_HELP = (
+SCREEN_HELP = N_(
     "On the screen: * marks the queue cards your best identical set reaches now; "
-    + ", ".join(f"[{code}] {name}" for code, name in EVENT_NAMES.items())
-    + " mark a card's event icon. Queue card 1's icon is next round's event (R3.2); at the "
+    "{icons} mark a card's event icon. Queue card 1's icon is next round's event (R3.2); at the "
     "storage step the queue line names it (R6.9). When a round ends, its summary (doubloons "
     "gained and from what, doubloons now, developments taken) shows on the main screen until "
     "you type a key or answer; F3 shows it again."
 )
 
-REQUEST_WORDS = {"decide": "decision", "commit": "sealed offer", "reveal": "offer's reveal",
-                 "chat": "chat line"}
+REQUEST_WORDS = {"decide": N_("The host refused your decision: {reason}"),
+                 "commit": N_("The host refused your sealed offer: {reason}"),
+                 "reveal": N_("The host refused your offer's reveal: {reason}"),
+                 "chat": N_("The host refused your chat line: {reason}")}
 
 # Words that answer "no, nothing": passing, one fleet, storing nothing, ending the turn.
 PASS_WORDS = ("pass", "none", "no", "end", "done")
@@ -155,6 +159,40 @@ QUIT_WORDS = ("quit", "exit", "leave", "bye")
 HELP_WORDS = ("help", "?", "h")
 LOG_WORDS = ("log", "history")
 PLAYERS_WORDS = ("players", "table", "developments", "devs")
+SAY_WORD = "say"
+# The same words in the reader's language (the English ones work in every language): a
+# message each, its words separated by "|" (docs/client.md, "Languages").
+TYPED_WORDS = {
+    # TRANSLATORS: words a player types to pass, separated by |, the first shown in the
+    # completions (lower case).
+    "pass": N_("pass|none|no|end|done"),
+    # TRANSLATORS: words a player types to leave the table, separated by |.
+    "quit": N_("quit|exit|leave|bye"),
+    # TRANSLATORS: words a player types for help, separated by |.
+    "help": N_("help|h"),
+    # TRANSLATORS: words a player types to see the whole log, separated by |.
+    "log": N_("log|history"),
+    # TRANSLATORS: words a player types to see every player's table, separated by |.
+    "players": N_("players|table|developments|devs"),
+    # TRANSLATORS: the word before a chat line ("say hello"), one word.
+    "say": N_("say"),
+}
+
+
+# The input line's prompt at each decision: the step's word (the notation's, in English).
+PROMPTS = {
+    "coronado": N_("coronado> "), "split": N_("split> "), "pick": N_("pick> "),
+    "sergio": N_("sergio> "), "pirates": N_("pirates> "), "announce": N_("announce> "),
+    "offer": N_("offer> "), "commit": N_("commit> "), "reveal": N_("reveal> "),
+    "tm_tie": N_("tm_tie> "), "take": N_("take> "), "gift": N_("gift> "),
+    "first": N_("first> "), "turn": N_("turn> "), "store": N_("store> "),
+}
+
+
+def typed_words(key: str, t: Translator | None = None) -> tuple[str, ...]:
+    """The words of :data:`TYPED_WORDS` ``key`` in the reader's language, lower case."""
+    text = (t or current())._(TYPED_WORDS[key])
+    return tuple(w.strip().lower() for w in text.split("|") if w.strip())
 
 # Extra style classes of this screen (beside render.STYLE_RULES): colour, and without.
 TUI_STYLE_RULES: dict[str, tuple[str, str]] = {
@@ -179,6 +217,24 @@ TUI_STYLE_RULES: dict[str, tuple[str, str]] = {
 
 
 
+def rewind_sentence(notice: Rewound) -> str:
+    """What the client saw of a host that went back in time, in the player's language (the
+    notice's own sentence is the English one the client says at the table)."""
+    t = current()
+    if notice.kind == "earlier":
+        return t._("The host went back in time: its game is at round {host_round}, event "
+                   "{host}, but this client saw round {round}, event {seen}").format(
+            host_round=notice.host_round, host=notice.host, round=notice.round,
+            seen=notice.seen)
+    if notice.kind == "offer_again":
+        return t._("The host went back in time: it asks again for the offer of round "
+                   "{round}, which this client already revealed").format(
+            round=notice.host_round)
+    return t._("The host's game is not the one this client saw: its history differs within "
+               "the first {seen} events (round {round})").format(seen=notice.seen,
+                                                                 round=notice.round)
+
+
 # -- what the connection thread hands over ------------------------------------------------------
 
 
@@ -200,6 +256,9 @@ class Snapshot:
     started: bool = True
     table_name: str = ""
     options: dict[str, Any] | None = None  # the welcome's options (docs/protocol.md §4)
+    # What this client witnessed of the public history: (events, digest hex), as the
+    # record's chain says it (docs/security.md, "A host that goes back in time").
+    witnessed: tuple[int, str] | None = None
 
 
 def take_snapshot(core: ClientCore) -> Snapshot:
@@ -222,7 +281,9 @@ def take_snapshot(core: ClientCore) -> Snapshot:
                     core.connected, core.seat, core.result,
                     started=bool(table.get("started")),
                     table_name=str(table.get("name") or (welcome.name if welcome else "")),
-                    options=options)
+                    options=options,
+                    witnessed=None if core.witness is None else
+                    (core.witness.count, core.witness.digest.hex()))
 
 
 # -- what a typed line does ---------------------------------------------------------------------
@@ -321,6 +382,9 @@ class TableModel:
     choice_pages: int = 0
     over: bool = False
     gone: str | None = None  # the table is gone: Gone.why (REPLACED, STOPPED, OVER, TAKEN_OVER)
+    # The host went back in time (docs/security.md): nothing is decided until the player
+    # goes on (G) or leaves (Ctrl-D).
+    rewound: Rewound | None = None
     narrator: Narrator = field(default_factory=lambda: Narrator([]))
     # The list of the question shown (its id, phase and round): a number keeps its meaning
     # while the question stands.
@@ -364,7 +428,8 @@ class TableModel:
     def prompt_text(self) -> str:
         ready = self.ready
         if ready is not None:
-            return f"{ready.phase}> "
+            return current()._(PROMPTS[ready.phase]) if ready.phase in PROMPTS \
+                else f"{ready.phase}> "
         return "> "
 
     # -- notices ------------------------------------------------------------------------------
@@ -402,19 +467,30 @@ class TableModel:
         elif isinstance(notice, Refused):
             self._refused(notice)
         elif isinstance(notice, Lost):
-            self.say("Connection lost: reconnecting by itself…", error=True)
-            self.log(f"Connection lost ({notice.reason}); reconnecting")
+            self.say(current()._("Connection lost: reconnecting by itself…"), error=True)
+            self.log(current()._("Connection lost ({reason}); reconnecting").format(
+                reason=notice.reason))
         elif isinstance(notice, Gone):
             self._gone(notice)
+        elif isinstance(notice, Rewound):
+            self._rewound(notice)
         elif isinstance(notice, Mismatch):
-            self.log(f"WARNING: round {notice.round}, "
-                     f"{seat_name(snap.names, notice.seat)}'s offer: {notice.reason}")
+            self.log(current()._("WARNING: round {number}, {seat}'s offer: {reason}").format(
+                number=notice.round, seat=seat_name(snap.names, notice.seat),
+                reason=notice.reason))
         elif isinstance(notice, Problem):
             self.log(notice.message)
         elif isinstance(notice, GameOver):
             self.over = True
             self.plan = []
-            self.say("The game is over: press Enter (or Ctrl-D) to leave.", error=False)
+            self.say(current()._("The game is over: press Enter (or Ctrl-D) to leave."),
+                     error=False)
+            if snap.witnessed is not None:
+                count, digest = snap.witnessed
+                self.log(current()._(
+                    "Your client saw {count} public events of this game, chain digest "
+                    "{digest}: `mundus verify` on the game's record shows the host's, which "
+                    "must be the same.").format(count=count, digest=digest[:16]))
         elif isinstance(notice, (Accepted, Synced, Closed)):
             pass
         return self._continue_plan()
@@ -437,7 +513,8 @@ class TableModel:
                 lines = round_summary(rounds[-1], self.snap.names, deck)
                 self.last_summary = lines
                 start = len(self.sentences)
-                self.log(f"Summary of {lines[0]} (F3 shows it again)")
+                self.log(current()._("Summary of {round} (F3 shows it again)").format(
+                    round=lines[0]))
                 for line in lines[1:]:
                     self.log(f"  {line}")
                 players = self.snap.view.players if self.snap.view is not None else 0
@@ -459,60 +536,98 @@ class TableModel:
         return self._commands[key]
 
     def _joined(self, notice: Joined) -> None:
+        t = current()
         w = notice.welcome
         if w.invite is not None:
             self.invite = w.invite  # the host tells it to a seated player
         if notice.resumed:
-            self.say("Reconnected: back at the table.", error=False)
-            self.log("Reconnected to the table")
+            self.say(t._("Reconnected: back at the table."), error=False)
+            self.log(t._("Reconnected to the table"))
             return
         if w.seat is None:
-            self.log(f'Watching "{w.name}" at {self.address} as a spectator')
+            self.log(t._('Watching "{table}" at {address} as a spectator').format(
+                table=w.name, address=self.address))
+        elif w.names:
+            self.log(t._('You sit at "{table}" ({address}) in seat {number}, as {name}').format(
+                table=w.name, address=self.address, number=w.seat,
+                name=seat_name(w.names, w.seat)))
         else:
-            self.log(f'You sit at "{w.name}" ({self.address}) in seat {w.seat}, '
-                     f"as {seat_name(w.names, w.seat) if w.names else 'a player'}")
+            self.log(t._('You sit at "{table}" ({address}) in seat {number}, as a player')
+                     .format(table=w.name, address=self.address, number=w.seat))
 
     def _gone(self, notice: Gone) -> None:
         """The table is gone for good: say what happened and what can be done (J, below)."""
+        t = current()
         self.gone = notice.why
         self.plan = []
         self.sent_for = None
-        where = f"The host at {self.address}"
         if notice.why == REPLACED:
-            lost = "the game you watched" if self.spectator else "your seat in the old one"
-            act = "watch the new game" if self.spectator else "join the new table"
-            self.log(f"{where} now runs a new game: {lost} is gone. Press J to {act}, or "
-                     "Ctrl-D to leave.")
-            self.say(f"A new game runs here: J to {act.split()[0]} it · Ctrl-D leaves",
-                     error=True)
+            if self.spectator:
+                self.log(t._("The host at {address} now runs a new game: the game you watched "
+                             "is gone. Press J to watch the new game, or Ctrl-D to leave.")
+                         .format(address=self.address))
+                self.say(t._("A new game runs here: J to watch it · Ctrl-D leaves"), error=True)
+            else:
+                self.log(t._("The host at {address} now runs a new game: your seat in the old "
+                             "one is gone. Press J to join the new table, or Ctrl-D to leave.")
+                         .format(address=self.address))
+                self.say(t._("A new game runs here: J to join it · Ctrl-D leaves"), error=True)
         elif notice.why == TAKEN_OVER:
-            self.log("Your seat was taken over: another terminal or computer sits in it now "
-                     "with your seat's token, and this one has stopped. Press Ctrl-D to leave; "
-                     "the way to take it back, or to watch, is printed then.")
-            self.say("Your seat was taken over from elsewhere · Ctrl-D leaves", error=True)
+            self.log(t._("Your seat was taken over: another terminal or computer sits in it now "
+                         "with your seat's token, and this one has stopped. Press Ctrl-D to "
+                         "leave; the way to take it back, or to watch, is printed then."))
+            self.say(t._("Your seat was taken over from elsewhere · Ctrl-D leaves"), error=True)
         elif notice.why == STOPPED:
-            self.log(f"{where} stopped and did not come back ({notice.detail}): the table is "
-                     "gone. Press J to try again, or Ctrl-D to leave.")
-            self.say("The table is gone: J tries again · Ctrl-D leaves", error=True)
+            self.log(t._("The host at {address} stopped and did not come back ({detail}): the "
+                         "table is gone. Press J to try again, or Ctrl-D to leave.").format(
+                address=self.address, detail=notice.detail))
+            self.say(t._("The table is gone: J tries again · Ctrl-D leaves"), error=True)
         else:
             self.over = True
-            self.log("The game is over and its host has stopped.")
-            self.say("The game is over: press Enter (or Ctrl-D) to leave.", error=False)
+            self.log(t._("The game is over and its host has stopped."))
+            self.say(t._("The game is over: press Enter (or Ctrl-D) to leave."), error=False)
+
+    def _rewound(self, notice: Rewound) -> None:
+        """The host came back at an earlier point than this client saw (or with another
+        history): said plainly, with the choice."""
+        self.rewound = notice
+        self.plan = []
+        self.sent_for = None
+        t = current()
+        if self.spectator:
+            advice = t._("Press G to go on with the host's game, or Ctrl-D to leave.")
+        else:
+            advice = t._("Press G to go on with the host's game (your client says so at the "
+                         "table), or Ctrl-D to leave.")
+        self.log(t._("WARNING: {what}. The host may have lost part of the game, or may be "
+                     "cheating: it may have seen offers revealed after that point. {advice}")
+                 .format(what=rewind_sentence(notice), advice=advice))
+        self.say(t._("The host went back in time: G goes on (said at the table) · Ctrl-D "
+                     "leaves"), error=True)
+
+    def went_on(self) -> None:
+        """The player chose to go on after a rewind."""
+        self.rewound = None
+        self.log(current()._("You go on with the host's game; your client told the table what "
+                             "it saw."))
+        self.say("", error=False)
 
     def _refused(self, notice: Refused) -> None:
         if notice.request in ("decide", "commit", "reveal"):
             self.sent_for = None
             self.plan = []
+        t = current()
         if notice.code == "stale":
-            self.say("That answer came too late for its decision; look again.", error=True)
+            self.say(t._("That answer came too late for its decision; look again."), error=True)
             return
         message = in_player_terms(notice.message, self.snap.names, self.snap.seat)
         reason = message if notice.code == "illegal" else f"{notice.code}: {message}"
         if notice.rule and notice.rule not in reason:
             reason = f"{notice.rule}: {reason}"
-        self.say(f"Refused: {reason}", error=True)
-        what = REQUEST_WORDS.get(notice.request or "", "message")
-        self.log(f"The host refused your {what}: {reason}")
+        self.say(t._("Refused: {reason}").format(reason=reason), error=True)
+        what = REQUEST_WORDS.get(notice.request or "",
+                                 N_("The host refused your message: {reason}"))
+        self.log(t._(what).format(reason=reason))
 
     def _continue_plan(self) -> list[Decision]:
         ready = self.ready
@@ -521,7 +636,8 @@ class TableModel:
         nxt = self.plan.pop(0)
         if nxt not in ready.legal:
             self.plan = []
-            self.say(f"{format_decision(nxt)} is no longer possible; choose again.")
+            self.say(current()._("{decision} is no longer possible; choose again.").format(
+                decision=format_decision(nxt)))
             return []
         self.plan_after = ready.id
         self.sent_for = ready.id
@@ -538,46 +654,62 @@ class TableModel:
 
     def interpret(self, line: str) -> Action | None:
         """What a typed line asks for (None: nothing)."""
+        t = current()
         text = line.strip()
         word = text.lower()
         if not text:
             return Leave() if self.over else None
-        if word in HELP_WORDS:
+        if word in HELP_WORDS or word in typed_words("help", t):
             return ShowHelp()
-        if word in LOG_WORDS:
+        if word in LOG_WORDS or word in typed_words("log", t):
             return ShowHelp("log")
-        if word in PLAYERS_WORDS:
+        if word in PLAYERS_WORDS or word in typed_words("players", t):
             return ShowHelp("players")
-        if word in QUIT_WORDS:
+        if word in QUIT_WORDS or word in typed_words("quit", t):
             return Leave()
-        if word == "say" or word.startswith("say "):
-            said = text[3:].strip()
-            if not said:
-                return Say("say what? Write: say TEXT")
-            if self.spectator:
-                return Say("spectators cannot chat (the protocol gives them no token)")
-            return Chat(said[:200])
+        for say in dict.fromkeys((SAY_WORD, *typed_words("say", t))):
+            if word == say or word.startswith(say + " "):
+                said = text[len(say):].strip()
+                if not said:
+                    return Say(t._("say what? Write: say TEXT"))
+                if self.spectator:
+                    return Say(t._("spectators cannot chat (the protocol gives them no token)"))
+                return Chat(said[:200])
         ready = self.ready
         if self.over:
-            return Say("The game is over: press Enter to leave.")
+            return Say(t._("The game is over: press Enter to leave."))
         if ready is None:
             if self.sent_for is not None:
-                return Say("Your answer is on its way; wait for the host.")
+                return Say(t._("Your answer is on its way; wait for the host."))
             who, _ = render.waiting_text(self.snap.view, self.snap.names) \
-                if self.snap.view is not None else ("connecting", False)
-            return Say(f"Nothing to decide now ({who}).")
+                if self.snap.view is not None else (t._("connecting"), False)
+            return Say(t._("Nothing to decide now ({situation}).").format(situation=who))
         choices = self.choices()
         if text.isdigit():
             chosen = by_number(choices, int(text))
             if chosen is not None:
                 return Send(chosen.decisions)
-            return Say(f"Choose {self._numbers(choices)}, or type a decision (Tab completes).")
-        if word in PASS_WORDS:
+            return Say(t._("Choose {numbers}, or type a decision (Tab completes).").format(
+                numbers=self._numbers(choices)))
+        if word in PASS_WORDS or word in typed_words("pass", t):
             d = pass_decision(ready.legal)
             if d is None:
-                return Say(f"You cannot pass now: {PHASE_WORDS.get(ready.phase, ready.phase)}.")
+                return Say(t._("You cannot pass now: {what}.").format(
+                    what=words(PHASE_WORDS.get(ready.phase, ready.phase), t)))
             return Send((d,))
+        named = self._named_choice(text, choices)
+        if named is not None:
+            return Send(named.decisions)
         return self._typed_decision(text, ready)
+
+    @staticmethod
+    def _named_choice(text: str, choices: Sequence[Choice]) -> Choice | None:
+        """The one choice whose words (in the reader's language) are ``text``, ignoring
+        case: a choice picked by its words ("keep it" needs its group: "cotton from Bo:
+        keep it")."""
+        wanted = text.casefold()
+        found = [c for c in choices if c.words.casefold() == wanted]
+        return found[0] if len(found) == 1 else None
 
     @staticmethod
     def _numbers(choices: Sequence[Choice]) -> str:
@@ -588,30 +720,39 @@ class TableModel:
         try:
             seat, decision = parse_decision(text)
         except NotationError as exc:
+            t = current()
             kind = text.split(":", 1)[0].split(".")[-1].strip().lower()
             if kind not in DECISION_KINDS and kind not in _BARE_WORDS:
                 shown = self._numbers(self.choices())
-                return Say(f"“{text[:30]}” is not something you can do here: type a number "
-                           f"{shown}, pass, help, or press Tab for every legal move.")
-            return Say(f"{in_player_terms(str(exc), self.snap.names, self.snap.seat)} "
-                       "(Tab lists the legal moves; help explains)")
+                return Say(t._("“{typed}” is not something you can do here: type a number "
+                               "{numbers}, {pass_word}, {help_word}, or press Tab for every "
+                               "legal move.").format(
+                    typed=text[:30], numbers=shown, pass_word=typed_words("pass", t)[0],
+                    help_word=typed_words("help", t)[0]))
+            return Say(t._("{problem} (Tab lists the legal moves; help explains)").format(
+                problem=in_player_terms(str(exc), self.snap.names, self.snap.seat)))
+        t = current()
         if seat is not None and seat != self.snap.seat:
-            return Say(f"You are seat {self.snap.seat} ({seat_name(self.snap.names, seat)} is "
-                       f"seat {seat}): leave out the seat prefix.")
+            return Say(t._("You are seat {number} ({name} is seat {other}): leave out the seat "
+                           "prefix.").format(number=self.snap.seat,
+                                             name=seat_name(self.snap.names, seat), other=seat))
         if decision in ready.legal:
             return Send((decision,))
         if isinstance(decision, Offer):
             # A sealed offer is only checked at its reveal, where a bad one is a violation
             # and the default offer is played: offers are checked here, against the full list.
-            return Say(f"{format_decision(decision)} is not an offer you can make (cards of "
-                       "your hand, as many as asked; Tab lists them).")
+            return Say(t._("{decision} is not an offer you can make (cards of your hand, as "
+                           "many as asked; Tab lists them).").format(
+                decision=format_decision(decision)))
         kinds = {type(d) for d in ready.legal}
         if type(decision) not in kinds:
-            asked = PHASE_WORDS.get(ready.phase, ready.phase)
-            return Say(f"{format_decision(decision)} does not answer this decision: the table "
-                       f"asks you to {asked} (Tab completes).")
+            asked = words(PHASE_WORDS.get(ready.phase, ready.phase), t)
+            return Say(t._("{decision} does not answer this decision: the table asks you to "
+                           "{what} (Tab completes).").format(decision=format_decision(decision),
+                                                             what=asked))
         # Of the right kind but not among the listed choices: the engine judges it.
-        return Send((decision,), note="not among the listed choices: the host will judge it")
+        return Send((decision,),
+                    note=t._("not among the listed choices: the host will judge it"))
 
     def sending(self, action: Send) -> Decision:
         """Mark ``action`` as sent; returns the first decision (the rest follow one by one,
@@ -623,8 +764,15 @@ class TableModel:
         self.sent_for = ready.id
         self.plan = list(rest)
         self.plan_after = ready.id
-        self.say(f"Sent {format_decision(first)}" + (f" ({action.note})" if action.note else "")
-                 + ("; the rest follows" if rest else ""), error=False)
+        t = current()
+        sent = format_decision(first)
+        if action.note:
+            text = t._("Sent {decision} ({note})").format(decision=sent, note=action.note)
+        else:
+            text = t._("Sent {decision}").format(decision=sent)
+        if rest:
+            text = t._("{sent}; the rest follows").format(sent=text)
+        self.say(text, error=False)
         return first
 
     def move_on(self) -> None:
@@ -635,13 +783,14 @@ class TableModel:
     def send_failed(self, error: BaseException) -> None:
         self.sent_for = None
         self.plan = []
-        self.say(f"Not sent: {error}", error=True)
+        self.say(current()._("Not sent: {error}").format(error=error), error=True)
 
     # -- completion ---------------------------------------------------------------------------
 
     def completions(self, typed: str) -> list[tuple[str, str]]:
         """(completion, meta) for what is typed so far: the legal decisions in notation, the
         pass/end words that apply, and the commands."""
+        t = current()
         typed = typed.lstrip()
         found: list[tuple[str, str]] = []
         ready = self.ready
@@ -658,11 +807,24 @@ class TableModel:
                     found.append((text, describe(d, view, names)))
             passing = pass_decision(ready.legal)
             if passing is not None:
-                for word in ("pass", "end"):
-                    if word.startswith(typed) and word != format_decision(passing):
+                offered = {text for text, _ in found}
+                for word in dict.fromkeys(("pass", "end", typed_words("pass", t)[0])):
+                    if word.startswith(typed.lower()) and word not in offered:
+                        offered.add(word)
                         found.append((word, describe(passing, view, names)))
-        for word, meta in (("help", "help for this step"), ("say ", "chat with the table"),
-                           ("quit", "leave the table (the seat is kept)")):
+            if typed and not found:  # a choice by its words: a card's name, "keep it"
+                wanted = typed.casefold()
+                for choice in self.choices():
+                    if choice.words.casefold().startswith(wanted):
+                        found.append((choice.words, choice.text))
+        commands: tuple[tuple[str, str], ...] = (
+            ("help", t._("help for this step")), ("say ", t._("chat with the table")),
+            ("quit", t._("leave the table (the seat is kept)")))
+        if t.language != DEFAULT_LANGUAGE:
+            commands += ((typed_words("help", t)[0], t._("help for this step")),
+                         (typed_words("say", t)[0] + " ", t._("chat with the table")),
+                         (typed_words("quit", t)[0], t._("leave the table (the seat is kept)")))
+        for word, meta in dict.fromkeys(commands):
             if typed and word.startswith(typed.lower()):
                 found.append((word, meta))
         return found
@@ -675,11 +837,14 @@ class TableModel:
         kind = ready.kind if ready is not None else (view.phase if view is not None else "")
         lines: list[str] = []
         if kind in HELP:
-            lines += help_lines(kind, width, view)
+            for line in help_lines(kind, width, view):  # (wrapped again in cells if need be)
+                lines += [line] if get_cwidth(line) <= width else render.wrap_text(line, width)
             lines.append("")
-        lines += textwrap.wrap(COMMANDS_HELP, width)
+        t = current()
+        lines += render.wrap_text(t._(COMMANDS_HELP), width)
         lines.append("")
-        lines += textwrap.wrap(SCREEN_HELP, width)
+        icons = t._(", ").join(f"[{code}] {t.event(code)}" for code in EVENT_NAMES)
+        lines += render.wrap_text(t._(SCREEN_HELP).format(icons=icons), width)
         return lines
 
     def draw(self, width: int, height: int) -> StyleAndTextTuples:
@@ -694,7 +859,8 @@ class TableModel:
                 status += [("", "\n"), *shown] if status else shown
             return status
         if view is None:
-            body: StyleAndTextTuples = [("class:dim", f"Connecting to {self.address}…")]
+            body: StyleAndTextTuples = [("class:dim", current()._("Connecting to {address}…")
+                                         .format(address=self.address))]
             return [*body, *[("", "\n")] * (height - 2), ("", "\n"), *status]
         self.screen_rows = height
         lobby = not self.snap.started  # nothing is dealt yet: the seats, and how to join
@@ -702,14 +868,17 @@ class TableModel:
             return [*self._overlay_screen(width, height - status_h), ("", "\n"), *status]
         if lobby:
             if not self.status.text:
-                hint = "Spectating · F1 help · F2 log · Ctrl-D leaves" if self.spectator \
-                    else "say TEXT chats · F1 help · F2 log · Ctrl-D leaves"
+                t = current()
+                hint = t._("Spectating · F1 help · F2 log · Ctrl-D leaves") if self.spectator \
+                    else t._("say TEXT chats · F1 help · F2 log · Ctrl-D leaves")
                 status = [("class:status", render.cut(hint, width))]
                 if self.insecure:  # on every screen: nothing on this table is secret
-                    status = [("class:warning", render.cut("INSECURE", width))]
+                    insecure = t._("INSECURE")
+                    status = [("class:warning", render.cut(insecure, width))]
                     if width >= 28:
-                        status += [("class:dim", " (not encrypted) · "),
-                                   ("class:status", render.cut(hint, width - 27))]
+                        status += [("class:dim", t._(" (not encrypted) · ")),
+                                   ("class:status", render.cut(
+                                       hint, width - sum(get_cwidth(f[1]) for f in status)))]
             snap = self.snap
             shown = render.lobby(snap.table_name, snap.names, width, height - 1,
                                  players=view.players or len(snap.names), me=snap.seat,
@@ -748,6 +917,7 @@ class TableModel:
     def _status_line(self, width: int) -> StyleAndTextTuples:
         """The status: a message in full (wrapped when long), else news and key hints, as
         many whole ones as fit in a line (nothing cut inside)."""
+        t = current()
         text, style = self.status.text, self.status.style
         ready = self.ready
         pieces = [text] if text else []
@@ -757,30 +927,33 @@ class TableModel:
             news = self.news_items() if ready is not None else []
             if news:
                 style = "class:status-ok"
-                pieces = [*news, "F1 help", "F2 log", "F3 players"]
+                pieces = [*news, t._("F1 help"), t._("F2 log"), t._("F3 players")]
                 keep = 1  # the newest news
             elif self.spectator:
-                pieces = ["Spectating", "help or F1: help", "F2 log", "F3 players",
-                          "Ctrl-D leaves"]
+                pieces = [t._("Spectating"), t._("help or F1: help"), t._("F2 log"),
+                          t._("F3 players"), t._("Ctrl-D leaves")]
             else:
-                pieces = ["Tab completes", "a number picks", "say TEXT chats", "F1 help",
-                          "Ctrl-D leaves"]
+                pieces = [t._("Tab completes"), t._("a number picks"), t._("say TEXT chats"),
+                          t._("F1 help"), t._("Ctrl-D leaves")]
         if ready is not None and ready.deadline is not None:
             left = max(0, int(ready.deadline - time.monotonic()))
-            pieces.insert(0, f"{left} s left")
+            pieces.insert(0, t._("{seconds} s left").format(seconds=left))
             keep += 1
+        insecure, not_encrypted = t._("INSECURE"), t._(" (not encrypted)")
         if self.insecure:  # on every screen: nothing on this table is secret
             if width < 28:
-                return [("class:warning", "INSECURE"[:width])]
-            pieces.insert(0, "INSECURE (not encrypted)")
+                return [("class:warning", render.cut(insecure, width))]
+            pieces.insert(0, insecure + not_encrypted)
             keep += 1
         out: StyleAndTextTuples = []
         for i, line in enumerate(render.fit_pieces(pieces, width, keep)):
             if i:
                 out.append(("", "\n"))
-            if self.insecure and i == 0:
-                out += [("class:warning", "INSECURE"), ("class:dim", line[8:27])]
-                line = line[27:]
+            if self.insecure and i == 0 and line.startswith(insecure + not_encrypted):
+                head = len(insecure) + len(not_encrypted) + 3  # and the " · " after it
+                out += [("class:warning", insecure),
+                        ("class:dim", line[len(insecure):head])]
+                line = line[head:]
             out.append((style, line))
         return out
 
@@ -789,11 +962,35 @@ class TableModel:
         you"), newest first, so that it stays readable however fast the log moves."""
         news: list[str] = []
         for text in reversed(self.sentences[-40:]):
-            if text.startswith(("You ", "Summary of ", "Round ")):
+            if text.startswith(self._own_starts()):
                 break
-            if _ABOUT_YOU.search(text) and not text.startswith("<"):
+            if self._about_you(text) and not text.startswith("<"):
                 news.append(text)
         return news[:2]
+
+    @staticmethod
+    def _about_you(text: str) -> bool:
+        """Does a sentence of the log speak of the reader ("took relic from you")?"""
+        if _ABOUT_YOU.search(text):
+            return True
+        t = current()
+        if t.language == DEFAULT_LANGUAGE:
+            return False
+        # TRANSLATORS: the words that show a sentence of the log speaks of the reader
+        # ("from you"), separated by |, as they appear inside the log's sentences.
+        found = t._("you|your")
+        return any(word and word in text for word in found.split("|"))
+
+    @staticmethod
+    def _own_starts() -> tuple[str, ...]:
+        """How the log's sentences about this seat's own moves, a round's summary and a
+        round's start begin (the news stop there), in English and the reader's language."""
+        t = current()
+        starts = ("You ", "Summary of ", "Round ")
+        # TRANSLATORS: how the log's sentences about the reader's own moves begin ("You
+        # took ..."), then a round's summary and a round's start, separated by |.
+        own = t._("You |Summary of |Round ")
+        return tuple(dict.fromkeys((*starts, *(s for s in own.split("|") if s))))
 
     def open_overlay(self, name: str | None) -> None:
         """Show "help", "log" or "players" over the table (None, or the same again: close)."""
@@ -820,44 +1017,50 @@ class TableModel:
             lines: list[render.Line] = []
             for text in self.sentences:
                 style = "class:chat" if text.startswith("<") else "class:log"
-                for i, part in enumerate(textwrap.wrap(text, width - 2) or [""]):
+                for i, part in enumerate(render.wrap_text(text, width - 2) or [""]):
                     lines.append([(style, part if i == 0 else "  " + part)])
-            return "The whole log, newest last (F2 or Esc closes)", lines
+            return current()._("The whole log, newest last (F2 or Esc closes)"), lines
         if self.overlay == "players":
-            return "Every player's table (F3 or Esc closes)", self._players_lines(width)
-        return "Help (F1 or Esc closes)", [[("", line)] for line in self.help_lines(width)]
+            return (current()._("Every player's table (F3 or Esc closes)"),
+                    self._players_lines(width))
+        return current()._("Help (F1 or Esc closes)"), [[("", line)]
+                                                        for line in self.help_lines(width)]
 
     def _players_lines(self, width: int) -> list[render.Line]:
         view = self.snap.view
         if view is None:
             return []
+        t = current()
         names = self.snap.names
         lines: list[render.Line] = []
         if self.last_summary:  # wrapped, each line under its first words
-            lines += render.wrap_line([("class:title", f"Summary of {self.last_summary[0]}")],
-                                      width, indent=2)
+            lines += render.wrap_line([("class:title", t._("Summary of {round}").format(
+                round=self.last_summary[0]))], width, indent=2)
             for line in self.last_summary[1:]:
                 lines += render.wrap_line([("", "  " + line)], width, indent=4)
             lines.append([])
         for seat in range(view.players):
-            who = seat_name(names, seat) + (" (you)" if seat == view.seat else "")
-            facts = [f"{view.doubloons[seat]} doubloons",
-                     f"{view.hand_sizes[seat]} cards in hand"]
+            who = seat_name(names, seat) + (t._(" (you)") if seat == view.seat else "")
+            facts = [t.ngettext("{count} doubloon", "{count} doubloons",
+                                view.doubloons[seat]).format(count=view.doubloons[seat]),
+                     t.ngettext("{count} card in hand", "{count} cards in hand",
+                                view.hand_sizes[seat]).format(count=view.hand_sizes[seat])]
             if view.stored_sizes[seat]:
-                facts.append(f"{view.stored_sizes[seat]} stored")
+                facts.append(t._("{count} stored").format(count=view.stored_sizes[seat]))
             fleet = render.fleet_text(view, seat)
             if fleet and fleet != "-":
-                facts.append(f"fleet {fleet}")
+                facts.append(t._("fleet {caravels}").format(caravels=fleet))
             if seat == view.trade_master:
-                facts.append("Trade Master")
-            lines += render.wrap_line([("class:title", who), ("", ": " + ", ".join(facts))],
+                facts.append(t.term("Trade Master"))
+            lines += render.wrap_line([("class:title", who),
+                                       ("", ": " + t._(", ").join(facts))],
                                       width, indent=4)
             devs = list(view.developments[seat])
             if not devs:
-                lines.append([("class:dim", "    no developments yet")])
+                lines.append([("class:dim", "    " + t._("no developments yet"))])
             for card_id in devs:
                 card = view.deck.by_id.get(card_id)
-                name = card.name if card is not None else card_id
+                name = t.card(card) if card is not None else card_id
                 effect = development_effect(card) if card is not None else ""
                 lines += render.wrap_line([("", "    " + name),
                                            ("class:dim", f"  {effect}" if effect else "")],
@@ -875,14 +1078,16 @@ class TableModel:
         else:
             shown = lines[self.overlay_page * room:(self.overlay_page + 1) * room]
         page = self.overlay_page + 1 if self.overlay != "log" else pages - self.overlay_page
-        head = f"{title} · page {page} of {pages}" if pages > 1 else title
+        t = current()
+        head = t._("{title} · page {page} of {pages}").format(
+            title=title, page=page, pages=pages) if pages > 1 else title
         out: StyleAndTextTuples = [("class:help-title", render.cut(head, width))]
         for line in shown:
             out += [("", "\n"), ("", " "), *line]
         out += [("", "\n")] * (room - len(shown))
-        keys = "PgUp/PgDn: pages · " if pages > 1 else ""
-        out += [("", "\n"), ("class:dim", render.cut(f"{keys}Esc closes · F1 help · "
-                                                     "F2 log · F3 players", width))]
+        keys = t._("PgUp/PgDn: pages · ") if pages > 1 else ""
+        out += [("", "\n"), ("class:dim", render.cut(
+            keys + t._("Esc closes · F1 help · F2 log · F3 players"), width))]
         return out
 
     def _choice_panel(self, width: int, height: int) -> list[render.Line]:
@@ -900,10 +1105,12 @@ class TableModel:
             view, self.snap.names, width, self.snap.connected, self.snap.bots,
             list(ready.legal))
         room = max(5, min(len(choices) + 8, height - 1 - table - render.MOVES_SHOWN))
+        t = current()
         if ready.phase == "turn":
-            head = f"Suggestions ({len(choices)} of {len(ready.legal)} legal):"
+            head = t._("Suggestions ({count} of {legal} legal):").format(
+                count=len(choices), legal=len(ready.legal))
         else:
-            head = f"Choices ({len(choices)}):"
+            head = t._("Choices ({count}):").format(count=len(choices))
         shown = choice_panel(choices, head, width, room, self.choice_page, self.changed)
         self.choice_page, self.choice_pages = shown.page, shown.pages
         return shown.lines
@@ -949,7 +1156,11 @@ class TableApp:
     crash_log: Path | None = None  # where it was written (None: it could not be)
 
     def __init__(self, conn: Connection, *, color: bool | None = None,
-                 on_notice: Callable[[Notice, ClientCore], None] | None = None) -> None:
+                 on_notice: Callable[[Notice, ClientCore], None] | None = None,
+                 language: str | None = None) -> None:
+        # The language every word of the screen is in (--lang, docs/client.md
+        # "Languages"): one player per client, so the process's current one.
+        self.translator = use(language) if language is not None else current()
         self.conn = conn
         self.color = render.use_color() if color is None else color
         self.model = TableModel(address=conn.address, invite=conn.core.invite,
@@ -1065,6 +1276,13 @@ class TableApp:
                 event.app.exit(result=OVER if model.over else LEFT)
 
         rejoin = Condition(lambda: model.gone in (REPLACED, STOPPED) and not self.input.text)
+        rewound = Condition(lambda: model.rewound is not None and not self.input.text)
+
+        @kb.add("g", filter=rewound)
+        @kb.add("G", filter=rewound)
+        def _(event: KeyPressEvent) -> None:
+            self.runner.accept_rewind()  # the host went back: go on, and say so
+            model.went_on()
 
         @kb.add("j", filter=rejoin)
         @kb.add("J", filter=rejoin)

@@ -16,8 +16,9 @@ from dataclasses import dataclass, replace
 
 from prompt_toolkit.utils import get_cwidth
 
+from mundus_net.client.i18n import current
 from mundus_net.client.tui import advisor
-from mundus_net.client.tui.render import line_width, wrap_line
+from mundus_net.client.tui.render import line_width, ljust_cells, wrap_line
 from mundus_net.client.tui.sentences import card_name, cards_text, dev_name, seat_name
 from mundus_net.engine.cards import RELIC
 from mundus_net.engine.decisions import (
@@ -43,15 +44,13 @@ from mundus_net.engine.decisions import (
     Store,
     Take,
 )
-from mundus_net.engine.deck import EVENT_NAMES
-from mundus_net.engine.game import RELIC_PAY, Pending
+from mundus_net.engine.game import ORELLANA_GAIN, RELIC_PAY, Pending
 from mundus_net.engine.notation import format_decision
 from mundus_net.engine.view import StateView
 
 Fragment = tuple[str, str]
 Line = list[Fragment]
 
-ORELLANA_GAIN = 2  # R5.10
 # "end the turn" keeps this number in every question of a progression turn, whatever the
 # combinations left (docs/client.md).
 END_NUMBER = 0
@@ -80,11 +79,11 @@ class Choice:
 
 def valued(card: int) -> str:
     """A resource with its value: ``cocoa (1)``, ``relic (10)``."""
-    return f"{card_name(card)} ({card})"
+    return current()._("{resource} ({value})").format(resource=card_name(card), value=card)
 
 
 def _who(view: StateView, names: Sequence[str], seat: int) -> str:
-    return "you" if seat == view.seat else seat_name(names, seat)
+    return current()._("you") if seat == view.seat else seat_name(names, seat)
 
 
 def _fleet(view: StateView, ids: Sequence[str]) -> str:
@@ -92,61 +91,82 @@ def _fleet(view: StateView, ids: Sequence[str]) -> str:
 
 
 def _queue_target(view: StateView, target: int) -> str:
+    t = current()
     if target == TARGET_DRAW:
-        return "the pile's top card (Almagro)"
+        return t._("the pile's top card (Almagro)")
     if target == TARGET_CASH:
-        return "sold (Vicente)"
+        return t._("sold (Vicente)")
     queue_ids = list(view.queue)
     dev = dev_name(queue_ids[target - 1], view.deck) if 0 < target <= len(queue_ids) else "?"
-    return f"queue {target}: {dev}"
+    return t._("queue {position}: {development}").format(position=target, development=dev)
 
 
 def describe(d: Decision, view: StateView, names: Sequence[str]) -> str:
     """A decision in a few words, for the list of choices and the completion menu."""
+    t = current()
     match d:
         case ChooseEvent(event):
-            return "pass" if event is None else f"pay 2 to impose {EVENT_NAMES[event]}"
+            return t._("pass") if event is None else t._("pay 2 to impose {event}").format(
+                event=t.event(event))
         case SplitFleet(fleet):
-            return "keep one fleet" if not fleet else f"second fleet {_fleet(view, fleet)}"
+            return t._("keep one fleet") if not fleet else t._("second fleet {caravels}").format(
+                caravels=_fleet(view, fleet))
         case PickCards(cards):
             return cards_text(cards)
         case BuyMarket(card):
-            return "pass" if card is None else f"pay 2 for {valued(card)}"
+            return t._("pass") if card is None else t._("pay 2 for {resource}").format(
+                resource=valued(card))
         case PirateDiscard(cards):
-            return f"lose {cards_text(cards)}"
+            return t._("lose {cards}").format(cards=cards_text(cards))
         case Announce(n):
-            return f"everyone offers {n}"
+            return t._("everyone offers {count}").format(count=n)
         case Offer(cards):
             if not cards:
-                return "offer nothing"
-            return f"{' + '.join(card_name(c) for c in cards)} (worth {sum(cards)})"
+                return t._("offer nothing")
+            return t._("{cards} (worth {value})").format(
+                cards=" + ".join(card_name(c) for c in cards), value=sum(cards))
         case ChooseTradeMaster(seat):
-            return f"{_who(view, names, seat)} {'become' if seat == view.seat else 'becomes'} " \
-                "Trade Master"
+            if seat == view.seat:
+                return t._("you become Trade Master")
+            return t._("{seat} becomes Trade Master").format(seat=seat_name(names, seat))
         case Take(seat, card, swap):
-            text = f"{valued(card)} from {_who(view, names, seat)}"
-            return text if swap is None else f"{text}, swapped for the market's {valued(swap)}"
+            if seat == view.seat:
+                text = t._("{resource} from you").format(resource=valued(card))
+            else:
+                text = t._("{resource} from {seat}").format(resource=valued(card),
+                                                            seat=seat_name(names, seat))
+            return text if swap is None else t._("{take}, swapped for the market's "
+                                                 "{resource}").format(take=text,
+                                                                      resource=valued(swap))
         case Gift(card):
-            return f"give {valued(card)}"
+            return t._("give {resource}").format(resource=valued(card))
         case ChooseFirst(seat):
-            return f"{_who(view, names, seat)} {'play' if seat == view.seat else 'plays'} first"
+            if seat == view.seat:
+                return t._("you play first")
+            return t._("{seat} plays first").format(seat=seat_name(names, seat))
         case Convert(source, value):
-            return f"turn {card_name(source)} into {card_name(value)}"
+            return t._("turn {resource} into {other}").format(resource=card_name(source),
+                                                              other=card_name(value))
         case MakeSet(value, cards, target):
-            return f"set of {len(cards)} {card_name(value)} → {_queue_target(view, target)}"
+            return t._("set of {count} {resource} → {target}").format(
+                count=len(cards), resource=card_name(value),
+                target=_queue_target(view, target))
         case MakeSeries(cards):
             ip = view.seat is not None and view.event == "IP" and \
                 advisor.affected(view, view.seat)
             values = "-".join(str(c) for c in cards)
-            return f"series {values}: {advisor.series_pay(len(cards), ip)} doubloons"
+            return t._("series {values}: {doubloons} doubloons").format(
+                values=values, doubloons=advisor.series_pay(len(cards), ip))
         case MakeRelicSet(size):
-            return f"relic set of {size}: {RELIC_PAY.get(size, 0)} doubloons"
+            return t._("relic set of {count}: {doubloons} doubloons").format(
+                count=size, doubloons=RELIC_PAY.get(size, 0))
         case MakePerfect():
-            return "the perfect combination"
+            return t._("the perfect combination")
         case EndTurn():
-            return "end the turn"
+            return t._("end the turn")
         case Store(cards):
-            return f"keep {cards_text(cards)} in your warehouses" if cards else "store nothing"
+            return t._("keep {cards} in your warehouses").format(cards=cards_text(cards)) \
+                if cards else t._("store nothing")
 
 
 # -- the take step ------------------------------------------------------------------------------
@@ -183,18 +203,25 @@ def _take_choices(view: StateView, names: Sequence[str],
     for d in legal:
         if isinstance(d, Take):
             groups.setdefault((d.seat, d.card), []).append(d)
+    t = current()
     for (seat, card), takes in groups.items():
-        group = f"{card_name(card)} from {_who(view, names, seat)}"
-        lead = "swap for"
+        if seat == view.seat:
+            group = t._("{resource} from you").format(resource=card_name(card))
+        else:
+            group = t._("{resource} from {seat}").format(resource=card_name(card),
+                                                         seat=seat_name(names, seat))
+        lead = t._("swap for")
         for d in takes:
             if d.swap is None:
-                out.append(Choice((d,), f"{group}: keep it", "keep it", group))
+                keep = t._("keep it")
+                out.append(Choice((d,), f"{group}: {keep}", keep, group))
                 continue
             gain = _swap_gain(view, card, d.swap)
             if d.swap == card and not gain:
                 continue
-            bonus = f" (+{gain}, Orellana)" if gain else ""
-            out.append(Choice((d,), f"{group}: swap it for the market's {valued(d.swap)}{bonus}",
+            bonus = t._(" (+{doubloons}, Orellana)").format(doubloons=gain) if gain else ""
+            swap = t._("swap it for the market's {resource}").format(resource=valued(d.swap))
+            out.append(Choice((d,), f"{group}: {swap}{bonus}",
                               card_name(d.swap) + bonus, group, lead))
             lead = ""
     return out
@@ -225,14 +252,15 @@ def _turn_choices(view: StateView, names: Sequence[str],
             else:
                 out.append(Choice(decisions, s.text))
     if EndTurn() in allowed:
-        out.append(Choice((EndTurn(),), "end the turn", number=END_NUMBER))
+        out.append(Choice((EndTurn(),), current()._("end the turn"), number=END_NUMBER))
     return out
 
 
 def _set_label(label: str) -> str:
     """advisor's "2 Warehouse for 1" as "queue 2: Warehouse for 1"."""
     head, _, rest = label.partition(" ")
-    return f"queue {head}: {rest}" if head.isdigit() else label
+    return current()._("queue {position}: {development}").format(
+        position=head, development=rest) if head.isdigit() else label
 
 
 def choices_for(view: StateView, pending: Pending | None, legal: Sequence[Decision],
@@ -257,16 +285,20 @@ def changes(before: Sequence[Choice], after: Sequence[Choice]) -> str:
     added = sorted(n for words, n in new.items() if words not in old)
     kept = [n for words, n in new.items() if words in old and n != END_NUMBER]
     moved = any(old[words] != n for words, n in new.items() if words in old)
+    t = current()
     parts = []
     if gone:
-        parts.append(f"{number_list(sorted(gone))} no longer possible")
+        parts.append(t._("{numbers} no longer possible").format(
+            numbers=number_list(sorted(gone))))
     if added:
-        parts.append(f"new: {number_list(added)}")
+        parts.append(t._("new: {numbers}").format(numbers=number_list(added)))
     if kept:
-        parts.append("the others renumbered" if moved else "the others keep their numbers")
+        parts.append(t._("the others renumbered") if moved
+                     else t._("the others keep their numbers"))
     if any(c.number == END_NUMBER for c in after):
-        parts.append(f"{END_NUMBER} still ends the turn")
-    return "The choices changed after your move: " + "; ".join(parts) + "."
+        parts.append(t._("{number} still ends the turn").format(number=END_NUMBER))
+    return t._("The choices changed after your move: {changes}.").format(
+        changes="; ".join(parts))
 
 
 def number_list(numbers: Sequence[int]) -> str:
@@ -373,7 +405,7 @@ def _columns(items: Numbered, number_w: int, width: int) -> list[Line]:
                 out += wrap_line(text, width, indent=len(num) + 1)
                 break
             line += [("class:number", num), ("", " "),
-                     ("", words.ljust(cell_w - len(num) - 1))]
+                     ("", ljust_cells(words, cell_w - len(num) - 1))]
         if line:
             out.append(line)
     return out
@@ -451,8 +483,9 @@ def panel(choices: Sequence[Choice], head: str, width: int, room: int, page: int
     page = max(0, min(page, len(pages) - 1))
     title = head
     if len(pages) > 1:
-        more = f"  page {page + 1} of {len(pages)}"
-        keys = " · PgDn/PgUp: more choices"
+        t = current()
+        more = "  " + t._("page {page} of {pages}").format(page=page + 1, pages=len(pages))
+        keys = " · " + t._("PgDn/PgUp: more choices")
         title += more + keys if get_cwidth(head + more + keys) <= width else more
     lines: list[Line] = [*wrap_line([("class:title", title)], width), *said, *pages[page],
                          *pinned]

@@ -2,7 +2,9 @@
 of one round: who gained what, and why.
 
 The help names the rules (``R5.5``...) so a player who doubts can look them up, and a host's
-``illegal`` error (which names a rule too) points to the same place.
+``illegal`` error (which names a rule too) points to the same place. Both come in the player's
+language: the functions take a Translator (``t``; the process's current one when not given), the
+tables keep the English source words.
 """
 
 from __future__ import annotations
@@ -12,15 +14,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from mundus_net.client.i18n import N_, Translator, current
 from mundus_net.client.tui.advisor import View, affected
 from mundus_net.client.tui.sentences import (
     INCOME_PARTS,
     card_name,
     dev_name,
     event_text,
-    plural,
     seat_map,
     seat_name,
+    words,
 )
 from mundus_net.engine.deck import EVENT_NAMES, Deck
 
@@ -32,7 +35,7 @@ class Help:
     text: str
 
 
-_TURN = (
+_TURN = N_(
     "Make combinations from your hand, in any order, then end the turn. "
     "An identical set (3, 4 or 5 cards of one value; relics are wild) takes one development "
     "card from the queue: 3 common cards reach card 1, 4 reach cards 1-3, 5 any card; "
@@ -50,91 +53,106 @@ _TURN = (
 
 HELP: dict[str, Help] = {
     "coronado": Help(
-        "Coronado: impose an event?", ("R3.3", "R3.4", "R1.4"),
-        "Queue card 1 shows no event icon, so as Francisco de Coronado's owner you may pay 2 "
-        "doubloons to impose one of the five events on this round, or pass. Juan de la Cosa's "
-        "owner is never affected by an event."),
+        N_("Coronado: impose an event?"), ("R3.3", "R3.4", "R1.4"),
+        N_(
+            "Queue card 1 shows no event icon, so as Francisco de Coronado's owner you may pay 2 "
+            "doubloons to impose one of the five events on this round, or pass. Juan de la Cosa's "
+            "owner is never affected by an event.")),
     "split": Help(
-        "Ponce de León: split your fleet?", ("R4.4", "R4.5", "R4.6"),
-        "You may split your caravels into two fleets for this round's picks, or keep one "
-        "fleet. Fleets pick from the caravel display in ascending fleet value, each taking one "
-        "card per caravel: a small fleet picks early but takes few cards."),
+        N_("Ponce de León: split your fleet?"), ("R4.4", "R4.5", "R4.6"),
+        N_(
+            "You may split your caravels into two fleets for this round's picks, or keep one "
+            "fleet. Fleets pick from the caravel display in ascending fleet value, each taking one "
+            "card per caravel: a small fleet picks early but takes few cards.")),
     "pick": Help(
-        "Pick cards for your fleet", ("R4.3", "R4.5", "R4.6"),
-        "Your fleet takes one card per caravel from the caravel display, all at once. Fleets "
-        "pick in ascending fleet value; on a tie the fleet with the lowest caravel goes first, "
-        "then seat order from the Trade Master. Pizarro's owner counts his highest caravel as "
-        "0."),
+        N_("Pick cards for your fleet"), ("R4.3", "R4.5", "R4.6"),
+        N_(
+            "Your fleet takes one card per caravel from the caravel display, all at once. Fleets "
+            "pick in ascending fleet value; on a tie the fleet with the lowest caravel goes first, "
+            "then seat order from the Trade Master. Pizarro's owner counts his highest caravel as "
+            "0.")),
     "sergio": Help(
-        "Sergio de Lagio: buy a market card?", ("P01", "R1.4"),
-        "You may pay 2 doubloons to take one market card into your hand; the market is "
-        "refilled from the draw pile. Or pass."),
+        N_("Sergio de Lagio: buy a market card?"), ("P01", "R1.4"),
+        N_(
+            "You may pay 2 doubloons to take one market card into your hand; the market is "
+            "refilled from the draw pile. Or pass.")),
     "pirates": Help(
-        "Pirates: discard", ("R4.7", "R3.4"),
-        "Pirates: discard one card of your choice for each of your fleets of two or more "
-        "caravels. Everyone affected chooses at the same time and the discards are revealed "
-        "together."),
+        N_("Pirates: discard"), ("R4.7", "R3.4"),
+        N_(
+            "Pirates: discard one card of your choice for each of your fleets of two or more "
+            "caravels. Everyone affected chooses at the same time and the discards are revealed "
+            "together.")),
     "announce": Help(
-        "Announce the offer size", ("R5.1", "R5.2", "R5.4"),
-        "You are the Trade Master: announce 2, 3 or 4, the number of cards everyone offers. "
-        "The highest offer (the sum of its trade values, 1-9 and 10 for a relic) makes its "
-        "owner the next Trade Master, who takes first."),
+        N_("Announce the offer size"), ("R5.1", "R5.2", "R5.4"),
+        N_(
+            "You are the Trade Master: announce 2, 3 or 4, the number of cards everyone offers. "
+            "The highest offer (the sum of its trade values, 1-9 and 10 for a relic) makes its "
+            "owner the next Trade Master, who takes first.")),
     "offer": Help(
-        "Choose your offer", ("R5.2", "R5.3", "R5.4", "R5.11"),
-        "Choose the cards you offer, face down: exactly the announced number, or your whole "
-        "hand if it is smaller (Bartolomé de las Casas's owner may offer fewer, even none). "
-        "The offers are revealed together. The highest score (trade values, relic 10, "
-        "Valdivia +3) becomes Trade Master; on a tie the current TM keeps the token if he is "
-        "among the highest, else he chooses. Offered cards stay yours until someone takes "
-        "them; what is left returns to your hand."),
+        N_("Choose your offer"), ("R5.2", "R5.3", "R5.4", "R5.11"),
+        N_(
+            "Choose the cards you offer, face down: exactly the announced number, or your whole "
+            "hand if it is smaller (Bartolomé de las Casas's owner may offer fewer, even none). "
+            "The offers are revealed together. The highest score (trade values, relic 10, "
+            "Valdivia +3) becomes Trade Master; on a tie the current TM keeps the token if he is "
+            "among the highest, else he chooses. Offered cards stay yours until someone takes "
+            "them; what is left returns to your hand.")),
     "commit": Help(
-        "Choose your offer (sealed)", ("R5.2", "R5.3", "R5.4"),
-        "Choose the cards you offer: exactly the announced number, or your whole hand if it is "
-        "smaller (Las Casas's owner may offer fewer). Your client seals the offer with a "
-        "commitment, so nobody can see or change an offer before every offer is fixed; then "
-        "all are revealed together and the highest score becomes Trade Master."),
+        N_("Choose your offer (sealed)"), ("R5.2", "R5.3", "R5.4"),
+        N_(
+            "Choose the cards you offer: exactly the announced number, or your whole hand if it is "
+            "smaller (Las Casas's owner may offer fewer). Your client seals the offer with a "
+            "commitment, so nobody can see or change an offer before every offer is fixed; then "
+            "all are revealed together and the highest score becomes Trade Master.")),
     "reveal": Help(
-        "Revealing the offers", ("R5.3",),
-        "Every offer is sealed. Your client now reveals yours; the host checks it against your "
-        "commitment, and every client checks everyone's."),
+        N_("Revealing the offers"), ("R5.3",),
+        N_(
+            "Every offer is sealed. Your client now reveals yours; the host checks it against your "
+            "commitment, and every client checks everyone's.")),
     "tm_tie": Help(
-        "Choose the new Trade Master", ("R5.4",),
-        "Several offers tie for the highest score and you, the Trade Master, are not among "
-        "them: choose the new Trade Master among the tied players."),
+        N_("Choose the new Trade Master"), ("R5.4",),
+        N_(
+            "Several offers tie for the highest score and you, the Trade Master, are not among "
+            "them: choose the new Trade Master among the tied players.")),
     "take": Help(
-        "Take a card", ("R5.5", "R5.6", "R5.7", "R5.8", "R5.10"),
-        "Take one face-up offered card of another player. Keep it, or put it in the market "
-        "and take one of the market cards instead (the market stays at 3 cards). The player "
-        "you took from takes next. No ping-pong: if you took from a player who then took from "
-        "you, you may not take from that player again right away (unless only their cards are "
-        "left; not with 2 players). Trading ends when the next taker has no card of another "
-        "player to take. Orellana's owner gains 2 doubloons each time a swap leaves the market "
-        "with three identical cards or three consecutive values."),
+        N_("Take a card"), ("R5.5", "R5.6", "R5.7", "R5.8", "R5.10"),
+        N_(
+            "Take one face-up offered card of another player. Keep it, or put it in the market "
+            "and take one of the market cards instead (the market stays at 3 cards). The player "
+            "you took from takes next. No ping-pong: if you took from a player who then took from "
+            "you, you may not take from that player again right away (unless only their cards are "
+            "left; not with 2 players). Trading ends when the next taker has no card of another "
+            "player to take. Orellana's owner gains 2 doubloons each time a swap leaves the market "
+            "with three identical cards or three consecutive values.")),
     "gift": Help(
-        "Give a card (balance)", ("R5.9",),
-        "Trading is over and the last taker is not you, the Trade Master: they are one card "
-        "short, so give them one card of your choice from your hand. Only the two of you see "
-        "which card."),
+        N_("Give a card (balance)"), ("R5.9",),
+        N_(
+            "Trading is over and the last taker is not you, the Trade Master: they are one card "
+            "short, so give them one card of your choice from your hand. Only the two of you see "
+            "which card.")),
     "first": Help(
-        "Choose who plays first", ("R6.1",),
-        "As Trade Master, choose who takes the first progression turn (yourself included); "
-        "the others follow in seat order. The first player has the pick of the queue."),
+        N_("Choose who plays first"), ("R6.1",),
+        N_(
+            "As Trade Master, choose who takes the first progression turn (yourself included); "
+            "the others follow in seat order. The first player has the pick of the queue.")),
     "turn": Help(
-        "Your progression turn",
+        N_("Your progression turn"),
         ("R6.2", "R6.3", "R6.4", "R6.5", "R6.6", "R6.7", "R6.8", "R8.1"), _TURN),
     "store": Help(
-        "Store cards (end of the round)", ("R6.9", "R6.10", "R4.1"),
-        "Everyone has played: every player with warehouses chooses at the same time, in "
-        "secret, which cards to keep, up to the warehouses' capacity. Stored cards come back "
-        "to your hand at the start of the next round, before the deal, and opponents do not "
-        "see them. Then every hand is discarded at once, face up. No storing under Fire. "
-        "Queue card 1 now shows next round's event."),
+        N_("Store cards (end of the round)"), ("R6.9", "R6.10", "R4.1"),
+        N_(
+            "Everyone has played: every player with warehouses chooses at the same time, in "
+            "secret, which cards to keep, up to the warehouses' capacity. Stored cards come back "
+            "to your hand at the start of the next round, before the deal, and opponents do not "
+            "see them. Then every hand is discarded at once, face up. No storing under Fire. "
+            "Queue card 1 now shows next round's event.")),
     "over": Help(
-        "The game is over", ("R8.1", "R8.2", "R8.3", "R8.4"),
-        "At the end of a round the game ends if someone showed the perfect combination (they "
-        "win; several: the richest of them), if someone has 75 doubloons or more (the richest "
-        "wins), or if the queue could not be refilled (the richest wins). A tie for richest "
-        "is a shared victory."),
+        N_("The game is over"), ("R8.1", "R8.2", "R8.3", "R8.4"),
+        N_(
+            "At the end of a round the game ends if someone showed the perfect combination (they "
+            "win; several: the richest of them), if someone has 75 doubloons or more (the richest "
+            "wins), or if the queue could not be refilled (the richest wins). A tie for richest "
+            "is a shared victory.")),
 }
 
 
@@ -171,37 +189,66 @@ def rules_text(kind: str) -> str:
     return ", ".join(out)
 
 
-def help_text(kind: str, view: View | None = None) -> str:
+def help_text(kind: str, view: View | None = None, t: Translator | None = None) -> str:
     """What to do for this decision and the rules that apply; with a view, the round's event
     where it changes the decision."""
+    t = t or current()
     found = HELP.get(kind)
     if found is None:
-        return f"{kind}: no help for this step."
-    parts = [f"{found.title}.", found.text]
+        return t._("{step}: no help for this step.").format(step=kind)
+    parts = [t._("{title}.").format(title=t._(found.title)), t._(found.text)]
     if view is not None and view.event is not None and view.seat is not None:
         event = view.event
         relevant = {"turn": ("KA", "IP", "ST"), "store": ("FI",), "pirates": ("PI",)}
         if event in relevant.get(kind, ()):
             if affected(view, view.seat):
-                parts.append(f"This round: {event_text(event)}.")
+                parts.append(t._("This round: {event}.").format(event=event_text(event, t)))
             else:
-                parts.append(f"This round's {EVENT_NAMES.get(event, event)} does not affect "
-                             f"you (Juan de la Cosa).")
-    parts.append(f"Rules: {', '.join(found.rules)}. See docs/rules.md.")
+                name = t.event(event) if event in EVENT_NAMES else event
+                parts.append(t._("This round's {event} does not affect you (Juan de la "
+                                 "Cosa).").format(event=name))
+    parts.append(t._("Rules: {rules}. See docs/rules.md.").format(rules=", ".join(found.rules)))
     return " ".join(parts)
 
 
-def help_lines(kind: str, width: int, view: View | None = None) -> list[str]:
-    """:func:`help_text` wrapped to ``width`` columns, the title on a line of its own."""
+def help_title(kind: str, t: Translator | None = None) -> str:
+    """The help's title for a decision kind, in ``t``'s language ("" if unknown)."""
     found = HELP.get(kind)
-    text = help_text(kind, view)
+    return (t or current())._(found.title) if found is not None else ""
+
+
+def help_lines(kind: str, width: int, view: View | None = None,
+               t: Translator | None = None) -> list[str]:
+    """:func:`help_text` wrapped to ``width`` columns, the title on a line of its own."""
+    t = t or current()
+    found = HELP.get(kind)
+    text = help_text(kind, view, t)
     if found is None:
         return textwrap.wrap(text, width)
-    body = text[len(found.title) + 2:]
-    return [found.title, *textwrap.wrap(body, width)]
+    title = help_title(kind, t)
+    body = text[len(t._("{title}.").format(title=title)) + 1:]
+    return [title, *textwrap.wrap(body, width)]
 
 
 # -- the round summary --------------------------------------------------------------------------
+
+# Where doubloons come from, besides the income parts (sentences.INCOME_PARTS): the keys of
+# round_gains, English, worded when shown.
+GAIN_WORDS = {
+    "Coronado": N_("Coronado"),
+    "Sergio": N_("Sergio"),
+    "Orellana": N_("Orellana"),
+    "Vicente": N_("Vicente"),
+    "series": N_("series"),
+    "relic set": N_("relic set"),
+}
+
+
+def gain_source(source: str, t: Translator | None = None) -> str:
+    """A key of :func:`round_gains` in ``t``'s language."""
+    if source in GAIN_WORDS or source in INCOME_PARTS.values():
+        return words(source, t)
+    return source
 
 
 @dataclass
@@ -240,81 +287,95 @@ class _Tally:
         return self.ledgers.setdefault(int(seat), _Ledger())
 
 
-def _tally(events: Iterable[Mapping[str, Any]], deck: Deck | None) -> _Tally:
-    t = _Tally()
+def _tally(events: Iterable[Mapping[str, Any]], deck: Deck | None, t: Translator) -> _Tally:
+    tally = _Tally()
     for e in events:
         kind = e.get("kind")
         if kind == "round":
-            t.round = int(e["round"])
+            tally.round = int(e["round"])
         elif kind == "event":
-            t.event = e.get("event")
+            tally.event = e.get("event")
             if e.get("source") == "coronado":
-                t(e["seat"]).add("Coronado", -2)
+                tally(e["seat"]).add("Coronado", -2)
         elif kind == "buy":
-            t(e["seat"]).add("Sergio", -2)
+            tally(e["seat"]).add("Sergio", -2)
         elif kind == "trade_master":
-            t.tm = int(e["seat"])
+            tally.tm = int(e["seat"])
         elif kind == "take" and e.get("orellana"):
-            t(e["seat"]).add("Orellana", int(e["orellana"]))
+            tally(e["seat"]).add("Orellana", int(e["orellana"]))
         elif kind == "series":
-            t(e["seat"]).add("series", int(e["gain"]))
+            tally(e["seat"]).add("series", int(e["gain"]))
         elif kind == "relics":
-            t(e["seat"]).add("relic set", int(e["gain"]))
+            tally(e["seat"]).add("relic set", int(e["gain"]))
         elif kind == "perfect":
-            t(e["seat"]).notes.append("showed the perfect combination")
+            tally(e["seat"]).notes.append(t._("showed the perfect combination"))
         elif kind == "set":
-            how = f"set of {len(e.get('cards') or ())} {card_name(int(e['value']))}"
+            size = len(e.get("cards") or ())
+            value = card_name(int(e["value"]), t)
             if e.get("target") == "cash":
-                t(e["seat"]).add("Vicente", int(e.get("gain") or 0))
-                t(e["seat"]).notes.append(f"sold a {how}")
+                tally(e["seat"]).add("Vicente", int(e.get("gain") or 0))
+                tally(e["seat"]).notes.append(t._("sold a set of {count} {card}").format(
+                    count=size, card=value))
             else:
-                name = dev_name(str(e["development"]), deck)
-                t(e["seat"]).took.append(f"{name} ({how})")
-                t(e["seat"]).developments.append(name)
+                name = dev_name(str(e["development"]), deck, t)
+                tally(e["seat"]).took.append(t._("{development} (set of {count} {card})").format(
+                    development=name, count=size, card=value))
+                tally(e["seat"]).developments.append(name)
         elif kind == "income":
             for part, amount in dict(e.get("parts") or {}).items():
-                t(e["seat"]).add(INCOME_PARTS.get(str(part), str(part)), int(amount))
+                tally(e["seat"]).add(INCOME_PARTS.get(str(part), str(part)), int(amount))
         elif kind == "round_end":
-            t.final = dict(enumerate(int(m) for m in e.get("doubloons") or ()))
+            tally.final = dict(enumerate(int(m) for m in e.get("doubloons") or ()))
         elif kind == "pirates":
             for seat, cards in seat_map(e.get("discards")).items():
-                t(seat).notes.append(f"lost {plural(len(cards), 'card')} to pirates")
-    return t
+                tally(seat).notes.append(t.ngettext("lost {count} card to pirates",
+                                                    "lost {count} cards to pirates",
+                                                    len(cards)).format(count=len(cards)))
+    return tally
 
 
 def round_gains(events: Iterable[Mapping[str, Any]]) -> dict[int, dict[str, int]]:
-    """Doubloons won (or paid, negative) in one round, by seat and by source."""
-    return {seat: dict(book.gains) for seat, book in _tally(events, None).ledgers.items()
-            if book.gains}
+    """Doubloons won (or paid, negative) in one round, by seat and by source (the English
+    keys of :data:`GAIN_WORDS` and sentences.INCOME_PARTS: :func:`gain_source` words them)."""
+    return {seat: dict(book.gains)
+            for seat, book in _tally(events, None, current()).ledgers.items() if book.gains}
+
+
+def _sources(book: _Ledger, t: Translator) -> str:
+    return t._(", ").join(f"{gain_source(k, t)} {v:+d}" if v < 0 else f"{gain_source(k, t)} {v}"
+                          for k, v in book.gains.items())
 
 
 def round_summary(events: Iterable[Mapping[str, Any]], names: Sequence[str],
-                  deck: Deck | None = None) -> list[str]:
+                  deck: Deck | None = None, t: Translator | None = None) -> list[str]:
     """Who gained what in one round and why: doubloons from series, relic sets, income,
     shipyards, Orellana and Vicente (and what Coronado and Sergio cost), and the developments
     taken. ``events`` are the public events of one round, in either shape."""
-    t = _tally(events, deck)
-    head = f"Round {t.round}" if t.round is not None else "This round"
-    if t.event is not None:
-        head += f" — {event_text(t.event)}"
-    if t.tm is not None:
-        head += f"; Trade Master {seat_name(names, t.tm)}"
+    t = t or current()
+    tally = _tally(events, deck, t)
+    head = t._("Round {round}").format(round=tally.round) if tally.round is not None \
+        else t._("This round")
+    if tally.event is not None:
+        head += f" — {event_text(tally.event, t)}"
+    if tally.tm is not None:
+        head = t._("{round}; Trade Master {seat}").format(
+            round=head, seat=seat_name(names, tally.tm, t))
     lines = [head]
-    for seat in sorted(set(t.ledgers) | set(t.final) | set(range(len(names)))):
-        book = t.ledgers.get(seat, _Ledger())
-        who = seat_name(names, seat)
+    for seat in sorted(set(tally.ledgers) | set(tally.final) | set(range(len(names)))):
+        book = tally.ledgers.get(seat, _Ledger())
+        who = seat_name(names, seat, t)
         if book.gains:
-            detail = ", ".join(f"{k} {v:+d}" if v < 0 else f"{k} {v}"
-                               for k, v in book.gains.items())
-            parts = [f"{who}: {sum(book.gains.values()):+d} ({detail})"]
+            parts = [t._("{seat}: {gain} ({sources})").format(
+                seat=who, gain=f"{sum(book.gains.values()):+d}", sources=_sources(book, t))]
         else:
-            parts = [f"{who}: no doubloons"]
-        if seat in t.final:
-            parts.append(f"now {t.final[seat]}")
+            parts = [t._("{seat}: no doubloons").format(seat=who)]
+        if seat in tally.final:
+            parts.append(t._("now {count}").format(count=tally.final[seat]))
         if book.took:
-            parts.append("took " + ", ".join(book.took))
+            parts.append(t._("took {developments}").format(
+                developments=t._(", ").join(book.took)))
         parts += book.notes
-        lines.append("; ".join(parts))
+        lines.append(t._("; ").join(parts))
     return lines
 
 
@@ -342,14 +403,14 @@ class RoundReport:
 
 
 def round_report(events: Iterable[Mapping[str, Any]], players: int,
-                 deck: Deck | None = None) -> RoundReport:
+                 deck: Deck | None = None, t: Translator | None = None) -> RoundReport:
     """What :func:`round_summary` says, in parts: one :class:`SeatRound` per seat."""
-    t = _tally(events, deck)
+    t = t or current()
+    tally = _tally(events, deck, t)
     seats = []
-    for seat in sorted(set(t.ledgers) | set(t.final) | set(range(players))):
-        book = t.ledgers.get(seat, _Ledger())
-        sources = ", ".join(f"{k} {v:+d}" if v < 0 else f"{k} {v}"
-                            for k, v in book.gains.items())
-        seats.append(SeatRound(seat, sum(book.gains.values()), sources, t.final.get(seat),
-                               tuple(book.developments), tuple(book.notes)))
-    return RoundReport(t.round, t.event, t.tm, tuple(seats))
+    for seat in sorted(set(tally.ledgers) | set(tally.final) | set(range(players))):
+        book = tally.ledgers.get(seat, _Ledger())
+        seats.append(SeatRound(seat, sum(book.gains.values()), _sources(book, t),
+                               tally.final.get(seat), tuple(book.developments),
+                               tuple(book.notes)))
+    return RoundReport(tally.round, tally.event, tally.tm, tuple(seats))

@@ -14,7 +14,13 @@ from typing import Any
 
 from mundus_net.cli_args import command, join_command, seconds
 from mundus_net.client.discovery import LISTEN_SECONDS, Table, discover, listen_address
-from mundus_net.client.i18n import add_language_argument, choose_language
+from mundus_net.client.i18n import (
+    add_language_argument,
+    choose_language,
+    current,
+    early_language,
+    use,
+)
 from mundus_net.client.known_hosts import KnownHosts, add_security_arguments
 from mundus_net.client.tokens import SavedSeat, TokenStore
 from mundus_net.client.tui.session import (
@@ -78,21 +84,28 @@ def pick(args: argparse.Namespace, store: TokenStore | None, watching: bool = Fa
          ) -> Table | None:
     """Listen for beacons and let the player pick a table (with the key its beacon offers),
     or None."""
+    # `mundus watch` picks too: what it prints before it sits is in the player's language.
+    t = use(early_language(getattr(args, "lang", None), os.environ))
     host, port = args.listen
-    where = f"{host or 'every interface'}, port {port}"
-    print(f"Listening for tables on the LAN ({where}) for {args.seconds:g} s …", flush=True)
+    where = t._("{interface}, port {port}").format(
+        interface=host or t._("every interface"), port=port)
+    print(t._("Listening for tables on the LAN ({where}) for {seconds} s …").format(
+        where=where, seconds=f"{args.seconds:g}"), flush=True)
     try:
         tables = discover(args.seconds, host, port)
     except OSError as exc:
-        print(f"mundus: cannot listen on {host or '*'}:{port}: {exc}", file=sys.stderr)
+        print(t._("mundus: cannot listen on {address}: {error}").format(
+            address=f"{host or '*'}:{port}", error=exc), file=sys.stderr)
         return None
     if not tables:
-        print(f"No table heard. Is a host running ({command('host')}) on this network? Join "
-              f"it by its address: {command('join')} tcp://HOST:PORT", file=sys.stderr)
+        print(t._("No table heard. Is a host running ({host_command}) on this network? Join it "
+                  "by its address: {join_command} tcp://HOST:PORT").format(
+                      host_command=command("host"), join_command=command("join")),
+              file=sys.stderr)
         return None
     for i, table in enumerate(tables, 1):
         mine = store is not None and store.get(table.address) is not None
-        print(f"  {i}. {table.describe()}{' (your seat)' if mine else ''}")
+        print(f"  {i}. {table.describe()}" + (t._(" (your seat)") if mine else ""))
     if len(tables) == 1:
         chosen = tables[0]
     else:
@@ -101,28 +114,33 @@ def pick(args: argparse.Namespace, store: TokenStore | None, watching: bool = Fa
             return None
         chosen = chosen_or_none
     if not chosen.compatible:
-        print(f"mundus: {chosen.address} speaks another protocol version", file=sys.stderr)
+        print(t._("mundus: {address} speaks another protocol version").format(
+            address=chosen.address), file=sys.stderr)
         return None
     mine = store is not None and store.get(chosen.address) is not None
     if not watching and not mine and chosen.announcement.free == 0:
-        print(f'mundus: every seat at "{chosen.announcement.name}" is taken. Watch it: '
-              f"{join_command(chosen.address, args.invite, watch=True)}", file=sys.stderr)
+        print(t._('mundus: every seat at "{table}" is taken. Watch it: {command}').format(
+            table=chosen.announcement.name,
+            command=join_command(chosen.address, args.invite, watch=True)), file=sys.stderr)
         return None
     return chosen
 
 
 def _ask(tables: list[Table]) -> Table | None:
+    t = current()
     while True:
         try:
-            answer = input(f"Which table? [1-{len(tables)}] ").strip()
+            answer = input(t._("Which table? [1-{count}] ").format(count=len(tables))).strip()
         except EOFError:
             return None
         if answer.isdigit() and 1 <= int(answer) <= len(tables):
             return tables[int(answer) - 1]
-        print(f"Type a number from 1 to {len(tables)} (Ctrl-D gives up).")
+        print(t._("Type a number from 1 to {count} (Ctrl-D gives up).").format(
+            count=len(tables)))
 
 
 def run(args: argparse.Namespace) -> int:
+    use(early_language(args.lang, os.environ))  # for what is said before the name is known
     if needs_terminal("join"):
         return 2
     store = TokenStore()

@@ -24,6 +24,7 @@ from prompt_toolkit.formatted_text.utils import split_lines
 from prompt_toolkit.styles import Style
 from prompt_toolkit.utils import get_cwidth
 
+from mundus_net.client.i18n import N_, Translator, current
 from mundus_net.client.tui import advisor
 from mundus_net.client.tui.advisor import View
 from mundus_net.client.tui.helptext import RoundReport, rules_text
@@ -36,8 +37,8 @@ from mundus_net.client.tui.sentences import (
     cards_text,
     dev_name,
     development_effect,
-    plural,
     seat_name,
+    words,
 )
 from mundus_net.engine.cards import CLASS_OF, RELIC
 from mundus_net.engine.decisions import Decision, PickCards, SplitFleet, Take
@@ -191,6 +192,14 @@ def wrap(text: str, width: int, indent: int = 0) -> list[str]:
     return ["".join(t for _, t in line) for line in wrap_line([("", text)], width, indent)]
 
 
+def wrap_text(text: str, width: int) -> list[str]:
+    """``textwrap.wrap`` for text of narrow characters (as it always wrapped English);
+    :func:`wrap`, which measures cells, for text with wide ones (Korean)."""
+    if get_cwidth(text) == len(text):
+        return textwrap.wrap(text, width)
+    return [line.rstrip() for line in wrap(text, width) if line.strip()]
+
+
 def fit_pieces(pieces: Sequence[str], width: int, keep: int = 1, sep: str = " · ") -> list[str]:
     """Pieces of a status joined by ``sep``: the first ``keep`` always, wrapped at their
     words if they must be; then each other piece that still fits on the last line, whole
@@ -268,6 +277,23 @@ def _side_by_side(left: Sequence[Line], right: Sequence[Line], left_width: int,
     return out
 
 
+def ljust_cells(text: str, width: int) -> str:
+    """``text`` padded with spaces to ``width`` cells (str.ljust counts characters: a
+    Korean syllable takes two cells)."""
+    return text + " " * max(width - get_cwidth(text), 0)
+
+
+def rjust_cells(text: str, width: int) -> str:
+    """``text`` after spaces up to ``width`` cells."""
+    return " " * max(width - get_cwidth(text), 0) + text
+
+
+def event_name(event: str, t: Translator | None = None) -> str:
+    """An event's name from its icon code, in the reader's language (an unknown code as
+    it is)."""
+    return (t or current()).event(event) if event in EVENT_NAMES else event
+
+
 def card_style(card: int) -> str:
     return "class:relic" if card == RELIC else CLASS_STYLES.get(CLASS_OF[card], "")
 
@@ -284,7 +310,7 @@ def _cards(cards: Iterable[int], compact: bool = False, empty: str = "-") -> Lin
 
 
 def _who_short(names: Sequence[str], seat: int, me: int | None) -> str:
-    return "you" if seat == me else seat_name(names, seat)
+    return current()._("you") if seat == me else seat_name(names, seat)
 
 
 def _names(view: View, names: Sequence[str]) -> list[str]:
@@ -298,77 +324,87 @@ def _who(view: View, names: Sequence[str], seat: int) -> str:
 # -- header -------------------------------------------------------------------------------------
 
 STEPS = {
-    "coronado": "Event step",
-    "split": "Supply step",
-    "pick": "Supply step: caravel picks",
-    "sergio": "Supply step",
-    "pirates": "Supply step: pirates",
-    "announce": "Trade step",
-    "offer": "Trade step: offers",
-    "commit": "Trade step: offers",
-    "reveal": "Trade step: offers",
-    "tm_tie": "Trade step",
-    "take": "Trade step: taking cards",
-    "gift": "Trade step: balance",
-    "first": "Progression step",
-    "turn": "Progression step",
-    "store": "End of the round: storage",
-    "over": "Game over",
+    "coronado": N_("Event step"),
+    "split": N_("Supply step"),
+    "pick": N_("Supply step: caravel picks"),
+    "sergio": N_("Supply step"),
+    "pirates": N_("Supply step: pirates"),
+    "announce": N_("Trade step"),
+    "offer": N_("Trade step: offers"),
+    "commit": N_("Trade step: offers"),
+    "reveal": N_("Trade step: offers"),
+    "tm_tie": N_("Trade step"),
+    "take": N_("Trade step: taking cards"),
+    "gift": N_("Trade step: balance"),
+    "first": N_("Progression step"),
+    "turn": N_("Progression step"),
+    "store": N_("End of the round: storage"),
+    "over": N_("Game over"),
 }
 
 
 def waiting_text(view: View, names: Sequence[str]) -> tuple[str, bool]:
     """Who the game waits for, in words, and whether it is this view's seat."""
+    t = current()
     if isinstance(view, StateView):  # a network table whose game has not started yet
         table = view.to_dict().get("table")
         if isinstance(table, Mapping) and table.get("started") is False:
             seats = table.get("names")
             taken = [str(n) for n in seats] if isinstance(seats, list) else list(names)
-            return (f"the game has not started: "
-                    f"{seated_text(taken, view.players or len(taken))}"), False
+            return t._("the game has not started: {seated}").format(
+                seated=seated_text(taken, view.players or len(taken))), False
     pending = view.pending
     if pending is None:
-        return ("the game is over" if view.result is not None else "waiting"), False
-    words = PHASE_WORDS.get(pending.kind, pending.kind)
+        return (t._("the game is over") if view.result is not None else t._("waiting")), False
+    what = words(PHASE_WORDS.get(pending.kind, pending.kind), t)
     seats = [int(s) for s in pending.seats]
     if view.seat is not None and view.seat in seats:
         others = len(seats) - 1
-        tail = f" (and {plural(others, 'other')})" if others else ""
-        return f"your move: {words}{tail}", True
+        if others:
+            return t.ngettext("your move: {what} (and {count} other)",
+                              "your move: {what} (and {count} others)",
+                              others).format(what=what, count=others), True
+        return t._("your move: {what}").format(what=what), True
     if pending.kind == "turn" and seats:
-        return f"{seat_name(names, seats[0])}'s turn", False
+        return t._("{seat}'s turn").format(seat=seat_name(names, seats[0])), False
     if not seats:  # every answer is in: the host is moving on
-        return f"every answer is in: {words}", False
-    who = ", ".join(seat_name(names, s) for s in seats)
-    return f"waiting for {who}: {words}", False
+        return t._("every answer is in: {what}").format(what=what), False
+    who = t._(", ").join(seat_name(names, s) for s in seats)
+    return t._("waiting for {seats}: {what}").format(seats=who, what=what), False
 
 
 def header(view: View, names: Sequence[str], width: int) -> StyleAndTextTuples:
     """Two lines: round, step and whose move it is; the round's event and its effect."""
+    t = current()
     pending = view.pending
     phase = pending.kind if pending is not None else view.phase
     who, mine = waiting_text(view, names)
-    step = STEPS.get(phase, phase or "")
-    first: Line = [("class:round", f"Round {view.round}"), ("class:dim", " · "),
+    step = words(STEPS.get(phase, phase or ""), t)
+    first: Line = [("class:round", t._("Round {number}").format(number=view.round)),
+                   ("class:dim", " · "),
                    ("class:step", step), ("class:dim", " · "),
                    ("class:you" if mine else "class:waiting", who)]
     tm = seat_name(names, view.trade_master)
-    tm_text = f"TM: {tm}" if view.trade_master != view.seat else "TM: you"
+    # TRANSLATORS: TM is the Trade Master, in a few letters (the header's corner).
+    tm_text = t._("TM: {seat}").format(seat=tm) if view.trade_master != view.seat \
+        else t._("TM: you")
     if line_width(first) + 2 + get_cwidth(tm_text) <= width:
         gap = width - line_width(first) - get_cwidth(tm_text)
         first += [("", " " * gap), ("class:tm", tm_text)]
     event = view.event
     if event is None:
-        second: Line = [("class:dim", "No event this round" if view.round >= 2
-                         else "No event in round 1 (R3.1)")]
+        second: Line = [("class:dim", t._("No event this round") if view.round >= 2
+                         else t._("No event in round 1 (R3.1)"))]
     else:
-        second = [("class:event", EVENT_NAMES.get(event, event)),
-                  ("", f" — {EVENT_EFFECTS.get(event, '')}")]
+        second = [("class:event", event_name(event, t)),
+                  ("", f" — {words(EVENT_EFFECTS.get(event, ''), t)}")]
         if view.seat is not None and not advisor.affected(view, view.seat):
-            second.append(("class:dim", " (not you: Juan de la Cosa)"))
+            second.append(("class:dim", t._(" (not you: {character})").format(
+                character=t.pgettext("card", "Juan de la Cosa"))))
     lines = [*wrap_line(first, width), *wrap_line(second, width)]
     if view.announced and phase in ("offer", "commit", "reveal", "tm_tie", "take", "gift"):
-        offers: Line = [("", f"offers of {view.announced}")]  # on a line of its own if need be
+        offers: Line = [("", t._("offers of {count}").format(count=view.announced))]
+        # (on a line of its own if need be)
         if line_width(lines[-1]) + 3 + line_width(offers) <= width:
             lines[-1] = [*lines[-1], ("class:dim", " · "), *offers]
         else:
@@ -382,31 +418,42 @@ def header(view: View, names: Sequence[str], width: int) -> StyleAndTextTuples:
 def queue(view: View, width: int) -> StyleAndTextTuples:
     """The 5 queue cards: position, name, effect, event icon; ``*`` on those the seat's best
     identical set reaches now (R6.3)."""
+    t = current()
     reach = advisor.best_reach(view)
     deck = view.deck
     ids = list(view.queue)
     wide = width >= 100
     name_w = max((get_cwidth(dev_name(c, deck)) for c in ids), default=4)
-    name_w = min(name_w, 26)  # the default deck's longest name, beside its longest effect
     icon_w = 19 if wide else 4
+    # The default deck's longest English name (26) beside its longest effect; a longer name
+    # (another language's) takes room from the effects rather than being cut.
+    name_w = min(name_w, max(26, width - 2 - 1 - 2 - icon_w - 1 - 30))
     lines: list[Line] = []
     for pos in range(1, 6):
         mark = ("class:reach", "*") if pos <= reach and pos <= len(ids) else ("", " ")
         if pos > len(ids):
-            lines.append([mark, ("class:dim", f"{pos} (empty: the pile ran out)")])
+            lines.append([mark, ("class:dim", t._("{position} (empty: the pile ran out)")
+                                 .format(position=pos))])
             continue
         card = deck.by_id.get(ids[pos - 1])
         name = dev_name(ids[pos - 1], deck)
         icon: Line = []
         if card is not None and card.icon:
-            label = EVENT_NAMES.get(card.icon, card.icon) if wide else card.icon
+            label = event_name(card.icon, t) if wide else card.icon
             icon = [("class:icon", f"[{label}]")]
         effect = development_effect(card) if card is not None else ""
-        effect_w = min(width - 2 - 1 - name_w - 2 - icon_w - 1, 44)
+        # 44 cells hold English's longest effect; another language's longer one takes the
+        # room there is, and wraps below itself when even that is too little.
+        room = width - 2 - 1 - name_w - 2 - icon_w - 1
+        effect_w = min(room, max(44, get_cwidth(effect)))
+        longer = get_cwidth(effect) > 44 or name_w > 26  # than English's (kept as it was)
+        parts = wrap_text(effect, effect_w) if longer and 10 <= effect_w < get_cwidth(effect) \
+            else [effect]
         line: Line = [mark, ("class:title", f"{pos} "), *_pad([("", name)], name_w),
-                      ("", "  "), *_pad([("class:dim", effect)], max(effect_w, 0)),
+                      ("", "  "), *_pad([("class:dim", parts[0])], max(effect_w, 0)),
                       ("", " "), *icon]
         lines.append(line)
+        lines += [[("", " " * (3 + name_w + 2)), ("class:dim", part)] for part in parts[1:]]
     return _join(lines, width)
 
 
@@ -414,6 +461,7 @@ def queue_compact(view: View, width: int) -> StyleAndTextTuples:
     """The queue in as few lines as the names need (a tight screen): ``1 Caravel 8 [ST] · 2
     ...``, with ``*`` on the cards the seat's best set reaches and each card's event icon in
     brackets, as the wider queue shows it."""
+    t = current()
     reach = advisor.best_reach(view)
     ids = list(view.queue)
     tokens: list[Line] = []
@@ -425,26 +473,28 @@ def queue_compact(view: View, width: int) -> StyleAndTextTuples:
             token.append(("class:icon", f" [{card.icon}]"))
         tokens.append(token)
     if not tokens:
-        return _join([[("class:title", "Queue: "), ("class:dim", "empty")]], width)
-    first: Line = [("class:title", "Queue: "), *tokens[0]]
+        return _join([[("class:title", t._("Queue: ")), ("class:dim", t._("empty"))]], width)
+    first: Line = [("class:title", t._("Queue: ")), *tokens[0]]
     pending = view.pending
     if (pending.kind if pending is not None else view.phase) == "store":
         # Storage is chosen knowing next round's event, card 1's icon (R3.2, R6.9).
         card = view.deck.by_id.get(ids[0])
         icon = card.icon if card is not None else None
-        coming = EVENT_NAMES.get(icon, icon) if icon else "no event"
-        first = [("class:title", "Queue "), ("class:icon", f"(next round: {coming})"),
+        coming = event_name(icon, t) if icon else t._("no event")
+        first = [("class:title", t._("Queue ")),
+                 ("class:icon", t._("(next round: {event})").format(event=coming)),
                  ("class:title", ": "), *tokens[0]]
     return _join(flow(tokens[1:], width, first, indent=2, sep=" · "), width)
 
 
 def market(view: View, width: int) -> StyleAndTextTuples:
     """Market, caravel display, and the pile sizes."""
+    t = current()
     compact = width < 100
-    line: Line = [("class:title", "Market "), *_cards(view.market, compact=False),
-                  ("class:title", "  Display "), *_cards(view.display, compact=compact)]
-    piles = f"  draw {view.draw_size} · discard {len(view.discard)} · dev pile " \
-            f"{view.devpile_size}"
+    line: Line = [("class:title", t._("Market ")), *_cards(view.market, compact=False),
+                  ("class:title", t._("  Display ")), *_cards(view.display, compact=compact)]
+    piles = t._("  draw {draw} · discard {discard} · dev pile {developments}").format(
+        draw=view.draw_size, discard=len(view.discard), developments=view.devpile_size)
     if line_width(line) + get_cwidth(piles) <= width:
         line.append(("class:dim", piles))
     return _join([line], width)
@@ -490,6 +540,7 @@ def dev_summary(view: View, seat: int, wide: bool = False) -> str:
 
 def dev_parts(view: View, seat: int, wide: bool = False) -> list[str]:
     """The parts of :func:`dev_summary`."""
+    t = current()
     deck = view.deck
     merchants: list[str] = []
     capacity = shipyards = income = 0
@@ -501,37 +552,51 @@ def dev_parts(view: View, seat: int, wide: bool = False) -> list[str]:
             continue
         income += card.income
         if card.kind == "merchant":
-            word = {1: "common", 2: "uncommon", 3: "rare"}[card.merchant_class]
-            merchants.append(word if wide else word[0])
+            word = {1: t._("common"), 2: t._("uncommon"), 3: t._("rare")}[card.merchant_class]
+            # TRANSLATORS: the merchants' classes in one letter each (the players table).
+            short = {1: t._("c"), 2: t._("u"), 3: t._("r")}[card.merchant_class]
+            merchants.append(word if wide else short)
         elif card.kind == "warehouse":
             capacity += card.capacity
         elif card.kind == "shipyard":
             shipyards += 1
         elif card.kind != "caravel":
-            people.append(POWER_NAMES.get(card.power, card.name))
+            people.append(words(POWER_NAMES[card.power], t) if card.power in POWER_NAMES
+                          else t.card(card))
     parts = []
     if merchants:
-        parts.append(("merchants " if wide else "merch ") + ",".join(sorted(merchants)))
+        kinds = ",".join(sorted(merchants))
+        parts.append(t._("merchants {kinds}").format(kinds=kinds) if wide
+                     # TRANSLATORS: merchants, in short (the players table at 80 columns).
+                     else t._("merch {kinds}").format(kinds=kinds))
     if capacity:
-        parts.append(f"{'warehouses' if wide else 'store'} {capacity}")
+        parts.append(t._("warehouses {capacity}").format(capacity=capacity) if wide
+                     # TRANSLATORS: warehouse room, in short (the players table).
+                     else t._("store {capacity}").format(capacity=capacity))
     if shipyards:
-        parts.append(f"{'shipyards' if wide else 'yard'} {shipyards}")
+        parts.append(t._("shipyards {count}").format(count=shipyards) if wide
+                     # TRANSLATORS: shipyards, in short (the players table).
+                     else t._("yard {count}").format(count=shipyards))
     parts += people
     if income:
-        parts.append(f"+{income}/round")
+        parts.append(t._("+{income}/round").format(income=income))
     return parts
 
 
 def parts_in(parts: Sequence[str], width: int, sep: str = " · ") -> str:
     """As many whole parts as fit in ``width`` cells, then "and N more" for the others
     ("N more (F3)" when none fits; F3 lists them all): never a part cut inside."""
+    t = current()
     for shown in range(len(parts), -1, -1):
         rest = len(parts) - shown
         text = sep.join(parts[:shown])
         if rest:
-            text += f" and {rest} more" if shown else f"{rest} more (F3)"
-        if get_cwidth(text) <= width or shown == 0:
+            text += t._(" and {count} more").format(count=rest) if shown \
+                else t._("{count} more (F3)").format(count=rest)
+        if get_cwidth(text) <= width:
             return text or "-"
+        if shown == 0:  # not even that: the count alone
+            return f"+{rest}" if rest else "-"
     return "-"
 
 
@@ -552,37 +617,55 @@ def players(view: View, names: Sequence[str], width: int,
             bots: Sequence[bool] | None = None) -> StyleAndTextTuples:
     """One row per seat: whose move (>), name, TM, doubloons, hand, stored, fleet, the offer on
     the table in the trade step, developments; away seats marked."""
+    t = current()
     wide = width >= 110
     waiting = waiting_seats(view)
     labels = _names(view, names)
-    name_w = min(max([get_cwidth(n) for n in labels] + [6]) + (7 if connected else 0),
+    away_w = max(7, get_cwidth(t._(" (away)")))  # room for the tag after a name
+    name_w = min(max([get_cwidth(n) for n in labels] + [6]) + (away_w if connected else 0),
                  22 if wide else 18)
+    name_w = max(name_w, get_cwidth(t._("Player")))  # a longer title than English's
     faceup = list(view.faceup)
     offered = set(view.offered)
     trading = any(faceup) or bool(offered)
     table_w = (24 if wide else 18) if trading else 0
-    head: Line = [("class:title", "  " + "Player".ljust(name_w) + "  TM    $ Hand Sto "
-                   + "Fleet".ljust(9))]
+    # The columns: at least as wide as their English titles, wider for a longer title.
+    # TRANSLATORS: the players table's column titles, kept short (80 columns hold them all).
+    tm_head, money_head, hand_head, stored_head = (
+        t._("TM"), t._("$"), t._("Hand"), t._("Sto"))
+    tm_w = max(4, get_cwidth(tm_head) + 2)
+    money_w = max(5, get_cwidth(money_head) + 1)
+    hand_w = max(5, get_cwidth(hand_head) + 1)
+    stored_w = max(4, get_cwidth(stored_head) + 1)
+    fleet_w = max(9, get_cwidth(t._("Fleet")))
     if trading:
-        head.append(("class:title", " " + "On table".ljust(table_w)))
-    head.append(("class:title", " Developments"))
+        table_w = max(table_w, get_cwidth(t._("On table")))
+    head: Line = [("class:title", "  " + ljust_cells(t._("Player"), name_w)
+                   + rjust_cells(tm_head, tm_w) + rjust_cells(money_head, money_w)
+                   + rjust_cells(hand_head, hand_w) + rjust_cells(stored_head, stored_w) + " "
+                   + ljust_cells(t._("Fleet"), fleet_w))]
+    if trading:
+        head.append(("class:title", " " + ljust_cells(t._("On table"), table_w)))
+    head.append(("class:title", " " + t._("Developments")))
     lines: list[Line] = [head]
     for seat in range(view.players):
         mine = seat == view.seat
         away = connected is not None and seat < len(connected) and not connected[seat]
         name_style = "class:you" if mine else ("class:away" if away else "class:name")
-        tag = " (away)" if away else (" [bot]" if bots is not None and seat < len(bots)
-                                       and bots[seat] else "")
+        tag = t._(" (away)") if away else (t._(" [bot]") if bots is not None
+                                            and seat < len(bots) and bots[seat] else "")
         name = cut(labels[seat], name_w - get_cwidth(tag)) + tag if tag else labels[seat]
         row: Line = [("class:turn", "> " if seat in waiting else "  "),
                      *_pad([(name_style, name)], name_w),
-                     ("class:tm", "  TM" if seat == view.trade_master else "    "),
-                     ("class:money", f"{view.doubloons[seat]:>5}"),
-                     ("", f"{view.hand_sizes[seat]:>5}{view.stored_sizes[seat]:>4} "),
-                     *_pad([("", fleet_cell(view, seat, 9))], 9)]
+                     ("class:tm", rjust_cells(tm_head, tm_w) if seat == view.trade_master
+                      else " " * tm_w),
+                     ("class:money", str(view.doubloons[seat]).rjust(money_w)),
+                     ("", str(view.hand_sizes[seat]).rjust(hand_w)
+                      + str(view.stored_sizes[seat]).rjust(stored_w) + " "),
+                     *_pad([("", fleet_cell(view, seat, fleet_w))], fleet_w)]
         if trading:
             cards = faceup[seat] if seat < len(faceup) else ()
-            cell: Line = [("class:dim", "sealed" if seat in offered else "")]
+            cell: Line = [("class:dim", t._("sealed") if seat in offered else "")]
             if cards:  # names when they fit, else digits
                 cell = _cards(cards)
                 if line_width(cell) > table_w:
@@ -599,25 +682,30 @@ def round_end(report: RoundReport, names: Sequence[str], width: int,
     """The round that just ended, one row per seat (more only where a row must wrap):
     doubloons gained and from what, doubloons now, the developments taken; the round's event
     and Trade Master in the title."""
-    event = EVENT_NAMES.get(report.event, report.event) if report.event else "no event"
-    title: Line = [("class:title", f"Round {report.round} is over" if report.round
-                    else "The round is over"), ("class:dim", f" · {event}")]
+    t = current()
+    event = event_name(report.event, t) if report.event else t._("no event")
+    title: Line = [("class:title", t._("Round {number} is over").format(number=report.round)
+                    if report.round else t._("The round is over")),
+                   ("class:dim", f" · {event}")]
     if report.tm is not None:
-        title.append(("class:dim", f" · TM {_who_short(names, report.tm, me)}"))
-    hint = " · F3 shows it again"
+        title.append(("class:dim", " · " + t._("TM {seat}").format(
+            seat=_who_short(names, report.tm, me))))
+    hint = " · " + t._("F3 shows it again")
     if line_width(title) + get_cwidth(hint) <= width:
         title.append(("class:dim", hint))
     labels = [_who_short(names, row.seat, me) for row in report.seats]
     name_w = min(max([get_cwidth(label) for label in labels] + [3]), 18)
     lines: list[Line] = [title]
     for row, label in zip(report.seats, labels, strict=True):
-        now = f"  now {row.now:>3}" if row.now is not None else ""
+        now = "  " + t._("now {doubloons}").format(doubloons=f"{row.now:>3}") \
+            if row.now is not None else ""
         first: Line = [("", "  "), *_pad([("class:you" if row.seat == me else "class:name",
                                            cut(label, name_w))], name_w),
                        ("class:money", f"{row.gained:>+4d}" if row.gained else "   0"),
                        ("", now)]
-        rest = "; ".join(filter(None, (("took " + ", ".join(row.took)) if row.took else "",
-                                       *row.notes)))
+        took = t._("took {developments}").format(developments=t._(", ").join(row.took)) \
+            if row.took else ""
+        rest = "; ".join(filter(None, (took, *row.notes)))
         indent = line_width(first) + 2
         if row.sources and (not rest or indent + get_cwidth(rest) + 3 + get_cwidth(row.sources)
                             + 2 <= width):  # one row a player: F3 has the sources too
@@ -625,7 +713,7 @@ def round_end(report: RoundReport, names: Sequence[str], width: int,
         if not rest:
             lines.append(first)
             continue
-        parts = textwrap.wrap(rest, max(width - indent, 20))
+        parts = wrap_text(rest, max(width - indent, 20))
         lines.append([*first, ("", "  "), ("", parts[0])])
         lines += [[("", " " * indent), ("", part)] for part in parts[1:]]
     return _join(lines, width)
@@ -636,8 +724,9 @@ def round_end(report: RoundReport, names: Sequence[str], width: int,
 
 def hand(view: View, width: int) -> StyleAndTextTuples:
     """Your hand grouped by value, coloured by class, relics apart; wraps if it must."""
+    t = current()
     if view.seat is None:
-        return _join([[("class:dim", "Spectating: no hand")]], width)
+        return _join([[("class:dim", t._("Spectating: no hand"))]], width)
     cards = list(view.hand or ())  # (None for a moment: the table started, the hand not in)
     tokens: list[Line] = []
     for value in range(1, 10):
@@ -648,17 +737,18 @@ def hand(view: View, width: int) -> StyleAndTextTuples:
     relics = cards.count(RELIC)
     if relics:
         tokens.append([("class:dim", "|")])
-        tokens.append([("class:relic", "relic" + (f" ×{relics}" if relics > 1 else ""))])
+        tokens.append([("class:relic", t.resource(RELIC)
+                        + (f" ×{relics}" if relics > 1 else ""))])
     if advisor.in_turn(view) and view.converted:
-        turned = ", ".join(f"{card_name(a)}→{card_name(b)}" for a, b in view.converted)
-        tokens.append([("class:dim", f"(converted: {turned})")])
+        turned = t._(", ").join(f"{card_name(a)}→{card_name(b)}" for a, b in view.converted)
+        tokens.append([("class:dim", t._("(converted: {cards})").format(cards=turned))])
     if not cards:
-        tokens.append([("class:dim", "empty")])
-    first: Line = [("class:title", f"Hand {len(cards)}:")]
+        tokens.append([("class:dim", t._("empty"))])
+    first: Line = [("class:title", t._("Hand {count}:").format(count=len(cards)))]
     lines = flow(tokens, width, first)
     offer = view.my_offer
     if offer:
-        lines.append([("class:title", "Your offer: "), *_cards(offer)])
+        lines.append([("class:title", t._("Your offer: ")), *_cards(offer)])
     return _join(lines, width)
 
 
@@ -671,8 +761,9 @@ def stored(view: View, width: int) -> StyleAndTextTuples:
                    if c in view.deck.by_id)
     if not cards and not capacity:
         return []
-    line: Line = [("class:title", "Stored: "), *_cards(cards, empty="nothing"),
-                  ("class:dim", f"  (warehouses hold {capacity})")]
+    t = current()
+    line: Line = [("class:title", t._("Stored: ")), *_cards(cards, empty=t._("nothing")),
+                  ("class:dim", t._("  (warehouses hold {capacity})").format(capacity=capacity))]
     return _join([line], width)
 
 
@@ -691,6 +782,7 @@ def _fleet_values(view: View, ids: Iterable[str]) -> str:
 def choices_text(view: View, names: Sequence[str],
                  legal: Sequence[Decision] | None = None) -> str:
     """The legal choices of the pending decision, summarised in words."""
+    t = current()
     pending = view.pending
     if pending is None:
         return result_text(view, names)
@@ -699,7 +791,8 @@ def choices_text(view: View, names: Sequence[str],
     options = _legal(view, legal)
     me = view.seat
     if kind == "coronado":
-        return "Pass, or pay 2 doubloons to impose: " + ", ".join(EVENT_NAMES.values())
+        return t._("Pass, or pay 2 doubloons to impose: {events}").format(
+            events=t._(", ").join(t.event(code) for code in EVENT_NAMES))
     if kind == "split":
         own = [c for c in view.developments[me or 0] if view.deck.by_id.get(c) is not None
                and view.deck[c].kind == "caravel"] if me is not None else []
@@ -708,53 +801,74 @@ def choices_text(view: View, names: Sequence[str],
             if isinstance(d, SplitFleet):
                 second = list(d.fleet)
                 if not second:
-                    splits.append(f"one fleet ({_fleet_values(view, own)})")
+                    splits.append(t._("one fleet ({caravels})").format(
+                        caravels=_fleet_values(view, own)))
                 else:
                     rest = [c for c in own if c not in second]
                     splits.append(f"{_fleet_values(view, rest)} | "
                                   f"{_fleet_values(view, second)}")
-        return "Fleets: " + " · ".join(splits)
+        return t._("Fleets: {choices}").format(choices=" · ".join(splits))
     if kind == "pick":
         count = detail.get("count", 1)
         fleet = _fleet_values(view, detail.get("fleet") or ())
         picks = {d.cards for d in options if isinstance(d, PickCards)}
-        return (f"Pick {plural(int(count), 'card')} for the fleet {fleet} from the display "
-                f"({cards_text(view.display)}); {plural(len(picks), 'choice')}")
+        return t.ngettext("Pick {count} card for the fleet {fleet} from the display "
+                          "({cards}); {choices}",
+                          "Pick {count} cards for the fleet {fleet} from the display "
+                          "({cards}); {choices}", int(count)).format(
+            count=count, fleet=fleet, cards=cards_text(view.display),
+            choices=t.ngettext("{count} choice", "{count} choices", len(picks)).format(
+                count=len(picks)))
     if kind == "sergio":
-        return f"Pass, or pay 2 doubloons for one market card: {cards_text(set(view.market))}"
+        return t._("Pass, or pay 2 doubloons for one market card: {cards}").format(
+            cards=cards_text(set(view.market)))
     if kind == "pirates":
         counts = {int(k): v for k, v in dict(detail.get("counts") or {}).items()}
         due = counts.get(me, 1) if me is not None else 1
-        return f"Discard {plural(int(due), 'card')} of your choice to the pirates"
+        return t.ngettext("Discard {count} card of your choice to the pirates",
+                          "Discard {count} cards of your choice to the pirates",
+                          int(due)).format(count=due)
     if kind == "announce":
-        return "Announce 2, 3 or 4: how many cards everyone offers"
+        return t._("Announce 2, 3 or 4: how many cards everyone offers")
     if kind in ("offer", "commit"):
         least, most = _offer_range(detail, me)
-        amount = f"exactly {most}" if least == most else f"{least} to {most}"
-        return f"Choose {amount} cards of your hand to offer, face down (trade value counts)"
+        if least == most:
+            return t.ngettext("Choose exactly {count} card of your hand to offer, face down "
+                              "(trade value counts)",
+                              "Choose exactly {count} cards of your hand to offer, face down "
+                              "(trade value counts)", most).format(count=most)
+        return t.ngettext("Choose {least} to {count} card of your hand to offer, face down "
+                          "(trade value counts)",
+                          "Choose {least} to {count} cards of your hand to offer, face down "
+                          "(trade value counts)", most).format(least=least, count=most)
     if kind == "reveal":
-        return "Every offer is sealed: your offer is being revealed"
+        return t._("Every offer is sealed: your offer is being revealed")
     if kind == "tm_tie":
         cands = [_who(view, names, int(s)) for s in detail.get("candidates") or ()]
-        return "Tied highest offers: choose the new Trade Master among " + ", ".join(cands)
+        return t._("Tied highest offers: choose the new Trade Master among {seats}").format(
+            seats=t._(", ").join(cands))
     if kind == "take":
         return _take_choices(view, names, options)
     if kind == "gift":
         to = detail.get("to")
-        who = _who(view, names, int(to)) if to is not None else "the last taker"
-        return f"{who} is one card short: give one card of your hand"
+        if to is not None and int(to) == view.seat:
+            return t._("You are one card short: give one card of your hand")
+        who = seat_name(names, int(to)) if to is not None else t._("the last taker")
+        return t._("{seat} is one card short: give one card of your hand").format(seat=who)
     if kind == "first":
-        return "Choose who plays first; the others follow in seat order"
+        return t._("Choose who plays first; the others follow in seat order")
     if kind == "turn":
         if me is None or not advisor.in_turn(view):
-            return "Playing combinations"
-        return f"You can make: {advisor.summary(view)}"
+            return t._("Playing combinations")
+        return t._("You can make: {combinations}").format(combinations=advisor.summary(view))
     if kind == "store":
         caps = {int(k): v for k, v in dict(detail.get("capacity") or {}).items()}
         cap = caps.get(me, 0) if me is not None else 0
-        return (f"Store up to {plural(int(cap), 'card')} in your warehouses (secret); every "
-                "other card is discarded")
-    return PHASE_WORDS.get(kind, kind)
+        return t.ngettext("Store up to {count} card in your warehouses (secret); every "
+                          "other card is discarded",
+                          "Store up to {count} cards in your warehouses (secret); every "
+                          "other card is discarded", int(cap)).format(count=cap)
+    return words(PHASE_WORDS.get(kind, kind), t)
 
 
 def _offer_range(detail: Mapping[str, Any], me: int | None) -> tuple[int, int]:
@@ -770,25 +884,35 @@ def _offer_range(detail: Mapping[str, Any], me: int | None) -> tuple[int, int]:
 
 def _take_choices(view: View, names: Sequence[str], options: Sequence[Decision]) -> str:
     """One line: the choices themselves are listed, grouped by card, below."""
+    t = current()
     swaps = any(isinstance(d, Take) and d.swap is not None for d in options)
     if not swaps:
-        return "Take another player's face-up card"
-    return "Take another player's face-up card: keep it, or swap it for a market card"
+        return t._("Take another player's face-up card")
+    return t._("Take another player's face-up card: keep it, or swap it for a market card")
 
 
 def result_text(view: View, names: Sequence[str]) -> str:
+    t = current()
     result = view.result
     if result is None:
-        return "Waiting for the game"
-    winners = ["you" if s == view.seat else seat_name(names, s) for s in result.winners]
+        return t._("Waiting for the game")
+    you = t._("you")
+    winners = [you if s == view.seat else seat_name(names, s) for s in result.winners]
     money = result.doubloons[result.winners[0]] if result.winners else 0
-    verb = "share the victory" if len(winners) > 1 else ("win" if winners == ["you"]
-                                                         else "wins")
-    who = " and ".join(winners)
-    who = "You" + who[3:] if who.startswith("you") else who  # names keep their own case
-    return (f"Game over after {plural(result.rounds, 'round')} "
-            f"({REASONS.get(result.reason, result.reason)}): {who} "
-            f"{verb} with {money} doubloons")
+    over = t.ngettext("Game over after {count} round ({reason})",
+                      "Game over after {count} rounds ({reason})", result.rounds).format(
+        count=result.rounds, reason=words(REASONS.get(result.reason, result.reason), t))
+    if len(winners) > 1:
+        who = t._(" and ").join(winners)
+        if winners[0] == you:  # names keep their own case
+            who = who[:1].upper() + who[1:]
+        return t._("{game_over}: {seats} share the victory with {doubloons}").format(
+            game_over=over, seats=who, doubloons=t.doubloons(money))
+    if winners == [you]:
+        return t._("{game_over}: You win with {doubloons}").format(
+            game_over=over, doubloons=t.doubloons(money))
+    return t._("{game_over}: {seat} wins with {doubloons}").format(
+        game_over=over, seat=winners[0] if winners else "", doubloons=t.doubloons(money))
 
 
 def prompt(view: View, names: Sequence[str], width: int, legal: Sequence[Decision] | None = None,
@@ -815,28 +939,40 @@ def prompt(view: View, names: Sequence[str], width: int, legal: Sequence[Decisio
 
 def place_text(place: int, places: Sequence[int]) -> str:
     """``2``, or ``1 (tie)`` for a place shared with others (R8.4)."""
-    return f"{place} (tie)" if list(places).count(place) > 1 else str(place)
+    if list(places).count(place) > 1:
+        return current()._("{place} (tie)").format(place=place)
+    return str(place)
 
 
 def standings(view: View, names: Sequence[str], width: int) -> list[Line]:
     """The final standings: place (shared places marked), player, doubloons, and the number
     of developments with what they are, as much as fits; nothing before the game is over."""
+    t = current()
     result = view.result
     if result is None:
         return []
     seats = sorted(range(len(result.doubloons)), key=lambda s: (result.places[s], s))
-    labels = {s: seat_name(names, s) + (" (you)" if s == view.seat else "") for s in seats}
-    name_w = max([get_cwidth(n) for n in labels.values()] + [6])
-    place_w = max([len(place_text(result.places[s], result.places)) for s in seats] + [5])
-    head = f"{'Place'.ljust(place_w)}  {'Player'.ljust(name_w)}  Doubloons  Developments"
-    lines: list[Line] = [[("class:title", "Final standings")], [("class:title", head)]]
+    labels = {s: seat_name(names, s) + (t._(" (you)") if s == view.seat else "")
+              for s in seats}
+    place_head, player_head = t._("Place"), t._("Player")
+    money_head = t._("Doubloons")
+    name_w = max([get_cwidth(n) for n in labels.values()] + [6, get_cwidth(player_head)])
+    place_w = max([get_cwidth(place_text(result.places[s], result.places)) for s in seats]
+                  + [5, get_cwidth(place_head)])
+    money_w = max(9, get_cwidth(money_head))
+    developments_head = t._("Developments")
+    head = (f"{ljust_cells(place_head, place_w)}  {ljust_cells(player_head, name_w)}  "
+            f"{ljust_cells(money_head, money_w)}  {developments_head}")
+    lines: list[Line] = [[("class:title", t._("Final standings"))], [("class:title", head)]]
     for seat in seats:
         devs = list(view.developments[seat]) if seat < len(view.developments) else []
-        row: Line = [("", place_text(result.places[seat], result.places).ljust(place_w)),
+        row: Line = [("", ljust_cells(place_text(result.places[seat], result.places),
+                                      place_w)),
                      ("", "  "),
                      ("class:you" if seat == view.seat else "class:name",
                       labels[seat] + " " * (name_w - get_cwidth(labels[seat]))),
-                     ("class:money", f"  {result.doubloons[seat]:>9}"), ("", f"  {len(devs)}")]
+                     ("class:money", "  " + str(result.doubloons[seat]).rjust(money_w)),
+                     ("", f"  {len(devs)}")]
         what = dev_parts(view, seat, wide=width >= 110)
         room = width - line_width(row) - 2
         if what and room >= 8:
@@ -850,29 +986,34 @@ def standings(view: View, names: Sequence[str], width: int) -> list[Line]:
 
 def seated_text(names: Sequence[str], players: int) -> str:
     """``2 of 4 seated``: how many seats are taken (a taken seat has a name)."""
-    return f"{sum(1 for n in names[:players] if n)} of {players} seated"
+    return current()._("{seated} of {players} seated").format(
+        seated=sum(1 for n in names[:players] if n), players=players)
 
 
 def options_text(options: Mapping[str, Any] | None, players: int,
                  names: Sequence[str] = ()) -> str:
     """The table's options in words (the welcome's ``options``, docs/protocol.md §4)."""
+    t = current()
     opts = options or {}
-    parts = [f"{players} players"]
+    parts = [t.ngettext("{count} player", "{count} players", players).format(count=players)]
     if opts.get("rules") is not None:
-        parts.append(f"rules edition {opts['rules']}")
-    parts.append("promo cards in play" if opts.get("promo") else "no promo cards")
+        parts.append(t._("rules edition {edition}").format(edition=opts["rules"]))
+    parts.append(t._("promo cards in play") if opts.get("promo") else t._("no promo cards"))
     limit = opts.get("round_limit")
-    parts.append(f"at most {plural(int(limit), 'round')}" if limit else "no round limit")
+    parts.append(t.ngettext("at most {count} round", "at most {count} rounds",
+                            int(limit)).format(count=limit) if limit
+                 else t._("no round limit"))
     seconds = opts.get("decision_seconds")
-    parts.append(f"{seconds:g} s a decision" if isinstance(seconds, (int, float))
-                 else "no time limit")
+    parts.append(t._("{seconds} s a decision").format(seconds=f"{seconds:g}")
+                 if isinstance(seconds, (int, float)) else t._("no time limit"))
     if "first_tm" in opts:
         first = opts.get("first_tm")
         if isinstance(first, int) and 0 <= first < players:
-            who = names[first] if first < len(names) and names[first] else f"seat {first}"
-            parts.append(f"first Trade Master: {who}")
+            who = names[first] if first < len(names) and names[first] \
+                else t._("seat {number}").format(number=first)
+            parts.append(t._("first Trade Master: {seat}").format(seat=who))
         else:
-            parts.append("first Trade Master drawn at random")
+            parts.append(t._("first Trade Master drawn at random"))
     return " · ".join(parts)
 
 
@@ -889,35 +1030,40 @@ def lobby(table: str, names: Sequence[str], width: int, height: int, *,
     starts when every seat is taken; the log (joins, chat) gets the rows left over. ``me`` is
     this client's seat (None: a spectator). Fits ``width`` x ``height`` from 80x24 down; what
     matters most stays on a short screen."""
+    t = current()
     count = players if players is not None else len(names)
-    title: Line = [("class:title", f"“{table}”" if table else "This table"),
-                   ("class:dim", " · "), ("class:waiting", "waiting for players")]
+    title: Line = [("class:title", t._("“{table}”").format(table=table) if table
+                    else t._("This table")),
+                   ("class:dim", " · "), ("class:waiting", t._("waiting for players"))]
     if me is None:
-        title.append(("class:dim", " · you watch"))
+        title.append(("class:dim", " · " + t._("you watch")))
     about = [[("class:dim", line)] for line in
-             textwrap.wrap(options_text(options, count, names), max(width, 10))]
-    head: Line = [("class:title", "Seats"), ("class:dim", " · "),
+             wrap_text(options_text(options, count, names), max(width, 10))]
+    head: Line = [("class:title", t._("Seats")), ("class:dim", " · "),
                   ("class:you", seated_text(names, count))]
     seats: list[Line] = []
     for seat in range(count):
         name = names[seat] if seat < len(names) else ""
         row: Line = [("class:dim", f"  {seat}  ")]
         if not name:
-            row.append(("class:dim", "(empty)"))
+            row.append(("class:dim", t._("(empty)")))
         else:
             away = connected is not None and seat < len(connected) and not connected[seat]
             style = "class:you" if seat == me else ("class:away" if away else "class:name")
             row.append((style, name))
             if seat == me:
-                row.append(("class:you", " (you)"))
+                row.append(("class:you", t._(" (you)")))
             if bots is not None and seat < len(bots) and bots[seat]:
-                row.append(("class:bot", " [bot]"))
+                row.append(("class:bot", t._(" [bot]")))
             if away:
-                row.append(("class:away", " (away)"))
+                row.append(("class:away", t._(" (away)")))
         seats.append(row)
     free = sum(1 for seat in range(count) if not (seat < len(names) and names[seat]))
-    starts: Line = [("", "The game starts when every seat is taken"
-                     + (f": {plural(free, 'seat')} to go." if free else "."))]
+    starts: Line = [("", t.ngettext("The game starts when every seat is taken: {count} seat "
+                                    "to go.",
+                                    "The game starts when every seat is taken: {count} seats "
+                                    "to go.", free).format(count=free) if free
+                     else t._("The game starts when every seat is taken."))]
     # Each block of lines with its weight: a short screen drops the lightest first (the last
     # of equals), a block whole (a command is never shown in part).
     blank: Line = []
@@ -925,10 +1071,11 @@ def lobby(table: str, names: Sequence[str], width: int, height: int, *,
         (5, [title]), *[(2, [line]) for line in about], (1, [blank]), (9, [head]),
         *[(8, [line]) for line in seats], (1, [blank]), (6, [starts])]
     if join:
-        who = "Others" if me is not None else "Players"
-        weighed.append((4, _command_rows(f"{who} join with:", join, "", "class:title", width)))
+        label = t._("Others join with:") if me is not None else t._("Players join with:")
+        weighed.append((4, _command_rows(label, join, "", "class:title", width)))
     if watch:
-        weighed.append((3, _command_rows("Watch with:", watch, "class:dim", "class:dim", width)))
+        weighed.append((3, _command_rows(t._("Watch with:"), watch, "class:dim", "class:dim",
+                                         width)))
     while sum(len(block) for _, block in weighed) > max(height, 0):
         lightest = min(w for w, _ in weighed)
         drop = max(i for i, (w, _) in enumerate(weighed) if w == lightest)
@@ -936,8 +1083,8 @@ def lobby(table: str, names: Sequence[str], width: int, height: int, *,
     rows = [line for _, block in weighed for line in block]
     room = height - len(rows) - 2  # a blank line and a title, then the log
     if room >= 1 and sentences:
-        news: Line = [("class:rule", "── "), ("class:title", "News and chat"),
-                      ("class:dim", " (say TEXT to chat)" if me is not None else "")]
+        news: Line = [("class:rule", "── "), ("class:title", t._("News and chat")),
+                      ("class:dim", t._(" (say TEXT to chat)") if me is not None else "")]
         news.append(("class:rule", " " + "─" * max(0, width - line_width(news) - 1)))
         rows += [blank, news]
         rows += split_rows(log(sentences, width, room))
@@ -952,8 +1099,9 @@ def _command_rows(label: str, command: str, label_style: str, style: str,
     """A command to copy, whole: after its label on one row when both fit, else the label
     on a row and the command on the rows below, broken only between words (only a word
     wider than the screen is cut)."""
-    if COMMAND_COLUMN + len(command) <= width:
-        return [[(label_style, label.ljust(COMMAND_COLUMN)), (style, command)]]
+    column = max(COMMAND_COLUMN, get_cwidth(label) + 1)
+    if column + len(command) <= width:
+        return [[(label_style, ljust_cells(label, column)), (style, command)]]
     rows: list[Line] = [[(label_style, label)]]
     for part in textwrap.wrap(command, max(width, 10), break_long_words=False,
                               break_on_hyphens=False):
@@ -971,7 +1119,7 @@ def log(sentences: Sequence[str], width: int, height: int) -> StyleAndTextTuples
     lines: list[Line] = []
     for text in reversed(sentences[-height:]):  # whole sentences, newest last
         style = "class:chat" if text.startswith("<") else "class:log"
-        parts = textwrap.wrap(text, width=max(width - 2, 10)) or [""]
+        parts = wrap_text(text, max(width - 2, 10)) or [""]
         wrapped: list[Line] = [[(style, p if i == 0 else "  " + p)] for i, p in enumerate(parts)]
         if len(lines) + len(wrapped) > height:
             if not lines:  # one sentence longer than the room: its end

@@ -17,6 +17,7 @@ is narrated once per viewer and cut at the position.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -29,6 +30,14 @@ from prompt_toolkit.layout import HSplit, Layout, Window
 from prompt_toolkit.output import ColorDepth
 
 from mundus_net.cli_args import add_deck_option
+from mundus_net.client.i18n import (
+    N_,
+    Translator,
+    add_language_argument,
+    current,
+    early_language,
+    use,
+)
 from mundus_net.client.tui import render
 from mundus_net.client.tui.app import ScreenControl
 from mundus_net.client.tui.sentences import Narrator, seat_name
@@ -41,14 +50,14 @@ from mundus_net.engine.view import PlayerView, public_log
 
 CACHE_EVERY = 16  # keep the game state every this many decisions
 
-KEYS_HELP = "→/n next · ←/p back · PgDn/PgUp next/prev. round · Home/End · s view · q quit"
+KEYS_HELP = N_("→/n next · ←/p back · PgDn/PgUp next/prev. round · Home/End · s view · q quit")
 
 # Words for a secret decision seen by another seat (the notation would show hidden cards).
 SECRET_WORDS = {
-    "Offer": "offer (sealed)",
-    "Gift": "gift (a hidden card)",
-    "Store": "storage (hidden)",
-    "PirateDiscard": "pirate discard (hidden)",
+    "Offer": N_("offer (sealed)"),
+    "Gift": N_("gift (a hidden card)"),
+    "Store": N_("storage (hidden)"),
+    "PirateDiscard": N_("pirate discard (hidden)"),
 }
 
 # Extra style classes of this screen (beside render.STYLE_RULES): colour, and without.
@@ -64,18 +73,21 @@ REPLAY_STYLE_RULES: dict[str, tuple[str, str]] = {
 
 class Replay:
     """A recorded game at any decision ``k`` (0: before the first, ``total``: the end), as
-    seen by ``seat`` (None: a spectator). Raises RecordError for a record that does not replay.
+    seen by ``seat`` (None: a spectator), worded in ``t``'s language (the process's current
+    one when not given). Raises RecordError for a record that does not replay.
     """
 
     def __init__(self, record: GameRecord, deck: Deck | None = None, *,
-                 seat: int | None = None, every: int = CACHE_EVERY) -> None:
+                 seat: int | None = None, every: int = CACHE_EVERY,
+                 t: Translator | None = None) -> None:
+        self.t = t or current()
         self.record = record
         self.deck = deck or deck_for_record(record.deck_digest) or default_deck()
         self.every = max(1, every)
         self.total = len(record.decisions)
         game = record.replay(self.deck, upto=0)  # checks the deck
         self.players = game.players
-        self.names = [seat_name(record.names, s) for s in range(self.players)]
+        self.names = [seat_name(record.names, s, self.t) for s in range(self.players)]
         self._cache: dict[int, Game] = {}
         self.rounds: list[int] = []  # the round at each position
         self.log_lens: list[int] = []  # the length of the log at each position
@@ -87,8 +99,9 @@ class Replay:
             try:
                 game.apply(rec.seat, rec.decision)
             except RuleError as exc:
-                raise RecordError(f"decision {k + 1} (seat {rec.seat}) does not replay: "
-                                  f"{exc}") from None
+                raise RecordError(self.t._("decision {number} (seat {seat}) does not replay: "
+                                           "{error}").format(number=k + 1, seat=rec.seat,
+                                                             error=exc)) from None
         self.rounds.append(game.round)
         self.log_lens.append(len(game.log))
         self._cache[self.total] = game
@@ -118,6 +131,12 @@ class Replay:
             game.apply(rec.seat, rec.decision)
         self._current = (k, game)
         return game
+
+    @property
+    def cached(self) -> list[int]:
+        """The positions kept whole (every ``every``-th, and the end): a step starts from
+        the nearest one before it."""
+        return list(self._cache)
 
     @property
     def game(self) -> Game:
@@ -171,8 +190,9 @@ class Replay:
     @property
     def viewer(self) -> str:
         if self.seat is None:
-            return "spectator"
-        return f"{self.names[self.seat]} (seat {self.seat})"
+            return self.t._("spectator")
+        return self.t._("{name} (seat {number})").format(name=self.names[self.seat],
+                                                          number=self.seat)
 
     def view(self) -> PlayerView:
         return PlayerView(self.game, self.seat)
@@ -181,7 +201,7 @@ class Replay:
         """The log up to this position as the viewer reads it."""
         narrated = self._narrated.get(self.seat)
         if narrated is None:
-            narrate = Narrator(self.names, self.seat, self.deck)
+            narrate = Narrator(self.names, self.seat, self.deck, self.t)
             narrated = [narrate(e) for e in public_log(self.final, self.seat)]
             self._narrated[self.seat] = narrated
         return [s for s in narrated[:self.log_lens[self.position]] if s]
@@ -190,21 +210,27 @@ class Replay:
         """The decision that led here, in notation, as the viewer may know it."""
         k = self.position
         if k == 0:
-            return "the start of the game"
+            return self.t._("the start of the game")
         rec = self.record.decisions[k - 1]
         who = self.names[rec.seat]
         kind = type(rec.decision).__name__
         if rec.seat != self.seat and kind in SECRET_WORDS:
-            text = SECRET_WORDS[kind]
+            text = self.t._(SECRET_WORDS[kind])
         else:
             text = format_decision(rec.decision)
-        by = " (default)" if rec.by == "default" else ""
-        return f"{who}: {text}{by}"
+        if rec.by == "default":
+            return self.t._("{seat}: {decision} (default)").format(seat=who, decision=text)
+        return f"{who}: {text}"
 
     def status(self) -> str:
-        over = " (game over)" if self.position == self.total and self.final.is_over else ""
-        return (f"Decision {self.position} of {self.total}{over} · round {self.round} · "
-                f"as {self.viewer} · {self.last_decision()}")
+        t = self.t
+        if self.position == self.total and self.final.is_over:
+            text = t._("Decision {number} of {total} (game over) · round {round} · as {viewer} · "
+                       "{last}")
+        else:
+            text = t._("Decision {number} of {total} · round {round} · as {viewer} · {last}")
+        return text.format(number=self.position, total=self.total, round=self.round,
+                           viewer=self.viewer, last=self.last_decision())
 
     # -- the screen ---------------------------------------------------------------------------
 
@@ -212,7 +238,7 @@ class Replay:
         """The table as the viewer sees it, the log up to here, the status and the keys."""
         bottom: StyleAndTextTuples = [
             ("class:status", render.cut(self.status(), width).ljust(width)), ("", "\n"),
-            ("class:keys", render.cut(KEYS_HELP, width))]
+            ("class:keys", render.cut(self.t._(KEYS_HELP), width))]
         if height <= 2:
             return bottom if height == 2 else bottom[:1] if height == 1 else []
         top_h = height - 2
@@ -229,14 +255,15 @@ class Replay:
 
 def _file_error(exc: OSError) -> str:
     """Why a file cannot be read, in plain words."""
+    t = current()
     if isinstance(exc, FileNotFoundError):
-        return "there is no such file"
+        return t._("there is no such file")
     if isinstance(exc, IsADirectoryError):
-        return "it is a folder, not a file"
+        return t._("it is a folder, not a file")
     if isinstance(exc, PermissionError):
-        return "you are not allowed to read it (permission denied)"
+        return t._("you are not allowed to read it (permission denied)")
     reason = exc.strerror or str(exc)
-    return f"it cannot be read ({reason[:1].lower()}{reason[1:]})"
+    return t._("it cannot be read ({reason})").format(reason=f"{reason[:1].lower()}{reason[1:]}")
 
 
 def load_replay(path: str | Path, deck_path: str | None = None) -> Replay:
@@ -255,8 +282,8 @@ def unfinished_note(model: Replay) -> str | None:
     """Where the game of an unfinished record stops, or None once it is over."""
     if model.final.is_over:
         return None
-    return (f"it stops in round {model.final.round}, after decision {model.total}; the "
-            "replay ends there")
+    return model.t._("it stops in round {round}, after decision {number}; the replay ends "
+                     "there").format(round=model.final.round, number=model.total)
 
 
 def parse_viewer(text: str, names: Sequence[str]) -> int | None:
@@ -268,12 +295,14 @@ def parse_viewer(text: str, names: Sequence[str]) -> int | None:
         seat = int(word)
         if seat < len(names):
             return seat
-        raise ValueError(f"seat {seat} is not at this table (seats 0-{len(names) - 1})")
+        raise ValueError(current()._("seat {number} is not at this table (seats 0-{last})").format(
+            number=seat, last=len(names) - 1))
     matches = [s for s, name in enumerate(names) if name.lower() == word.lower()]
     if len(matches) == 1:
         return matches[0]
     seats = ", ".join(f"{s} {name}" for s, name in enumerate(names))
-    raise ValueError(f"{text!r} is not spectator, a seat number or a player's name ({seats})")
+    raise ValueError(current()._("{text} is not spectator, a seat number or a player's name "
+                                 "({seats})").format(text=repr(text), seats=seats))
 
 
 # -- prompt_toolkit -----------------------------------------------------------------------------
@@ -338,10 +367,12 @@ def register(subparsers: Any) -> None:
                    help="start after the first K decisions (default 0; negative counts from "
                         "the end)")
     add_deck_option(p, recorded=True)
+    add_language_argument(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    t = use(early_language(args.lang, os.environ))
     try:
         model = load_replay(args.record, args.deck)
     except RecordError as exc:
@@ -357,11 +388,11 @@ def run(args: argparse.Namespace) -> int:
         return 2
     model.go(args.at if args.at >= 0 else model.total + 1 + args.at)
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        print("mundus replay: the replay screen needs a terminal (standard input and output)",
-              file=sys.stderr)
+        print(t._("mundus replay: the replay screen needs a terminal (standard input and "
+                  "output)"), file=sys.stderr)
         return 2
     note = unfinished_note(model)
     if note is not None:  # stays on the terminal after the screen closes
-        print(f"mundus replay: the game in {args.record} did not finish ({note})",
-              file=sys.stderr)
+        print(t._("mundus replay: the game in {record} did not finish ({note})").format(
+            record=args.record, note=note), file=sys.stderr)
     return ReplayApp(model).run()

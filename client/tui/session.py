@@ -20,7 +20,7 @@ from mundus_net.cli_args import join_command
 from mundus_net.client.background import record_crash
 from mundus_net.client.connection import Connection, ConnectTimeout, HostError
 from mundus_net.client.core import ClientCore, ClientError, ClientSettings, OfferSecret
-from mundus_net.client.i18n import DEFAULT_LANGUAGE
+from mundus_net.client.i18n import DEFAULT_LANGUAGE, current, use
 from mundus_net.client.known_hosts import KnownHosts, Trust, UntrustedHost, trust_host
 from mundus_net.client.notices import (
     REPLACED,
@@ -33,7 +33,8 @@ from mundus_net.client.notices import (
     Welcome,
 )
 from mundus_net.client.tokens import Holder, SavedSeat, TokenStore
-from mundus_net.client.tui.sentences import REASONS, plural, seat_name
+from mundus_net.client.tui.sentences import REASONS, seat_name, words
+from mundus_net.client.witness import WitnessFile
 from mundus_net.protocol.names import DEFAULT_NAME, clean_name
 from mundus_net.protocol.security import fetch_key
 from mundus_net.protocol.statedir import atomic_write, state_dir
@@ -88,7 +89,7 @@ def default_name(ask: Callable[[str], str] = input) -> str:
     if not sys.stdin.isatty():
         return DEFAULT_NAME
     try:
-        answer = ask(f"Your name at the table [{DEFAULT_NAME}]: ")
+        answer = ask(current()._("Your name at the table [{name}]: ").format(name=DEFAULT_NAME))
     except EOFError:  # Ctrl-D: the default
         print(flush=True)
         answer = ""
@@ -104,8 +105,8 @@ def needs_terminal(command: str) -> bool:
     """True (after saying so) when standard input or output is not a terminal."""
     if sys.stdin.isatty() and sys.stdout.isatty():
         return False
-    print(f"mundus {command}: the table screen needs a terminal (standard input and output)",
-          file=sys.stderr)
+    print(current()._("mundus {command}: the table screen needs a terminal (standard input and "
+                      "output)").format(command=command), file=sys.stderr)
     return True
 
 
@@ -167,7 +168,7 @@ def _connection(s: Seating, saved: SavedSeat | None) -> Connection:
     conn = Connection(s.address, settings,
                       token=saved.token if saved is not None else None,
                       secret=saved.secret if saved is not None else None,
-                      server_key=key, insecure=key is None)
+                      witnesses=WitnessFile(), server_key=key, insecure=key is None)
     # Saved before the commitment is sent: a restarted client can still reveal.
     core = conn.core
     core.on_secret = lambda secret: _remember(s, core, secret)
@@ -177,7 +178,8 @@ def _connection(s: Seating, saved: SavedSeat | None) -> Connection:
 def sit(s: Seating) -> int:
     """Join (or resume, or watch) and run the screen until the player leaves. Nothing
     unexpected reaches the terminal as a traceback: it goes to the crash log, and one
-    sentence says where."""
+    sentence says where. Everything the client says from here is in the player's language."""
+    use(s.language)
     try:
         return _sit(s)
     except Exception as exc:
@@ -186,10 +188,11 @@ def sit(s: Seating) -> int:
 
 
 def _crashed(log: Path | None) -> None:
-    where = f"what happened is written to {log}" if log is not None else \
-        "what happened could not be written to the crash log"
-    print(f"mundus: the client stopped on an unexpected error; {where} (please include it "
-          "when you report the problem).", file=sys.stderr, flush=True)
+    t = current()
+    where = t._("what happened is written to {log}").format(log=log) if log is not None else \
+        t._("what happened could not be written to the crash log")
+    print(t._("mundus: the client stopped on an unexpected error; {where} (please include it "
+              "when you report the problem).").format(where=where), file=sys.stderr, flush=True)
 
 
 def _sit(s: Seating) -> int:
@@ -201,7 +204,9 @@ def _sit(s: Seating) -> int:
 
     saved = s.store.get(s.address, s.name) if s.store is not None and not s.spectator \
         else None
-    what = "Watching" if s.spectator else ("Coming back to" if saved else "Joining")
+    t = current()
+    what = t._("Watching {address} …") if s.spectator else (
+        t._("Coming back to {address} …") if saved else t._("Joining {address} …"))
     while True:
         try:
             s.trust = trust_host(s.address, pinned=s.host_key, offered=s.offered_key,
@@ -212,7 +217,7 @@ def _sit(s: Seating) -> int:
             return 1
         for line in s.trust.lines:
             print(line, flush=True)
-        print(f"{what} {s.address} …", flush=True)
+        print(what.format(address=s.address), flush=True)
         joined = _join(s, saved)
         if isinstance(joined, int):
             return joined
@@ -220,21 +225,22 @@ def _sit(s: Seating) -> int:
         if not s.spectator:
             save_name(s.name)  # the name to sit with next time (default_name)
         if saved is not None and s.take_over:
-            app.model.greeting = f"You took seat {welcome.seat or 0} over; the client that " \
-                "sat in it has stopped."
+            app.model.greeting = t._("You took seat {number} over; the client that sat in it "
+                                     "has stopped.").format(number=welcome.seat or 0)
         elif saved is not None:
-            app.model.greeting = f"Welcome back: seat {welcome.seat or 0} is yours " \
-                "again, as you left it."
+            app.model.greeting = t._("Welcome back: seat {number} is yours again, as you "
+                                     "left it.").format(number=welcome.seat or 0)
         outcome = app.run()
         gone = app.gone
         if outcome == REJOIN:
             if gone is not None and gone.why == REPLACED:
                 saved = None  # forgotten already (_saver): a new player at the new table
-                what = "Watching the new game at" if s.spectator else "Joining the new table at"
+                what = t._("Watching the new game at {address} …") if s.spectator \
+                    else t._("Joining the new table at {address} …")
             else:
                 saved = s.store.get(s.address, s.name) \
                     if s.store is not None and not s.spectator else None
-                what = "Trying again:"
+                what = t._("Trying again: {address} …")
             continue
         if s.store is not None and not s.spectator:
             s.store.release(s.address, s.name)  # no program of this computer holds it now
@@ -286,8 +292,8 @@ def _join(s: Seating, saved: SavedSeat | None
             return _cannot_join(s, exc)
     # The host at this address no longer knows the seat: a new game runs there.
     s.store.forget(s.address, s.name)
-    print("The saved seat belongs to a game this host no longer runs: joining as a new "
-          "player.", flush=True)
+    print(current()._("The saved seat belongs to a game this host no longer runs: joining as a "
+                      "new player."), flush=True)
     app = _app(s, None)
     try:
         return app, app.start(s.timeout), None
@@ -298,7 +304,7 @@ def _join(s: Seating, saved: SavedSeat | None
 def _app(s: Seating, saved: SavedSeat | None) -> TableApp:
     from mundus_net.client.tui.app import TableApp
 
-    return TableApp(_connection(s, saved), on_notice=_saver(s))
+    return TableApp(_connection(s, saved), on_notice=_saver(s), language=s.language)
 
 
 INVITE_CODES = ("invite_needed", "bad_invite")
@@ -309,37 +315,40 @@ def _seat_in_use(s: Seating, saved: SavedSeat, exc: HostError) -> str | None:
     """Another program sits in the saved seat: say who and from where, and let the person
     take the seat over, sit as a new player or watch (``s`` is changed to match); None:
     nothing chosen (the commands for each way are printed)."""
+    t = current()
     holder = saved.holder
     if holder is not None and holder.here and holder.running:
-        where = "from another terminal of this computer (" + (
-            f"{holder.tty}, " if holder.tty else "") + f"process {holder.pid})"
+        where = t._("from another terminal of this computer ({tty}process {pid})").format(
+            tty=f"{holder.tty}, " if holder.tty else "", pid=holder.pid)
     else:
-        where = "from another connection (another computer, or a client that has not said " \
-                "goodbye yet)"
-    seat = f"seat {saved.seat}" if saved.seat is not None else "a seat"
-    print(f"{saved.name} sits at this table already ({seat}), {where}.", flush=True)
-    ways = [(TAKE_OVER, "take the seat over (the other terminal is told, and stops)",
+        where = t._("from another connection (another computer, or a client that has not said "
+                    "goodbye yet)")
+    seat = t._("seat {number}").format(number=saved.seat) if saved.seat is not None \
+        else t._("a seat")
+    print(t._("{name} sits at this table already ({seat}), {where}.").format(
+        name=saved.name, seat=seat, where=where), flush=True)
+    ways = [(TAKE_OVER, t._("take the seat over (the other terminal is told, and stops)"),
              join_command(s.address, name=saved.name, insecure=s.insecure, take_over=True)),
-            (NEW_PLAYER, "sit as a new player, with another name",
+            (NEW_PLAYER, t._("sit as a new player, with another name"),
              join_command(s.address, s.invite, name="OTHER", insecure=s.insecure)),
-            (WATCH, "watch the table",
+            (WATCH, t._("watch the table"),
              join_command(s.address, s.invite, watch=True, insecure=s.insecure))]
     if not sys.stdin.isatty():
-        print("Choose one:", flush=True)
-        for _, text, line in ways:
+        print(t._("Choose one:"), flush=True)
+        for _way, text, line in ways:
             print(f"    {text}: {line}", flush=True)
         return None
-    for i, (_, text, _line) in enumerate(ways, 1):
+    for i, (_way, text, _line) in enumerate(ways, 1):
         print(f"  {i}) {text}", flush=True)
     while True:
         try:
-            answer = input(f"Which? [1-{len(ways)}] ").strip()
+            answer = input(t._("Which? [1-{count}] ").format(count=len(ways))).strip()
         except (EOFError, KeyboardInterrupt):
             print(flush=True)
             return None
         if answer in ("1", "2", "3"):
             break
-        print("Type 1, 2 or 3 (Ctrl-D gives up).", flush=True)
+        print(t._("Type 1, 2 or 3 (Ctrl-D gives up)."), flush=True)
     chosen = ways[int(answer) - 1][0]
     if chosen == TAKE_OVER:
         s.take_over = True
@@ -356,24 +365,26 @@ def _seat_in_use(s: Seating, saved: SavedSeat, exc: HostError) -> str | None:
 def _ask_new_name(taken: str) -> str | None:
     while True:
         try:
-            typed = clean_name(input("Your name at the table: "))
+            typed = clean_name(input(current()._("Your name at the table: ")))
         except (EOFError, KeyboardInterrupt):
             print(flush=True)
             return None
         if typed and typed.casefold() != taken.casefold():
             return typed
-        print(f"Type a name other than {taken} (Ctrl-D gives up).", flush=True)
+        print(current()._("Type a name other than {name} (Ctrl-D gives up).").format(
+            name=taken), flush=True)
 
 
 def _ask_invite(s: Seating, exc: HostError) -> bool:
     """Ask the person for the table's invite code (True: one was typed, try again)."""
     if not sys.stdin.isatty():
         return False
+    t = current()
     first = exc.code == "invite_needed"
-    print("This table is for the invited: ask its host for the invite code." if first else
-          "That invite code is not this table's.", flush=True)
+    print(t._("This table is for the invited: ask its host for the invite code.") if first else
+          t._("That invite code is not this table's."), flush=True)
     try:
-        typed = input("Invite code (Enter to give up): ").strip()
+        typed = input(t._("Invite code (Enter to give up): ")).strip()
     except (EOFError, KeyboardInterrupt):
         return False
     if not typed:
@@ -383,19 +394,22 @@ def _ask_invite(s: Seating, exc: HostError) -> bool:
 
 
 def _cannot_join(s: Seating, exc: Exception) -> int:
+    t = current()
     if isinstance(exc, HostError):
         reason = exc.message
         if exc.code in INVITE_CODES:  # CODE: the one thing the person must fill in
             reason += f" ({join_command(s.address, 'CODE', insecure=s.insecure)})"
         if exc.code == "table_full":
             watch = join_command(s.address, s.invite, watch=True, insecure=s.insecure)
-            reason += f". You can watch it: {watch}"
+            reason += t._(". You can watch it: {command}").format(command=watch)
     elif isinstance(exc, ConnectTimeout):
-        reason = f"{exc} (is the host running, and is the address right?)"
+        reason = t._("{error} (is the host running, and is the address right?)").format(
+            error=exc)
     else:
         reason = str(exc)
-    print(f"mundus: cannot {'watch' if s.spectator else 'join'} {s.address}: {reason}",
-          file=sys.stderr)
+    text = t._("mundus: cannot watch {address}: {reason}") if s.spectator \
+        else t._("mundus: cannot join {address}: {reason}")
+    print(text.format(address=s.address, reason=reason), file=sys.stderr)
     return 1
 
 
@@ -404,55 +418,78 @@ def _say_how_to_come_back(s: Seating, table: str, seat: int | None,
     """The command that brings the person back, runnable as shown from any folder: a
     player's with ``--name`` (the name the seat was taken with) and the table's invite code
     when it has one (asked otherwise of a hello without the seat token)."""
+    t = current()
     if s.spectator:
-        print(f'You stopped watching "{table}". Watch again with:\n'
-              f"    {join_command(s.address, invite, watch=True, insecure=s.insecure)}")
+        print(t._('You stopped watching "{table}". Watch again with:').format(table=table)
+              + f"\n    {join_command(s.address, invite, watch=True, insecure=s.insecure)}")
         return
-    who = f"seat {seat} ({seat_name(names, seat)})" if seat is not None else "your seat"
-    print(f'You left "{table}". Your {who} is kept for you, marked away; the game waits '
-          "for you.")
+    if seat is not None:
+        text = t._('You left "{table}". Your seat {number} ({name}) is kept for you, marked '
+                   'away; the game waits for you.')
+    else:
+        text = t._('You left "{table}". Your seat is kept for you, marked away; the game waits '
+                   'for you.')
+    print(text.format(table=table, number=seat, name=seat_name(names, seat, t)))
     for line in s.left_note:
         print(line)
     # With the name: name.txt holds whoever sat last at this computer (docs/client.md).
     again = join_command(s.address, invite, name=s.name, insecure=s.insecure)
-    print(f"Come back with:\n    {again}", flush=True)
+    print(t._("Come back with:") + f"\n    {again}", flush=True)
 
 
 def _say_gone(s: Seating, table: str, gone: Gone, invite: str | None) -> None:
+    t = current()
     if gone.why == REPLACED:
-        lost = f'the game you watched ("{table}")' if s.spectator else \
-            f'your seat at "{table}"'
+        text = t._('The host at {address} now runs a new game: the game you watched ("{table}") '
+                   'is gone. Watch the new table with:') if s.spectator else \
+            t._('The host at {address} now runs a new game: your seat at "{table}" is gone. '
+                'Join the new table with:')
         # A new table: its invite code, if it has one, is not known here (it is asked).
         again = join_command(s.address, name=None if s.spectator else s.name,
                              watch=s.spectator, insecure=s.insecure)
-        print(f"The host at {s.address} now runs a new game: {lost} is gone. "
-              f"{'Watch' if s.spectator else 'Join'} the new table with:\n"
-              f"    {again}", flush=True)
+        print(text.format(address=s.address, table=table) + f"\n    {again}", flush=True)
     elif gone.why == TAKEN_OVER:  # the token still holds the seat: no invite needed
         back = join_command(s.address, name=s.name, insecure=s.insecure, take_over=True)
         watch = join_command(s.address, invite, watch=True, insecure=s.insecure)
-        print(f'Your seat at "{table}" was taken over: another terminal or computer sits in it '
-              f"now with its token, so this one stopped. Take it back with:\n"
-              f"    {back}\nor watch the table with:\n    {watch}", flush=True)
+        print(t._('Your seat at "{table}" was taken over: another terminal or computer sits in '
+                  'it now with its token, so this one stopped. Take it back with:').format(
+                      table=table)
+              + f"\n    {back}\n" + t._("or watch the table with:") + f"\n    {watch}",
+              flush=True)
     elif gone.why == STOPPED:  # resumed from its log, the table keeps its code
         again = join_command(s.address, invite, name=None if s.spectator else s.name,
                              watch=s.spectator, insecure=s.insecure)
-        print(f'The host at {s.address} stopped and did not come back: "{table}" is gone. '
-              f"If it is started again, {'watch' if s.spectator else 'come back'} with:\n"
-              f"    {again}", flush=True)
+        text = t._('The host at {address} stopped and did not come back: "{table}" is gone. If '
+                   'it is started again, watch with:') if s.spectator else \
+            t._('The host at {address} stopped and did not come back: "{table}" is gone. If '
+                'it is started again, come back with:')
+        print(text.format(address=s.address, table=table) + f"\n    {again}", flush=True)
     else:
-        print(f'"{table}" is over and its host has stopped.', flush=True)
+        print(t._('"{table}" is over and its host has stopped.').format(table=table), flush=True)
 
 
 def _say_result(core: ClientCore, names: tuple[str, ...] | list[str]) -> None:
+    t = current()
     result = core.result
     assert result is not None
-    winners = " and ".join(seat_name(names, w) for w in result.winners)
-    verb = "share the victory" if len(result.winners) > 1 else "wins"
-    print(f"Game over after {plural(result.rounds, 'round')} "
-          f"({REASONS.get(result.reason, result.reason)}): {winners} {verb}.")
+    winners = seat_name(names, result.winners[0], t) if result.winners else ""
+    for w in result.winners[1:]:
+        winners = t._("{first} and {second}").format(first=winners,
+                                                     second=seat_name(names, w, t))
+    reason = words(REASONS[result.reason], t) if result.reason in REASONS else result.reason
+    over = t.ngettext("Game over after {count} round ({reason})",
+                      "Game over after {count} rounds ({reason})", result.rounds).format(
+        count=result.rounds, reason=reason)
+    text = t._("{over}: {names} share the victory.") if len(result.winners) > 1 \
+        else t._("{over}: {names} wins.")
+    print(text.format(over=over, names=winners))
     for seat in sorted(range(len(result.doubloons)), key=lambda s: result.places[s]):
-        you = " (you)" if seat == core.seat else ""
-        print(f"  {result.places[seat]}. {seat_name(names, seat)}{you}: "
-              f"{result.doubloons[seat]} doubloons")
+        money = result.doubloons[seat]
+        line = t.ngettext("{place}. {name} (you): {count} doubloons",
+                          "{place}. {name} (you): {count} doubloons", money) \
+            if seat == core.seat else \
+            t.ngettext("{place}. {name}: {count} doubloons", "{place}. {name}: {count} doubloons",
+                       money)
+        print("  " + line.format(place=result.places[seat], name=seat_name(names, seat, t),
+                                 count=money))
     sys.stdout.flush()

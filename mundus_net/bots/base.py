@@ -18,6 +18,11 @@ from mundus_net.engine.decisions import Decision
 from mundus_net.engine.game import PHASES
 from mundus_net.engine.view import PlayerView, StateView
 
+__all__ = [
+    "BUILTIN_BOTS", "Bot", "BotFactory", "bot_file", "bot_traceback", "load_bot", "question_seed",
+    "read_bot_files", "register_bot", "ship_bot_files", "split_options", "strategy_names",
+]
+
 
 @runtime_checkable
 class Bot(Protocol):
@@ -82,24 +87,37 @@ def _digest(decision: Decision) -> int:
     return code
 
 
-_REGISTRY: dict[str, BotFactory] = {}
+# The built-in strategies by name, as "module:attr": a module is imported only when a bot
+# of its name is made (pip's command table), so this module imports none of them.
+BUILTIN_BOTS: dict[str, str] = {
+    "random": "mundus_net.bots.random_bot:RandomBot",
+    "greedy": "mundus_net.bots.greedy:GreedyBot",
+    "search": "mundus_net.bots.search:SearchBot",
+}
+_REGISTRY: dict[str, BotFactory] = {}  # registered while the program runs (register_bot)
 
 
 def register_bot(name: str, factory: BotFactory) -> None:
+    """Make ``name`` a strategy name for ``factory`` (called with the seed, then the
+    options), in this process; it takes precedence over a built-in of the same name."""
     _REGISTRY[name] = factory
 
 
 def strategy_names() -> list[str]:
-    _load_builtins()
-    return sorted(_REGISTRY)
+    """Every strategy name, built-in or registered, sorted (no bot module is imported)."""
+    return sorted(BUILTIN_BOTS.keys() | _REGISTRY.keys())
 
 
-def _load_builtins() -> None:
-    # All, always: importing the bots package registers "random" alone, so an empty
-    # registry is not the sign that the built-ins are missing (imports are cached).
-    importlib.import_module("mundus_net.bots.random_bot")
-    importlib.import_module("mundus_net.bots.greedy")
-    importlib.import_module("mundus_net.bots.search")
+def _named_factory(name: str) -> Callable[..., Any] | None:
+    """The factory of a strategy name, its module imported now; None for another name."""
+    factory = _REGISTRY.get(name)
+    if factory is not None:
+        return factory
+    target = BUILTIN_BOTS.get(name)
+    if target is None:
+        return None
+    module_name, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module_name), attr)  # type: ignore[no-any-return]
 
 
 # Bot files read once where a run starts and shipped with its settings (to worker processes
@@ -224,7 +242,6 @@ def load_bot(spec: str, seed: int = 0) -> Bot:
     """A bot from a strategy name (``random``, ``greedy``), ``module:Class`` or
     ``path/to/file.py:Class``, with options after it (``search:iterations=8``: keyword
     arguments of the factory); the class (or any factory) is called with ``seed`` first."""
-    _load_builtins()
     base, options = split_options(spec)
     factory = _factory(base, spec)
     if options:
@@ -244,8 +261,9 @@ def load_bot(spec: str, seed: int = 0) -> Bot:
 
 
 def _factory(spec: str, whole: str) -> Callable[..., Any]:
-    if spec in _REGISTRY:
-        return _REGISTRY[spec]
+    named = _named_factory(spec)
+    if named is not None:
+        return named
     if ":" not in spec:
         raise ValueError(f"unknown strategy {spec!r}: use one of "
                          f"{', '.join(strategy_names())}, module:Class or file.py:Class")

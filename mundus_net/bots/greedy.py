@@ -29,8 +29,9 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from mundus_net.bots.base import question_seed, register_bot
+from mundus_net.bots.base import question_seed
 from mundus_net.engine.cards import CLASS_OF, RELIC, VALUES_OF_CLASS
+from mundus_net.engine.combos import reach
 from mundus_net.engine.decisions import (
     TARGET_CASH,
     TARGET_DRAW,
@@ -55,15 +56,29 @@ from mundus_net.engine.decisions import (
     Take,
 )
 from mundus_net.engine.deck import CardDef, Deck, default_deck
+from mundus_net.engine.game import (
+    ORELLANA_GAIN,
+    RELIC_PAY,
+    SERGIO_COST,
+    SERIES_PAY,
+    VICENTE_PAY,
+    WIN_DOUBLOONS,
+)
 from mundus_net.engine.view import PlayerView
 
-# Rule constants (docs/rules.md R6.2, R8.2, P04, R5.10).
-SERIES_PAY = (0, 0, 0, 0, 5, 7, 10, 15, 20, 25)
-RELIC_PAY = (0, 3, 7, 12, 18, 25)
-VICENTE_PAY = (0, 3, 4, 5)
-WIN_DOUBLOONS = 75
-ORELLANA_GAIN = 2
-SERGIO_COST = 2
+__all__ = [
+    "CARD_WORTH", "CASAS_CARD", "DENIAL", "EPS", "MERCHANT_FIRST", "MERCHANT_MORE",
+    "PAIR_POTENTIAL", "PERFECT_VALUE", "POWER_RATE", "RELIC_PAYS", "SERIES_PAYS", "SHIPYARD_RATE",
+    "STORE_NEXT", "STORE_PAIR", "STORE_QUEUE", "STORE_RELIC", "STORE_SINGLE", "THREE_DISTINCT",
+    "TM_WORTH", "VICENTE_PAYS", "WAREHOUSE_SLOT", "Choice", "Counts", "GreedyBot", "context_key",
+    "store_worths",
+]
+
+# The engine's rule tables (R6.2, P04) as tuples indexed by size or class: looked up in
+# the evaluation's inner loops.
+SERIES_PAYS = tuple(SERIES_PAY.get(size, 0) for size in range(max(SERIES_PAY) + 1))
+RELIC_PAYS = tuple(RELIC_PAY.get(size, 0) for size in range(max(RELIC_PAY) + 1))
+VICENTE_PAYS = tuple(VICENTE_PAY.get(cls, 0) for cls in range(max(VICENTE_PAY) + 1))
 
 # Heuristic weights, in doubloons.
 PERFECT_VALUE = 500.0  # the perfect combination wins the game (R8.1)
@@ -96,11 +111,8 @@ CASAS_CARD = 0.8  # expected gain of each card Casas' owner puts in the trade
 TM_WORTH = 0.06  # per point of offer score, when the queue holds a prize worth racing for
 EPS = 1e-6
 
-_REACH = {  # R6.3: (class, size) -> furthest queue position
-    (1, 3): 1, (1, 4): 3, (1, 5): 5,
-    (2, 3): 3, (2, 4): 5, (2, 5): 5,
-    (3, 3): 5, (3, 4): 5, (3, 5): 5,
-}
+# R6.3: (class, size) -> furthest queue position, for the sets of 3 to 5 cards.
+_REACH = {(cls, size): reach(cls, size) for cls in (1, 2, 3) for size in (3, 4, 5)}
 
 
 def store_worths(next_event: str | None,
@@ -323,7 +335,7 @@ class _Context:
                 distinct += 1
         pay = 0.0
         if self.series_ok and distinct >= 4:
-            pay = float(distinct if self.ip else SERIES_PAY[distinct])
+            pay = float(distinct if self.ip else SERIES_PAYS[distinct])
             left = [n - 1 if n else 0 for n in c[:10]]
         else:
             left = list(c[:10])
@@ -331,7 +343,7 @@ class _Context:
         best, best_k = -1.0, 0
         top = min(relics, 5) if self.relics_ok else 0
         for k in range(top + 1):
-            val = RELIC_PAY[k] + self.store_value(left, relics - k)
+            val = RELIC_PAYS[k] + self.store_value(left, relics - k)
             if val > best:
                 best, best_k = val, k
         found = (pay + best, best_k)
@@ -385,7 +397,7 @@ class _Context:
                         if self.draw_value is not None:
                             options.append((self.draw_value, TARGET_DRAW, qv))
                         if self.vicente and size == 3:
-                            options.append((float(VICENTE_PAY[cls]), TARGET_CASH, qv))
+                            options.append((float(VICENTE_PAYS[cls]), TARGET_CASH, qv))
                         for dv, target, nq in options:
                             if sets_left > 1:
                                 val = dv + self.core(rest, nq, sets_left - 1, perfect)[0]
@@ -433,7 +445,7 @@ class _Context:
                     if self.ip:
                         g = float(distinct + 1) if distinct >= 3 else 0.0
                     else:
-                        g = float(SERIES_PAY[distinct + 1] - SERIES_PAY[distinct])
+                        g = float(SERIES_PAYS[distinct + 1] - SERIES_PAYS[distinct])
                     gain = max(gain, g)
                 if c[dst] and c[dst] + relics == 2 and self.qv:
                     gain = max(gain, 0.7 * self.best_reach(self.qv, _REACH[cls, 3])[0])
@@ -729,5 +741,3 @@ _PHASES: dict[str, Callable[[GreedyBot, PlayerView, Sequence[Decision]], Decisio
     "turn": GreedyBot._turn,
     "store": GreedyBot._store,
 }
-
-register_bot("greedy", GreedyBot)

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from mundus_net.bots.base import question_seed, register_bot
+from mundus_net.bots.base import question_seed
 from mundus_net.engine.decisions import Decision
 from mundus_net.engine.view import PlayerView
+
+__all__ = ["RandomBot"]
 
 
 class RandomBot:
@@ -22,5 +24,3 @@ class RandomBot:
         # decisions: uniform to within 1e-16, without seeding a generator each time.
         return legal[question_seed(self.seed, view, legal) % len(legal)]
 
-
-register_bot("random", RandomBot)

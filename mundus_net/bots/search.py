@@ -46,7 +46,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from mundus_net.bots.base import question_seed, register_bot
+from mundus_net.bots.base import question_seed
 from mundus_net.bots.greedy import (
     CARD_WORTH,
     DENIAL,
@@ -54,7 +54,6 @@ from mundus_net.bots.greedy import (
     POWER_RATE,
     SHIPYARD_RATE,
     WAREHOUSE_SLOT,
-    WIN_DOUBLOONS,
     GreedyBot,
     _Context,
     context_key,
@@ -63,8 +62,15 @@ from mundus_net.bots.greedy import (
 from mundus_net.engine.cards import RELIC
 from mundus_net.engine.decisions import Decision, MakeSet
 from mundus_net.engine.determinize import determinize
-from mundus_net.engine.game import OVER, SIMULTANEOUS, Game
+from mundus_net.engine.game import OVER, SIMULTANEOUS, WIN_DOUBLOONS, Game
 from mundus_net.engine.view import PlayerView
+
+__all__ = [
+    "ALL_CHOICES", "CONTEXT_CACHE", "DEFAULT_DEV_SCALE", "DEFAULT_ITERATIONS", "DEFAULT_MARGIN",
+    "DEFAULT_STORE_HORIZON", "DEFAULT_WEIGHTS", "EVALUATIONS", "FITTED", "MAX_ALL", "PARTS",
+    "SEARCH_PHASES", "SearchBot", "fitted_features", "look_ahead", "win_shares", "worth_parts",
+    "worths",
+]
 
 SEARCH_PHASES = ("announce", "offer", "take", "first", "turn", "tm_tie", "pick", "pirates",
                  "gift", "store", "coronado", "split", "sergio")
@@ -88,33 +94,6 @@ FITTED = (0.2512, 0.0917, 0.2841, 0.1946, 0.0046, 0.1663, 0.1766, 0.1007, 0.2721
 EVALUATIONS = ("fitted", "hand")
 _FITTED_BY_PART = tuple(zip(FITTED[:len(PARTS)], FITTED[len(PARTS):2 * len(PARTS)],
                             FITTED[2 * len(PARTS):], strict=True))  # per part: x1, x r/10, / r
-
-
-class _SimGame(Game):
-    """A game for rollouts: it keeps no log, and it halts (phase over, no result) when the
-    round ``_stop_round`` ends instead of starting the next one."""
-
-    __slots__ = ("_stop_round",)
-    _stop_round: int
-
-    def _log(self, *args: Any, **kwargs: Any) -> None:
-        return None
-
-    def _record(self, *args: Any, **kwargs: Any) -> None:
-        return None
-
-    def _begin_round(self) -> None:
-        if self.round >= self._stop_round:
-            self.phase = OVER
-            self._legal = {}
-            return
-        Game._begin_round(self)
-
-    def clone(self) -> _SimGame:
-        """An independent copy (:meth:`Game.copy` keeps the class), with its stop round."""
-        g = self.copy()
-        g._stop_round = self._stop_round
-        return g
 
 
 class _Ranker(GreedyBot):
@@ -287,12 +266,10 @@ class SearchBot:
                 break
             if deadline is not None and done and time.thread_time() >= deadline:
                 break
-            base = determinize(view, self.rng, _SimGame)
-            assert isinstance(base, _SimGame)
-            base._stop_round = stop
+            base = look_ahead(determinize(view, self.rng), stop)
             seed = self.rng.getrandbits(32)
             for i, d in enumerate(cands):
-                g = base.clone()
+                g = base.copy()
                 g.apply(seat, d)
                 totals[i] += self._rollout(g, seat, seed)
             done += 1
@@ -303,7 +280,7 @@ class SearchBot:
                 best = i
         return cands[best]
 
-    def _rollout(self, g: _SimGame, seat: int, seed: int) -> float:
+    def _rollout(self, g: Game, seat: int, seed: int) -> float:
         """Play ``g`` on with greedy players to the halt (or the end); ``seat``'s score."""
         bots = self.policy
         for s in range(g.players):
@@ -316,6 +293,15 @@ class SearchBot:
         if result is not None:
             return 1.0 / len(result.winners) if seat in result.winners else 0.0
         return win_shares(g, self.evaluation, self.temperature, self.dev_scale)[seat]
+
+
+def look_ahead(game: Game, last_round: int) -> Game:
+    """``game`` made a rollout game: it keeps no log, and it halts (phase over, no result)
+    when round ``last_round`` ends instead of starting the next one. Its copies do the
+    same."""
+    game.keep_log = False
+    game.on_round_end = lambda g: g.round >= last_round
+    return game
 
 
 def _set_cost(d: MakeSet) -> tuple[int, int]:
@@ -426,5 +412,3 @@ def worths(g: Game, scale: float = 1.0) -> list[float]:
     return [p[0] + scale * (p[1] + p[2] + p[3] + p[4] + p[5] + p[6] + p[7]) + p[8]
             for p in worth_parts(g)]
 
-
-register_bot("search", SearchBot)

@@ -10,6 +10,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import combinations
 
+__all__ = [
+    "CLASS_NAMES", "CLASS_OF", "CLASS_OF_NAME", "NUMBERED", "RELIC", "RESOURCE_COUNTS",
+    "RESOURCE_NAMES", "TOTAL_RESOURCES", "VALUES", "VALUES_OF_CLASS", "Cards", "card_char",
+    "contains", "empty_counts", "format_cards", "from_counts", "iter_multisets_upto",
+    "parse_cards", "submultisets", "to_counts",
+]
+
 RELIC = 10
 VALUES = range(1, 11)  # every resource int, relic last
 NUMBERED = range(1, 10)

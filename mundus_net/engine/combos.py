@@ -50,6 +50,11 @@ from mundus_net.engine.decisions import (
     Take,
 )
 
+__all__ = [
+    "NO_MERCHANTS", "Ids", "TurnKey", "offers", "picks", "present", "reach", "stores", "takes",
+    "turn_options",
+]
+
 _CACHE_LIMIT = 200_000
 
 

@@ -10,6 +10,14 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from mundus_net.engine.cards import Cards
+from mundus_net.engine.errors import MundusError
+
+__all__ = [
+    "DECISION_TYPES", "END_TURN", "TARGET_CASH", "TARGET_DRAW", "Announce", "BuyMarket",
+    "ChooseEvent", "ChooseFirst", "ChooseTradeMaster", "Convert", "Decision", "EndTurn", "Gift",
+    "MakePerfect", "MakeRelicSet", "MakeSeries", "MakeSet", "Offer", "PickCards", "PirateDiscard",
+    "RuleError", "SplitFleet", "Store", "Take",
+]
 
 # Set targets (R6.3): a queue position 1-5, or one of these.
 TARGET_DRAW = 0  # Diego de Almagro: the top of the development draw pile
@@ -161,7 +169,7 @@ for _cls in DECISION_TYPES:
 END_TURN = EndTurn()
 
 
-class RuleError(Exception):
+class RuleError(MundusError):
     """A refused decision. ``rule`` is the docs/rules.md ID it breaks; the state is unchanged."""
 
     def __init__(self, rule: str, message: str) -> None:

@@ -13,6 +13,13 @@ from importlib import resources
 from pathlib import Path
 
 from mundus_net.engine.cards import CLASS_OF_NAME
+from mundus_net.engine.errors import MundusError
+
+__all__ = [
+    "BUILTIN_DECK_FILES", "EVENTS", "EVENT_NAMES", "FIELDS", "GROUPS", "HEADER", "KINDS", "POWERS",
+    "CardDef", "Deck", "DeckError", "builtin_decks", "deck_for_record", "default_deck",
+    "default_deck_text", "load_deck", "parse_deck",
+]
 
 EVENTS = ("KA", "IP", "ST", "FI", "PI")  # R1.6
 EVENT_NAMES = {
@@ -36,7 +43,7 @@ HEADER = "mundus-deck 1"
 FIELDS = ("id", "kind", "param", "players", "icon", "income", "group", "name")
 
 
-class DeckError(ValueError):
+class DeckError(MundusError, ValueError):
     """A deck file that does not follow the format; the message names line and field."""
 
 

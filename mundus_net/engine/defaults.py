@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from mundus_net.engine.decisions import ChooseFirst, Decision
 from mundus_net.engine.game import FIRST, Game
 
+__all__ = ["default_choice", "default_decision"]
+
 
 def default_choice(phase: str, seat: int, legal: Sequence[Decision]) -> Decision:
     """The default decision from the phase and the seat's legal list alone (what a network

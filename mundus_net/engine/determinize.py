@@ -31,6 +31,7 @@ import random
 from typing import Any
 
 from mundus_net.engine.cards import RESOURCE_COUNTS, VALUES
+from mundus_net.engine.errors import MundusError
 from mundus_net.engine.game import (
     GIFT,
     OFFER,
@@ -42,12 +43,13 @@ from mundus_net.engine.game import (
     TM_TIE,
     TURN,
     Game,
+    GameState,
     Options,
 )
 from mundus_net.engine.view import PlayerView
 
 
-class DeterminizeError(ValueError):
+class DeterminizeError(MundusError, ValueError):
     """The view is not self-consistent (it cannot come from a real game)."""
 
 
@@ -87,12 +89,12 @@ def unseen_resources(view: PlayerView) -> list[int]:
     return pool
 
 
-def determinize(view: PlayerView, rng: random.Random,
-                game_class: type[Game] = Game) -> Game:
+def determinize(view: PlayerView, rng: random.Random) -> Game:
     """A complete game consistent with ``view`` (see the module docstring); its log is empty.
 
-    ``game_class`` lets a search use a subclass of :class:`Game` (e.g. one that keeps no
-    log). Raises :class:`DeterminizeError` if the view cannot come from a real game.
+    Built with :meth:`Game.from_state`; a search that wants a look-ahead game sets its
+    :attr:`~Game.keep_log` and :attr:`~Game.on_round_end`. Raises
+    :class:`DeterminizeError` if the view cannot come from a real game.
     """
     seat = view.seat
     if seat is None:
@@ -107,58 +109,77 @@ def determinize(view: PlayerView, rng: random.Random,
     options = Options(players=n, seed=rng.getrandbits(63), promo=bool(view.promo), first_tm=0,
                       round_limit=view.round_limit,
                       rules=1 if first_edition else RULES_EDITION)
-    g = game_class.__new__(game_class)
-    g._blank(options, deck)
-    g.round = view.round
-    g.tm = view.trade_master
-    g.event = view.event
-    g.phase = phase
-    if pend is not None and (phase not in SIMULTANEOUS or first_edition):
-        g.active = pend.seats[0]
-    else:
-        g.active = view.trade_master
-    active = g.active if phase == TURN else None
-    g.market = list(view.market)
-    g.display = list(view.display)
-    g.queue = list(view.queue)
-    g.doubloons = list(view.doubloons)
-    for s, ids in enumerate(view.developments):
-        for card_id in ids:
-            g._acquire(s, card_id)  # devs, owner, caravels, merchants, capacity, shipyards
-    g.faceup = [_counts(f) for f in view.faceup]
-    g.fleets = [(s, tuple(f)) for s, f in view.fleets]
-    g.pick_queue = [(s, tuple(f)) for s, f in view.pick_queue or ()]
-    if phase == PIRATES:
-        g.pirates_due = {s: k for s, k in enumerate(view.pirates_due or ()) if k}
-    if phase == STORE:  # R6.9: who may store; the others' secret choices are made again
-        g.store_due = {s: k for s, k in enumerate(view.store_due or ()) if k}
-    g.announced = view.announced
-    if phase == OFFER and view.my_offer is not None:
-        g.offers = {seat: tuple(view.my_offer)}
-    if phase == TM_TIE and pend is not None:
-        g.tie = tuple(pend.detail["candidates"])
-    g.takes = [(x, y) for x, y in view.takes]
-    if phase == GIFT and pend is not None:
-        g.gift_to = pend.detail["to"]
-    g.turn_order = list(view.turn_order or ())
-    g.turn_index = view.turn_index or 0
-    if phase == TURN and pend is not None:
-        detail = pend.detail
-        g.turn_sets = int(detail.get("sets", 0))
-        g.turn_series = bool(detail.get("series", False))
-        g.turn_relics = bool(detail.get("relics", False))
-        g.turn_perfect = bool(detail.get("perfect", False))
-    g.converted = [(a, b) for a, b in view.converted]
-    g.merchants_used = set(view.merchants_used)
-    g.perfect_shown = list(view.perfect_shown or ())
-    g.queue_short = bool(view.queue_short)
-    g.result = view.result
     if phase == OVER:
-        g.active = 0
+        active = 0
+    elif pend is not None and (phase not in SIMULTANEOUS or first_edition):
+        active = pend.seats[0]
+    else:
+        active = view.trade_master
+    hands, stored, draw = _deal_unseen(view, seat, active if phase == TURN else None, rng)
+    return Game.from_state(GameState(
+        options=options,
+        round=view.round,
+        tm=view.trade_master,
+        event=view.event,
+        phase=phase,
+        active=active,
+        market=list(view.market),
+        display=list(view.display),
+        queue=list(view.queue),
+        doubloons=list(view.doubloons),
+        hands=hands,
+        stored=stored,
+        devs=view.developments,  # owner, caravels, merchants, capacity: rebuilt by the game
+        faceup=[_counts(f) for f in view.faceup],
+        fleets=[(s, tuple(f)) for s, f in view.fleets],
+        pick_queue=[(s, tuple(f)) for s, f in view.pick_queue or ()],
+        pirates_due=({s: k for s, k in enumerate(view.pirates_due or ()) if k}
+                     if phase == PIRATES else {}),
+        # R6.9: who may store; the others' secret choices are made again
+        store_due=({s: k for s, k in enumerate(view.store_due or ()) if k}
+                   if phase == STORE else {}),
+        announced=view.announced,
+        offers=({seat: tuple(view.my_offer)}
+                if phase == OFFER and view.my_offer is not None else {}),
+        tie=(tuple(pend.detail["candidates"]) if phase == TM_TIE and pend is not None
+             else ()),
+        takes=[(x, y) for x, y in view.takes],
+        gift_to=pend.detail["to"] if phase == GIFT and pend is not None else None,
+        turn_order=list(view.turn_order or ()),
+        turn_index=view.turn_index or 0,
+        **_turn_flags(phase, pend.detail if pend is not None else None),
+        converted=[(a, b) for a, b in view.converted],
+        merchants_used=set(view.merchants_used),
+        perfect_shown=list(view.perfect_shown or ()),
+        queue_short=bool(view.queue_short),
+        result=view.result,
+        draw=draw,
+        discard=list(view.discard),  # its order is not shown; a reshuffle uses the new seed
+        devpile=_unseen_developments(view, rng),
+    ), deck)
 
-    # Resources: our own cards as they are; the unseen ones dealt at random.
-    g.hands[seat] = _counts(view.hand)
-    g.stored[seat] = _counts(view.stored)
+
+def _turn_flags(phase: str, detail: dict[str, Any] | None) -> dict[str, Any]:
+    """The combinations made so far in the progression turn the view shows (R6.2)."""
+    if phase != TURN or detail is None:
+        return {}
+    return {"turn_sets": int(detail.get("sets", 0)),
+            "turn_series": bool(detail.get("series", False)),
+            "turn_relics": bool(detail.get("relics", False)),
+            "turn_perfect": bool(detail.get("perfect", False))}
+
+
+def _deal_unseen(view: PlayerView, seat: int, active: int | None, rng: random.Random
+                 ) -> tuple[list[list[int]], list[list[int]], list[int]]:
+    """Hands and warehouses (counts per seat) and the draw pile: ``seat``'s own cards as
+    they are, the unseen ones dealt at random to the other seats by the sizes the view
+    shows (besides the cards known to be in their hands and, for ``active``, the seat in
+    its progression turn, the cards it converted), the rest the draw pile."""
+    n = view.players
+    hands = [[0] * 11 for _ in range(n)]
+    stored = [[0] * 11 for _ in range(n)]
+    hands[seat] = _counts(view.hand)
+    stored[seat] = _counts(view.stored)
     pool = unseen_resources(view)
     known = view.known_hands or ((),) * n
     for s in range(n):
@@ -187,28 +208,29 @@ def determinize(view: PlayerView, rng: random.Random,
         del cards[len(cards) - size:]
         for v in shown:
             hand[v] += 1
-        g.hands[s] = hand
+        hands[s] = hand
         k = stored_sizes[s]
-        g.stored[s] = _counts(cards[len(cards) - k:]) if k else [0] * 11
+        stored[s] = _counts(cards[len(cards) - k:]) if k else [0] * 11
         del cards[len(cards) - k:]
     if len(cards) != view.draw_size:
         raise DeterminizeError(f"{len(cards)} unseen cards left for a draw pile of "
                                f"{view.draw_size}")
-    g.draw = cards
-    g.discard = list(view.discard)  # its order is not shown; a reshuffle uses the new seed
+    return hands, stored, cards
 
-    # Developments: the deck in play minus the queue and the owned cards, shuffled.
+
+def _unseen_developments(view: PlayerView, rng: random.Random) -> list[str]:
+    """The development pile: the deck in play minus the queue and the owned cards,
+    shuffled."""
     seen = set(view.queue)
     for ids in view.developments:
         seen.update(ids)
-    pile = [c.id for c in deck.for_players(n, bool(view.promo)) if c.id not in seen]
+    pile = [c.id for c in view.deck.for_players(view.players, bool(view.promo))
+            if c.id not in seen]
     if len(pile) != view.devpile_size:
         raise DeterminizeError(f"{len(pile)} unseen development cards for a pile of "
                                f"{view.devpile_size}")
     rng.shuffle(pile)
-    g.devpile = pile
-    g._legal = {}
-    return g
+    return pile
 
 
 __all__ = ["DeterminizeError", "determinize", "unseen_resources"]

@@ -54,6 +54,15 @@ from mundus_net.engine.decisions import (
 )
 from mundus_net.engine.deck import EVENTS, Deck, default_deck
 
+__all__ = [
+    "ANNOUNCE", "CORONADO", "CORONADO_COST", "END_RULES", "ESTEFANO_GAIN", "FIRST", "GIFT",
+    "HAND_DEAL", "MARKET_SIZE", "OFFER", "ORELLANA_GAIN", "OVER", "PHASES", "PHASE_RULES", "PICK",
+    "PIRATES", "QUEUE_SIZE", "REASON_WORDS", "RELIC_PAY", "RULES_EDITION", "RULES_EDITIONS",
+    "SERGIO", "SERGIO_COST", "SERIES_PAY", "SIMULTANEOUS", "SPLIT", "STORE", "TAKE", "TM_TIE",
+    "TURN", "VALDIVIA_BONUS", "VICENTE_PAY", "WIN_DOUBLOONS", "Event", "Game", "GameState",
+    "Options", "Pending", "Result", "decision_phase",
+]
+
 # Phases: the kind of the pending decision ("over" when the game has ended).
 CORONADO = "coronado"
 SPLIT = "split"
@@ -149,11 +158,73 @@ class Options:
     rules: int = RULES_EDITION
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GameState:
+    """A complete position: every field of a game's state, the way :meth:`Game.from_state`
+    takes it and :meth:`Game.state` gives it (the text of docs/notation.md holds the same
+    fields). What a game derives from ``devs`` (the owners of the powers, caravels, merchants,
+    warehouse capacity, shipyards) is rebuilt by the game itself; the log is not part of a
+    position.
+
+    Per-seat fields (``doubloons``, ``hands``, ``stored``, ``devs``, ``faceup``) hold one
+    entry per seat, or nothing for "zero, empty" at every seat. Resource counts are vectors
+    indexed by value (``[0] * 11`` for none, :func:`~mundus_net.engine.cards.to_counts`).
+    Building a game from a state checks no rule: :func:`~mundus_net.engine.notation.parse_position`
+    checks a position written by hand before it builds one."""
+
+    options: Options
+    round: int = 0
+    tm: int = 0
+    event: str | None = None
+    phase: str = ANNOUNCE
+    active: int = 0
+    market: list[int] = field(default_factory=list)
+    display: list[int] = field(default_factory=list)
+    queue: list[str] = field(default_factory=list)
+    doubloons: Sequence[int] = ()
+    hands: Sequence[Sequence[int]] = ()
+    stored: Sequence[Sequence[int]] = ()
+    devs: Sequence[Sequence[str]] = ()
+    faceup: Sequence[Sequence[int]] = ()
+    fleets: list[tuple[int, tuple[str, ...]]] = field(default_factory=list)
+    pick_queue: list[tuple[int, tuple[str, ...]]] = field(default_factory=list)
+    pirates_due: dict[int, int] = field(default_factory=dict)
+    pirates_chosen: dict[int, Cards] = field(default_factory=dict)
+    announced: int = 0
+    offers: dict[int, Cards] = field(default_factory=dict)
+    tie: tuple[int, ...] = ()
+    takes: list[tuple[int, int]] = field(default_factory=list)
+    gift_to: int | None = None
+    turn_order: list[int] = field(default_factory=list)
+    turn_index: int = 0
+    turn_sets: int = 0
+    turn_series: bool = False
+    turn_relics: bool = False
+    turn_perfect: bool = False
+    converted: list[tuple[int, int]] = field(default_factory=list)
+    merchants_used: frozenset[str] | set[str] = frozenset()
+    store_due: dict[int, int] = field(default_factory=dict)
+    store_chosen: dict[int, Cards] = field(default_factory=dict)
+    perfect_shown: list[int] = field(default_factory=list)
+    queue_short: bool = False
+    result: Result | None = None
+    reshuffles: int = 0
+    draw: list[int] = field(default_factory=list)
+    discard: list[int] = field(default_factory=list)
+    devpile: list[str] = field(default_factory=list)
+
+
+# The per-seat fields of a GameState.
+_PER_SEAT = ("doubloons", "hands", "stored", "devs", "faceup")
+
+
 class Game:
     """The authoritative state of one game of Mundus Novus."""
 
     __slots__ = (
+        "_keep_log",
         "_legal",
+        "_on_round_end",
         "active",
         "announced",
         "capacity",
@@ -209,15 +280,7 @@ class Game:
     def __init__(self, options: Options, deck: Deck | None = None) -> None:
         """A new game, set up (R2) and advanced to its first decision."""
         n = options.players
-        if not 2 <= n <= 6:
-            raise RuleError("R2.1", f"a game has 2 to 6 players, not {n}")
-        if options.first_tm is not None and not 0 <= options.first_tm < n:
-            raise RuleError("R2.4", f"seat {options.first_tm} is not at this table")
-        if options.round_limit is not None and options.round_limit < 1:
-            raise RuleError("R8.5", "the round limit must be at least 1")
-        if options.rules not in RULES_EDITIONS:
-            raise RuleError("R7", f"rules edition {options.rules!r} is not one of "
-                                  f"{', '.join(map(str, RULES_EDITIONS))}")
+        _check_options(options)
         self._blank(options, deck or default_deck())
         rng = random.Random(options.seed)  # R2.6: one seeded generator for the setup
         self.draw: list[int] = [v for v in VALUES for _ in range(RESOURCE_COUNTS[v])]
@@ -286,6 +349,142 @@ class Game:
         self.result: Result | None = None
         self.log: list[Event] = []
         self._legal: dict[int, list[Decision]] = {}
+        self._keep_log = True
+        self._on_round_end: Callable[[Game], bool] | None = None
+
+    @classmethod
+    def from_state(cls, state: GameState, deck: Deck | None = None) -> Self:
+        """A game in the position ``state``, built by the game itself as python-chess's
+        ``Board(fen)`` is: every field set from ``state`` (copied), what the developments
+        bring (owners, caravels, merchants, capacity, shipyards) rebuilt from ``state.devs``,
+        an empty log. ``deck``: the development deck the position uses (default: the
+        built-in one). Options no table has raise RuleError (as :class:`Game` does); a
+        per-seat field without one entry per seat raises ValueError. No rule is checked
+        beyond that: :func:`~mundus_net.engine.notation.parse_position` does it for a
+        position written by hand."""
+        _check_options(state.options)
+        g = cls.__new__(cls)
+        g._blank(state.options, deck or default_deck())
+        g._set_fields(state)
+        return g
+
+    def set_state(self, state: GameState) -> None:
+        """Put this game in the position ``state`` (python-chess's ``Board.set_fen``), as
+        :meth:`from_state` builds one; the deck, the log, :attr:`keep_log` and
+        :attr:`on_round_end` stay as they are. For arranging a position by hand (tests):
+        change what :meth:`state` returns, then set it."""
+        _check_options(state.options)
+        log, keep_log, on_round_end = self.log, self._keep_log, self._on_round_end
+        self._blank(state.options, self.deck)
+        self.log, self._keep_log, self._on_round_end = log, keep_log, on_round_end
+        self._set_fields(state)
+
+    def state(self) -> GameState:
+        """This game's position, in copies: :meth:`from_state` makes the same game of it."""
+        return GameState(
+            options=self.options, round=self.round, tm=self.tm, event=self.event,
+            phase=self.phase, active=self.active, market=self.market[:],
+            display=self.display[:], queue=self.queue[:], doubloons=self.doubloons[:],
+            hands=[h[:] for h in self.hands], stored=[h[:] for h in self.stored],
+            devs=[d[:] for d in self.devs], faceup=[h[:] for h in self.faceup],
+            fleets=self.fleets[:], pick_queue=self.pick_queue[:],
+            pirates_due=dict(self.pirates_due), pirates_chosen=dict(self.pirates_chosen),
+            announced=self.announced, offers=dict(self.offers), tie=self.tie,
+            takes=self.takes[:], gift_to=None if self.gift_to == -1 else self.gift_to,
+            turn_order=self.turn_order[:], turn_index=self.turn_index,
+            turn_sets=self.turn_sets, turn_series=self.turn_series,
+            turn_relics=self.turn_relics, turn_perfect=self.turn_perfect,
+            converted=self.converted[:], merchants_used=set(self.merchants_used),
+            store_due=dict(self.store_due), store_chosen=dict(self.store_chosen),
+            perfect_shown=self.perfect_shown[:], queue_short=self.queue_short,
+            result=self.result, reshuffles=self.reshuffles, draw=self.draw[:],
+            discard=self.discard[:], devpile=self.devpile[:])
+
+    def _set_fields(self, state: GameState) -> None:
+        """Every field from ``state`` on a blank game (:meth:`_blank`), the developments
+        acquired as in play."""
+        n = self.players
+        for name in _PER_SEAT:
+            given = len(getattr(state, name))
+            if given not in (0, n):
+                raise ValueError(f"GameState.{name} holds {given} entries for {n} seats")
+        self.round = state.round
+        self.tm = state.tm
+        self.event = state.event
+        self.phase = state.phase
+        self.active = state.active
+        self.market = list(state.market)
+        self.display = list(state.display)
+        self.queue = list(state.queue)
+        if state.doubloons:
+            self.doubloons = list(state.doubloons)
+        if state.hands:
+            self.hands = [list(h) for h in state.hands]
+        if state.stored:
+            self.stored = [list(h) for h in state.stored]
+        if state.faceup:
+            self.faceup = [list(h) for h in state.faceup]
+        self.fleets = list(state.fleets)
+        self.pick_queue = list(state.pick_queue)
+        self.pirates_due = dict(state.pirates_due)
+        self.pirates_chosen = dict(state.pirates_chosen)
+        self.announced = state.announced
+        self.offers = dict(state.offers)
+        self.tie = tuple(state.tie)
+        self.takes = list(state.takes)
+        self.gift_to = -1 if state.gift_to is None else state.gift_to
+        self.turn_order = list(state.turn_order)
+        self.turn_index = state.turn_index
+        self.turn_sets = state.turn_sets
+        self.turn_series = state.turn_series
+        self.turn_relics = state.turn_relics
+        self.turn_perfect = state.turn_perfect
+        self.converted = list(state.converted)
+        self.merchants_used = set(state.merchants_used)
+        self.store_due = dict(state.store_due)
+        self.store_chosen = dict(state.store_chosen)
+        self.perfect_shown = list(state.perfect_shown)
+        self.queue_short = state.queue_short
+        self.result = state.result
+        self.reshuffles = state.reshuffles
+        self.draw = list(state.draw)
+        self.discard = list(state.discard)
+        self.devpile = list(state.devpile)
+        for seat, ids in enumerate(state.devs):  # devs, owner, caravels, merchants...
+            for card_id in ids:
+                self._acquire(seat, card_id)
+
+    # -- look-ahead: settings that are not part of the position ---------------------------
+
+    @property
+    def keep_log(self) -> bool:
+        """True (the default): the game logs every event. False: it logs nothing from now
+        on (a look-ahead copy nobody reads, such as a search's rollouts; faster)."""
+        return self._keep_log
+
+    @keep_log.setter
+    def keep_log(self, value: bool) -> None:
+        self._keep_log = value
+
+    @property
+    def on_round_end(self) -> Callable[[Game], bool] | None:
+        """Called with the game when a round ends and the game goes on (R8 found no end),
+        before the next round begins; if it returns True the game halts there: phase
+        over, no result. A search plays its rollouts to the end of a round so; copies
+        (:meth:`copy`) share it. None (the default): nothing is called."""
+        return self._on_round_end
+
+    @on_round_end.setter
+    def on_round_end(self, hook: Callable[[Game], bool] | None) -> None:
+        self._on_round_end = hook
+
+    def next_round(self) -> None:
+        """Begin the next round now from the state as it is (R3 event, R4 supply...) and
+        apply the forced decisions up to the first real one. For positions arranged by hand
+        (tests); in play a round begins when the previous one ends (R7)."""
+        self._legal = {}
+        self._begin_round()
+        self._settle()
 
     @classmethod
     def new(cls, players: int, seed: int = 0, *, promo: bool = False, deck: Deck | None = None,
@@ -392,10 +591,13 @@ class Game:
 
     def _log(self, kind: str, private: dict[int, dict[str, Any]] | None = None,
              **public: Any) -> None:
-        self.log.append(tuple.__new__(Event, (kind, public, private)))
+        if self._keep_log:
+            self.log.append(tuple.__new__(Event, (kind, public, private)))
 
     def _record(self, mark: int, seat: int, decision: Decision, auto: bool) -> None:
         """Log a decision before the events it caused (they start at index ``mark``)."""
+        if not self._keep_log:
+            return
         kind = type(decision)
         public = {"seat": seat, "type": kind.__name__, "auto": auto}
         private = None
@@ -1181,6 +1383,11 @@ class Game:
         result = self.round_result()
         self._log("round_end", round=self.round, doubloons=tuple(self.doubloons))
         if result is None:
+            hook = self._on_round_end
+            if hook is not None and hook(self):  # halted: phase over, no result
+                self.phase = OVER
+                self._legal = {}
+                return
             self._begin_round()
             return
         self.result = result
@@ -1267,6 +1474,20 @@ class Game:
 
     def _legal_store(self, seat: int) -> list[Decision]:
         return combos.stores(tuple(self.hands[seat]), self.capacity[seat])
+
+
+def _check_options(options: Options) -> None:
+    """RuleError if no table has these options."""
+    n = options.players
+    if not 2 <= n <= 6:
+        raise RuleError("R2.1", f"a game has 2 to 6 players, not {n}")
+    if options.first_tm is not None and not 0 <= options.first_tm < n:
+        raise RuleError("R2.4", f"seat {options.first_tm} is not at this table")
+    if options.round_limit is not None and options.round_limit < 1:
+        raise RuleError("R8.5", "the round limit must be at least 1")
+    if options.rules not in RULES_EDITIONS:
+        raise RuleError("R7", f"rules edition {options.rules!r} is not one of "
+                              f"{', '.join(map(str, RULES_EDITIONS))}")
 
 
 def _orellana_market(market: Sequence[int]) -> bool:

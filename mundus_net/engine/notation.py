@@ -11,10 +11,11 @@ reach (:func:`position_problems` lists, by name and rule, why one cannot be reac
 
 from __future__ import annotations
 
+import random
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from typing import TypeVar
+from dataclasses import dataclass, replace
+from typing import Any, TypeVar
 from urllib.parse import quote, unquote
 
 from mundus_net.engine.cards import (
@@ -22,6 +23,7 @@ from mundus_net.engine.cards import (
     RELIC,
     RESOURCE_COUNTS,
     RESOURCE_NAMES,
+    TOTAL_RESOURCES,
     VALUES,
     Cards,
     from_counts,
@@ -52,6 +54,7 @@ from mundus_net.engine.decisions import (
     Take,
 )
 from mundus_net.engine.deck import EVENTS, Deck, builtin_decks, deck_for_record
+from mundus_net.engine.errors import MundusError
 from mundus_net.engine.game import (
     ANNOUNCE,
     CORONADO,
@@ -68,8 +71,10 @@ from mundus_net.engine.game import (
     PICK,
     PIRATES,
     QUEUE_SIZE,
+    RELIC_PAY,
     SERGIO,
     SERGIO_COST,
+    SERIES_PAY,
     SPLIT,
     STORE,
     TAKE,
@@ -77,9 +82,18 @@ from mundus_net.engine.game import (
     TURN,
     WIN_DOUBLOONS,
     Game,
+    GameState,
     Options,
     Result,
 )
+
+__all__ = [
+    "DECISION_KINDS", "DERIVED_SLOTS", "EMPTY", "EXCLUDED_SLOTS", "FIELDS_OF_EDITION",
+    "POSITION_FIELDS", "POSITION_TAG", "POSITION_TAGS", "RESULT_REASONS", "STORE_FIELDS",
+    "NotationError", "PositionProblem", "apply_decision", "card_text", "decision_seat",
+    "format_decision", "format_position", "legal_texts", "multiset_text", "parse_decision",
+    "parse_position", "pile_text", "position_differences", "position_problems", "positions_equal",
+]
 
 # The tag names the rules edition (Options.rules): ``mn2`` the current rules, ``mn1`` a position
 # written before the correction of R6.9/R6.10 (storage at the end of each turn), still read
@@ -105,7 +119,8 @@ FIELDS_OF_EDITION = {1: tuple(k for k in POSITION_FIELDS if k not in STORE_FIELD
                      2: POSITION_FIELDS}
 # Game slots a position does not hold: rebuilt from ``devs`` or not part of a position.
 DERIVED_SLOTS = frozenset({"owner", "caravels", "merchants", "capacity", "shipyards"})
-EXCLUDED_SLOTS = frozenset({"log", "options", "players", "_legal"})
+EXCLUDED_SLOTS = frozenset({"log", "options", "players", "_legal", "_keep_log",
+                            "_on_round_end"})
 RESULT_REASONS = ("perfect", "doubloons", "queue", "round_limit")
 EMPTY = "-"
 
@@ -115,7 +130,7 @@ _NAT = re.compile(r"[0-9]+\Z")
 _ID = re.compile(r"[A-Za-z][A-Za-z0-9]*\Z")
 
 
-class NotationError(ValueError):
+class NotationError(MundusError, ValueError):
     """Malformed position or decision text; the message names the field and the problem.
 
     For a well-formed position that no game can reach, ``problems`` lists every reason
@@ -336,7 +351,10 @@ class _Fields:
         return text == "1"
 
     def seat(self, text: str) -> int:
-        return _parse_int(text, "seat", 0, self.players - 1)
+        try:
+            return _parse_int(text, "seat", 0, self.players - 1)
+        except ValueError as exc:  # the seats are 0 to players - 1 (R2.1)
+            raise ValueError(f"{exc} (R2.1)") from None
 
     def opt_seat(self, text: str) -> int | None:
         return None if text == EMPTY else self.seat(text)
@@ -471,62 +489,67 @@ def parse_position(text: str, deck: Deck | None = None) -> Game:
                            lambda t: None if t == EMPTY else _parse_int(t, "limit", 1)),
         rules=f.edition,
     )
-    g = Game.__new__(Game)
-    g._blank(options, _read_deck(f, deck))
-    g.round = f.read("round", lambda t: _parse_int(t, "round", 1))
-    g.tm = f.read("tm", f.seat)
-    g.event = f.read("event", _event)
-    g.phase = f.read("phase", _phase)
-    g.active = f.read("active", f.seat)
-    g.market = sorted(f.read("market", _parse_pile))  # kept sorted, as the engine keeps them
-    g.display = sorted(f.read("display", _parse_pile))
-    g.queue = f.read("queue", f.ids)
-    g.doubloons = f.read("doubloons",
-                         lambda t: [_parse_int(x, "doubloons", 0) for x in f.per_seat(t)])
-    g.hands = f.read("hands", f.seat_counts)
-    g.stored = f.read("stored", f.seat_counts)
-    devs = f.read("devs", lambda t: [f.ids(x) for x in f.per_seat(t)])
-    g.faceup = f.read("faceup", f.seat_counts)
-    g.fleets = f.read("fleets", f.fleets)
-    g.pick_queue = f.read("pick_queue", f.fleets)
-    g.pirates_due = f.read("pirates_due",
-                           lambda t: f.seat_map(t, lambda x: _parse_int(x, "count", 1)))
-    g.pirates_chosen = f.read("pirates_chosen", lambda t: f.seat_map(t, _parse_multiset))
-    g.announced = f.read("announced", _announced)
-    g.offers = f.read("offers", lambda t: f.seat_map(t, _parse_multiset))
-    g.tie = tuple(f.read("tie", f.seat_list))
-    g.takes = f.read("takes", lambda t: f.pairs(t, f.seat))
-    gift_to = f.read("gift_to", f.opt_seat)
-    g.gift_to = -1 if gift_to is None else gift_to
-    g.turn_order = f.read("turn_order", f.seat_list)
-    g.turn_index = f.read("turn_index", lambda t: _parse_int(t, "index", 0, players))
-    g.turn_sets = f.read("turn_sets", f.nat)
-    g.turn_series = f.read("turn_series", f.flag)
-    g.turn_relics = f.read("turn_relics", f.flag)
-    g.turn_perfect = f.read("turn_perfect", f.flag)
-    g.converted = f.read("converted", lambda t: f.pairs(t, _parse_card))
-    g.merchants_used = set(f.read("merchants_used", f.ids))
-    if f.edition >= 2:
-        g.store_due = f.read("store_due",
-                             lambda t: f.seat_map(t, lambda x: _parse_int(x, "count", 1)))
-        g.store_chosen = f.read("store_chosen", lambda t: f.seat_map(t, _parse_multiset))
-    g.perfect_shown = f.read("perfect_shown", f.seat_list)
-    g.queue_short = f.read("queue_short", f.flag)
-    g.result = f.read("result", f.result)
-    g.reshuffles = f.read("reshuffles", f.nat)
-    g.draw = f.read("draw", _parse_pile)
-    g.discard = f.read("discard", _parse_pile)
-    g.devpile = f.read("devpile", f.ids)
-    _check_developments(g, devs)
-    for seat, ids in enumerate(devs):  # owner, caravels, merchants, capacity, shipyards
-        for card_id in ids:
-            g._acquire(seat, card_id)
+    deck = _read_deck(f, deck)
+    # Fields are read in the order of the text, so the first bad one is the one named.
+    state = GameState(
+        options=options,
+        round=f.read("round", lambda t: _parse_int(t, "round", 1)),
+        tm=f.read("tm", f.seat),
+        event=f.read("event", _event),
+        phase=f.read("phase", _phase),
+        active=f.read("active", f.seat),
+        market=sorted(f.read("market", _parse_pile)),  # kept sorted, as the engine keeps them
+        display=sorted(f.read("display", _parse_pile)),
+        queue=f.read("queue", f.ids),
+        doubloons=f.read("doubloons",
+                         lambda t: [_parse_int(x, "doubloons", 0) for x in f.per_seat(t)]),
+        hands=f.read("hands", f.seat_counts),
+        stored=f.read("stored", f.seat_counts),
+        devs=(devs := f.read("devs", lambda t: [f.ids(x) for x in f.per_seat(t)])),
+        faceup=f.read("faceup", f.seat_counts),
+        fleets=f.read("fleets", f.fleets),
+        pick_queue=f.read("pick_queue", f.fleets),
+        pirates_due=f.read("pirates_due",
+                           lambda t: f.seat_map(t, lambda x: _parse_int(x, "count", 1))),
+        pirates_chosen=f.read("pirates_chosen", lambda t: f.seat_map(t, _parse_multiset)),
+        announced=f.read("announced", _announced),
+        offers=f.read("offers", lambda t: f.seat_map(t, _parse_multiset)),
+        tie=tuple(f.read("tie", f.seat_list)),
+        takes=f.read("takes", lambda t: f.pairs(t, f.seat)),
+        gift_to=f.read("gift_to", f.opt_seat),
+        turn_order=f.read("turn_order", f.seat_list),
+        turn_index=f.read("turn_index", lambda t: _parse_int(t, "index", 0, players)),
+        turn_sets=f.read("turn_sets", f.nat),
+        turn_series=f.read("turn_series", f.flag),
+        turn_relics=f.read("turn_relics", f.flag),
+        turn_perfect=f.read("turn_perfect", f.flag),
+        converted=f.read("converted", lambda t: f.pairs(t, _parse_card)),
+        merchants_used=set(f.read("merchants_used", f.ids)),
+        **(_store_fields(f) if f.edition >= 2 else {}),
+        perfect_shown=f.read("perfect_shown", f.seat_list),
+        queue_short=f.read("queue_short", f.flag),
+        result=f.read("result", f.result),
+        reshuffles=f.read("reshuffles", f.nat),
+        draw=f.read("draw", _parse_pile),
+        discard=f.read("discard", _parse_pile),
+        devpile=f.read("devpile", f.ids),
+    )
+    # The development ids are checked against the deck before the game acquires them.
+    _check_developments(Game.from_state(replace(state, devs=()), deck), devs)
+    g = Game.from_state(state, deck)
     _check_resources(g)
     _check_state(g)
     problems = position_problems(g)
     if problems:
         raise NotationError("; ".join(map(str, problems)), problems)
     return g
+
+
+def _store_fields(f: _Fields) -> dict[str, Any]:
+    """The storage step's fields, which positions of the second edition hold (R6.9)."""
+    return {"store_due": f.read("store_due",
+                                lambda t: f.seat_map(t, lambda x: _parse_int(x, "count", 1))),
+            "store_chosen": f.read("store_chosen", lambda t: f.seat_map(t, _parse_multiset))}
 
 
 def _event(text: str) -> str | None:
@@ -544,9 +567,12 @@ def _phase(text: str) -> str:
 
 
 def _announced(text: str) -> int:
-    value = _parse_int(text, "N", 0, 4)
+    try:
+        value = _parse_int(text, "N", 0, 4)
+    except ValueError as exc:
+        raise ValueError(f"{exc} (R5.1)") from None
     if value == 1:
-        raise ValueError("N is 2, 3 or 4 (0 before the first announcement)")
+        raise ValueError("N is 2, 3 or 4, or 0 before the first announcement (R5.1)")
     return value
 
 
@@ -560,10 +586,10 @@ def _check_developments(g: Game, devs: list[list[str]]) -> None:
         for card_id in ids:
             if card_id not in deck.by_id:
                 raise NotationError(f"position field {name!r}: {card_id!r} is not a card of "
-                                    f"deck {deck.name!r}")
+                                    f"deck {deck.name!r} (R1.5)")
             if card_id in where:
                 raise NotationError(f"position field {name!r}: {card_id} is also in "
-                                    f"{where[card_id]!r}")
+                                    f"{where[card_id]!r} (R2.3)")
             where[card_id] = name
     in_play = {c.id for c in deck.for_players(g.players, g.options.promo)}
     extra = sorted(set(where) - in_play)
@@ -573,9 +599,9 @@ def _check_developments(g: Game, devs: list[list[str]]) -> None:
     missing = sorted(in_play - set(where))
     if missing:
         raise NotationError(f"position fields 'queue', 'devpile', 'devs': card(s) "
-                            f"{', '.join(missing)} missing")
+                            f"{', '.join(missing)} missing (R2.3)")
     if len(g.queue) > 5:
-        raise NotationError("position field 'queue': the queue holds at most 5 cards")
+        raise NotationError("position field 'queue': the queue holds at most 5 cards (R2.3)")
 
 
 def _check_resources(g: Game) -> None:
@@ -608,54 +634,55 @@ def _check_state(g: Game) -> None:
     """The cross-field facts the engine relies on, so a parsed game never crashes it."""
     n, phase, active = g.players, g.phase, g.active
     if (g.result is None) != (phase != OVER):
-        raise _bad("result", "a result is given exactly when the phase is over")
+        raise _bad("result", "a result is given exactly when the phase is over (R8)")
     if g.result is not None and any(len(x) != n for x in (g.result.doubloons,
                                                            g.result.places)):
-        raise _bad("result", "one doubloons and one place per seat")
+        raise _bad("result", "one doubloons and one place per seat (R8.4)")
     if g.display and phase not in (SPLIT, PICK):  # the next supply would drop them
-        raise _bad("display", "cards are on display only in the split and pick phases")
+        raise _bad("display", "cards are on display only in the split and pick phases (R4.3)")
     caravel_of = {c: s for s in range(n) for c in g.caravels[s]}
     used: set[str] = set()
     for seat, fleet in g.fleets:
         for c in fleet:
             if caravel_of.get(c) != seat:
-                raise _bad("fleets", f"{c} is not a caravel of seat {seat}")
+                raise _bad("fleets", f"{c} is not a caravel of seat {seat} (R4.4)")
             if c in used:
-                raise _bad("fleets", f"{c} is in two fleets")
+                raise _bad("fleets", f"{c} is in two fleets (R4.4)")
             used.add(c)
     for item in g.pick_queue:
         if item not in g.fleets:
-            raise _bad("pick_queue", f"{item[0]}:{'+'.join(item[1])} is not one of the fleets")
+            raise _bad("pick_queue",
+                       f"{item[0]}:{'+'.join(item[1])} is not one of the fleets (R4.6)")
     for card_id in g.merchants_used:
         if not any(card_id in m for m in g.merchants):
-            raise _bad("merchants_used", f"{card_id} is not an owned merchant")
+            raise _bad("merchants_used", f"{card_id} is not an owned merchant (R6.5)")
     for s, cards in g.offers.items():
         if not _within(cards, g.hands[s]):
-            raise _bad("offers", f"seat {s} offers cards that are not in its hand")
+            raise _bad("offers", f"seat {s} offers cards that are not in its hand (R5.2)")
     if g.offers and phase != OFFER:
-        raise _bad("offers", "offers are only pending in the offer phase")
+        raise _bad("offers", "offers are only pending in the offer phase (R5.3)")
     if g.converted and phase != TURN:
-        raise _bad("converted", "cards are converted only during a progression turn")
+        raise _bad("converted", "cards are converted only during a progression turn (R6.5)")
     if g.converted:
         natural = g.natural_counts(active)
         if min(natural) < 0:
-            raise _bad("converted", f"seat {active}'s hand lacks the converted cards")
+            raise _bad("converted", f"seat {active}'s hand lacks the converted cards (R6.5)")
         for src, dst in g.converted:
             if not 1 <= dst <= 9 or src == dst:
                 raise _bad("converted", f"{card_text(src)}>{card_text(dst)} is not a "
-                                        "conversion")
+                                        "conversion (R6.5)")
     for s, k in g.pirates_due.items():
         chosen = g.pirates_chosen.get(s)
         if chosen is not None and len(chosen) != k:
-            raise _bad("pirates_chosen", f"seat {s} discards {k} card(s)")
+            raise _bad("pirates_chosen", f"seat {s} discards {k} card(s) (R4.7)")
     if not set(g.pirates_chosen) <= set(g.pirates_due):
-        raise _bad("pirates_chosen", "a seat without pirate discards due has chosen some")
+        raise _bad("pirates_chosen", "a seat without pirate discards due has chosen some (R4.7)")
     if (g.store_due or g.store_chosen) and phase != STORE:
-        raise _bad("store_due", "storage is only pending in the store phase")
+        raise _bad("store_due", "storage is only pending in the store phase (R6.9)")
     if not set(g.store_chosen) <= set(g.store_due):
-        raise _bad("store_chosen", "a seat that is not asked to store has chosen")
+        raise _bad("store_chosen", "a seat that is not asked to store has chosen (R6.9)")
     if g.turn_order and sorted(g.turn_order) != list(range(n)):
-        raise _bad("turn_order", "it lists every seat once, or is -")
+        raise _bad("turn_order", "it lists every seat once, or is - (R6.1)")
     _PHASE_CHECKS.get(phase, _no_check)(g)
     _check_event(g)
 
@@ -713,7 +740,7 @@ def _check_owner(g: Game, power: str, cost: int = 0) -> None:
 
 def _check_pick(g: Game) -> None:
     if not g.pick_queue or not g.display:
-        raise _bad("pick_queue", "phase pick needs a fleet to pick and cards on display")
+        raise _bad("pick_queue", "phase pick needs a fleet to pick and cards on display (R4.6)")
     if g.pick_queue[0][0] != g.active:
         raise _bad("active", f"the first fleet of pick_queue is seat {g.pick_queue[0][0]}'s "
                              "(R4.6)")
@@ -722,37 +749,37 @@ def _check_pick(g: Game) -> None:
 def _check_pirates(g: Game) -> None:
     waiting = [s for s in g.pirates_due if s not in g.pirates_chosen]
     if not waiting:
-        raise _bad("pirates_due", "phase pirates needs a seat still to discard")
+        raise _bad("pirates_due", "phase pirates needs a seat still to discard (R4.7)")
     for s in waiting:
         if sum(g.hands[s]) < g.pirates_due[s]:
-            raise _bad("pirates_due", f"seat {s} holds fewer cards than it must discard")
+            raise _bad("pirates_due", f"seat {s} holds fewer cards than it must discard (R4.7)")
     for s, cards in g.pirates_chosen.items():
         if not _within(cards, g.hands[s]):
-            raise _bad("pirates_chosen", f"seat {s} discards cards that are not in its hand")
+            raise _bad("pirates_chosen", f"seat {s} discards cards that are not in its hand (R4.7)")
 
 
 def _check_offer(g: Game) -> None:
     if g.announced < 2:
-        raise _bad("announced", "phase offer needs N 2, 3 or 4")
+        raise _bad("announced", "phase offer needs N 2, 3 or 4 (R5.1)")
     if len(g.offers) == g.players:
-        raise _bad("offers", "phase offer needs a seat still to offer")
+        raise _bad("offers", "phase offer needs a seat still to offer (R5.2)")
 
 
 def _check_tie(g: Game) -> None:
     if len(g.tie) < 2:
-        raise _bad("tie", "phase tm_tie needs two or more tied seats")
+        raise _bad("tie", "phase tm_tie needs two or more tied seats (R5.4)")
 
 
 def _check_take(g: Game) -> None:
     if not any(any(g.faceup[s]) for s in range(g.players) if s != g.active):
-        raise _bad("faceup", f"phase take needs a card of another seat than {g.active}")
+        raise _bad("faceup", f"phase take needs a card of another seat than {g.active} (R5.8)")
 
 
 def _check_gift(g: Game) -> None:
     if g.gift_to == -1:
-        raise _bad("gift_to", "phase gift needs the seat to give to")
+        raise _bad("gift_to", "phase gift needs the seat to give to (R5.9)")
     if not any(g.hands[g.active]):
-        raise _bad("hands", f"phase gift needs a card in seat {g.active}'s hand")
+        raise _bad("hands", f"phase gift needs a card in seat {g.active}'s hand (R5.9)")
 
 
 def _check_store(g: Game) -> None:
@@ -760,33 +787,34 @@ def _check_store(g: Game) -> None:
         _check_turn(g)
         return
     if g.turn_index != g.players:  # R6.9: after the last progression turn
-        raise _bad("turn_index", f"phase store comes after every turn (index {g.players})")
+        raise _bad("turn_index", f"phase store comes after every turn (index {g.players}) (R6.9)")
     waiting = [s for s in g.store_due if s not in g.store_chosen]
     if not waiting:
-        raise _bad("store_due", "phase store needs a seat still to choose")
+        raise _bad("store_due", "phase store needs a seat still to choose (R6.9)")
     for s, k in g.store_due.items():
         if k != g.capacity[s]:
-            raise _bad("store_due", f"seat {s}'s warehouses hold {g.capacity[s]} card(s)")
+            raise _bad("store_due", f"seat {s}'s warehouses hold {g.capacity[s]} card(s) (R6.9)")
         if not any(g.hands[s]):
-            raise _bad("store_due", f"seat {s} has no card to store")
+            raise _bad("store_due", f"seat {s} has no card to store (R6.9)")
         if g.event == "FI" and g.affected(s):
             raise _bad("store_due", f"seat {s} may not store this round (Fire, R6.9)")
     left_out = [s for s in range(g.players) if s not in g.store_due and g._may_store(s)]
     if left_out:  # R6.9: every player who may store is asked
-        raise _bad("store_due", f"seat {left_out[0]} has warehouses and cards: it is asked too")
+        raise _bad("store_due",
+                   f"seat {left_out[0]} has warehouses and cards: it is asked too (R6.9)")
     for s, cards in g.store_chosen.items():
         if len(cards) > g.store_due[s] or not _within(cards, g.hands[s]):
-            raise _bad("store_chosen", f"seat {s} stores cards that are not in its hand")
+            raise _bad("store_chosen", f"seat {s} stores cards that are not in its hand (R6.9)")
 
 
 def _check_turn(g: Game) -> None:
     if not g.turn_order or g.turn_index >= g.players:
         raise _bad("turn_index", f"phase {g.phase} needs a turn order and an index below "
-                                 f"{g.players}")
+                                 f"{g.players} (R6.1)")
     if g.turn_order[g.turn_index] != g.active:
         raise _bad("active", f"it is seat {g.turn_order[g.turn_index]}'s turn (R6.1)")
     if g.phase == STORE and not g.capacity[g.active]:
-        raise _bad("phase", f"seat {g.active} has no warehouse")
+        raise _bad("phase", f"seat {g.active} has no warehouse (R6.9)")
 
 
 _PHASE_CHECKS: dict[str, Callable[[Game], None]] = {
@@ -919,7 +947,10 @@ def _check_trade(g: Game, add: _Add) -> None:
 
 
 def _check_market(g: Game, add: _Add) -> None:
-    if len(g.market) != MARKET_SIZE:
+    # Only Sergio's refill (P01) can find both piles empty, and only with a custom deck.
+    if len(g.market) > MARKET_SIZE or (len(g.market) < MARKET_SIZE and (
+            _deals_in_full(g) or not any(c.power == "sergio" for c in g.deck.for_players(
+                g.players, g.options.promo)))):
         add("market_size", "market", "R2.2, R5.5",
             f"the market holds {len(g.market)} card(s): it holds 3 from the setup on (a swap "
             "keeps it at 3, and the draw pile always refills it)")
@@ -989,6 +1020,10 @@ def _check_round(g: Game, add: _Add) -> None:
             f"seat {shown[0]} has not played its progression turn of round {g.round}: the "
             "perfect combination is shown in a turn, and ends the game at the end of its round")
     seat = _turn_seat(g)
+    if seat is None and g.turn_perfect and g.round >= 2:
+        add("turn_perfect", "turn_perfect", "R8.1",
+            "the last turn of the last round showed the perfect combination: that round "
+            "ended the game")
     if seat is not None and (seat in g.perfect_shown) != g.turn_perfect:
         add("turn_perfect", "turn_perfect", "R8.1",
             f"turn_perfect says whether seat {seat} showed the perfect combination in its "
@@ -1003,8 +1038,9 @@ def _check_turns(g: Game, add: _Add) -> None:
             f"the others follow seat {order[0]} in seat order: "
             f"{_seats((order[0] + i) % n for i in range(n))}")
     seat = _turn_seat(g)
+    # King's Aid helps a seat that owns Juan de la Cosa only if its last set took him (R3.4).
     if g.turn_sets > 1 and (g.round == 1 or seat is not None) and not (
-            seat is not None and g.event == "KA" and g.affected(seat)):  # round 1: no event
+            seat is not None and g.event == "KA"):  # round 1: no event
         whose = "a turn of round 1" if seat is None else f"seat {seat}'s turn"
         add("sets_without_kings_aid", "turn_sets", "R6.2",
             f"{g.turn_sets} identical sets in {whose}: one per turn, any number only with "
@@ -1082,18 +1118,35 @@ def _check_supply(g: Game, add: _Add) -> None:
                     f"seat {s}'s caravels sail as one fleet (two for Ponce de León's owner, "
                     "once he has split them)")
                 break
+    elif g.round >= 2:  # R6.6: a caravel taken in a turn sails from the next supply step
+        # Seats that cannot have taken a caravel since the supply step: those whose turn has
+        # not begun, and the seat of the turn the turn_* fields describe if it made no set.
+        unplayed = set(_unplayed(g)) if phase != CORONADO else set()  # the last round's
+        described = _turn_seat(g)
+        if not g.turn_sets and phase != CORONADO and described is not None:
+            unplayed.add(described)
+        for s in range(g.players):
+            mine = [f for seat, f in g.fleets if seat == s]
+            sailing = sorted(c for f in mine for c in f)
+            if len(mine) > (2 if g.owner.get("ponce") == s else 1) or (
+                    s in unplayed and sailing != sorted(g.caravels[s])):
+                add("fleets_not_the_caravels", "fleets", "R6.6",
+                    f"seat {s}'s fleets are the caravels it owned at this round's supply step "
+                    "(one fleet, two for Ponce de León's owner), and it has taken none since"
+                    if s in unplayed else f"seat {s} sails one fleet (two with Ponce de León)")
+                break
     total = sum(len(c) for c in g.caravels)
     if phase == SPLIT:
         ponce_seat = g.owner.get("ponce")
         if ponce_seat is not None and len(g.caravels[ponce_seat]) < 2:
             add("split_without_two_caravels", "phase", "R4.4",
                 f"seat {ponce_seat} owns fewer than 2 caravels to split")
-        if len(g.display) != total:
+        if len(g.display) != total and (len(g.display) > total or _deals_in_full(g)):
             add("display_size", "display", "R4.3",
                 f"{len(g.display)} card(s) on display for {total} caravel(s)")
     if phase == PICK:
         waiting = sum(len(f) for _, f in g.pick_queue)
-        if len(g.display) != waiting:
+        if len(g.display) != waiting and (len(g.display) > waiting or _deals_in_full(g)):
             add("display_size", "display", "R4.3",
                 f"{len(g.display)} card(s) on display for the {waiting} caravel(s) still to "
                 "pick (one card per caravel in play)")
@@ -1119,15 +1172,55 @@ def _check_supply(g: Game, add: _Add) -> None:
 # Phases in which every hand is what the supply step dealt, moved only by the trade (R5);
 # and those in which ``takes`` are this round's (before the reveal they are the last round's).
 _HANDS_FROM_SUPPLY = frozenset((ANNOUNCE, OFFER, TM_TIE, TAKE, GIFT, FIRST, TURN))
-_TAKES_OF_THIS_ROUND = frozenset((TAKE, GIFT, FIRST, TURN))
+_TAKES_OF_THIS_ROUND = frozenset((TAKE, GIFT, FIRST, TURN, STORE))
+
+
+def _deals_in_full(g: Game) -> bool:
+    """docs/rules.md R4.2, by counting the deck in play: a supply step always deals 5 cards
+    to each seat, one per caravel to the display and Sergio's refill (P01), when the cards
+    that can be outside the draw and discard piles at its start (the market and every
+    warehouse full) leave enough. True for the shipped decks; a custom deck with more or
+    bigger warehouses, or more caravels, may run both piles dry."""
+    key = (g.deck.name, g.deck.digest, g.players, g.options.promo)
+    full = _DEALS_IN_FULL.get(key)
+    if full is None:
+        in_play = g.deck.for_players(g.players, g.options.promo)
+        room = sum(c.capacity for c in in_play)
+        drawn = (HAND_DEAL * g.players + sum(c.kind == "caravel" for c in in_play)
+                 + any(c.power == "sergio" for c in in_play))
+        full = MARKET_SIZE + room + drawn <= TOTAL_RESOURCES
+        if len(_DEALS_IN_FULL) > 256:  # memory bounded
+            _DEALS_IN_FULL.clear()
+        _DEALS_IN_FULL[key] = full
+    return full
+
+
+_DEALS_IN_FULL: dict[tuple[str, str, int, bool], bool] = {}
 
 
 def _hand_after_supply(g: Game, seat: int) -> tuple[int, int]:
     """R4.1-R4.7, P01: the fewest and most cards ``seat`` can hold after this round's supply
-    step: 5 dealt (the draw pile never runs dry, docs/rules.md R4.2), one picked per caravel,
-    less the pirates' due; plus up to its warehouses' capacity returned and Sergio's buy."""
+    step: 5 dealt (the draw pile never runs dry, docs/rules.md R4.2, unless a custom deck
+    can make it), one picked per caravel, less the pirates' due; plus up to its warehouses'
+    capacity returned and Sergio's buy."""
     least = HAND_DEAL + len(g.caravels[seat]) - g.pirates_due.get(seat, 0)
-    return least, least + g.capacity[seat] + (g.owner.get("sergio") == seat)
+    most = least + g.capacity[seat] + (g.owner.get("sergio") == seat)
+    return (least if _deals_in_full(g) else 0), most
+
+
+def _hand_after_trade(g: Game, seat: int) -> tuple[int, int]:
+    """The fewest and most cards ``seat`` held when the trade (R5.5-R5.9) ended, or holds now
+    before then, face-up cards counted: the supply's bounds moved by each take and the gift."""
+    least, most = _hand_after_supply(g, seat)
+    if g.phase in _TAKES_OF_THIS_ROUND:  # each take moves one card from source to taker
+        moved = sum(x == seat for x, _ in g.takes) - sum(y == seat for _, y in g.takes)
+        least, most = least + moved, most + moved
+    gift = g.phase in (FIRST, TURN, STORE) and g.takes and g.takes[-1][1] != g.tm
+    if gift and seat == g.tm:  # R5.9: the TM gave one card, if he had one
+        least -= 1
+    elif gift and seat == g.takes[-1][1]:
+        most += 1
+    return max(least, 0), most
 
 
 def _check_hands(g: Game, add: _Add) -> None:
@@ -1135,23 +1228,18 @@ def _check_hands(g: Game, add: _Add) -> None:
     and the end of a round discards every hand."""
     phase = g.phase
     if phase in _HANDS_FROM_SUPPLY:
-        traded = phase in _TAKES_OF_THIS_ROUND
-        gift = phase in (FIRST, TURN) and g.takes and g.takes[-1][1] != g.tm
         for s in range(g.players) if phase != TURN else _unplayed(g):
-            least, most = _hand_after_supply(g, s)
+            least, most = _hand_after_trade(g, s)
             held = sum(g.hands[s]) + sum(g.faceup[s])
-            if traded:  # each take moves one card from its source to its taker (R5.5, R5.6)
-                held += sum(y == s for _, y in g.takes) - sum(x == s for x, _ in g.takes)
-            if gift and s == g.tm:  # R5.9: the TM gave one card, if he had one
-                least, most = least - 1, most
-            elif gift and s == g.takes[-1][1]:
-                least, most = least, most + 1
             if not least <= held <= most:
+                traded = phase in _TAKES_OF_THIS_ROUND
                 add("hand_size", "hands", "R4.2",
-                    f"seat {s} holds {sum(g.hands[s])} card(s) in phase {phase}: the deal (5 "
+                    f"seat {s} holds {held} card(s)"
+                    + (" (those face up counted)" if any(g.faceup[s]) else "")
+                    + f" in phase {phase}: the deal (5 "
                     "cards), the caravels, the warehouses, the pirates and the trade leave it "
                     + (str(least) if least == most else f"{least} to {most}")
-                    + (" before the takes" if traded else ""))
+                    + (" after the takes" if traded else ""))
                 break
     if g.round == 1 and g.reshuffles:
         add("reshuffle_in_round_1", "reshuffles", "R4.2",
@@ -1179,9 +1267,419 @@ def _check_result(g: Game, add: _Add) -> None:
             else "no rule ends the game at the end of this round")
 
 
+# -- what the seed gives (R2.6) ----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _SeedSetup:
+    """What R2.6's one seeded generator lays out before round 1, as Game.__init__ does it:
+    the resource draw pile after the market was turned, the market, the development cards in
+    the order they are drawn (the queue first, then the pile from its top), the first TM."""
+
+    draw: tuple[int, ...]
+    market: tuple[int, ...]
+    devs_in_order: tuple[str, ...]
+    tm: int
+
+
+_SEED_SETUPS: dict[tuple[int, int, bool, int | None, str, str], _SeedSetup] = {}
+
+
+def _seed_setup(g: Game) -> _SeedSetup:
+    """The setup ``g``'s seed gives (the same draws, in the same order, as Game.__init__:
+    the round-trip test of every bot position keeps the two in step)."""
+    o = g.options
+    key = (o.seed, o.players, o.promo, o.first_tm, g.deck.name, g.deck.digest)
+    setup = _SEED_SETUPS.get(key)
+    if setup is None:
+        rng = random.Random(o.seed)
+        draw = [v for v in VALUES for _ in range(RESOURCE_COUNTS[v])]
+        rng.shuffle(draw)
+        market = tuple(sorted(draw.pop() for _ in range(MARKET_SIZE)))
+        cards = [c.id for c in g.deck.for_players(o.players, o.promo)]
+        rng.shuffle(cards)
+        tm = rng.randrange(o.players) if o.first_tm is None else o.first_tm
+        setup = _SeedSetup(tuple(draw), market, tuple(reversed(cards)), tm)
+        if len(_SEED_SETUPS) > 256:  # memory bounded: a reader sees few seeds at once
+            _SEED_SETUPS.clear()
+        _SEED_SETUPS[key] = setup
+    return setup
+
+
+def _check_seed(g: Game, add: _Add) -> None:
+    """R2.6: the same seed gives the same piles. The development pile is never reshuffled, so
+    it is always the bottom of the one the seed shuffled, and the queue holds its cards in the
+    order they were drawn (R6.4); until the first reshuffle (R4.2) the resource draw pile is
+    the bottom of the seed's too; round 1's market, first TM and hands are the seed's until
+    the offers are taken."""
+    setup = _seed_setup(g)
+    order = setup.devs_in_order
+    undrawn = order[len(order) - len(g.devpile):] if g.devpile else ()
+    if tuple(reversed(g.devpile)) != undrawn:
+        add("devpile_not_from_seed", "devpile", "R2.6",
+            f"seed {g.options.seed} leaves the development pile "
+            f"{_ids(reversed(undrawn))} when {len(g.devpile)} card(s) are left in it")
+    index = {card_id: i for i, card_id in enumerate(order)}
+    drawn = [index.get(card_id, -1) for card_id in g.queue]
+    if drawn != sorted(drawn):
+        add("queue_not_in_draw_order", "queue", "R6.4",
+            f"the queue holds its cards in the order they were drawn (seed "
+            f"{g.options.seed}): {_ids(sorted(g.queue, key=lambda c: index.get(c, -1)))}")
+    if not g.reshuffles and tuple(g.draw) != setup.draw[:len(g.draw)]:
+        add("draw_not_from_seed", "draw", "R2.6",
+            f"before the first reshuffle the draw pile is the bottom of the one seed "
+            f"{g.options.seed} shuffled: {pile_text(setup.draw[:len(g.draw)])}")
+    if g.round != 1 or g.phase not in (ANNOUNCE, OFFER, TM_TIE):
+        return
+    if tuple(g.market) != setup.market:
+        add("market_not_from_seed", "market", "R2.2",
+            f"seed {g.options.seed} turns the market {pile_text(setup.market)}, and no take "
+            "has changed it yet")
+    if g.options.first_tm is None and g.tm != setup.tm:  # first_tm given: _check_round
+        add("tm_not_first_tm", "tm", "R2.4",
+            f"seed {g.options.seed} draws seat {setup.tm} as the first Trade Master, and the "
+            "token moves only at the reveal of the offers")
+        return
+    n = g.players
+    deal = setup.draw[len(setup.draw) - HAND_DEAL * n:]  # drawn from the top, the end
+    for i in range(n):  # R4.2: dealt from the TM clockwise
+        seat = (setup.tm + i) % n
+        dealt = sorted(deal[len(deal) - HAND_DEAL * (i + 1):len(deal) - HAND_DEAL * i])
+        held = from_counts([h + f for h, f in zip(g.hands[seat], g.faceup[seat], strict=True)])
+        if list(held) != dealt:
+            add("hand_not_dealt_from_seed", "hands", "R4.2",
+                f"seed {g.options.seed} deals seat {seat} {multiset_text(dealt)} in round 1, "
+                "and no take has changed it yet")
+            break
+
+
+# -- the takes of the trade (R5.2, R5.6, R5.7) --------------------------------------------------
+
+# Phases in which ``takes`` are this round's; before them (round 2 on) they are the last round's,
+# and ``announced`` is the N of those takes except once the new one is announced.
+_TAKES_DONE = frozenset((TAKE, GIFT, FIRST, TURN, STORE, OVER))
+_LAST_N_KEPT = frozenset((CORONADO, SPLIT, PICK, SERGIO, PIRATES, ANNOUNCE)) | _TAKES_DONE
+
+
+def _check_takes(g: Game, add: _Add) -> None:
+    """The history of takes: none before round 1's trade, none from a seat more often than it
+    offered cards (R5.2), and no ping-pong while another seat still offered cards (R5.7)."""
+    takes, n = g.takes, g.players
+    if g.round == 1 and g.phase not in _TAKES_DONE and takes:
+        add("takes_before_trade", "takes", "R5.6",
+            f"round 1 is before its first take (phase {g.phase}): write -")
+        return
+    if g.phase in _LAST_N_KEPT and g.announced:
+        for s in range(n):
+            taken = sum(source == s for _, source in takes)
+            if taken > g.announced:
+                add("takes_past_offer", "takes", "R5.2",
+                    f"{taken} card(s) taken from seat {s}, which offered at most "
+                    f"{g.announced} (N)")
+                break
+    if g.phase in (TAKE, TM_TIE):  # what is face up and was taken is each seat's offer
+        for s in range(n):
+            this_round = takes if g.phase == TAKE else []
+            taken = sum(source == s for _, source in this_round)
+            offered = sum(g.faceup[s]) + taken
+            before = sum(g.hands[s]) + offered - sum(taker == s for taker, _ in this_round)
+            most = min(g.announced, before)
+            least = 0 if g.owner.get("casas") == s else most
+            if not least <= offered <= most:
+                size = str(most) if least == most else f"{least} to {most}"
+                add("faceup_not_an_offer", "faceup", "R5.2",
+                    f"seat {s} offered {offered} card(s) (face up and taken), not {size}")
+                break
+    if n == 2:  # R5.7 is ignored with 2 players
+        return
+    for i in range(2, len(takes)):
+        (x1, y1), (x2, y2), (taker, source) = takes[i - 2], takes[i - 1], takes[i]
+        if not (x1 == taker and x2 == y1 and y2 == taker and source == y1):
+            continue
+        # Seats still offering cards at take i: those taken from later, and those with cards
+        # face up now; if one is neither taker nor source, the ban was not lifted.
+        offering = {y for _, y in takes[i + 1:]}
+        if g.phase == TAKE:
+            offering |= {s for s in range(n) if any(g.faceup[s])}
+        others = sorted(offering - {taker, source})
+        if others:
+            add("ping_pong", "takes", "R5.7",
+                f"take {i + 1} ({taker}>{source}) answers seat {source}'s take from seat "
+                f"{taker} while seat {others[0]} still offered cards")
+            break
+
+
+# -- the progression step, from what it leaves (R3.2, R6.2, R6.7, R6.10) -----------------------
+
+
+def _played(g: Game) -> list[int]:
+    """The seats whose progression turn of this round has begun (the current one included)."""
+    unplayed = set(_unplayed(g))
+    if g.phase not in (TURN, STORE, OVER) or not g.turn_order:
+        return []
+    return [s for s in g.turn_order if s not in unplayed]
+
+
+def _check_event_after_turns(g: Game, add: _Add) -> None:
+    """R3.2, R3.3 once a turn may have taken queue card 1 (R6.4): the event is the icon of a
+    card that can have been card 1 when the round began. That card was drawn no later than
+    today's card 1 (the queue keeps draw order), so it is today's card 1 or a card drawn
+    before it that a seat who has played this round owns."""
+    if g.round == 1 or g.phase not in (TURN, STORE, OVER):
+        return
+    order = {card_id: i for i, card_id in enumerate(_seed_setup(g).devs_in_order)}
+    head = order[g.queue[0]] if g.queue else len(order)
+    candidates = [g.queue[0]] if g.queue else []
+    took = [s for s in _played(g) if s != _turn_seat(g) or g.turn_sets]  # R6.3: by a set
+    candidates += sorted((d for s in took for d in g.devs[s] if order[d] < head),
+                         key=order.__getitem__)
+    icons = {g.deck[c].icon for c in candidates}
+    if g.event in icons or (None in icons and "coronado" in g.owner) or (
+            not candidates and (g.event is None or "coronado" in g.owner)):
+        return
+    add("event_not_from_queue", "event", "R3.2",
+        f"the event of round {g.round} is the icon of queue card 1 when it began, one of "
+        f"{_ids(candidates)} (showing {', '.join(sorted(i or '-' for i in icons)) or '-'}), "
+        f"not {g.event or '-'}")
+
+
+def _check_played_hands(g: Game, add: _Add) -> None:
+    """R6.2, R6.10: a progression turn only spends cards, so a seat that has played holds no
+    more than the supply and the trade gave it; by the first edition's rules its hand is
+    discarded when its turn ends."""
+    if g.phase not in (TURN, STORE) or not g.turn_order:
+        return
+    first_edition = g.options.rules < 2
+    for s in _played(g):
+        done = s != g.active or (g.phase == STORE and not first_edition)
+        held = sum(g.hands[s])
+        if first_edition and done:
+            if held:
+                add("hand_after_turn", "hands", "R6.10",
+                    f"seat {s} holds cards after its turn: by the first edition's rules the "
+                    "hand is discarded when the turn ends")
+                break
+            held = sum(g.stored[s])  # stored from this turn's hand, the rest discarded
+        most = _hand_after_trade(g, s)[1]
+        # R6.2: the perfect combination spends 10 cards; the turn described by the turn_*
+        # fields at least 3 a set, 4 for a series and 1 for a relic set.
+        spent = 10 * (s in g.perfect_shown)
+        if s == _turn_seat(g):
+            spent = max(spent, 3 * g.turn_sets + 4 * g.turn_series + g.turn_relics
+                        + 10 * g.turn_perfect)
+        if held + spent > most:
+            add("hand_grew_in_turn", "hands", "R6.2",
+                f"seat {s} holds {held} card(s) in phase {g.phase}"
+                + (" (stored)" if first_edition and done else "")
+                + (f" and has spent at least {spent}" if spent else "")
+                + f": the supply and the trade left it at most {most}")
+            break
+
+
+def _check_income(g: Game, add: _Add) -> None:
+    """R6.7: every development pays its income at the end of each of its owner's turns, those
+    taken in the turn included, and only Coronado (R3.3) and Sergio (P01) cost doubloons: a
+    seat that owns neither holds at least one payment of every development whose turn is
+    over (the current turn's sets may not have paid yet)."""
+    for s in range(g.players):
+        if g.owner.get("coronado") == s or g.owner.get("sergio") == s:
+            continue
+        incomes = sorted(g.deck[d].income for d in g.devs[s])
+        if g.phase == TURN and s == g.active:
+            incomes = incomes[:max(0, len(incomes) - g.turn_sets)]  # the largest unpaid
+        paid = sum(incomes)
+        if g.doubloons[s] < paid:
+            add("doubloons_below_income", "doubloons", "R6.7",
+                f"seat {s} holds {g.doubloons[s]} doubloons, but its developments have paid "
+                f"it at least {paid} and it owns nothing that costs doubloons")
+            break
+
+
+def _round_1_turn_seat(g: Game) -> int | None:
+    """The seat whose turn of round 1 the turn_* fields describe, in round 1 or in round 2
+    before its turns; None otherwise."""
+    if g.round == 1:
+        return _turn_seat(g)
+    if g.round == 2 and g.phase in _BEFORE_TURNS and g.turn_order:
+        return g.turn_order[-1]
+    return None
+
+
+def _check_round_1_developments(g: Game, add: _Add) -> None:
+    """R6.3: each identical set earns one development (Vicente's owner may cash it, P04), so
+    the seat of the last turn owns at least as many as its sets. R6.2, R3.1: round 1 has no
+    event, so no King's Aid: each seat earns at most one development, in its turn; the seat
+    the turn_* fields describe one per set it made (no one owns Vicente before that turn)."""
+    seat = _turn_seat(g) if g.phase not in _BEFORE_TURNS else (
+        g.turn_order[-1] if g.turn_order else None)
+    if (seat is not None and len(g.devs[seat]) < g.turn_sets
+            and g.owner.get("vicente") != seat):  # P04: only Vicente cashes a set
+        add("developments_past_sets", "turn_sets", "R6.3",
+            f"seat {seat} made {g.turn_sets} identical set(s) in its last turn and owns "
+            f"{len(g.devs[seat])} development(s): each set earns one")
+        return
+    described = _round_1_turn_seat(g)
+    if described is not None and len(g.devs[described]) != g.turn_sets:
+        add("developments_past_sets", "devs", "R6.2",
+            f"seat {described} owns {len(g.devs[described])} development(s) and made "
+            f"{g.turn_sets} identical set(s) in its turn of round 1: each set earns one")
+        return
+    if g.round != 1:
+        return
+    for s in _played(g):
+        most = g.turn_sets if g.phase == TURN and s == g.active else 1
+        if len(g.devs[s]) > most:
+            add("developments_past_sets", "devs", "R6.2",
+                f"seat {s} owns {len(g.devs[s])} developments in round 1: one identical set "
+                f"earns one, and {'its turn has made' if most != 1 else 'a turn makes'} "
+                f"{most}")
+            break
+
+
+# -- what the rounds played leave (R4.2, R5.4, R6.2, R6.7) -------------------------------------
+
+# R6.2: what a series and a relic set pay, no event acting (there is none in round 1, R3.1).
+_SERIES_GAINS = (0, *SERIES_PAY.values())
+_RELIC_GAINS = (0, *RELIC_PAY.values())
+_FIRST_TURN_GAINS = frozenset(a + b for a in _SERIES_GAINS for b in _RELIC_GAINS)
+
+
+def _check_draws(g: Game, add: _Add) -> None:
+    """R4.2: each supply step draws 5 cards a seat (all of them, docs/rules.md R4.2), one per
+    caravel then owned (at most those owned now) and Sergio's refill (P01); before the first
+    reshuffle the draw pile is what is left of the 117 cards the setup left in it, and a
+    reshuffle needs those drawn to the last."""
+    supplied = g.round - (g.phase == CORONADO)  # supply steps begun so far
+    caravels = sum(len(c) for c in g.caravels)
+    most = supplied * (HAND_DEAL * g.players + caravels + ("sergio" in g.owner))
+    least = supplied * HAND_DEAL * g.players if _deals_in_full(g) else 0
+    first_pile = TOTAL_RESOURCES - MARKET_SIZE
+    if g.reshuffles:
+        if most < first_pile:
+            add("reshuffle_before_the_pile_ran_out", "reshuffles", "R4.2",
+                f"{supplied} supply step(s) draw at most {most} of the {first_pile} cards of the "
+                "first draw pile: it has not run out, so nothing was reshuffled")
+        return
+    drawn = first_pile - len(g.draw)
+    if not least <= drawn <= most:
+        add("draw_not_the_rounds", "draw", "R4.2",
+            f"{drawn} card(s) drawn from the pile in {supplied} supply step(s), which draw "
+            + (str(least) if least == most else f"{least} to {most}"))
+
+
+def _check_round_1_doubloons(g: Game, add: _Add) -> None:
+    """R6.2, R6.7: in round 1 (no event, no development before the turn) a turn earns at most
+    one series and one relic set, then the income of the development it took; so do the
+    doubloons a seat brings to round 2 until the takes (Coronado and Sergio may have cost
+    2 each)."""
+    if g.round == 1:
+        over = set(_played(g)) - ({g.active} if g.phase == TURN else set())
+    elif g.round == 2 and g.phase in _BEFORE_TAKES:
+        over = set(range(g.players))
+    else:
+        return
+    described = _round_1_turn_seat(g)
+    flagged = frozenset(a + b for a in (SERIES_PAY.values() if g.turn_series else (0,))
+                        for b in (RELIC_PAY.values() if g.turn_relics else (0,)))
+    for s in sorted(over):
+        gains = flagged if s == described else _FIRST_TURN_GAINS
+        parts = g.income_of(s)
+        shipyards = parts.pop("shipyards", 0)  # opponents' caravels may have come later
+        income = sum(parts.values())
+        spent = (0, 2, 4) if g.round == 2 and s in (g.owner.get("coronado"),
+                                                    g.owner.get("sergio")) else (0,)
+        if not any(g.doubloons[s] + cost - income - yard in gains
+                   for cost in spent for yard in range(shipyards + 1)):
+            add("doubloons_not_a_first_turn", "doubloons", "R6.2",
+                f"seat {s} holds {g.doubloons[s]} doubloons after its turn of round 1: a series "
+                f"and a relic set pay {'/'.join(map(str, SERIES_PAY.values()))} and "
+                f"{'/'.join(map(str, RELIC_PAY.values()))}, and its developments {income}"
+                + (f" (and up to {shipyards} from shipyards)" if shipyards else ""))
+            return
+    if g.round == 1 and g.phase == TURN and g.doubloons[g.active] not in flagged:
+        add("doubloons_not_this_turn", "doubloons", "R6.2",
+            f"seat {g.active} holds {g.doubloons[g.active]} doubloons in its turn of round 1: "
+            "it earns only what its series and relic set of this turn pay "
+            f"(turn_series={int(g.turn_series)}, turn_relics={int(g.turn_relics)})")
+
+
+def _check_round_1_hands(g: Game, add: _Add) -> None:
+    """R2.6, R4.2, R5.5, R5.9: in round 1 each hand is the seed's deal, changed only by the
+    takes (one card out per take from the seat, one in per take by it) and the gift."""
+    if g.round != 1 or g.phase not in (TAKE, GIFT, FIRST, TURN):
+        return
+    setup, n = _seed_setup(g), g.players
+    deal = setup.draw[len(setup.draw) - HAND_DEAL * n:]
+    gift = g.phase in (FIRST, TURN) and g.takes and g.takes[-1][1] != g.tm
+    for s in range(n) if g.phase != TURN else _unplayed(g):
+        i = (s - setup.tm) % n
+        dealt = to_counts(deal[len(deal) - HAND_DEAL * (i + 1):len(deal) - HAND_DEAL * i])
+        now = [h + f for h, f in zip(g.hands[s], g.faceup[s], strict=True)]
+        came = sum(max(0, now[v] - dealt[v]) for v in VALUES)
+        went = sum(max(0, dealt[v] - now[v]) for v in VALUES)
+        came_most = sum(x == s for x, _ in g.takes) + bool(gift and s == g.takes[-1][1])
+        went_most = sum(y == s for _, y in g.takes) + bool(gift and s == g.tm)
+        if came > came_most or went > went_most:
+            add("hand_not_dealt_from_seed", "hands", "R4.2",
+                f"seat {s} holds {multiset_text(from_counts(now))} in round 1, and seed "
+                f"{g.options.seed} dealt it {multiset_text(from_counts(dealt))}: its "
+                f"{came_most} take(s) and gift bring at most {came_most} other card(s), and "
+                f"lose at most {went_most}")
+            return
+
+
+def _check_trade_master_offer(g: Game, add: _Add) -> None:
+    """R5.4: during the takes the Trade Master is one of the best offers. Each card taken from
+    a seat was worth 1 to 10, so the offers are known to that much."""
+    if g.phase != TAKE:
+        return
+    low, high = [], []
+    for s in range(g.players):
+        taken = sum(y == s for _, y in g.takes)
+        score = g.offer_score(s, from_counts(g.faceup[s]))
+        low.append(score + taken)
+        high.append(score + RELIC * taken)
+    if high[g.tm] < max(low):
+        best = low.index(max(low))
+        add("tm_not_best_offer", "tm", "R5.4",
+            f"seat {g.tm}'s offer scores at most {high[g.tm]} and seat {best}'s at least "
+            f"{low[best]}: the best offer takes the Trade Master token")
+
+
+def _check_asked_in_simultaneous_steps(g: Game, add: _Add) -> None:
+    """The ``active`` of a step every seat answers at once is the seat the last one-seat
+    step asked: the Trade Master who announced N (R5.1) in the offers; the last progression
+    turn's seat (R6.1) in the storage step; in the pirates step, one of the seats that can
+    have decided in this round's supply step, or the last round's last turn."""
+    if g.phase == OFFER and g.active != g.tm:
+        add("wrong_seat_asked", "active", "R5.1",
+            f"phase offer follows the announcement of the Trade Master, seat {g.tm}: active "
+            f"is {g.tm}, not {g.active}")
+    elif g.phase == STORE and g.options.rules >= 2 and g.turn_order and (
+            g.active != g.turn_order[-1]):
+        add("wrong_seat_asked", "active", "R6.9",
+            f"phase store follows the last progression turn, seat {g.turn_order[-1]}'s: active "
+            f"is {g.turn_order[-1]}, not {g.active}")
+    elif g.phase == OVER and g.turn_order and g.active != g.turn_order[-1]:
+        add("wrong_seat_asked", "active", "R6.1",
+            f"the game ended after the last progression turn, seat {g.turn_order[-1]}'s: "
+            f"active is {g.turn_order[-1]}, not {g.active}")
+    elif g.phase == PIRATES:
+        asked = {s for s, _ in g.fleets} | {g.owner.get(p) for p in ("ponce", "coronado",
+                                                                      "sergio")}
+        asked.add(g.turn_order[-1] if g.turn_order else 0)
+        if g.active not in asked:
+            add("wrong_seat_asked", "active", "R4.7",
+                f"seat {g.active} has made no decision this round, nor played the last turn "
+                "of the last one")
+
+
 _REACHABILITY_CHECKS: tuple[Callable[[Game, _Add], None], ...] = (
     _check_asked_seat, _check_trade, _check_market, _check_stored, _check_round,
-    _check_turns, _check_queue, _check_supply, _check_hands, _check_result)
+    _check_turns, _check_queue, _check_supply, _check_hands, _check_result, _check_seed,
+    _check_takes, _check_event_after_turns, _check_played_hands, _check_income,
+    _check_round_1_developments, _check_draws, _check_round_1_doubloons, _check_round_1_hands,
+    _check_trade_master_offer, _check_asked_in_simultaneous_steps)
 
 
 def position_problems(game: Game) -> list[PositionProblem]:

@@ -16,12 +16,15 @@ from typing import Any
 
 from mundus_net.engine.decisions import Decision, RuleError
 from mundus_net.engine.deck import Deck, deck_for_record, default_deck
+from mundus_net.engine.errors import MundusError
 from mundus_net.engine.game import Game, Options, Result
+
+__all__ = ["FORMAT", "GameRecord", "RecordError", "RecordedDecision", "RecordedOffer"]
 
 FORMAT = "mundus-record/1"
 
 
-class RecordError(ValueError):
+class RecordError(MundusError, ValueError):
     """A record that cannot be read or does not replay; the message says what and where."""
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 
+__all__ = ["bot_seed", "derive_seed", "game_seed"]
+
 
 def derive_seed(seed: int, *parts: object) -> int:
     """A 63-bit seed that depends only on ``seed`` and ``parts`` (stable across runs and

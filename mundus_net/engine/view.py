@@ -20,6 +20,8 @@ from mundus_net.engine.decisions import Decision
 from mundus_net.engine.deck import Deck
 from mundus_net.engine.game import Game, Pending, Result
 
+__all__ = ["PlayerView", "StateView", "known_hands", "public_log"]
+
 
 class PlayerView:
     __slots__ = ("_game", "_known", "seat")

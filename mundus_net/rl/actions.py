@@ -43,6 +43,11 @@ from mundus_net.engine.decisions import (
 )
 from mundus_net.engine.deck import EVENTS, Deck, default_deck
 
+__all__ = [
+    "MAX_OFFER", "MAX_PICK", "MAX_PIRATES", "MAX_SEATS", "MAX_SPLIT", "MAX_STORE", "SET_SIZES",
+    "SET_TARGETS", "ActionSpace", "cards_of", "multisets",
+]
+
 MAX_SEATS = 6
 MAX_OFFER = 4  # R5.1: N is 2, 3 or 4
 MAX_PIRATES = 2  # R4.7: one card per fleet of two caravels or more; a seat has 1 or 2 fleets

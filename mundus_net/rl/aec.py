@@ -22,6 +22,8 @@ from pettingzoo import AECEnv  # type: ignore[import-untyped]
 from mundus_net.engine.deck import Deck
 from mundus_net.rl.table import Table
 
+__all__ = ["MundusAEC", "env"]
+
 
 class MundusAEC(AECEnv):  # type: ignore[misc]  # pettingzoo is untyped
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"],

@@ -26,6 +26,8 @@ from mundus_net.engine.deck import EVENTS, Deck
 from mundus_net.engine.game import PHASES, QUEUE_SIZE, WIN_DOUBLOONS, Game
 from mundus_net.engine.view import PlayerView, StateView
 
+__all__ = ["BLOCK_CACHE", "HIGH", "MAX_SEATS", "LiveObserver", "Observer"]
+
 MAX_SEATS = 6
 HIGH = 4.0  # every value is clipped to [0, HIGH]
 BLOCK_CACHE = 4096  # blocks kept (count vectors, card sets, queues)

@@ -25,6 +25,8 @@ from mundus_net.engine.deck import Deck
 from mundus_net.engine.seeds import derive_seed
 from mundus_net.rl.table import Table
 
+__all__ = ["MundusEnv", "Observation"]
+
 Observation = dict[str, np.ndarray]
 
 

@@ -10,15 +10,18 @@ import numpy as np
 from mundus_net.engine.decisions import Decision, RuleError
 from mundus_net.engine.deck import Deck, default_deck
 from mundus_net.engine.defaults import default_decision
+from mundus_net.engine.errors import MundusError
 from mundus_net.engine.game import OVER, SIMULTANEOUS, WIN_DOUBLOONS, Game
 from mundus_net.engine.view import PlayerView
 from mundus_net.rl.actions import ActionSpace
 from mundus_net.rl.observation import HIGH, LiveObserver, Observer
 
+__all__ = ["REWARDS", "IllegalAction", "Table"]
+
 REWARDS = ("win", "doubloons")
 
 
-class IllegalAction(ValueError):
+class IllegalAction(MundusError, ValueError):
     """An action that is not legal now (its index is 0 in the mask); the game is unchanged."""
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from mundus_net.bots.base import load_bot, strategy_names
 from mundus_net.cli_args import command, positive_int, seconds, whole_number
-from mundus_net.client.i18n import add_language_argument, choose_language
+from mundus_net.client.i18n import add_language_argument, choose_language, current, use
 from mundus_net.client.known_hosts import KnownHosts
 from mundus_net.client.tokens import TokenStore
 from mundus_net.client.tui.session import Seating, default_name, needs_terminal, sit
@@ -86,8 +86,11 @@ def run(args: argparse.Namespace) -> int:
         return 2
     name = (args.name or default_name()).strip()[:32] or "Player"
     language = choose_language(args.lang, name, os.environ)
+    t = use(language)
     record = record_path(args)
-    print(f"Starting a table for you and {args.bots} {args.strategy} bot(s) …", flush=True)
+    print(t.ngettext("Starting a table for you and {count} {strategy} bot(s) …",
+                     "Starting a table for you and {count} {strategy} bot(s) …",
+                     args.bots).format(count=args.bots, strategy=args.strategy), flush=True)
     try:
         table = local.start(
             bots=args.bots, strategy=args.strategy, name=f"{name}'s table",
@@ -97,15 +100,19 @@ def run(args: argparse.Namespace) -> int:
     except (OSError, RuntimeError, subprocess.SubprocessError) as exc:
         print(f"mundus play: {exc}", file=sys.stderr)
         return 1
-    minutes = f"{args.keep_minutes:g} minute{'s' if args.keep_minutes != 1 else ''}"
+    minutes = t.ngettext("{count} minute", "{count} minutes",
+                         int(args.keep_minutes) if float(args.keep_minutes).is_integer()
+                         else 2).format(
+        count=f"{args.keep_minutes:g}")
     # The table's key comes from the process this client started: pinned, and saved for
     # `mundus join ADDRESS` later.
     pid = table.process.pid
     seating = Seating(table.address, name, store=TokenStore(), note={"pid": pid},
                       host_key=table.host_key, insecure=table.host_key is None,
                       known_hosts=KnownHosts(),
-                      left_note=[f"The table runs on in the background (process {pid}) "
-                                 f"and waits {minutes} for you."], language=language)
+                      left_note=[t._("The table runs on in the background (process {pid}) "
+                                     "and waits {minutes} for you.").format(
+                                         pid=pid, minutes=minutes)], language=language)
     status = sit(seating)
     if record is not None:
         if seating.game_over:  # the table writes it within a moment of the result
@@ -127,11 +134,13 @@ def _wait_for(record: Path, table: subprocess.Popen[str]) -> None:
 def _tell_record(record: Path, sign_key: str | None) -> None:
     """Where the record is, which key signs it (as ``mundus verify`` will name it), and the
     commands that replay and check it."""
+    t = current()
     signer = signed_by(sign_key, own_sign_key())
     if not record.exists():
-        print(f"The game's record will be written to {record} when the game ends, {signer}.")
+        print(t._("The game's record will be written to {record} when the game ends, "
+                  "{signer}.").format(record=record, signer=signer))
         return
-    print(f"The game's record: {record}\n"
-          f"  {signer}\n"
-          f"  replay it: {command('replay', str(record))}\n"
-          f"  check it:  {command('verify', str(record))}", flush=True)
+    print(t._("The game's record: {record}").format(record=record) + f"\n  {signer}\n  "
+          + t._("replay it: {command}").format(command=command("replay", str(record)))
+          + "\n  " + t._("check it:  {command}").format(command=command("verify", str(record))),
+          flush=True)

@@ -16,10 +16,12 @@ one of:
     work, so the same seed gives the same faults. In-process a bot cannot be pre-empted, so
     the answer is waited for, measured, and thrown away if it came too late.
 
-Every failure is returned as a :class:`Fault` (an ``error`` with its traceback);
-:func:`record_of` turns the game and its faults into a
-:class:`~mundus_net.engine.record.GameRecord` whose charged decisions say ``by="default"`` and
-whose ``violations`` list the faults. docs/bots.md describes the rules for bot writers.
+Every failure is returned as a :class:`Fault` (an ``error`` with its traceback).
+:func:`referee` answers once for a whole game with a :class:`Refereed`: the result, the faults,
+the decisions each seat was asked and their CPU times, and the record (:func:`record_of` turns
+the game and its faults into a :class:`~mundus_net.engine.record.GameRecord` whose charged
+decisions say ``by="default"`` and whose ``violations`` list the faults).
+docs/bots.md describes the rules for bot writers.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from dataclasses import dataclass
 from mundus_net.bots.base import Bot, bot_traceback, load_bot
 from mundus_net.engine.decisions import DECISION_TYPES, Decision, RuleError
 from mundus_net.engine.defaults import default_decision
-from mundus_net.engine.game import OVER, SIMULTANEOUS, Game
+from mundus_net.engine.game import OVER, SIMULTANEOUS, Game, Result
 from mundus_net.engine.record import GameRecord
 from mundus_net.engine.view import PlayerView
 
@@ -82,6 +84,49 @@ def make_bot(spec: str, seed: int) -> Bot:
         return load_bot(spec, seed)
     except Exception as exc:
         return BrokenBot(spec, exc)
+
+
+@dataclass(frozen=True, slots=True)
+class Refereed:
+    """The referee's one answer for a game played to its end: everything a row or a record
+    of the game is made from."""
+
+    game: Game  # the finished game (its log makes the record)
+    result: Result
+    faults: tuple[Fault, ...]  # in the order they happened
+    asked: tuple[int, ...]  # per seat, the decisions it was asked
+    cpu: tuple[tuple[float, ...], ...]  # per seat, the clock time of each decision returned
+
+    def fault_rows(self) -> tuple[list[dict[str, object]], list[str]]:
+        """The faults as JSON rows and their distinct tracebacks (:func:`fault_rows`)."""
+        return fault_rows(self.faults)
+
+    def fault_counts(self) -> list[dict[str, int]]:
+        """Per seat, how many faults of each kind (:func:`fault_counts`)."""
+        return fault_counts(self.faults, self.game.players)
+
+    def cpu_ms(self) -> list[list[float]]:
+        """Per seat, each decision's CPU time in ms, rounded to microseconds."""
+        return [[round(1000 * t, 3) for t in times] for times in self.cpu]
+
+    def record(self, game_id: str, names: list[str],
+               meta: dict[str, object] | None = None) -> GameRecord:
+        """The game's record with its faults (:func:`record_of`)."""
+        return record_of(self.game, game_id, names, self.faults, meta=meta)
+
+
+def referee(game: Game, bots: Sequence[Bot], *, time_limit: float | None = None,
+            strict: bool = False, clock: Callable[[], float] = time.thread_time) -> Refereed:
+    """Play ``game`` to its end as :func:`play_refereed` does, measuring every decision, and
+    answer once with a :class:`Refereed`."""
+    asked = [0] * game.players
+    cpu: list[list[float]] = [[] for _ in range(game.players)]
+    faults = play_refereed(game, bots, time_limit=time_limit, strict=strict, clock=clock,
+                           asked=asked, cpu=cpu)
+    if game.result is None:  # pragma: no cover - play_refereed returns at the end only
+        raise RuntimeError("the refereed game did not end")
+    return Refereed(game, game.result, tuple(faults), tuple(asked),
+                    tuple(tuple(times) for times in cpu))
 
 
 def play_refereed(game: Game, bots: Sequence[Bot], *, time_limit: float | None = None,

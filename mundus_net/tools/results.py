@@ -1,6 +1,6 @@
 """Counting and printing what a run of games adds up to: one place for ``mundus sim`` and
 ``mundus tournament`` (the games themselves are played by
-:func:`mundus_net.tools.tournament.play_one` for both), and the checks of their bot lists."""
+:func:`mundus_net.tools.games.play_one` for both), and the checks of their bot lists."""
 
 from __future__ import annotations
 

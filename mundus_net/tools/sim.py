@@ -2,7 +2,7 @@
 
 Game ``i`` of a run uses a game seed and bot seeds derived from ``--seed`` and ``i`` only, so
 the same arguments give the same games and the same summary. With ``--rotate`` the seats
-follow the tournament's balanced design (mundus_net.tools.tournament.seating): every bot
+follow the tournament's balanced design (mundus_net.tools.games.seating): every bot
 takes every seat, and every order around the table comes, equally often, which evens out the
 first Trade Master's advantage. Shared victories (R8.4) count ``1/k`` of
 a win for each of the ``k`` winners. docs/sim.md describes the output.
@@ -21,6 +21,7 @@ from typing import Any
 
 from mundus_net.cli_args import add_deck_option, positive_int
 from mundus_net.engine.deck import Deck, DeckError, load_deck
+from mundus_net.tools.games import Settings, play_one
 from mundus_net.tools.progress import Progress, ProgressReport
 from mundus_net.tools.results import (
     bot_list,
@@ -32,7 +33,6 @@ from mundus_net.tools.results import (
     tally,
     wilson,
 )
-from mundus_net.tools.tournament import Settings, play_one
 
 
 def check_bots(players: int, bots: Sequence[str]) -> None:

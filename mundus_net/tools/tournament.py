@@ -3,10 +3,12 @@ table with confidence intervals, a head-to-head matrix and openskill ratings.
 
 Game ``i`` is fixed by ``--seed`` and ``i`` alone: its game seed and its bots' seeds derive from
 them (as in ``mundus sim``), and so does its seating (a balanced design in which every pair of
-bots meets and every seat order comes equally often, :func:`seating`): the results do not
+bots meets and every seat order comes equally often,
+:func:`mundus_net.tools.games.seating`): the results do not
 depend on ``--jobs``, on the chunks the games are cut into, or on where they run (worker
 processes, a Dask cluster, real ``mundus host`` and ``mundus bot`` processes with
-``--network``). Results are aggregated in game order.
+``--network``). Results are aggregated in game order. One game is played by
+:mod:`mundus_net.tools.games`; the summary is made by :mod:`mundus_net.tools.standings`.
 Bots that fail are charged the default decision (mundus_net.tools.referee). docs/tournament.md
 describes the command and its output.
 """
@@ -16,202 +18,39 @@ from __future__ import annotations
 import argparse
 import csv
 import dataclasses
-import functools
-import itertools
 import json
-import math
 import multiprocessing
 import os
-import random
-import statistics
 import sys
 import textwrap
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mundus_net.bots.base import (
-    Bot,
-    load_bot,
-    read_bot_files,
-    ship_bot_files,
-    split_options,
-    strategy_names,
-)
+from mundus_net.bots.base import Bot, ship_bot_files, split_options, strategy_names
 from mundus_net.cli_args import positive_int, seconds
 from mundus_net.engine.deck import Deck
-from mundus_net.engine.game import Game
-from mundus_net.engine.seeds import bot_seed, game_seed
-from mundus_net.protocol.statedir import atomic_write
-from mundus_net.tools.progress import Progress, ProgressReport
-from mundus_net.tools.referee import (
-    FAULT_KINDS,
-    fault_counts,
-    fault_rows,
-    make_bot,
-    play_refereed,
-    record_of,
+from mundus_net.tools.games import (
+    DEFAULT_TIME_LIMIT,
+    Settings,
+    TournamentError,
+    exit_words,
+    play_chunk,
+    play_one,
+    seat_names,
+    seating,
 )
+from mundus_net.tools.progress import Progress, ProgressReport
 from mundus_net.tools.results import (
     Row,
     bot_list,
     check_spec,
-    cpu_figures,
     player_count,
-    r6,
     speed_line,
     table_lines,
-    tally,
-    wilson,
 )
-
-DEFAULT_TIME_LIMIT = 10.0  # seconds per decision, as the host's default for network bots
-
-
-class TournamentError(RuntimeError):
-    """A game could not be played (not a bot's fault: those are charged and recorded)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Settings:
-    """Everything that fixes the games of a tournament (picklable: sent to the workers)."""
-
-    bots: tuple[str, ...]
-    players: int
-    seed: int = 0
-    round_limit: int | None = None
-    promo: bool = False
-    time_limit: float | None = DEFAULT_TIME_LIMIT
-    records: str | None = None  # directory for each game's GameRecord JSON
-    rotate: bool = True  # seats rotate from game to game (see seating()); else bot j at seat j
-    strict: bool = False  # a failing bot raises instead of being charged (mundus sim)
-    deck: Deck | None = None  # None: the default deck
-    label: str = "tournament"  # names the games' ids and the records' meta key
-    series: bool = False  # one bot object per entry plays every game, in order
-    # The bot files, read once at the start (path as given, absolute path, source): every
-    # process plays the same code, and workers that cannot see the file still load it.
-    files: tuple[tuple[str, str, str], ...] = ()
-
-    def check(self) -> None:
-        """Raise ValueError with a clear message for settings that cannot be played."""
-        if not 2 <= self.players <= 6:
-            raise ValueError(f"a game has 2 to 6 players, not {self.players}")
-        if len(self.bots) < self.players:
-            raise ValueError(f"{self.players} players need at least {self.players} bots, but "
-                             f"{len(self.bots)} were given ({','.join(self.bots) or 'none'})")
-        for spec in self.bots:
-            check_spec(spec)
-        if self.round_limit is not None and self.round_limit < 1:
-            raise ValueError(f"the round limit must be at least 1, not {self.round_limit}")
-        if self.time_limit is not None and not self.time_limit > 0:
-            raise ValueError(f"the time limit must be positive, not {self.time_limit}")
-
-    def with_files(self) -> Settings:
-        """These settings with the bot files read now (ValueError if one cannot be)."""
-        return dataclasses.replace(self, files=read_bot_files(self.bots))
-
-
-def seating(index: int, bots: int, players: int, rotate: bool = True,
-            seed: int = 0) -> tuple[int, ...]:
-    """The bot (index into the bot list) at each seat of game ``index``: a balanced design.
-
-    Every line-up (every set of ``players`` bots out of ``bots``) comes once in each block of
-    C games (C = bots choose players), so every pair of bots meets equally often; across
-    ``players`` blocks each line-up sits in every rotation, so every bot of it takes every
-    seat once; and across the (players - 1)! cyclic orders of a line-up, every relative order
-    comes equally often. The orders of line-ups and of cyclic orders are shuffled by ``seed``
-    (fixed by it: the same for every ``--jobs`` or worker). Without ``rotate``, seat ``s``
-    holds bot ``s`` in every game."""
-    if not rotate:
-        return tuple(range(players))
-    lineups, cycles = _design(bots, players, seed)
-    block, which = divmod(index, len(lineups))
-    lineup = lineups[which]
-    cycle = cycles[(block // players) % len(cycles)]
-    turn = block % players
-    order = [lineup[c] for c in cycle]  # the line-up in this cyclic order, then rotated
-    return tuple(order[turn:] + order[:turn])
-
-
-@functools.lru_cache(maxsize=64)
-def _design(bots: int, players: int, seed: int
-            ) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]:
-    """(line-ups, cyclic orders) of the design, in the order ``seed`` gives them."""
-    rng = random.Random(f"mundus-net/seating/{seed}/{bots}/{players}")
-    lineups = list(itertools.combinations(range(bots), players))
-    rng.shuffle(lineups)
-    # The cyclic orders of positions 0..players-1: position 0 first, the rest permuted.
-    cycles = [(0, *rest) for rest in itertools.permutations(range(1, players))]
-    rng.shuffle(cycles)
-    return tuple(lineups), tuple(cycles)
-
-
-def design_games(bots: int, players: int) -> int:
-    """Games of one whole cycle of the design: every line-up in every rotation and every
-    cyclic order (a multiple of it gives every pair and every seat order equal weight)."""
-    return math.comb(bots, players) * players * math.factorial(players - 1)
-
-
-def record_path(directory: str | Path, index: int) -> Path:
-    return Path(directory) / f"game-{index:06d}.json"
-
-
-def game_id(seed: int, index: int, label: str = "tournament") -> str:
-    return f"{label}-{seed}-{index}"
-
-
-def seat_names(settings: Settings, seats: Sequence[int]) -> list[str]:
-    """Each seat's player name: the strategy (its class name for ``module:Class``) and the
-    entry's index, at most 32 characters (the protocol's limit)."""
-    return [f"{split_options(settings.bots[j])[0].rpartition(':')[2][:24]} #{j}"
-            for j in seats]
-
-
-# -- one game, in-process -----------------------------------------------------------------------
-
-
-def play_one(settings: Settings, index: int, entries: dict[int, Bot] | None = None) -> Row:
-    """Play game ``index`` in this process and return its row (and write its record if
-    ``settings.records`` is set). The one game loop of ``mundus tournament`` and
-    ``mundus sim``: game ``i`` is the same game in both. ``entries`` keeps one bot object
-    per entry across calls (a series: each is made once, with game 0's seed)."""
-    if settings.files:
-        ship_bot_files(settings.files)
-    seats = seating(index, len(settings.bots), settings.players, settings.rotate,
-                    settings.seed)
-    seed = game_seed(settings.seed, index)
-    game = Game.new(settings.players, seed, promo=settings.promo,
-                    round_limit=settings.round_limit, deck=settings.deck)
-    bots = []
-    for j in seats:
-        if entries is not None and j in entries:
-            bots.append(entries[j])
-            continue
-        made_seed = bot_seed(settings.seed, 0 if entries is not None else index, j)
-        bot = (load_bot(settings.bots[j], made_seed) if settings.strict
-               else make_bot(settings.bots[j], made_seed))
-        if entries is not None:
-            entries[j] = bot
-        bots.append(bot)
-    asked = [0] * settings.players
-    cpu: list[list[float]] = [[] for _ in range(settings.players)]
-    faults = play_refereed(game, bots, time_limit=settings.time_limit, strict=settings.strict,
-                           asked=asked, cpu=cpu)
-    result = game.result
-    if result is None:  # pragma: no cover - play_refereed returns at the end only
-        raise TournamentError(f"game {index} did not end")
-    if settings.records is not None:
-        meta: dict[str, object] = {settings.label: {
-            "game": index, "seating": list(seats), "bots": list(settings.bots)}}
-        record = record_of(game, game_id(settings.seed, index, settings.label),
-                           seat_names(settings, seats), faults, meta=meta)
-        atomic_write(record_path(settings.records, index), record.to_json() + "\n", 0o644)
-    listed, texts = fault_rows(faults)
-    return make_row(index, seed, seats, result.winners, result.places, result.doubloons,
-                    result.rounds, result.reason, fault_counts(faults, settings.players),
-                    asked, listed, texts, [[round(1000 * t, 3) for t in times] for times in cpu])
+from mundus_net.tools.standings import summarise
 
 
 def play_series(bots: Sequence[Bot], games: int, *, players: int | None = None, seed: int = 0,
@@ -234,41 +73,6 @@ def play_series(bots: Sequence[Bot], games: int, *, players: int | None = None, 
     entries: dict[int, Bot] = dict(enumerate(bots))
     rows = [play_one(settings, i, entries) for i in range(games)]
     return summarise(settings, rows), rows
-
-
-def make_row(index: int, seed: int, seats: Sequence[int], winners: Iterable[int],
-             places: Iterable[int], doubloons: Iterable[int], rounds: int, reason: str,
-             faults: Sequence[dict[str, int]], decisions: Sequence[int] | None = None,
-             fault_list: Sequence[dict[str, object]] = (),
-             tracebacks: Sequence[str] = (),
-             cpu_ms: Sequence[Sequence[float]] | None = None) -> Row:
-    """A game's row: per seat (``seating[s]`` is the bot at seat ``s``) its place, doubloons,
-    faults (kind -> count, only kinds that happened) and decisions asked; every fault in
-    order (seat, kind, phase, round, decision, reason, and ``traceback``: an index into
-    ``tracebacks``, the game's distinct tracebacks, or None); per seat the CPU time of each
-    decision that returned, in ms (None: not measured, over the network). The CPU times
-    are the only part of a row that varies from run to run."""
-    return {"game": index, "seed": seed, "seating": list(seats), "winners": list(winners),
-            "places": list(places), "doubloons": list(doubloons), "rounds": rounds,
-            "reason": reason, "faults": [dict(sorted(f.items())) for f in faults],
-            "decisions": None if decisions is None else list(decisions),
-            "fault_list": list(fault_list), "tracebacks": list(tracebacks),
-            "cpu_ms": None if cpu_ms is None else [list(times) for times in cpu_ms]}
-
-
-def without_cpu(data: Any) -> Any:
-    """``data`` (rows, a summary, a ``--json`` file's contents) without its ``cpu_ms``
-    fields: the only measured ones, so what is left is the same for the same games."""
-    if isinstance(data, dict):
-        return {k: without_cpu(v) for k, v in data.items() if k != "cpu_ms"}
-    if isinstance(data, list):
-        return [without_cpu(v) for v in data]
-    return data
-
-
-def play_chunk(settings: Settings, start: int, stop: int) -> list[Row]:
-    """Games ``start`` to ``stop - 1``, in order (the unit of work of a worker)."""
-    return [play_one(settings, i) for i in range(start, stop)]
 
 
 def chunks(games: int, jobs: int) -> list[tuple[int, int]]:
@@ -406,19 +210,6 @@ def find_fatal_game(settings: Settings, start: int, stop: int, *,
         reader.close()
 
 
-def exit_words(code: int | None) -> str:
-    if code is None:
-        return "it did not say how"
-    if code < 0:
-        import signal
-
-        try:
-            return f"killed by signal {-code} ({signal.Signals(-code).name})"
-        except ValueError:
-            return f"killed by signal {-code}"
-    return f"exit status {code}"
-
-
 def _fatal_message(settings: Settings, parts: Sequence[tuple[int, int]], what: str) -> str:
     """Which game ended the process that played it, found by replaying the chunks that were
     playing alone, and what to do about it."""
@@ -553,127 +344,6 @@ def run_tournament(settings: Settings, games: int, *, jobs: int = 1, network: bo
 
 # -- the summary --------------------------------------------------------------------------------
 
-
-
-def rating_history(bots: int, rows: Iterable[Row]) -> Iterator[list[Any]]:
-    """openskill Plackett-Luce ratings of each bot (``.mu``, ``.sigma``, ``.ordinal()``):
-    at the start (the model's default, mu 25 and sigma 25/3) and after each game, rating its
-    places in game order."""
-    from openskill.models import PlackettLuce
-
-    model = PlackettLuce()
-    current = [model.rating(name=str(j)) for j in range(bots)]
-    yield list(current)
-    for row in rows:
-        seats = row["seating"]
-        rated = model.rate([[current[j]] for j in seats], ranks=list(row["places"]))
-        for j, team in zip(seats, rated, strict=True):
-            current[j] = team[0]
-        yield list(current)
-
-
-def ratings(bots: int, rows: Iterable[Row]) -> list[dict[str, float]]:
-    """Each bot's rating after the last game (:func:`rating_history`)."""
-    *_, last = rating_history(bots, rows)
-    return [{"mu": r6(r.mu), "sigma": r6(r.sigma), "ordinal": r6(r.ordinal())} for r in last]
-
-
-def head_to_head(bots: int, rows: Iterable[Row]) -> list[dict[str, Any]]:
-    """Every pair of entries (a < b): the games both played, how often a finished ahead of b
-    (a tie counts a half), with its 95% Wilson interval, and a's mean doubloon margin over b
-    with a normal 95% interval."""
-    ahead: dict[tuple[int, int], float] = {}
-    margins: dict[tuple[int, int], list[int]] = {}
-    for row in rows:
-        seats, places, money = row["seating"], row["places"], row["doubloons"]
-        for s, t in itertools.combinations(range(len(seats)), 2):
-            a, b = seats[s], seats[t]
-            pa, pb, ma, mb = places[s], places[t], money[s], money[t]
-            if a > b:
-                a, b, pa, pb, ma, mb = b, a, pb, pa, mb, ma
-            ahead[a, b] = ahead.get((a, b), 0.0) + (1.0 if pa < pb else 0.5 if pa == pb else 0.0)
-            margins.setdefault((a, b), []).append(ma - mb)
-    out = []
-    for a, b in itertools.combinations(range(bots), 2):
-        diffs = margins.get((a, b), [])
-        n = len(diffs)
-        lo, hi = wilson(ahead.get((a, b), 0.0), n)
-        mean = statistics.fmean(diffs) if n else 0.0
-        half = 1.96 * statistics.stdev(diffs) / math.sqrt(n) if n > 1 else 0.0
-        out.append({"a": a, "b": b, "games": n, "a_ahead": r6(ahead.get((a, b), 0.0)),
-                    "a_ahead_rate": r6(ahead.get((a, b), 0.0) / n) if n else 0.0,
-                    "a_ahead_ci95": [r6(lo), r6(hi)], "margin": r6(mean),
-                    "margin_ci95": [r6(mean - half), r6(mean + half)]})
-    return out
-
-
-def summarise(settings: Settings, rows: Sequence[Row]) -> dict[str, Any]:
-    """The tournament's summary from its rows (in game order): a JSON-ready dict in which
-    only ``per_bot[j]["cpu_ms"]`` (the CPU time a decision) is measured: all else is the
-    same bytes for the same games."""
-    n_bots, players = len(settings.bots), settings.players
-    counted = tally(n_bots, players, rows)
-    played, wins, money, places = counted.played, counted.wins, counted.money, counted.places
-    faults, seat_wins, seat_money = counted.faults, counted.seat_wins, counted.seat_money
-    decisions = counted.decisions
-    reasons, shared, rounds = counted.reasons, counted.shared, counted.rounds
-    games = len(rows)
-    rating = ratings(n_bots, rows)
-    pairs = head_to_head(n_bots, rows)
-    per_bot = []
-    for j, spec in enumerate(settings.bots):
-        n = played[j]
-        lo, hi = wilson(wins[j], n)
-        per_bot.append({
-            "index": j, "bot": spec, "games": n, "wins": r6(wins[j]),
-            "win_rate": r6(wins[j] / n) if n else 0.0, "win_rate_ci95": [r6(lo), r6(hi)],
-            "mean_doubloons": r6(statistics.fmean(money[j])) if n else 0.0,
-            "sd_doubloons": r6(statistics.stdev(money[j])) if n > 1 else 0.0,
-            "mean_place": r6(places[j] / n) if n else 0.0,
-            "rating": rating[j], "faults": faults[j], "decisions": decisions[j],
-            "cpu_ms": cpu_figures(counted.cpu_ms[j]),
-        })
-    by_name: dict[str, dict[str, Any]] = {}
-    for j, spec in enumerate(settings.bots):
-        entry = by_name.setdefault(spec, {"entries": 0, "games": 0, "wins": 0.0, "money": []})
-        entry["entries"] += 1
-        entry["games"] += played[j]
-        entry["wins"] += wins[j]
-        entry["money"].extend(money[j])
-    names = {}
-    for spec, entry in by_name.items():
-        n = entry["games"]
-        lo, hi = wilson(entry["wins"], n)
-        names[spec] = {"entries": entry["entries"], "games": n, "wins": r6(entry["wins"]),
-                       "win_rate": r6(entry["wins"] / n) if n else 0.0,
-                       "win_rate_ci95": [r6(lo), r6(hi)],
-                       "mean_doubloons": r6(statistics.fmean(entry["money"])) if n else 0.0}
-    per_seat = [{"seat": s, "wins": r6(seat_wins[s]),
-                 "win_rate": r6(seat_wins[s] / games) if games else 0.0,
-                 "mean_doubloons": r6(seat_money[s] / games) if games else 0.0}
-                for s in range(players)]
-    return {
-        "bots": list(settings.bots), "players": players, "games": games,
-        "seed": settings.seed, "round_limit": settings.round_limit, "promo": settings.promo,
-        "time_limit": settings.time_limit,
-        "per_bot": per_bot, "by_name": names, "per_seat": per_seat,
-        "shared_victories": shared,
-        "mean_rounds": r6(statistics.fmean(rounds)) if rounds else 0.0,
-        "min_rounds": min(rounds, default=0), "max_rounds": max(rounds, default=0),
-        "end_reasons": reasons,
-        "faults": {kind: sum(f.get(kind, 0) for f in faults) for kind in FAULT_KINDS},
-        "design_games": design_games(n_bots, players) if settings.rotate else None,
-        "head_to_head": pairs,
-        "unmet_pairs": [[p["a"], p["b"]] for p in pairs if p["games"] == 0],
-        "always_faulted": always_faulted(per_bot),
-    }
-
-
-def always_faulted(per_bot: Sequence[dict[str, Any]]) -> list[int]:
-    """The entries that faulted in every decision they were asked (so their games were
-    played by the default decision): a bot that does not work at all."""
-    return [b["index"] for b in per_bot
-            if b["decisions"] and sum(b["faults"].values()) >= b["decisions"]]
 
 
 WIDTH = 80  # every line of the printed summary fits a terminal of 80 columns

@@ -25,8 +25,7 @@ from typing import IO, Any
 
 from mundus_net.engine.record import GameRecord, RecordError
 from mundus_net.engine.seeds import bot_seed, game_seed
-from mundus_net.tools.results import Row
-from mundus_net.tools.tournament import (
+from mundus_net.tools.games import (
     Settings,
     TournamentError,
     exit_words,
@@ -35,6 +34,7 @@ from mundus_net.tools.tournament import (
     seat_names,
     seating,
 )
+from mundus_net.tools.results import Row
 
 GAME_TIMEOUT = 300.0  # seconds a networked game may take, start to end
 STEP_TIMEOUT = 30.0  # seconds for the host to listen, or to seat one bot

@@ -26,6 +26,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from mundus_net.cli_args import add_deck_option
 from mundus_net.engine.decisions import Offer, RuleError
 from mundus_net.engine.deck import Deck, DeckError, deck_for_record, default_deck, load_deck
+from mundus_net.engine.errors import MundusError
 from mundus_net.engine.game import REASON_WORDS, Game, Result
 from mundus_net.engine.record import FORMAT as RECORD_FORMAT
 from mundus_net.engine.record import GameRecord, RecordError
@@ -41,7 +42,7 @@ from mundus_net.protocol.signing import (
 from mundus_net.tools.results import file_error
 
 
-class UnreadableRecord(ValueError):
+class UnreadableRecord(MundusError, ValueError):
     """The file is not a game record at all (exit status 2); the message says what it is."""
 
 
@@ -68,6 +69,10 @@ class Report:
     signer_words: str = ""
     pinned: bool = False
     own: bool = False
+    # The chain of the public history the host says it published (meta.chain,
+    # protocol/chain.py), for the players to compare with what their clients saw; None when
+    # the record has none (written before it, or by mundus sim).
+    chain: str | None = None
 
     @property
     def signer_fingerprint(self) -> str | None:
@@ -216,6 +221,7 @@ def _verify(document: dict[str, Any], text: str, pinned_key: str | None, own_key
                                f"({record.deck_digest}); pass that deck with --deck FILE")
     check("record", True, f"game {record.game_id}: {len(record.decisions)} decisions, "
                           f"{len(record.offers)} committed offers")
+    report.chain = chain_words(record.meta)
 
     # 4.-6. The fair deal.
     fair = document.get("fairness")
@@ -324,6 +330,27 @@ def _verify(document: dict[str, Any], text: str, pinned_key: str | None, own_key
               f"the replay ends as recorded: {_result_text(recorded, names)}")
 
 
+def _chain_of(text: str) -> str | None:
+    """chain_words of a record's text (already read as a record: its JSON is sound)."""
+    meta = json.loads(text).get("meta")
+    return chain_words(meta) if isinstance(meta, dict) else None
+
+
+def chain_words(meta: dict[str, Any]) -> str | None:
+    """What the record says of its public history's chain, for people; None without one."""
+    found = meta.get("chain")
+    if not isinstance(found, dict) or not isinstance(found.get("events"), int) \
+            or not isinstance(found.get("digest"), str):
+        return None
+    resumed = meta.get("resumed")
+    restarts = f"; the host resumed the game {resumed} time{'s' if resumed != 1 else ''}" \
+        if isinstance(resumed, int) and resumed else ""
+    return (f"the host published {found['events']} public events, chain digest "
+            f"{found['digest'][:16]}{restarts}. A player's client that saw the whole game "
+            "shows the same count and digest at its end; a client that saw more, or "
+            "another digest, saw the host go back in time (docs/security.md)")
+
+
 def _result_text(result: Result, names: list[str]) -> str:
     """``won by Ann (seat 2) after 3 rounds, at the round limit, with 10/20/32 doubloons``."""
     def who(seat: int) -> str:
@@ -377,6 +404,11 @@ def run(args: argparse.Namespace) -> int:
 
     def show(found: Check) -> None:
         print(f"{'ok  ' if found.ok else 'FAIL'} {found.name}: {found.detail}", flush=True)
+        if found.name == "record" and found.ok:
+            # What the host says it published, for the players to compare (not a check).
+            history = _chain_of(text)
+            if history is not None:
+                print(f"     history: {history}", flush=True)
 
     try:
         report = verify_text(text, args.host_key, deck, on_check=show, own_key=own_sign_key())

@@ -1,0 +1,62 @@
+"""What this computer's clients witnessed of each game, in the client's state folder
+(``witnesses.json``): the chain of the public history they saw and their revealed offers
+(:class:`mundus_net.protocol.chain.Witness`; docs/security.md, "A host that goes back in
+time"). A client restarted in the middle of a game still sees a host that comes back at an
+earlier point than it saw before the restart.
+
+Entries are by game id and seat (two players at one computer, or ``mundus bot --seats N``,
+each keep their own: a revealed offer is its seat's); the file keeps the :data:`KEEP` most
+recently saved (an entry is a few hundred bytes).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from mundus_net.client.statefile import StateFile
+from mundus_net.protocol.chain import Witness
+from mundus_net.protocol.statedir import state_dir
+
+KEEP = 200  # entries remembered; the oldest saved is forgotten first
+
+
+class WitnessFile(StateFile):
+    """``{"format": ..., "games": {"GAME/SEAT" (or "GAME/watch"): witness + "saved"}}``."""
+
+    FORMAT = "mundus-net/witnesses/1"
+    SECTION = "games"
+
+    def __init__(self, path: Path | None = None) -> None:
+        super().__init__(path or state_dir() / "witnesses.json")
+
+    def get(self, game: str, seat: int | None) -> Witness | None:
+        entry = self._read().get(_key(game, seat))
+        if not isinstance(entry, dict):
+            return None
+        try:
+            witness = Witness.from_json(entry)
+        except (KeyError, TypeError, ValueError):
+            return None  # a damaged entry is no witness: the game's chain starts afresh
+        return witness if (witness.game, witness.seat) == (game, seat) else None
+
+    def save(self, witness: Witness) -> None:
+        with self._locked():
+            entries = self._read()
+            entry: dict[str, Any] = {**witness.to_json(), "saved": time.time()}
+            entries[_key(witness.game, witness.seat)] = entry
+            if len(entries) > KEEP:
+                oldest = sorted(entries, key=lambda g: _saved(entries[g]))
+                for game in oldest[: len(entries) - KEEP]:
+                    del entries[game]
+            self._write(entries)
+
+
+def _key(game: str, seat: int | None) -> str:
+    return f"{game}/{'watch' if seat is None else seat}"
+
+
+def _saved(entry: Any) -> float:
+    saved = entry.get("saved") if isinstance(entry, dict) else None
+    return float(saved) if isinstance(saved, (int, float)) else 0.0

@@ -1,0 +1,362 @@
+"""The table screen in the players' languages (issue 28; client/tui/render.py, app.py,
+choices.py, advisor.py): a whole seeded game drawn at 80x24 and 120x40 in Italian, Russian,
+Dutch and Korean, every question of seat 0, with no line wider than the screen in cells (Korean
+syllables take two), no line cut with "…", and no English word of the client's messages on the
+main screen; the words a player types (pass, help, a choice's words) work in their language;
+English stays the source's own words."""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from babel.messages.catalog import Catalog
+from prompt_toolkit.application import create_app_session
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+from prompt_toolkit.utils import get_cwidth
+
+from mundus_net.bots.base import load_bot
+from mundus_net.client import i18n_build
+from mundus_net.client.connection import Connection
+from mundus_net.client.core import ClientSettings
+from mundus_net.client.i18n import translator, use
+from mundus_net.client.notices import PendingDecision, PublicEvents
+from mundus_net.client.tui import app as tui_app
+from mundus_net.client.tui import render
+from mundus_net.client.tui.app import Send, ShowHelp, Snapshot, TableModel
+from mundus_net.engine.decisions import EndTurn
+from mundus_net.engine.game import Game, Pending
+from mundus_net.engine.view import PlayerView, StateView, public_log
+from mundus_net.protocol.codec import to_wire
+
+sys.path.insert(0, __file__.rsplit("/", 1)[0])  # tui_term, beside this file
+
+NAMES = ("Ana", "Bo", "Cy", "Dee")  # names of no language
+SIZES = ((80, 24), (120, 40))
+LANGUAGES = ("it", "ru", "nl", "ko")
+WORD = re.compile(r"[A-Za-z]{3,}")
+
+
+@pytest.fixture(autouse=True)
+def english_after() -> Iterator[None]:
+    """Each test chooses its language; English again after it (the process's default)."""
+    yield
+    use("en")
+
+
+@pytest.fixture(scope="module")
+def template() -> Catalog:
+    return i18n_build.extract()
+
+
+def _words(text: str) -> set[str]:
+    return {w.lower() for w in WORD.findall(text)}
+
+
+def english_words(template: Catalog, language: str) -> set[str]:
+    """The words of the client's English messages that the language's catalog never uses
+    itself (a word both languages write, as Dutch's "storm" or Italian's "round", is not
+    English on a Dutch or Italian screen). The F1 help's notation examples (take:5@2,
+    set:5:55R:q2) are left out of the language's words: they stay notation in every
+    language."""
+    catalog = i18n_build.read(language)
+    source: set[str] = set()
+    for message in template:
+        if message.id:
+            ids = [message.id] if isinstance(message.id, str) else list(message.id)
+            for text in ids:
+                source |= _words(re.sub(r"\{\w+\}", "", text))
+    theirs: set[str] = set()
+    for message in catalog:
+        if not message.id or "notation" in str(message.id):
+            continue
+        string = message.string
+        texts = [string] if isinstance(string, str) else list(string or ())
+        for text in texts:
+            theirs |= _words(re.sub(r"\{\w+\}", "", text))
+    return source - theirs - _words(" ".join(NAMES))
+
+
+def questions(seed: int) -> Iterator[tuple[TableModel, Game]]:
+    """A model of seat 0's screen at each of its questions in a seeded game of greedy bots,
+    fed the log as a network client gets it (each event once, seat 0's version beside)."""
+    game = Game.new(4, seed=seed, promo=True)
+    bots = [load_bot("greedy", s) for s in range(4)]
+    model = TableModel(address="tcp://127.0.0.1:7700")
+    seen = ident = 0
+    while not game.is_over:
+        pending = game.pending
+        assert pending is not None
+        if 0 in pending.seats:
+            ident += 1
+            public = public_log(game, None, seen)
+            mine = public_log(game, 0, seen)
+            seen = len(game.log)
+            data = to_wire(PlayerView(game, 0).to_dict())
+            view = StateView(data, game.deck, list(game.legal(0)),
+                             Pending(pending.kind, (0,), pending.detail))
+            ready = PendingDecision(id=ident, kind=pending.kind, detail=dict(pending.detail),
+                                    legal=tuple(game.legal(0)), deadline=None, seq=ident)
+            own = tuple(to_wire(m) if m != p else None for p, m in zip(public, mine,
+                                                                        strict=True))
+            model.on_notice(PublicEvents(ident, tuple(to_wire(e) for e in public), own),
+                            Snapshot(view, ready, NAMES, (True, True, False, True),
+                                     (False, True, True, True), online=True, seat=0))
+            yield model, game
+        seat = pending.seats[0]
+        game.apply(seat, bots[seat].decide(PlayerView(game, seat), game.legal(seat)))
+
+
+def problems(screen: list[str], width: int, english: set[str]) -> list[str]:
+    found = []
+    for line in screen:
+        if get_cwidth(line) > width:
+            found.append(f"wider than {width}: {line!r}")
+        if "…" in line:
+            found.append(f"cut: {line!r}")
+        stray = _words(line) & english
+        if stray:
+            found.append(f"English {sorted(stray)}: {line!r}")
+    return found
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_whole_game_reads_in_the_language_uncut_at_80x24_and_120x40(
+        language: str, template: Catalog) -> None:
+    use(language)
+    english = english_words(template, language)
+    assert {"queue", "market", "hand", "choices", "round"} & english  # the check can fail
+    found: list[str] = []
+    screens = 0
+    for model, _ in questions(seed=5):
+        for width, height in SIZES:
+            screen = render.to_plain(model.draw(width, height)).split("\n")
+            assert len(screen) <= height
+            found += [f"{model.snap.view.phase} {width}x{height}: {p}"  # type: ignore[union-attr]
+                      for p in problems(screen, width, english)]
+            screens += 1
+    assert screens > 50
+    assert found[:10] == []
+
+
+def test_english_words_are_found_where_a_message_is_left_english(template: Catalog) -> None:
+    """The check above sees an untranslated message: the English screen is full of them."""
+    english = english_words(template, "it")
+    model, _ = next(questions(seed=5))
+    use("en")
+    screen = render.to_plain(model.draw(80, 24)).split("\n")
+    assert any("English" in p for p in problems(screen, 80, english))
+
+
+@pytest.mark.parametrize(("language", "size"), [(lang, size) for lang in LANGUAGES
+                                                for size in SIZES])
+def test_the_final_standings_read_in_the_language(language: str, size: tuple[int, int],
+                                                  template: Catalog) -> None:
+    use(language)
+    english = english_words(template, language)
+    game = Game.new(4, seed=3, promo=True)
+    bots = [load_bot("greedy", s) for s in range(4)]
+    while not game.is_over:
+        seat = game.waiting_seats()[0]
+        game.apply(seat, bots[seat].decide(PlayerView(game, seat), game.legal(seat)))
+    width, height = size
+    screen = render.lines_of(render.screen(PlayerView(game, 0), NAMES, width, height))
+    assert problems(screen, width, english) == []
+    title = {"it": "Classifica finale", "ru": "Итоговая таблица", "nl": "Eindstand",
+             "ko": "최종 순위"}[language]
+    assert any(title in line for line in screen)
+
+
+@pytest.mark.parametrize(("language", "passing", "helping"), [
+    ("it", "passo", "aiuto"), ("ru", "пас", "помощь"), ("nl", "pas", "hulp"),
+    ("ko", "패스", "도움말")])
+def test_the_words_a_player_types_work_in_the_language(language: str, passing: str,
+                                                       helping: str) -> None:
+    use(language)
+    model, _ = next((m, g) for m, g in questions(seed=5) if EndTurn() in g.legal(0))
+    assert model.interpret(passing) == Send((EndTurn(),))
+    assert model.interpret("end") == Send((EndTurn(),))  # English works in every language
+    assert model.interpret(helping) == ShowHelp()
+    assert model.interpret("help") == ShowHelp()
+    choice = model.choices()[0]
+    assert model.interpret(choice.words.upper()) == Send(choice.decisions)  # by its words
+    menu = model.completions(passing[:2])
+    assert (passing, menu[0][1]) in menu  # Tab completes the word
+    typed = choice.words[:4]
+    assert (choice.words, choice.text) in model.completions(typed)
+
+
+def test_the_table_app_speaks_the_players_language() -> None:
+    """TableApp(language=) (session.py passes Seating.language, from --lang) makes it the
+    language of every screen of the client."""
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
+        conn = Connection("tcp://127.0.0.1:1", ClientSettings("Ana"), insecure=True)
+        table = tui_app.TableApp(conn, color=False, language="ko")
+    assert table.translator.language == "ko"
+    assert "연결 중" in render.to_plain(table.model.draw(80, 24))  # "Connecting to ..."
+    model, _ = next(questions(seed=5))
+    assert "라운드" in render.to_plain(model.draw(80, 24))
+
+
+def test_korean_columns_are_padded_in_cells() -> None:
+    assert render.ljust_cells("손패", 6) == "손패  "
+    assert render.rjust_cells("손패", 5) == " 손패"
+    assert get_cwidth(render.ljust_cells("교역장", 4)) == 6  # never cut
+    wrapped = render.wrap_text("카드 열 " * 12, 20)  # 8 cells a time, 4 characters
+    assert wrapped[0] == "카드 열 카드 열 카드" and len(wrapped) == 5
+    assert all(get_cwidth(line) <= 20 for line in wrapped)
+    assert " ".join(wrapped).split() == ("카드 열 " * 12).split()  # broken between words
+
+
+# -- a whole game in a pseudo-terminal ---------------------------------------------------------
+
+ASKED = re.compile(r"^(\S+)>(?: |$)")  # the input line at a question: the step's word, translated
+OVER = {"it": "Classifica finale", "ru": "Итоговая таблица", "nl": "Eindstand",
+        "ko": "최종 순위"}
+
+
+def _lines(t: Any) -> list[str]:
+    """The screen's lines, read cell by cell: pyte's own ``display`` fails on a cell left
+    empty where a redraw overwrote half of a wide (Korean) character."""
+    screen = t.screen
+    return ["".join(screen.buffer[y][x].data for x in range(screen.columns)).rstrip()
+            for y in range(screen.lines)]
+
+
+def _settle(t: Any) -> list[str]:
+    """The screen once the program has stopped writing for a moment (a frame is whole)."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        before = bytes(t.raw)
+        t.pump(0.08)
+        if bytes(t.raw) == before:
+            break
+    return _lines(t)
+
+
+def _asked(t: Any, over: str) -> str | None:
+    """The step the input line asks about, "over" at the final standings, else None."""
+    lines = _lines(t)
+    if any(over in line for line in lines):
+        return "over"
+    m = ASKED.match(lines[-1])
+    return m.group(1) if m else None
+
+
+def _answer(t: Any, text: str) -> None:
+    """Type ``text`` and Enter, once the input line shows it; then wait for it to clear."""
+    t.send(text)
+    t.wait(lambda t: _lines(t)[-1].endswith("> " + text), what=f"the echo of {text!r}")
+    t.send("\r")
+    t.wait(lambda t: _lines(t)[-1].endswith(">"), what="the input line to clear")
+
+
+@pytest.mark.network
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_whole_game_in_a_terminal_at_80x24_in_the_language(
+        language: str, template: Catalog, tmp_path: Path) -> None:
+    """`mundus play --lang` against three bots in a pseudo-terminal: at every question the
+    screen (table, log, choices, status and the input line) has no cut line and no English
+    word; the turn ends with the language's pass word, every other question takes its first
+    choice; the final standings come in the language."""
+    from tui_term import Term, environment, stop_tables
+
+    use(language)
+    english = english_words(template, language) - {"greedy"}  # the bots' names
+    stop = stop_tables(tmp_path)
+    t = Term(["play", "--bot-pace", "0", "--bots", "3", "--seed", "7", "--name", "Ana",
+              "--lang", language], environment(tmp_path), cols=80, rows=24)
+    turn = translator(language)._(tui_app.PROMPTS["turn"]).rstrip("> ")
+    found: list[str] = []
+    questions = 0
+    try:
+        while True:
+            now = t.wait(lambda t: _asked(t, OVER[language]), what="a question or the end")
+            found += [f"{now}: {p}" for p in problems(_settle(t), 80, english)]
+            if now == "over":
+                break
+            questions += 1
+            _answer(t, tui_app.typed_words("pass")[0] if now == turn else "1")
+        t.send("\x04")  # Ctrl-D leaves
+        assert t.finish() == 0
+    finally:
+        t.close()
+        stop()
+    assert questions >= 30
+    assert found[:10] == []
+
+
+def _numbers(lines: list[str], names: tuple[str, ...]) -> dict[str, list[str]]:
+    """The players table's numbers of each named seat ($, hand, stored): language-neutral."""
+    rows: dict[str, list[str]] = {}
+    for line in lines:
+        m = re.match(r"^[> ] (\S+)", line)
+        if m and m.group(1) in names and m.group(1) not in rows:
+            rows[m.group(1)] = re.findall(r"(?<!\S)\d+(?!\S)", line)[:3]
+    return rows
+
+
+@pytest.mark.network
+def test_three_players_of_three_languages_share_a_table(tmp_path: Path) -> None:
+    """A `mundus host` and three `mundus join --lang` in pseudo-terminals (Italian, Russian,
+    Korean) play a game together with a bot: each reads its own language at every question
+    (no English word, no cut line) and all three see the same table (its numbers), at the
+    offer step of round 2 where the game waits for the three of them."""
+    from support.waits import free_ports
+    from test_tui_lobby import Host
+    from tui_term import Term, environment
+
+    players = (("it", "Ana"), ("ru", "Boris"), ("ko", "Chul"))
+    names = tuple(name for _, name in players)
+    english = {lang: english_words(i18n_build.extract(), lang) - {"greedy", "bot"}  # greedy bot 0
+               for lang, _ in players}
+    offer = {lang: translator(lang)._(tui_app.PROMPTS["commit"]).rstrip("> ")
+             for lang, _ in players}
+    turn = {lang: translator(lang)._(tui_app.PROMPTS["turn"]).rstrip("> ")
+            for lang, _ in players}
+    second = {lang: translator(lang)._("Round {number}").format(number=2)
+              for lang, _ in players}
+    host = Host(tmp_path, "--seats", "4", "--bots", "1", "--port", str(free_ports()),
+                "--seed", "3", "--no-invite", "--name", "Babel")
+    terms: dict[str, Term] = {}
+    found: list[str] = []
+    try:
+        address = host.wait_line(r"join at (tcp://\S+)").group(1)
+        for lang, name in players:
+            terms[lang] = Term(["join", address, "--name", name, "--lang", lang],
+                               environment(tmp_path / name), cols=80, rows=24)
+        deadline = time.monotonic() + 240
+        while True:
+            assert time.monotonic() < deadline, "\n----\n".join(
+                "\n".join(_lines(t)) for t in terms.values())
+            waiting = 0
+            for lang, t in terms.items():
+                t.pump(0.05)
+                now = _asked(t, "\x00")
+                if now is None:
+                    continue
+                screen = _settle(t)
+                found += [f"{lang} {now}: {p}" for p in problems(screen, 80, english[lang])]
+                if now == offer[lang] and second[lang] in screen[0]:
+                    waiting += 1  # round 2's offers: wait for the others there
+                    continue
+                _answer(t, tui_app.typed_words("pass", translator(lang))[0]
+                        if now == turn[lang] else "1")
+            if waiting == len(terms):
+                break
+        for t in terms.values():
+            t.send("x\x7f")  # a key: the round's summary gives the players table its place
+        time.sleep(0.5)
+        tables = [_numbers(_settle(t), names) for t in terms.values()]
+        assert tables[0] == tables[1] == tables[2] and len(tables[0]) == 3, tables
+    finally:
+        for t in terms.values():
+            t.close()
+        host.stop()
+    assert found[:10] == []

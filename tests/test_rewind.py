@@ -1,0 +1,443 @@
+"""A host that goes back in time is seen by every player (docs/security.md, "A host that goes
+back in time"; protocol/chain.py; issue 27).
+
+The host's real Table journaled to a real game log on disk, the reference client cores
+paired with it in memory (tests/support/net.py's Net: no sockets, one fake clock). The
+host "crashes" (its log closed, nothing uncommitted kept) and is resumed from a log that was
+rolled back: its last rows deleted with the head and the mark moved to the last kept row, or
+the whole state folder put back from an earlier copy. An honest resume is never taken for a
+rewind. Rules: R5.3 (offers committed and revealed in secret).
+"""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.clock import FakeClock
+from support.net import Net, Peer, play
+
+from mundus_net.bots import load_bot
+from mundus_net.bots.base import Bot
+from mundus_net.client.core import ClientError
+from mundus_net.client.notices import Rewound
+from mundus_net.engine.decisions import Offer
+from mundus_net.host.gamelog import BotSpec, GameLog, mark_path, restore, write_mark
+from mundus_net.host.table import Table
+from mundus_net.protocol.chain import ANOTHER, EARLIER, GENESIS, Witness, durable, link
+
+GAME = "rewind-game-0001"
+
+
+def logged_game(directory: Path, **options: Any) -> tuple[Net, GameLog, dict[Peer, Bot]]:
+    """A 3-seat table with one greedy host bot, journaled to a game log in ``directory``,
+    and two network players (reference cores playing greedy and random)."""
+    clock = FakeClock(100.0)
+    table = Table(3, seed=5, game_id=GAME, first_tm=0, bots=[load_bot("greedy", 0)],
+                  clock=clock, **options)
+    log = GameLog.create(directory, table, bots=[BotSpec("greedy", 0)])
+    net = Net(table, clock)
+    players = {net.join("Ana"): load_bot("greedy", 1), net.join("Bo"): load_bot("random", 2)}
+    return net, log, players
+
+
+def play_to_round(net: Net, players: dict[Peer, Bot], round_: int) -> None:
+    play(net, players, until=lambda: net.table.game.round >= round_)
+
+
+def resume(net: Net, path: Path) -> None:
+    """``mundus host --resume``: the table made again from the log on disk, the clients'
+    sockets reconnecting by themselves to a host that does not know them (§11)."""
+    log = GameLog.open(path)
+    net.table = restore(log, clock=net.clock).table
+    for _ in range(4):  # a ping with a token -> not_joined -> hello -> welcome -> snapshot
+        net.tick(net.clock.now + 1.0)
+
+
+def rewound(peer: Peer) -> list[Rewound]:
+    return peer.of(Rewound)
+
+
+def cut_log(path: Path, keep: int) -> None:
+    """The rollback of issue 27: the rows after ``keep`` deleted, and the head and the mark
+    pointed at the last kept row (three SQL statements and a 40-byte file)."""
+    db = sqlite3.connect(path)
+    try:
+        digest = db.execute("SELECT hash FROM log WHERE seq = ?", (keep,)).fetchone()[0]
+        db.execute("DELETE FROM log WHERE seq > ?", (keep,))
+        db.execute("UPDATE head SET seq = ?, hash = ?", (keep, digest))
+        db.commit()
+    finally:
+        db.close()
+    mark_path(path).unlink()
+    write_mark(path, keep, digest)
+
+
+def rows(path: Path) -> list[tuple[int, str, str]]:
+    db = sqlite3.connect(path)
+    try:
+        return db.execute("SELECT seq, kind, data FROM log ORDER BY seq").fetchall()
+    finally:
+        db.close()
+
+
+def test_an_honest_resume_is_not_taken_for_a_rewind_and_the_game_ends(tmp_path: Path) -> None:
+    net, log, players = logged_game(tmp_path)
+    play_to_round(net, players, 3)
+    log.close()
+    resume(net, log.path)
+    play(net, players)
+    for peer in players:
+        assert rewound(peer) == []
+        assert peer.core.result is not None and peer.core.rewind is None
+        witness = peer.core.witness
+        assert witness is not None and witness.count > 0
+
+
+def _mid_commit(net: Net) -> bool:
+    committed = net.table.public_state()["table"]["committed"]
+    return net.table.game.round >= 2 and 0 < len(committed) < 3
+
+
+@pytest.mark.parametrize("where", ["mid-commit", "after-timeouts", "game-over"])
+def test_an_honest_resume_at_any_point_is_not_taken_for_a_rewind(tmp_path: Path,
+                                                                 where: str) -> None:
+    """Crashes where the resumed history differs from the one the clients saw in what the
+    log does not keep: chats, comings and goings, stand-ins, timeouts, the end."""
+    options: dict[str, Any] = {}
+    if where == "after-timeouts":
+        options = {"decision_seconds": 2.0, "stand_in_after": 3.0}
+    net, log, players = logged_game(tmp_path, **options)
+    ana, bo = list(players)
+    ana.core.chat("hello", net.clock.now)
+    if where == "mid-commit":
+        play(net, players, step=0.01, until=lambda: _mid_commit(net))
+    elif where == "after-timeouts":
+        play_to_round(net, players, 2)
+        net.peers.remove(bo)  # Bo's link is cut: away, timed out, then a stand-in plays
+        play(net, {ana: players[ana]}, step=0.5, until=lambda: net.table.game.round >= 4)
+        kinds = {e["kind"] for e in ana.core.events}
+        assert {"away", "timeout", "stand_in"} <= kinds
+        net.peers.append(bo)
+    else:
+        play(net, players)
+    log.close()
+    resume(net, log.path)
+    if where != "game-over":
+        play(net, players)
+    for peer in players:
+        assert rewound(peer) == []
+        assert peer.core.result is not None
+
+
+def test_an_honest_resume_before_the_game_began_is_not_taken_for_a_rewind(
+        tmp_path: Path) -> None:
+    clock = FakeClock(100.0)
+    table = Table(3, seed=5, game_id=GAME, first_tm=0, bots=[load_bot("greedy", 0)],
+                  clock=clock)
+    log = GameLog.create(tmp_path, table, bots=[BotSpec("greedy", 0)])
+    net = Net(table, clock)
+    ana = net.join("Ana")  # the host dies before Bo comes
+    log.close()
+    resume(net, log.path)
+    bo = net.join("Bo")
+    players = {ana: load_bot("greedy", 1), bo: load_bot("random", 2)}
+    play(net, players)
+    assert rewound(ana) == rewound(bo) == [] and ana.core.result is not None
+
+
+def test_rows_deleted_with_the_head_and_the_mark_moved_are_seen_by_every_player(
+        tmp_path: Path) -> None:
+    net, log, players = logged_game(tmp_path)
+    play_to_round(net, players, 4)
+    seen = {peer: peer.core.witness for peer in players}
+    log.close()
+    total = len(rows(log.path))
+    cut_log(log.path, total - 40)
+    resume(net, log.path)
+    for peer in players:
+        told = rewound(peer)
+        assert [n.kind for n in told] == [EARLIER], peer.notices[-10:]
+        before = seen[peer]
+        assert before is not None and told[0].seen == before.count > told[0].host
+        assert "went back in time" in told[0].sentence
+        # Nothing is decided until the person chooses.
+        assert peer.core.ready is None
+
+
+def test_an_older_copy_of_the_whole_state_folder_is_seen_by_every_player(
+        tmp_path: Path) -> None:
+    state = tmp_path / "games"
+    net, log, players = logged_game(state)
+    play_to_round(net, players, 2)
+    backup = tmp_path / "backup"
+    shutil.copytree(state, backup)  # a backup, a VM snapshot: the files as they are now
+    play_to_round(net, players, 4)
+    log.close()
+    shutil.rmtree(state)
+    shutil.copytree(backup, state)
+    resume(net, log.path)
+    assert net.table.game.round == 2
+    for peer in players:
+        told = rewound(peer)
+        assert [n.kind for n in told] == [EARLIER]
+        assert (told[0].round, told[0].host_round) == (4, 2)
+
+
+def test_a_player_who_goes_on_says_so_at_the_table_and_the_game_ends(tmp_path: Path) -> None:
+    net, log, players = logged_game(tmp_path)
+    play_to_round(net, players, 4)
+    log.close()
+    cut_log(log.path, len(rows(log.path)) - 40)
+    resume(net, log.path)
+    for peer in players:
+        assert peer.core.accept_rewind(net.clock.now) is not None
+    net.run()
+    chats = [e["text"] for e in net.table.snapshot_events() if e["kind"] == "chat"] \
+        if hasattr(net.table, "snapshot_events") else [
+            e["text"] for e in net.host_snapshot(next(iter(players)))["events"]
+            if e["kind"] == "chat"]
+    assert len(chats) == 2 and all(c.startswith("rewind seen, I go on: the host went back")
+                                   for c in chats)
+    play(net, players)
+    assert all(peer.core.result is not None and len(rewound(peer)) == 1 for peer in players)
+
+
+def _last_commit_row(path: Path, round_: int) -> int:
+    """The row before the first commitment of ``round_``'s offer step."""
+    import json
+
+    for seq, kind, data in rows(path):
+        if kind == "commit" and json.loads(data)["round"] == round_:
+            return seq - 1
+    raise AssertionError(f"no commitment in round {round_}")
+
+
+def test_an_offer_step_rolled_back_after_the_reveals_gets_the_same_offer_again(
+        tmp_path: Path) -> None:
+    """R5.3: the host read every revealed offer and went back to before the commitments. The
+    rewind is named; a player who goes on commits to the very same offer (the same
+    commitment), and this client offers nothing else for that step."""
+    net, log, players = logged_game(tmp_path)
+    play_to_round(net, players, 3)  # round 2's offers are revealed
+    first = {peer: [m["commitment"] for m in peer.sent if m["t"] == "commit"]
+             for peer in players}
+    log.close()
+    cut_log(log.path, _last_commit_row(log.path, 2))
+    resume(net, log.path)
+    assert net.table.game.round == 2
+    for peer in players:
+        assert [n.kind for n in rewound(peer)] == [EARLIER]
+        sent = len(peer.sent)
+        peer.core.accept_rewind(net.clock.now)
+        net.run()
+        again = [m for m in peer.sent[sent:] if m["t"] == "commit"]
+        assert again, "the seat is asked for its offer of round 2 again"
+        assert again[0]["commitment"] in first[peer]  # the same offer, the same nonce
+    # A client asked for an offer of a step it revealed offers no other one.
+    for peer in players:
+        pending = peer.core.pending
+        if pending is not None and pending.kind == "commit":
+            witness = peer.core.witness
+            assert witness is not None and 2 in witness.revealed
+            other = next(d for d in pending.legal if isinstance(d, Offer)
+                         and d.cards != witness.revealed[2][0])
+            with pytest.raises(ClientError, match="revealed"):
+                peer.core.offer(other.cards, net.clock.now)
+
+
+def test_an_offer_step_asked_again_after_its_reveal_is_named_even_in_a_forged_history(
+        tmp_path: Path) -> None:
+    """A host whose history hides the rewind (here: a client that kept only its reveals, as
+    after a restart that lost its chain) is still caught when it asks for an offer again."""
+    net, log, players = logged_game(tmp_path)
+    play_to_round(net, players, 3)
+    log.close()
+    cut_log(log.path, _last_commit_row(log.path, 2))
+    for peer in players:  # only the revealed offers are left of what it witnessed
+        witness = peer.core.witness
+        assert witness is not None
+        peer.core.witness = Witness(GAME, revealed=witness.revealed, seat=peer.core.seat)
+    resume(net, log.path)
+    asked = [peer for peer in players
+             if peer.core.pending is not None and peer.core.pending.kind == "commit"]
+    assert asked, "nobody is asked for an offer in round 2"
+    for peer in asked:
+        assert [n.kind for n in rewound(peer)] == ["offer_again"]
+        assert "asks again for the offer of round 2" in rewound(peer)[0].sentence
+
+
+def test_the_chain_leaves_out_what_a_resumed_host_does_not_restore() -> None:
+    chat = {"kind": "chat", "seat": 0, "name": "Ana", "text": "hi"}
+    take: dict[str, Any] = {"kind": "take", "seat": 1, "card": 3, "commitments": {"1": b"x"}}
+    assert not durable(chat) and durable(take)
+    witness = Witness(GAME).after([chat, take], 1)
+    assert witness.count == 1 and witness.digest == link(GENESIS, take)
+    # The same event with its keys in another order is the same link.
+    assert link(GENESIS, dict(reversed(list(take.items())))) == witness.digest
+    assert witness.check([take, chat], 1) is None
+    assert witness.check([chat], 1) is not None
+    assert witness.check([chat], 1).kind == EARLIER  # type: ignore[union-attr]
+    assert witness.check([{**take, "card": 4}], 1).kind == ANOTHER  # type: ignore[union-attr]
+    saved = witness.with_reveal(2, (1, 3), b"n" * 32, b"c" * 32)
+    assert Witness.from_json(saved.to_json()) == saved
+
+
+def test_two_seats_of_one_game_on_one_computer_keep_their_own_witness(tmp_path: Path) -> None:
+    from mundus_net.client.witness import WitnessFile
+
+    store = WitnessFile(tmp_path / "witnesses.json")
+    ana = Witness(GAME, seat=1).with_reveal(2, (1, 3), b"a" * 32, b"A" * 32)
+    bo = Witness(GAME, seat=2).with_reveal(2, (4, 5), b"b" * 32, b"B" * 32)
+    watcher = Witness(GAME, count=7)
+    for witness in (ana, bo, watcher):
+        store.save(witness)
+    assert (store.get(GAME, 1), store.get(GAME, 2), store.get(GAME, None)) == (ana, bo, watcher)
+    assert store.get(GAME, 0) is None and store.get("another-game", 1) is None
+
+
+def test_a_client_restarted_after_the_rollback_still_sees_it(tmp_path: Path) -> None:
+    """The witness is kept in the client's state folder (client/witness.py) at each round: a
+    client that restarts between the host's rollback and its resume compares what it saw
+    before the restart."""
+    from mundus_net.client.core import ClientCore, ClientSettings
+    from mundus_net.client.witness import WitnessFile
+
+    net, log, players = logged_game(tmp_path / "games")
+    store = WitnessFile(tmp_path / "witnesses.json")
+    for peer in players:
+        peer.core.on_witness = store.save
+    play_to_round(net, players, 4)
+    log.close()
+    cut_log(log.path, len(rows(log.path)) - 40)
+    # Both clients restart: new cores, with their tokens and the state folder only.
+    fresh = []
+    for peer in players:
+        core = ClientCore(ClientSettings(peer.core.settings.name), token=peer.core.token,
+                          load_witness=store.get, on_witness=store.save)
+        fresh.append(Peer(core))
+    net.peers = list(fresh)
+    for peer in fresh:
+        peer.core.start(net.clock.now)
+    resume(net, log.path)
+    for peer in fresh:
+        assert [n.kind for n in rewound(peer)] == [EARLIER]
+        assert rewound(peer)[0].round == 4
+
+
+def test_the_terminal_client_says_the_rewind_and_offers_the_choice() -> None:
+    from mundus_net.client.tui.app import Snapshot, TableModel
+
+    model = TableModel(address="tcp://127.0.0.1:7700")
+    notice = Rewound(EARLIER, 120, 80, 4, 3, "the host went back in time: its game is at "
+                     "round 3, event 80, but this client saw round 4, event 120")
+    model.on_notice(notice, Snapshot(None, None))
+    assert model.rewound == notice
+    said = " ".join(model.sentences)
+    assert "The host went back in time" in said and "Press G to go on" in said
+    assert "Ctrl-D to leave" in said
+    model.went_on()
+    assert model.rewound is None
+
+
+class _FakeConnection:
+    """What NetworkBot uses of a connection when it is told of a rewind."""
+
+    def __init__(self) -> None:
+        self.closed_with: bool | None = None
+        self.accepted = 0
+
+    def close(self, bye: bool = True) -> None:
+        self.closed_with = bye
+
+    def accept_rewind(self) -> None:
+        self.accepted += 1
+
+
+@pytest.mark.parametrize("go_on", [False, True], ids=["stop", "go-on"])
+def test_a_bot_leaves_on_a_rewind_unless_told_to_go_on(go_on: bool) -> None:
+    from mundus_net.client.bot import NetworkBot
+
+    conn = _FakeConnection()
+    said: list[str] = []
+    bot = NetworkBot(conn, load_bot("greedy", 0), said.append,  # type: ignore[arg-type]
+                     go_on_after_rewind=go_on)
+    notice = Rewound(EARLIER, 120, 80, 4, 3, "the host went back in time")
+    bot._notice(notice)
+    assert said and said[0].startswith("THE HOST WENT BACK: the host went back in time")
+    if go_on:
+        assert conn.accepted == 1 and conn.closed_with is None and bot.left_on_rewind is None
+    else:
+        assert conn.accepted == 0 and conn.closed_with is True and bot.left_on_rewind == notice
+
+
+def test_the_record_carries_the_chain_every_client_that_saw_the_game_holds(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from mundus_net.host.cli import record_text
+    from mundus_net.tools.verify import chain_words
+
+    net, log, players = logged_game(tmp_path)
+    play_to_round(net, players, 3)
+    log.close()
+    resume(net, log.path)  # an honest resume: the chain goes on
+    play(net, players)
+    meta = json.loads(record_text(net.table, None))["meta"]
+    for peer in players:
+        witness = peer.core.witness
+        assert witness is not None
+        assert (meta["chain"]["events"], meta["chain"]["digest"]) == \
+            (witness.count, witness.digest.hex())
+    words = chain_words(meta)
+    count = meta["chain"]["events"]
+    assert words is not None and f"published {count} public events" in words
+    assert "resumed the game 1 time." in words
+    # mundus verify prints it after the record's check.
+    from mundus_net.cli import main
+    from mundus_net.host.keys import HostKeys
+
+    signed = tmp_path / "record.json"
+    signed.write_text(record_text(net.table, HostKeys.generate()), encoding="utf-8")
+    assert main(["verify", str(signed)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    at = next(i for i, line in enumerate(out) if line.startswith("ok   record:"))
+    assert out[at + 1] == f"     history: {words}"
+
+
+@pytest.mark.network
+def test_a_real_host_resumed_from_a_rolled_back_log_is_named_by_its_network_bots(
+        tmp_path: Path) -> None:
+    """A real ``mundus host`` with two host bots and two ``mundus bot`` players, killed in
+    round 4; 40 rows of its log deleted with the head and the mark moved; ``mundus host
+    --resume``: both bots say the host went back and leave (exit status 3)."""
+    import signal
+
+    from test_host_resume import Process, seat_network_bots, start_host
+
+    processes: list[Process] = []
+    try:
+        host = start_host(processes, tmp_path, "--port", "0", "--seats", "4", "--bots",
+                          "greedy,greedy", "--seed", "5", "--fixed-seed")
+        _, _, game, bots = seat_network_bots(processes, host)
+        host.wait_line(r"^round 4$")
+        host.kill()
+        assert host.proc.returncode == -signal.SIGKILL
+        path = tmp_path / "games" / f"{game}.sqlite3"
+        total = len(rows(path))
+        assert total > 60
+        cut_log(path, total - 40)
+        resumed = start_host(processes, tmp_path, "--resume", game)
+        resumed.wait_line(rf"resuming game {game} from ")
+        for bot in bots:
+            assert bot.finish() == 3, bot.err[-10:]
+            said = [line for line in bot.err if line.startswith("THE HOST WENT BACK: ")]
+            assert said and "the host went back in time: its game is at round" in said[0]
+            assert any("left the table: the host went back in time" in line
+                       for line in bot.err)
+    finally:
+        for process in processes:
+            process.kill()
