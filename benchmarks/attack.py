@@ -557,11 +557,11 @@ def attack_subscriber_churn(table: Table, seconds: float, quick: bool) -> tuple[
     return opened, "connections"
 
 
-SMALL_DISK = "size=2m,mode=0700"  # the disk-full scenario's filesystem (tmpfs)
+SMALL_DISK = "size=3500k,mode=0700"  # room for a game, not for the WAL room (4 MiB) too
 
 
 def small_disk(where: Path) -> str | None:
-    """Mount a 2 MB tmpfs at ``where`` for the disk-full scenario: None, or why it cannot
+    """Mount a small tmpfs (SMALL_DISK) at ``where`` for the disk-full scenario: None, or why it cannot
     be (it needs root on Linux)."""
     if not sys.platform.startswith("linux") or os.geteuid() != 0:
         return "a small filesystem of its own needs root on Linux (mount -t tmpfs)"
