@@ -28,6 +28,7 @@ import random
 import re
 import shlex
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -46,6 +47,7 @@ from mundus_net.client.connection import Connection
 from mundus_net.client.core import ClientSettings
 from mundus_net.client.notices import Accepted
 from mundus_net.engine.view import PlayerView
+from mundus_net.host.gamelog import mark_path, write_mark
 from mundus_net.protocol.messages import PROTOCOL_VERSION
 from mundus_net.protocol.security import make_client
 
@@ -58,6 +60,7 @@ WAIT = 60.0
 V = PROTOCOL_VERSION  # in the attackers' hand-made messages
 BOT_PACE = 0.08  # seconds between host-bot decisions: a game of about 15 s, for attacks to hit
 QUICK_BOT_PACE = 0.02
+PLAYER_ROLES = ("honest", "honest", "attacker")  # the network seats, in joining order
 HELD_SUBSCRIBERS = 400  # subscriber churn: connections kept open at once (files: 1,024)
 BUSY_SECONDS = 600.0  # --busy loops stop by themselves after this, whatever happens
 Message = dict[str, Any]
@@ -95,6 +98,9 @@ def _honest(pipe: Any, address: str, key: str, name: str, seed: int, role: str) 
     deadline = time.monotonic() + 600
     try:
         while conn.core.result is None and not conn.core.closed and time.monotonic() < deadline:
+            if conn.core.rewind is not None:  # the host went back in time: say so, and leave
+                pipe.send(("rewound", latencies, conn.core.rewind.sentence))
+                return
             pending = conn.core.ready
             if pending is None:
                 conn.poll(0.5)
@@ -133,6 +139,8 @@ class Outcome:
     seconds: float = 0.0
     note: str = ""
     not_played: str | None = None  # why the scenario could not be played on this machine
+    rewound: int = 0  # players (the attacker's seat too) whose client named a rewind
+    expect_rewind: bool = False  # the rollback: judged on the rewind being seen by all
 
     def p(self, q: float) -> float | None:
         if not self.latencies:
@@ -166,7 +174,7 @@ class Table:
         self._sampler.start()
         ctx = multiprocessing.get_context("fork")
         self.players: list[tuple[Any, Any]] = []
-        for index, role in ((0, "honest"), (1, "honest"), (2, "attacker")):
+        for index, role in enumerate(PLAYER_ROLES):
             parent, child = ctx.Pipe()
             proc = ctx.Process(target=_honest, daemon=True,
                                args=(child, self.address, self.key, f"{role} {index}",
@@ -230,12 +238,17 @@ class Table:
                     break
             if pipe.poll(0):
                 message = pipe.recv()
+                if message[0] == "rewound":
+                    outcome.rewound += 1
+                    outcome.note = f"every client said: {message[2]}"
                 if message[0] == "done" and proc is not self.players[2][0]:
                     outcome.latencies.extend(message[1])
                     outcome.result = outcome.result or message[2]
             proc.join(5)
             if proc.is_alive():
                 proc.kill()
+        if outcome.expect_rewind:  # the players left the rewound host: stop it ourselves
+            self.host.terminate()
         try:
             code = self.host.wait(60)
         except subprocess.TimeoutExpired:
@@ -244,6 +257,8 @@ class Table:
             outcome.crashed = "the host did not stop after the game"
         self._sampling = False
         outcome.peak_mb = self.peak_kb / 1024
+        if outcome.expect_rewind:
+            return outcome  # no result, no record: what counts is who saw the rewind
         if code not in (0, None) and outcome.crashed is None:
             outcome.crashed = f"the host exited with status {code}"
         if outcome.result is None and outcome.crashed is None:
@@ -561,8 +576,8 @@ SMALL_DISK = "size=3500k,mode=0700"  # room for a game, not for the WAL room (4 
 
 
 def small_disk(where: Path) -> str | None:
-    """Mount a small tmpfs (SMALL_DISK) at ``where`` for the disk-full scenario: None, or why it cannot
-    be (it needs root on Linux)."""
+    """Mount a small tmpfs (SMALL_DISK) at ``where`` for the disk-full scenario: None, or
+    why it cannot be (it needs root on Linux)."""
     if not sys.platform.startswith("linux") or os.geteuid() != 0:
         return "a small filesystem of its own needs root on Linux (mount -t tmpfs)"
     where.mkdir(parents=True, exist_ok=True)
@@ -604,6 +619,39 @@ def attack_disk_full(table: Table, seconds: float, quick: bool) -> tuple[int, st
     return 1, "disk full"
 
 
+ROLLED_BACK_ROWS = 40  # the rollback scenario's cut (issue 27, item 3)
+
+
+def roll_back(path: Path, rows: int) -> None:
+    """What a host's owner (or a restored backup) does to go back in time: the last ``rows``
+    rows of the game log deleted, its head and its mark pointed at the last kept row (three
+    SQL statements and a 40-byte file, no checksum to compute)."""
+    db = sqlite3.connect(path)
+    try:
+        keep = db.execute("SELECT max(seq) FROM log").fetchone()[0] - rows
+        digest = db.execute("SELECT hash FROM log WHERE seq = ?", (keep,)).fetchone()[0]
+        db.execute("DELETE FROM log WHERE seq > ?", (keep,))
+        db.execute("UPDATE head SET seq = ?, hash = ?", (keep, digest))
+        db.commit()
+    finally:
+        db.close()
+    mark_path(path).unlink()
+    write_mark(path, keep, digest)
+
+
+def attack_rollback(table: Table, seconds: float, quick: bool) -> tuple[int, str]:
+    """The host itself cheats: killed in round 4, its game log rolled back by
+    ROLLED_BACK_ROWS rows, resumed with --resume. Every player's client must name the
+    rewind (judged on that alone: the game goes on without them)."""
+    table.wait_line(r"^round 4$")
+    game = table.wait_line(r", game ([0-9a-f]{16})$").group(1)
+    table.host.kill()
+    table.host.wait(WAIT)
+    roll_back(table.state_dir / f"{game}.sqlite3", ROLLED_BACK_ROWS)
+    table.start_host([*MUNDUS, "host", "--resume", game, "--state-dir", str(table.state_dir)])
+    return ROLLED_BACK_ROWS, "rows"
+
+
 SCENARIOS: dict[str, Attack] = {
     "baseline": attack_none,
     "pub-subscribe-flood": attack_subscriptions,
@@ -617,6 +665,7 @@ SCENARIOS: dict[str, Attack] = {
     "curve-churn": attack_curve_churn,
     "subscriber-churn": attack_subscriber_churn,
     "disk-full": attack_disk_full,
+    "rollback": attack_rollback,
 }
 
 
@@ -633,6 +682,7 @@ def run(name: str, seconds: float, quick: bool, work: Path, busy: int = 0) -> Ou
             outcome.not_played = why
             return outcome
     table = Table(work / name, QUICK_BOT_PACE if quick else BOT_PACE, state_dir)
+    outcome.expect_rewind = name == "rollback"
     try:
         outcome.sent, outcome.unit = SCENARIOS[name](table, seconds, quick)
         table.finish(outcome)
@@ -690,6 +740,18 @@ def main(argv: list[str] | None = None) -> int:
         if o.not_played is not None:
             print(f"{o.scenario:24} not played: {o.not_played}")
             rows.append({"scenario": o.scenario, "not_played": o.not_played})
+            continue
+        if o.expect_rewind:  # the rollback: every player's client must name the rewind
+            seen = o.crashed is None and o.rewound == len(PLAYER_ROLES)
+            print(f"{o.scenario:24} {o.sent:>9} {o.unit[:6]:>6} {o.peak_mb:8.0f}  rewind named "
+                  f"by {o.rewound} of {len(PLAYER_ROLES)} players {'yes' if seen else 'NO':>21}")
+            for said in (o.crashed, o.note):
+                if said:
+                    print(f"  {o.scenario}: {said}")
+            rows.append({"scenario": o.scenario, "sent": o.sent, "unit": o.unit,
+                         "peak_mb": round(o.peak_mb, 1), "rewind_named_by": o.rewound,
+                         "players": len(PLAYER_ROLES), "crashed": o.crashed,
+                         "targets_met": seen, "note": o.note, "seconds": round(o.seconds, 1)})
             continue
         p95 = o.p(0.95)
         ratio = None if p95 is None or not base_p95 else p95 / base_p95

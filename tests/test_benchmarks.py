@@ -102,19 +102,26 @@ def test_network_benchmark_reports_the_floors_both_layouts_and_both_hosts() -> N
 def test_the_attack_harness_prints_its_figures_for_each_scenario(
         capsys: pytest.CaptureFixture[str]) -> None:
     """benchmarks/attack.py --quick on garbage frames and issue 27's scenarios (a CPU-starved
-    host, encrypted connection churn, subscriber-connection churn): the figures are there (no
-    target is asserted: memory, latency and even the result depend on the machine's load)."""
+    host, encrypted connection churn, subscriber-connection churn, a full disk where the
+    machine allows it, a rolled-back log): the figures are there (no target is asserted:
+    memory, latency and even the result depend on the machine's load), and the rollback is
+    named by every player's client."""
     bench = _benchmark("attack")
-    scenarios = ["garbage-frames", "cpu-starved", "curve-churn", "subscriber-churn"]
+    played = ["garbage-frames", "cpu-starved", "curve-churn", "subscriber-churn"]
+    scenarios = [*played, "disk-full", "rollback"]
     assert bench.main(["--quick", *(f"--scenario={name}" for name in scenarios)]) == 0
     out = capsys.readouterr().out
     figures = json.loads(out.strip().splitlines()[-1])
     rows = {row["scenario"]: row for row in figures["scenarios"]}
     assert set(rows) == {"baseline", *scenarios}
-    for row in rows.values():
+    if "not_played" not in rows["disk-full"]:  # it needs root (a tmpfs of its own)
+        played.append("disk-full")
+    for name in ["baseline", *played]:
+        row = rows[name]
         assert row["crashed"] is None, row
         assert row["decisions"] > 0 and row["peak_mb"] > 0 and row["p95_ms"] is not None
-    assert all(rows[name]["sent"] > 0 for name in scenarios)
+    assert all(rows[name]["sent"] > 0 for name in played)
+    assert rows["rollback"]["rewind_named_by"] == rows["rollback"]["players"], rows["rollback"]
     assert "Memory bound:" in out and all(name in out for name in scenarios)
 
 
