@@ -6,6 +6,7 @@ in position_problems (or a kind to list, with its reason)."""
 
 from __future__ import annotations
 
+import functools
 import re
 import time
 from collections import Counter
@@ -20,9 +21,12 @@ from mundus_net.engine.game import PHASES, Game
 from mundus_net.engine.notation import (
     NotationError,
     format_position,
-    parse_position,
     positions_equal,
 )
+from mundus_net.engine.notation import parse_position as read_position
+
+# The strict reader: the seed's deal held too (R2.6, docs/notation.md "The seed").
+parse_position = functools.partial(read_position, seeded=True)
 
 # A fixed small sample: (players, bot, promo, rules edition, seed); one position in
 # SAMPLE_EVERY of each game, its last included. About 6,000 mutants, 2-3 s on the project's

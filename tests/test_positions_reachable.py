@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 
@@ -22,10 +23,15 @@ from mundus_net.engine.notation import (
     apply_decision,
     format_position,
     multiset_text,
-    parse_position,
     position_differences,
-    position_problems,
 )
+from mundus_net.engine.notation import parse_position as read_position
+from mundus_net.engine.notation import position_problems as problems_of
+
+# These tests hold positions to their seed's deal too (R2.6): `seeded` (docs/notation.md,
+# "The seed"); test_an_arranged_position_is_read_unless_held_to_its_seed shows the default.
+parse_position = functools.partial(read_position, seeded=True)
+position_problems = functools.partial(problems_of, seeded=True)
 
 # `mundus rules new --players 3 --seed 4`: round 1, the Trade Master (seat 0) announces.
 P = format_position(Game.new(3, 4))
@@ -826,3 +832,27 @@ def test_R3_4_kings_aid_sets_made_before_taking_juan_de_la_cosa_are_read() -> No
     game = parse_position(KINGS_AID_THEN_COSA)
     assert game.turn_sets == 2 and game.owner["cosa"] == game.active == 1
     assert format_position(game) == KINGS_AID_THEN_COSA
+
+
+def test_an_arranged_position_is_read_unless_held_to_its_seed() -> None:
+    """R2.6 (docs/notation.md, "The seed"): a position may arrange its piles and hands by hand,
+    as a chess problem does; `seeded` (`mundus rules --seeded`) holds them to the seed's deal."""
+    arranged = with_field(P, "hands", "12459/11345/12588")  # one card moved between hands
+    assert read_position(arranged).hands[0] != Game.new(3, 4).hands[0]
+    with pytest.raises(NotationError) as info:
+        read_position(arranged, seeded=True)
+    assert [p.name for p in info.value.problems] == ["hand_not_dealt_from_seed"]
+    assert "R4.2" in str(info.value)
+
+
+def test_mundus_rules_reads_an_arranged_position_and_refuses_it_seeded(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """R2.6: `mundus rules show` reads a position arranged by hand; `--seeded` names the
+    field and the rule that its seed's deal breaks."""
+    from mundus_net.cli import main
+
+    arranged = with_field(P, "hands", "12459/11345/12588")
+    assert main(["rules", "show", arranged]) == 0
+    assert main(["rules", "show", "--seeded", arranged]) == 2
+    said = capsys.readouterr().err
+    assert "position field 'hands'" in said and "(R4.2)" in said

@@ -58,6 +58,10 @@ def register(subparsers: Any) -> None:
                            "may see of the position: no other hand, no secret offer, no "
                            "pile order")
     add_deck_option(show)
+    show.add_argument("--seeded", action="store_true",
+                       help="also refuse piles, market, first Trade Master and round 1's "
+                            "hands that the position's seed does not deal (R2.6); without "
+                            "it a position may be arranged by hand")
     show.set_defaults(func=_cmd_show)
 
     apply = sub.add_parser("apply", help="apply decisions to a position and print JSON")
@@ -66,6 +70,10 @@ def register(subparsers: Any) -> None:
                        help="decisions in notation, e.g. announce:3 2.offer:115 take:5@2:9")
     apply.add_argument("--pretty", action="store_true", help="indent the JSON")
     add_deck_option(apply)
+    apply.add_argument("--seeded", action="store_true",
+                       help="also refuse piles, market, first Trade Master and round 1's "
+                            "hands that the position's seed does not deal (R2.6); without "
+                            "it a position may be arranged by hand")
     apply.set_defaults(func=_cmd_apply)
 
 
@@ -80,7 +88,7 @@ def _load(args: argparse.Namespace) -> Game:
     text: str = args.position
     if text == "-":
         text = sys.stdin.read()
-    return parse_position(text, deck)
+    return parse_position(text, deck, seeded=args.seeded)
 
 
 # -- new ------------------------------------------------------------------------------------
