@@ -837,8 +837,7 @@ class TableModel:
         kind = ready.kind if ready is not None else (view.phase if view is not None else "")
         lines: list[str] = []
         if kind in HELP:
-            for line in help_lines(kind, width, view):  # (wrapped again in cells if need be)
-                lines += [line] if get_cwidth(line) <= width else render.wrap_text(line, width)
+            lines += help_lines(kind, width, view)
             lines.append("")
         t = current()
         lines += render.wrap_text(t._(COMMANDS_HELP), width)
