@@ -102,6 +102,7 @@ from mundus_net.client.tui.helptext import (
     round_summary,
     split_rounds,
 )
+from mundus_net.client.tui.refusals import refusal_reason
 from mundus_net.client.tui.sentences import (
     PHASE_WORDS,
     Narrator,
@@ -620,10 +621,9 @@ class TableModel:
         if notice.code == "stale":
             self.say(t._("That answer came too late for its decision; look again."), error=True)
             return
-        message = in_player_terms(notice.message, self.snap.names, self.snap.seat)
-        reason = message if notice.code == "illegal" else f"{notice.code}: {message}"
-        if notice.rule and notice.rule not in reason:
-            reason = f"{notice.rule}: {reason}"
+        # Worded here from the code and rule ID (the host's message is English, for its log).
+        reason = refusal_reason(notice.code, notice.rule, notice.message, in_player_terms(
+            notice.message, self.snap.names, self.snap.seat), t)
         self.say(t._("Refused: {reason}").format(reason=reason), error=True)
         what = REQUEST_WORDS.get(notice.request or "",
                                  N_("The host refused your message: {reason}"))
