@@ -729,8 +729,13 @@ class TableModel:
                                "legal move.").format(
                     typed=text[:30], numbers=shown, pass_word=typed_words("pass", t)[0],
                     help_word=typed_words("help", t)[0]))
+            # The notation's own message is English: another language says what was typed.
+            problem = in_player_terms(str(exc), self.snap.names, self.snap.seat) \
+                if t.language == "en" else \
+                t._("“{typed}” cannot be read as a decision in the notation").format(
+                    typed=text[:30])
             return Say(t._("{problem} (Tab lists the legal moves; help explains)").format(
-                problem=in_player_terms(str(exc), self.snap.names, self.snap.seat)))
+                problem=problem))
         t = current()
         if seat is not None and seat != self.snap.seat:
             return Say(t._("You are seat {number} ({name} is seat {other}): leave out the seat "
