@@ -399,7 +399,9 @@ def _cannot_join(s: Seating, exc: Exception) -> int:
     if isinstance(exc, HostError):
         reason = refusal_reason(exc.code, exc.rule, exc.message, t=t)
         if exc.code in INVITE_CODES:  # CODE: the one thing the person must fill in
-            reason += f" ({join_command(s.address, 'CODE', insecure=s.insecure)})"
+            code = current()._("CODE")  # what the person types in its place
+            again = join_command(s.address, code, insecure=s.insecure, watch=s.spectator)
+            reason += f" ({again})"
         if exc.code == "table_full":
             watch = join_command(s.address, s.invite, watch=True, insecure=s.insecure)
             reason += t._(". You can watch it: {command}").format(command=watch)
