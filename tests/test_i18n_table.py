@@ -266,7 +266,8 @@ def test_a_whole_game_in_a_terminal_at_80x24_in_the_language(
     """`mundus play --lang` against three bots in a pseudo-terminal: at every question the
     screen (table, log, choices, status and the input line) has no cut line and no English
     word; the turn ends with the language's pass word, every other question takes its first
-    choice; the final standings come in the language."""
+    choice; taking your own card is refused in the language (R5.5), F1's pages read in it;
+    the final standings come in the language."""
     from tui_term import Term, environment, stop_tables
 
     use(language)
@@ -274,15 +275,36 @@ def test_a_whole_game_in_a_terminal_at_80x24_in_the_language(
     stop = stop_tables(tmp_path)
     t = Term(["play", "--bot-pace", "0", "--bots", "3", "--seed", "7", "--name", "Ana",
               "--lang", language], environment(tmp_path), cols=80, rows=24)
-    turn = translator(language)._(tui_app.PROMPTS["turn"]).rstrip("> ")
+    tr = translator(language)
+    turn = tr._(tui_app.PROMPTS["turn"]).rstrip("> ")
+    take = tr._(tui_app.PROMPTS["take"]).rstrip("> ")
+    refused = tr._("Refused: {reason}").format(reason="R5.5: ")
+    help_title = tr._("Help (F1 or Esc closes)")
     found: list[str] = []
     questions = 0
+    tried: set[str] = set()
     try:
         while True:
             now = t.wait(lambda t: _asked(t, OVER[language]), what="a question or the end")
             found += [f"{now}: {p}" for p in problems(_settle(t), 80, english)]
             if now == "over":
                 break
+            if now == take and "refusal" not in tried:  # your own card: the host refuses
+                tried.add("refusal")
+                _answer(t, "take:1@0")  # seat 0 is Ana's own
+                t.wait(lambda t: any(refused in line for line in _lines(t)),
+                       what="the refusal in the language")
+                found += [f"refused: {p}" for p in problems(_settle(t), 80, english)]
+            if now == turn and "help" not in tried:  # F1: the turn's help, then the commands
+                tried.add("help")
+                t.send("\x1bOP")
+                t.wait(lambda t: help_title in _lines(t)[0], what="the help page")
+                for page in range(3):
+                    found += [f"F1 page {page + 1}: {p}" for p in problems(_settle(t), 80, english)
+                              if "English" not in p or _prose_english(p, english)]
+                    t.send("\x1b[6~")  # PageDown
+                t.send("\x1b")  # Esc closes
+                t.wait(lambda t: help_title not in _lines(t)[0], what="the help to close")
             questions += 1
             _answer(t, tui_app.typed_words("pass")[0] if now == turn else "1")
         t.send("\x04")  # Ctrl-D leaves
