@@ -467,3 +467,17 @@ def test_every_help_page_reads_in_the_language_uncut_at_80_columns(
         model.open_overlay(None)
     assert len(kinds) >= 5
     assert found == []
+
+
+def test_a_refused_reveal_says_the_default_offer_was_played_in_each_language_R5_2() -> None:
+    """A reveal the rules refuse had the default offer played (protocol §7): the client says
+    so from the request's type, in every language (English keeps the host's detail)."""
+    from mundus_net.client.tui.refusals import refusal_reason
+    host = "R5.2: offer exactly 2 card(s) (the default offer was played)"
+    for language in LANGUAGES:
+        t = translator(language)
+        reason = refusal_reason("illegal", "R5.2", host, t=t, request="reveal")
+        assert reason == t._("{reason} (the default offer was played)").format(
+            reason="R5.2: " + t._(RULE_WORDS["R5.2"]))
+        assert "default" not in reason
+    assert refusal_reason("illegal", "R5.2", host, t=translator("en"), request="reveal") == host

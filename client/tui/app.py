@@ -623,7 +623,7 @@ class TableModel:
             return
         # Worded here from the code and rule ID (the host's message is English, for its log).
         reason = refusal_reason(notice.code, notice.rule, notice.message, in_player_terms(
-            notice.message, self.snap.names, self.snap.seat), t)
+            notice.message, self.snap.names, self.snap.seat), t, notice.request)
         self.say(t._("Refused: {reason}").format(reason=reason), error=True)
         what = REQUEST_WORDS.get(notice.request or "",
                                  N_("The host refused your message: {reason}"))

@@ -82,16 +82,21 @@ def rule_words(rule: str, t: Translator | None = None) -> str:
 
 
 def refusal_reason(code: str, rule: str | None, message: str, in_terms: str | None = None,
-                   t: Translator | None = None) -> str:
+                   t: Translator | None = None, request: str | None = None) -> str:
     """Why the host refused, in ``t``'s language: "R5.5: take a card that another player
     offers, face up". ``in_terms`` is the host's ``message`` with seats put as players' names
-    (kept in English only, for an ``illegal`` decision: the engine's detail names the card)."""
+    (kept in English only, for an ``illegal`` decision: the engine's detail names the card).
+    ``request`` is the refused request's type: a ``reveal`` refused by the rules had the
+    default offer played in its place (docs/protocol.md §7)."""
     t = t or current()
     if code == "illegal" and rule:
         if t.language == "en":
             detail = in_terms if in_terms is not None else message
             return detail if detail.startswith(rule) else f"{rule}: {detail}"
-        return f"{rule}: {rule_words(rule, t)}"
+        reason = f"{rule}: {rule_words(rule, t)}"
+        if request == "reveal":  # a sealed offer the rules refuse: the host played the default
+            reason = t._("{reason} (the default offer was played)").format(reason=reason)
+        return reason
     wait = _INVITE_WAIT.search(message) if code == "rate_limited" else None
     if wait is not None:  # a hello after wrong invite codes: the number is all that is read
         return t._("too many wrong invite codes: the table looks at the next one in "
