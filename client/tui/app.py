@@ -479,8 +479,8 @@ class TableModel:
             self.log(current()._("WARNING: round {number}, {seat}'s offer: {reason}").format(
                 number=notice.round, seat=seat_name(snap.names, notice.seat),
                 reason=notice.reason))
-        elif isinstance(notice, Problem):
-            self.log(notice.message)
+        elif isinstance(notice, Problem):  # core marks its fixed sentences N_: worded here
+            self.log(current()._(notice.message))
         elif isinstance(notice, GameOver):
             self.over = True
             self.plan = []
