@@ -47,8 +47,6 @@ class Table:
         self._money = [0] * players
         self._paid = False  # the end's reward was given
         self._legal_cache: tuple[int, list[Decision], dict[int, Decision]] | None = None
-        # The legal_actions dict the last mask was made from, and that mask (never handed out).
-        self._mask_cache: tuple[dict[int, Decision], np.ndarray] | None = None
         self.defaults_played = 0  # legal lists with no numbered decision (actions.py)
 
     def new_game(self, seed: int) -> None:
@@ -89,18 +87,11 @@ class Table:
         return None
 
     def mask(self, seat: int | None) -> np.ndarray:
-        """A fresh int8 mask of ``seat``'s legal actions (all zeros for None). Made once per
-        legal list and copied for each call (a copy is an eighth of the cost of building it,
-        issue 29); the caller may change its copy."""
-        if seat is None or self.over:
-            return np.zeros(len(self.actions), dtype=np.int8)
-        legal = self.legal_actions(seat)
-        made = self._mask_cache
-        if made is None or made[0] is not legal:
-            mask = np.zeros(len(self.actions), dtype=np.int8)
+        mask = np.zeros(len(self.actions), dtype=np.int8)
+        if seat is not None and not self.over:
+            legal = self.legal_actions(seat)
             mask[np.fromiter(legal, dtype=np.intp, count=len(legal))] = 1
-            made = self._mask_cache = (legal, mask)
-        return made[1].copy()
+        return mask
 
     def observe(self, seat: int) -> np.ndarray:
         return self.live.observe(seat)
