@@ -189,11 +189,6 @@ def _play(game: Game, bots: Sequence[Bot], views: list[PlayerView],
     legal_of, apply = game.legal, game.apply
     faults: list[Fault] = []
     number = 0  # decisions applied so far (every one is a real choice: auto ones are not ours)
-    if strict and collector is None and asked is None and limit == float("inf"):
-        # play_game's loop (mundus sim, benchmarks/engine.py): nothing is timed, counted or
-        # charged, and every failure is raised as the loop below raises it in strict mode;
-        # without the bookkeeping, a step costs a few per cent less (issue 29).
-        number = _play_strict(game, views, deciders)
     while game.phase != OVER:
         phase = game.phase
         seat = game.waiting_seats()[0] if phase in SIMULTANEOUS else game.active
@@ -251,21 +246,6 @@ def _play(game: Game, bots: Sequence[Bot], views: list[PlayerView],
                                 f"on_game_end: {type(exc).__name__}: {exc}",
                                 bot_traceback(exc)))
     return faults
-
-
-def _play_strict(game: Game, views: list[PlayerView],
-                 deciders: Sequence[Callable[[PlayerView, Sequence[Decision]], Decision]]) -> int:
-    """Play ``game`` to its end, raising every failure; the number of decisions applied."""
-    legal_of, apply, waiting = game.legal, game.apply, game.waiting_seats
-    number = 0
-    while (phase := game.phase) != OVER:
-        seat = waiting()[0] if phase in SIMULTANEOUS else game.active
-        decision = deciders[seat](views[seat], legal_of(seat))
-        if type(decision) not in _DECISION_TYPES:
-            raise TypeError(f"seat {seat}'s bot answered {decision!r}, not a decision")
-        apply(seat, decision)
-        number += 1
-    return number
 
 
 def fault_rows(faults: Sequence[Fault]) -> tuple[list[dict[str, object]], list[str]]:
