@@ -358,16 +358,10 @@ class Connection:
     # -- acting -------------------------------------------------------------------------------
 
     def decide(self, decision: Decision) -> int:
-        """Answer the pending decision; an Offer in the offer step is committed (§7).
-        Returns the request id (the reply is an Accepted or Refused notice); raises
-        :class:`ClientError` (nothing sent) as :meth:`ClientCore.decide`."""
+        """Send a decision now: :meth:`ClientCore.decide` does the work (checks it against the
+        pending step, commits an Offer in the offer step, §7), this only puts its frame on the
+        socket. Returns the request id; raises :class:`ClientError` (nothing sent) as it."""
         request = self.core.decide(decision, self._clock())
-        self._pump()
-        return request
-
-    def offer(self, cards: Sequence[int]) -> int:
-        """Commit to an offer (:meth:`ClientCore.offer`); returns the request id."""
-        request = self.core.offer(cards, self._clock())
         self._pump()
         return request
 

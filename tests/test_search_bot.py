@@ -303,7 +303,7 @@ def test_candidates_start_with_greedys_choice_and_are_capped() -> None:
     every choice list at most MAX_ALL of them."""
     bot = SearchBot(2)
     legal = [SplitFleet(tuple(f"D0{i}" for i in range(k))) for k in range(12)]
-    cands = bot._candidates("split", legal, legal[5])
+    cands = bot.candidates_for("split", legal, legal[5])
     assert cands[0] == legal[5] and len(cands) == MAX_ALL == len(set(cands))
     assert set(cands) <= set(legal)
 

@@ -214,13 +214,13 @@ class SearchBot:
         phase = view.phase
         if phase not in self.phases or view.seat is None:
             return choice
-        cands = self._candidates(phase, legal, choice)
+        cands = self.candidates_for(phase, legal, choice)
         if len(cands) <= 1:
             return choice
         self.searches[phase] = self.searches.get(phase, 0) + 1
         return self._search(view, cands)
 
-    def _candidates(self, phase: str, legal: Sequence[Decision],
+    def candidates_for(self, phase: str, legal: Sequence[Decision],
                     choice: Decision) -> list[Decision]:
         """The decisions worth comparing, greedy's choice first."""
         if phase in ALL_CHOICES:
