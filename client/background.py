@@ -32,6 +32,11 @@ from mundus_net.client.notices import Closed, Notice, Welcome
 from mundus_net.engine.view import StateView
 from mundus_net.protocol.statedir import state_dir
 
+__all__ = [
+    "CRASHED", "CRASH_LOG", "POLL_SLICE_S", "AsyncConnection", "ConnectionThread",
+    "crash_log_path", "record_crash"
+]
+
 T = TypeVar("T")
 POLL_SLICE_S = 0.5  # how long one poll may block (submit wakes it early anyway)
 CRASH_LOG = "client-crash.log"

@@ -47,6 +47,11 @@ from mundus_net.engine.view import PlayerView
 from mundus_net.protocol.security import fetch_key
 from mundus_net.protocol.statedir import atomic_write
 
+__all__ = [
+    "Log", "NetworkBot", "ordinal", "play_all", "player", "read_session", "register",
+    "report_result", "run", "table_names", "write_session"
+]
+
 Log = Callable[[str], None]
 
 

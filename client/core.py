@@ -109,6 +109,13 @@ from mundus_net.protocol.codec import decision_to_wire
 from mundus_net.protocol.errors import ProtocolError
 from mundus_net.protocol.messages import DEFAULT_HEARTBEAT_MS, decode_host, encode
 
+__all__ = [
+    "ANSWERS", "ANSWER_RETRY", "LOST_AFTER", "RATE_HOLD_S", "SNAPSHOT_RETRY", "SYNC_GRACE_S",
+    "Action", "Channel", "Checks", "ClientCore", "ClientError", "ClientSettings", "CloseSockets",
+    "Link", "Message", "OfferSecret", "OpenDealer", "Outgoing", "Report", "Subscribe",
+    "place_private"
+]
+
 Message = dict[str, Any]
 
 LOST_AFTER = 5  # heartbeats of host silence before the host counts as gone (§11)

@@ -42,6 +42,12 @@ from mundus_net.client.i18n import (
 from mundus_net.engine.cards import RESOURCE_NAMES
 from mundus_net.engine.deck import EVENT_NAMES, default_deck
 
+__all__ = [
+    "PLURAL_FORMS", "PROJECT", "REPO", "SOURCES", "TEMPLATE", "Found", "compile_all", "compiled",
+    "extract", "main", "message_problems", "mo_path", "name_entries", "placeholders", "po_path",
+    "problems", "read", "update"
+]
+
 REPO = LOCALE_DIR.parent.parent
 # The folders whose marked messages a player may read (the engine's words are not).
 SOURCES = ("client", "host", "protocol", "mundus_net/tools", "mundus_net/cli.py")

@@ -16,6 +16,13 @@ from mundus_net.protocol.commitment import NONCE_BYTES
 from mundus_net.protocol.errors import ProtocolError
 from mundus_net.protocol.fairdeal import CONTRIBUTION_BYTES
 
+__all__ = [
+    "CLIENT_MESSAGES", "COMMITMENT_BYTES", "DEFAULT_HEARTBEAT_MS", "MAX_CHAT", "MAX_CLIENT_FRAME",
+    "MAX_CLIENT_ID", "MAX_HOST_FRAME", "MAX_INVITE", "MAX_NAME", "PROTOCOL_VERSION", "REQUEST_ID",
+    "TOKEN_HEX", "Validator", "anything_map", "blob", "cards", "choice", "decode_client",
+    "decode_host", "encode", "encode_sharing", "flag", "text", "token", "unpack", "whole"
+]
+
 PROTOCOL_VERSION = 4  # 4: a seat held by a live connection is taken over only on request (§3)
 MAX_CLIENT_FRAME = 8 * 1024  # what a client may send the host: its largest message is under 2 KiB
 MAX_HOST_FRAME = 16 * 1024 * 1024  # what a host may send a client (snapshots carry the log)

@@ -123,6 +123,14 @@ from mundus_net.engine.notation import (
 )
 from mundus_net.engine.view import StateView
 
+__all__ = [
+    "COMMANDS_HELP", "CRASHED", "HELP_WORDS", "LEFT", "LOG_WORDS", "OVER", "PASS_WORDS",
+    "PLAYERS_WORDS", "PROMPTS", "QUIT_WORDS", "REJOIN", "REQUEST_WORDS", "SAY_WORD", "SCREEN_HELP",
+    "TUI_STYLE_RULES", "TYPED_WORDS", "Action", "Chat", "Leave", "Say", "ScreenControl", "Send",
+    "ShowHelp", "Snapshot", "Status", "TableApp", "TableModel", "in_player_terms",
+    "rewind_sentence", "take_snapshot", "typed_words"
+]
+
 LEFT = "left"
 OVER = "over"
 REJOIN = "rejoin"  # J after the table is gone: session.sit joins (or watches) the address again

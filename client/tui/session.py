@@ -42,6 +42,12 @@ from mundus_net.protocol.statedir import atomic_write, state_dir
 if TYPE_CHECKING:
     from mundus_net.client.tui.app import TableApp
 
+__all__ = [
+    "CONNECT_TIMEOUT_S", "INVITE_CODES", "NAME_FILE", "NEW_PLAYER", "RECONNECT_FOR_S", "TAKE_OVER",
+    "WATCH", "Seating", "default_name", "name_file", "needs_terminal", "save_name", "saved_name",
+    "say_crashed", "say_how_to_come_back", "say_result", "seat_in_use", "sit"
+]
+
 CONNECT_TIMEOUT_S = 10.0
 # How long a client reconnects to a silent host before it says the table is gone (a host
 # resumed from its log within this time gets its players back by itself).
