@@ -7,7 +7,7 @@ unknown fields) before anything acts on them; a failure raises ProtocolError.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import msgpack
@@ -129,13 +129,13 @@ CLIENT_MESSAGES: dict[str, dict[str, tuple[bool, Validator]]] = {
 }
 
 
-def encode(message: dict[str, Any]) -> bytes:
+def encode(message: Mapping[str, Any]) -> bytes:
     """Pack a message (adds the protocol version)."""
     packed: bytes = msgpack.packb({"v": PROTOCOL_VERSION, **message}, use_bin_type=True)
     return packed
 
 
-def encode_sharing(message: dict[str, Any], packed: dict[str, tuple[object, bytes]]) -> bytes:
+def encode_sharing(message: Mapping[str, Any], packed: dict[str, tuple[object, bytes]]) -> bytes:
     """:func:`encode`, byte for byte, with large values packed once for many messages: for a
     key of ``packed`` whose value *is* (identity, not equality) the object held there, its
     packed bytes are reused; otherwise the value is packed and kept there for the next
