@@ -45,6 +45,7 @@ from mundus_net.engine.game import REASON_WORDS, Result
 from mundus_net.engine.notation import format_decision
 from mundus_net.engine.view import PlayerView
 from mundus_net.protocol.security import fetch_key
+from mundus_net.protocol.shapes import Message
 from mundus_net.protocol.statedir import atomic_write
 
 __all__ = [
@@ -267,10 +268,10 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def _tracer(path: Path) -> Callable[[str, dict[str, Any]], None]:
+def _tracer(path: Path) -> Callable[[str, Message], None]:
     out = path.open("a", encoding="utf-8")
 
-    def tap(source: str, message: dict[str, Any]) -> None:
+    def tap(source: str, message: Message) -> None:
         out.write(json.dumps({"src": source, "m": _jsonable(message)}) + "\n")
         out.flush()  # a killed process keeps what it received
 

@@ -15,6 +15,7 @@ import msgpack
 from mundus_net.protocol.commitment import NONCE_BYTES
 from mundus_net.protocol.errors import ProtocolError
 from mundus_net.protocol.fairdeal import CONTRIBUTION_BYTES
+from mundus_net.protocol.shapes import Message
 
 __all__ = [
     "CLIENT_MESSAGES", "COMMITMENT_BYTES", "DEFAULT_HEARTBEAT_MS", "MAX_CHAT", "MAX_CLIENT_FRAME",
@@ -156,7 +157,7 @@ def encode_sharing(message: Mapping[str, Any], packed: dict[str, tuple[object, b
     return b"".join(parts)
 
 
-def unpack(frame: bytes, limit: int) -> dict[str, Any]:
+def unpack(frame: bytes, limit: int) -> Message:
     """Bytes -> a map with a type and our version, or ProtocolError."""
     if len(frame) > limit:
         raise ProtocolError("too_large", f"frame of {len(frame)} bytes; the limit is {limit}")
@@ -176,7 +177,7 @@ def unpack(frame: bytes, limit: int) -> dict[str, Any]:
     return message
 
 
-def decode_client(frame: bytes) -> dict[str, Any]:
+def decode_client(frame: bytes) -> Message:
     """Validate a client's frame completely; return the message with checked fields."""
     message = unpack(frame, MAX_CLIENT_FRAME)
     kind = message["t"]
@@ -184,7 +185,7 @@ def decode_client(frame: bytes) -> dict[str, Any]:
     if schema is None:
         raise ProtocolError("unknown_type", f"unknown message type {kind[:40]!r}; known: "
                                             f"{', '.join(sorted(CLIENT_MESSAGES))}")
-    out: dict[str, Any] = {"t": kind}
+    out: Message = {"t": kind}
     for name in message:
         if name not in schema and name not in ("v", "t", "id"):
             raise _fail(str(name)[:40], f"not a field of {kind}")
@@ -198,7 +199,7 @@ def decode_client(frame: bytes) -> dict[str, Any]:
     return out
 
 
-def decode_host(frame: bytes) -> dict[str, Any]:
+def decode_host(frame: bytes) -> Message:
     """A host's frame as a client reads it (shape and version only; clients trust their
     pinned host for content, but never crash on it)."""
     return unpack(frame, MAX_HOST_FRAME)
