@@ -334,8 +334,8 @@ def test_search_bot_decides_the_simultaneous_storage_step(store_horizon: int) ->
     ends: list[tuple[int, int]] = []
 
     class Watched(SearchBot):
-        def _rollout(self, g: Game, seat: int, seed: int) -> float:
-            score = super()._rollout(g, seat, seed)
+        def rollout(self, g: Game, seat: int, seed: int) -> float:
+            score = super().rollout(g, seat, seed)
             ends.append((g.round, g.result is not None))
             return score
 
