@@ -11,8 +11,8 @@ state, pending decisions and the public state stay maps (:data:`Message`): their
 the engine's and are listed in the schema.
 """
 
-from __future__ import annotations
-
+# No "from __future__ import annotations": TypedDict reads NotRequired from evaluated
+# annotations (its __required_keys__, which tests/test_protocol_shapes.py compares).
 from typing import Any, Literal, NotRequired, TypedDict
 
 __all__ = [
