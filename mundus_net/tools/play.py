@@ -26,6 +26,8 @@ from mundus_net.host import local
 from mundus_net.host.keys import own_sign_key, signed_by
 from mundus_net.protocol.statedir import state_dir
 
+__all__ = ["DEFAULT_BOT_PACE", "RECORD_WAIT_S", "record_path", "register", "run"]
+
 
 def _strategy(spec: str) -> str:
     try:
