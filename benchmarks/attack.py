@@ -729,7 +729,7 @@ def main(argv: list[str] | None = None) -> int:
     base = outcomes[0]
     bound = base.peak_mb + MEMORY_MARGIN_MB
     base_p95 = base.p(0.95)
-    rows = []
+    rows: list[dict[str, Any]] = []
     print(f"Memory bound: the unattacked host's peak ({base.peak_mb:.0f} MB) + "
           f"{MEMORY_MARGIN_MB:.0f} MB = {bound:.0f} MB; latency bound: "
           f"{LATENCY_FACTOR:g} x the unattacked p95 ({_fmt(base_p95)} ms)")

@@ -22,16 +22,20 @@ import queue
 import sys
 import threading
 import traceback
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import TypeVar
 
 from mundus_net.client.connection import Connection, ConnectTimeout
 from mundus_net.client.core import ClientError
 from mundus_net.client.notices import Closed, Notice, Welcome
-from mundus_net.engine.decisions import Decision
 from mundus_net.engine.view import StateView
 from mundus_net.protocol.statedir import state_dir
+
+__all__ = [
+    "CRASHED", "CRASH_LOG", "POLL_SLICE_S", "AsyncConnection", "ConnectionThread",
+    "crash_log_path", "record_crash"
+]
 
 T = TypeVar("T")
 POLL_SLICE_S = 0.5  # how long one poll may block (submit wakes it early anyway)
@@ -173,12 +177,6 @@ class ConnectionThread:
             future.set_exception(ClientError("the connection is closed"))
         return future
 
-    def decide(self, decision: Decision) -> concurrent.futures.Future[int]:
-        return self.submit(lambda c: c.decide(decision))
-
-    def offer(self, cards: Sequence[int]) -> concurrent.futures.Future[int]:
-        return self.submit(lambda c: c.offer(cards))
-
     def chat(self, text: str) -> concurrent.futures.Future[int]:
         return self.submit(lambda c: c.chat(text))
 
@@ -200,7 +198,7 @@ class ConnectionThread:
 
 class AsyncConnection:
     """The asyncio face of a connection (for a prompt_toolkit UI): ``await connect()``,
-    ``async for notice in conn.notices()``, ``await decide(...)``."""
+    ``async for notice in conn.notices()``, ``await submit(lambda c: c.decide(...))``."""
 
     def __init__(self, conn: Connection) -> None:
         self.conn = conn
@@ -231,11 +229,10 @@ class AsyncConnection:
         assert self._runner is not None, "connect first"
         return self._runner
 
-    async def decide(self, decision: Decision) -> int:
-        return await asyncio.wrap_future(self._thread().decide(decision))
-
-    async def offer(self, cards: Sequence[int]) -> int:
-        return await asyncio.wrap_future(self._thread().offer(cards))
+    async def submit(self, fn: Callable[[Connection], T]) -> T:
+        """Run ``fn(conn)`` in the connection's thread (:meth:`ConnectionThread.submit`);
+        a decision goes as ``await conn.submit(lambda c: c.decide(decision))``."""
+        return await asyncio.wrap_future(self._thread().submit(fn))
 
     async def chat(self, text: str) -> int:
         return await asyncio.wrap_future(self._thread().chat(text))

@@ -45,7 +45,13 @@ from mundus_net.engine.game import REASON_WORDS, Result
 from mundus_net.engine.notation import format_decision
 from mundus_net.engine.view import PlayerView
 from mundus_net.protocol.security import fetch_key
+from mundus_net.protocol.shapes import Message
 from mundus_net.protocol.statedir import atomic_write
+
+__all__ = [
+    "Log", "NetworkBot", "ordinal", "play_all", "player", "read_session", "register",
+    "report_result", "run", "table_names", "write_session"
+]
 
 Log = Callable[[str], None]
 
@@ -116,7 +122,7 @@ class NetworkBot:
         conn, core = self.conn, self.conn.core
         while core.result is None and not core.closed:
             for notice in conn.poll(poll_s):
-                self._notice(notice)
+                self.handle_notice(notice)
             self.step()
         return core.result
 
@@ -166,7 +172,7 @@ class NetworkBot:
             self._refused[pending.id] = refused + 1
             return
 
-    def _notice(self, notice: object) -> None:
+    def handle_notice(self, notice: object) -> None:
         if isinstance(notice, Refused):
             self.log(f"host refused {notice.request}: {notice.code}: {notice.message}")
             pending = self.conn.core.pending
@@ -224,7 +230,7 @@ def play_all(players: Sequence[NetworkBot], poll_s: float = 1.0) -> list[Result 
         for conn, notices in poll_all(active, poll_s):
             player = owner[id(conn)]
             for notice in notices:
-                player._notice(notice)
+                player.handle_notice(notice)
         for player in players:
             if player.playing:
                 player.step()
@@ -262,10 +268,10 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def _tracer(path: Path) -> Callable[[str, dict[str, Any]], None]:
+def _tracer(path: Path) -> Callable[[str, Message], None]:
     out = path.open("a", encoding="utf-8")
 
-    def tap(source: str, message: dict[str, Any]) -> None:
+    def tap(source: str, message: Message) -> None:
         out.write(json.dumps({"src": source, "m": _jsonable(message)}) + "\n")
         out.flush()  # a killed process keeps what it received
 
@@ -415,7 +421,7 @@ def run(args: argparse.Namespace) -> int:
                     "ended")
             status = 1
             continue
-        _report(args, seat_bot, result)
+        report_result(args, seat_bot, result)
     return status
 
 
@@ -436,7 +442,7 @@ def _chain(core: ClientCore) -> dict[str, object] | None:
                                          "digest": witness.digest.hex()}
 
 
-def _report(args: argparse.Namespace, bot: NetworkBot, result: Result) -> None:
+def report_result(args: argparse.Namespace, bot: NetworkBot, result: Result) -> None:
     seat = bot.conn.core.seat
     if args.json:
         print(json.dumps({"seat": seat, "winners": list(result.winners),

@@ -44,6 +44,7 @@ from mundus_net.engine.errors import MundusError
 from mundus_net.protocol.errors import ProtocolError
 from mundus_net.protocol.messages import MAX_HOST_FRAME, decode_host
 from mundus_net.protocol.security import fetch_key, make_client, parse_key, require_curve
+from mundus_net.protocol.shapes import Message
 
 __all__ = ["ConnectTimeout", "Connection", "HostError", "poll_all"]
 
@@ -93,7 +94,7 @@ class Connection:
                  on_secret: Callable[[OfferSecret | None], None] | None = None,
                  on_mismatch: Callable[[Mismatch], None] | None = None,
                  witnesses: WitnessFile | None = None,
-                 tap: Callable[[str, dict[str, Any]], None] | None = None,
+                 tap: Callable[[str, Message], None] | None = None,
                  server_key: str | None = None, insecure: bool = False,
                  context: zmq.Context[Any] | None = None, wakeable: bool = True,
                  public_from: Connection | None = None, clock: Clock = time.monotonic) -> None:
@@ -341,7 +342,7 @@ class Connection:
                     if not follower.core.closed:
                         follower._on_sub(message)
 
-    def _on_sub(self, message: dict[str, Any]) -> None:
+    def _on_sub(self, message: Message) -> None:
         """One public message, from this connection's SUB socket or ``public_from``'s."""
         channel = Channel.PUBLIC if self._public_from is None else Channel.RELAYED
         self.core.receive(channel, message, self._clock())
@@ -358,16 +359,10 @@ class Connection:
     # -- acting -------------------------------------------------------------------------------
 
     def decide(self, decision: Decision) -> int:
-        """Answer the pending decision; an Offer in the offer step is committed (§7).
-        Returns the request id (the reply is an Accepted or Refused notice); raises
-        :class:`ClientError` (nothing sent) as :meth:`ClientCore.decide`."""
+        """Send a decision now: :meth:`ClientCore.decide` does the work (checks it against the
+        pending step, commits an Offer in the offer step, §7), this only puts its frame on the
+        socket. Returns the request id; raises :class:`ClientError` (nothing sent) as it."""
         request = self.core.decide(decision, self._clock())
-        self._pump()
-        return request
-
-    def offer(self, cards: Sequence[int]) -> int:
-        """Commit to an offer (:meth:`ClientCore.offer`); returns the request id."""
-        request = self.core.offer(cards, self._clock())
         self._pump()
         return request
 
@@ -393,7 +388,7 @@ class Connection:
         self.core.request_snapshot(self._clock())
         self._pump()
 
-    def watch_offers(self, event: dict[str, Any]) -> None:
+    def watch_offers(self, event: Message) -> None:
         """Check one public event as if it had arrived (the core checks every one itself;
         tests/test_fair_deal.py calls this)."""
         self.core._watch_offers(event)

@@ -66,7 +66,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, cast
 
 from mundus_net.client.i18n import N_
 from mundus_net.client.notices import (
@@ -109,8 +109,26 @@ from mundus_net.protocol.chain import OFFER_AGAIN, Rewind, Witness
 from mundus_net.protocol.codec import decision_to_wire
 from mundus_net.protocol.errors import ProtocolError
 from mundus_net.protocol.messages import DEFAULT_HEARTBEAT_MS, decode_host, encode
+from mundus_net.protocol.shapes import (
+    ByeMessage,
+    ClientMessage,
+    ErrorMessage,
+    HelloMessage,
+    Message,
+    OkMessage,
+    PingMessage,
+    SnapshotMessage,
+    SnapshotRequest,
+    UpdateMessage,
+    WelcomeMessage,
+)
 
-Message = dict[str, Any]
+__all__ = [
+    "ANSWERS", "ANSWER_RETRY", "LOST_AFTER", "RATE_HOLD_S", "SNAPSHOT_RETRY", "SYNC_GRACE_S",
+    "Action", "Channel", "Checks", "ClientCore", "ClientError", "ClientSettings", "CloseSockets",
+    "Link", "Message", "OfferSecret", "OpenDealer", "Outgoing", "Report", "Subscribe",
+    "place_private"
+]
 
 LOST_AFTER = 5  # heartbeats of host silence before the host counts as gone (§11)
 SNAPSHOT_RETRY = 3  # heartbeats without a snapshot reply before asking again
@@ -441,7 +459,7 @@ class ClientCore:
         self._requests: dict[int, tuple[str, int | None]] = {}  # id -> (type, pending id)
         self._user_pings: set[int] = set()  # the pings ping() sent (they get a Pong)
         self._ping_sent: dict[int, float] = {}
-        self._buffer: dict[int, Message] = {}  # updates that wait for a snapshot or a gap
+        self._buffer: dict[int, UpdateMessage] = {}  # updates that wait for a snapshot or a gap
         # Private events that came ahead of their public update, by the update's seq: they
         # are delivered with it, each in its public event's place (§6).
         self._private_ahead: dict[int, tuple[Message, ...]] = {}
@@ -510,7 +528,7 @@ class ClientCore:
         connected (nothing sent). :meth:`close` comes next."""
         if not self.connected:
             return None
-        message: Message = {"t": "bye"}
+        message: ByeMessage = {"t": "bye"}
         if self.token is not None:
             message["token"] = self.token
         return self._send(message, now)
@@ -549,7 +567,7 @@ class ClientCore:
         self._requests.clear()
         self._user_pings.clear()
         settings = self.settings
-        hello: Message = {"t": "hello", "name": settings.name, "role": settings.role}
+        hello: HelloMessage = {"t": "hello", "name": settings.name, "role": settings.role}
         if self.token is not None:
             hello["token"] = self.token
         if settings.bot:
@@ -685,7 +703,7 @@ class ClientCore:
         decision if its answer was refused, else ping."""
         self._auto_answer(now)
         if self._last_sent + self.heartbeat_s <= now:  # the timer's own sum: no answer went
-            ping: Message = {"t": "ping"}
+            ping: PingMessage = {"t": "ping"}
             if self.token is not None:
                 ping["token"] = self.token
             self._send(ping, now)
@@ -768,7 +786,7 @@ class ClientCore:
     def ping(self, now: float) -> int:
         """Measure the round trip to the host now: a :class:`Pong` notice comes back (the
         heartbeat pings update :attr:`latency` too). Returns the request id."""
-        message: Message = {"t": "ping"}
+        message: PingMessage = {"t": "ping"}
         if self.token is not None:
             message["token"] = self.token
         request = self._send(message, now)
@@ -909,11 +927,12 @@ class ClientCore:
                                            secret.commitment)
         self._save_witness()
 
-    def _send(self, message: Message, now: float) -> int:
+    def _send(self, message: ClientMessage | Message, now: float) -> int:
         if self.link is Link.IDLE or self.link is Link.CLOSED:
             raise ClientError("not connected")
         request_id = next(self._ids) & 0x7FFFFFFF
-        self._requests[request_id] = (message["t"], message.get("pending"))
+        pending = message.get("pending")  # an answer's decision (int), else absent
+        self._requests[request_id] = (message["t"], pending if isinstance(pending, int) else None)
         if message["t"] == "ping":
             self._ping_sent[request_id] = now
             self._ping_sent.pop(request_id - 16, None)  # unanswered pings are forgotten
@@ -927,7 +946,7 @@ class ClientCore:
         return request_id
 
     def _ask_snapshot(self, now: float) -> int:
-        message: Message = {"t": "snapshot"}
+        message: SnapshotRequest = {"t": "snapshot"}
         if self.token is not None:
             message["token"] = self.token
         request = self._send(message, now)
@@ -992,13 +1011,13 @@ class ClientCore:
             self._set_private(private, int(m.get("seq", 0)),
                               tuple(private.get("events") or ()), now)
         elif t == "ok":
-            self._on_ok(m, now)
+            self._on_ok(cast(OkMessage, m), now)
         elif t == "error":
-            self._on_error(m, now)
+            self._on_error(cast(ErrorMessage, m), now)
         elif t == "welcome":
-            self._on_welcome(m, now)
+            self._on_welcome(cast(WelcomeMessage, m), now)
         elif t == "snapshot":
-            self._on_snapshot(m, now)
+            self._on_snapshot(cast(SnapshotMessage, m), now)
         elif t == "taken_over":
             self._gone(TAKEN_OVER, str(m.get("message") or "another client took this seat"))
         elif t == "pong":
@@ -1010,7 +1029,7 @@ class ClientCore:
                     self._notices.append(Pong(m["id"], self.latency))
         # a host's ping: only a sign of life
 
-    def _on_ok(self, m: Message, now: float) -> None:
+    def _on_ok(self, m: OkMessage, now: float) -> None:
         request = self._requests.pop(m.get("id", -1), None)
         if request is None or request[0] in ("ping", "snapshot"):
             return
@@ -1023,7 +1042,7 @@ class ClientCore:
             self._notices.append(PrivateUpdate((), None))
             self._check_behind(now)
 
-    def _on_error(self, m: Message, now: float) -> None:
+    def _on_error(self, m: ErrorMessage, now: float) -> None:
         request = self._requests.pop(m.get("id", -1), None)
         kind, pending_id = request if request is not None else (None, None)
         code = m.get("code")
@@ -1057,7 +1076,7 @@ class ClientCore:
         if kind == "hello":  # no seat (table full, bad token...): nothing more to do
             self.close()
 
-    def _on_welcome(self, m: Message, now: float) -> None:
+    def _on_welcome(self, m: WelcomeMessage, now: float) -> None:
         resumed = self.welcome is not None
         deck = self.deck if self.deck is not None and resumed else deck_from_wire(m["deck"])
         welcome = Welcome(
@@ -1112,7 +1131,7 @@ class ClientCore:
             and welcome.seed_commitment is not None \
             and first.seed_commitment != welcome.seed_commitment
 
-    def _on_snapshot(self, m: Message, now: float) -> None:
+    def _on_snapshot(self, m: SnapshotMessage, now: float) -> None:
         self._requests.pop(m.get("id", -1), None)
         seq = int(m["seq"])
         if self.synced and seq <= self.seq:
@@ -1151,16 +1170,17 @@ class ClientCore:
         if self.connected:
             self.link = Link.LIVE
         placed: tuple[Message | None, ...] = ()
-        if m.get("private") is not None:
+        private = m.get("private")
+        if private is not None:
             # The snapshot's private events are every one so far (§6): each goes in its
             # public event's place; those held, or still to come, up to its seq are in it.
             self._private_ahead = {s: e for s, e in self._private_ahead.items() if s > seq}
             self._private_told = seq
-            placed = place_private(m["private"].get("events") or (), events)[0]
+            placed = place_private(private.get("events") or (), events)[0]
             placed = placed[len(events) - len(new):]
             if not any(placed):
                 placed = ()
-            self._set_private(m["private"], seq, (), now)
+            self._set_private(private, seq, (), now)
         self._notices.append(Synced(seq))
         self._after_public(new, now, placed)
         self._apply_buffered(now)
@@ -1212,16 +1232,17 @@ class ClientCore:
     def _on_public(self, m: Message, now: float) -> None:
         t = m["t"]
         if t == "update":
-            seq = int(m["seq"])
+            update = cast(UpdateMessage, m)
+            seq = int(update["seq"])
             if self._snapshot_asked is not None or not self.synced:
-                self._buffer[seq] = m
+                self._buffer[seq] = update
             elif seq <= self.seq:
                 return  # already applied
             elif seq == self.seq + 1:
-                self._apply_update(m, now)
+                self._apply_update(update, now)
                 self._apply_buffered(now)
             else:  # a gap: something was missed
-                self._buffer[seq] = m
+                self._buffer[seq] = update
                 self._ask_snapshot(now)
         elif t == "heartbeat" and self.synced and self._snapshot_asked is None:
             seq = int(m["seq"])
@@ -1232,7 +1253,7 @@ class ClientCore:
                 # restarted without its log). The snapshot's answer tells which game runs.
                 self._ask_snapshot(now)
 
-    def _apply_update(self, m: Message, now: float) -> None:
+    def _apply_update(self, m: UpdateMessage, now: float) -> None:
         changed = m["changed"]
         if not isinstance(changed, dict):
             raise TypeError("an update's 'changed' is a map")

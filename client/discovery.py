@@ -23,6 +23,8 @@ from mundus_net.protocol.beacon import (
 )
 from mundus_net.protocol.messages import PROTOCOL_VERSION
 
+__all__ = ["LISTEN_SECONDS", "Listener", "Table", "discover", "listen_address"]
+
 LISTEN_SECONDS = 2.0
 
 

@@ -28,6 +28,14 @@ from mundus_net.engine.deck import EVENT_NAMES, CardDef
 from mundus_net.protocol.names import clean_name
 from mundus_net.protocol.statedir import atomic_write, state_dir
 
+__all__ = [
+    "AUTO", "CARAVEL_NAME", "CARD", "DEFAULT_LANGUAGE", "DOMAIN", "EVENT", "LANGUAGES",
+    "LANGUAGES_FILE", "LOCALE_DIR", "LOCALE_VARIABLES", "NAME_CONTEXTS", "N_", "RESOURCE", "STEP",
+    "STEPS", "TERM", "TERMS", "Translator", "add_language_argument", "choose_language", "current",
+    "early_language", "language_of_locale", "save_language", "saved_language", "system_language",
+    "translator", "use"
+]
+
 DOMAIN = "mundus"
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 # The languages of the rulebooks (../shared/seeds): each has a catalog.

@@ -42,6 +42,12 @@ from mundus_net.client.i18n import (
 from mundus_net.engine.cards import RESOURCE_NAMES
 from mundus_net.engine.deck import EVENT_NAMES, default_deck
 
+__all__ = [
+    "PLURAL_FORMS", "PROJECT", "REPO", "SOURCES", "TEMPLATE", "Found", "compile_all", "compiled",
+    "extract", "main", "message_problems", "mo_path", "name_entries", "placeholders", "po_path",
+    "problems", "read", "update"
+]
+
 REPO = LOCALE_DIR.parent.parent
 # The folders whose marked messages a player may read (the engine's words are not).
 SOURCES = ("client", "host", "protocol", "mundus_net/tools", "mundus_net/cli.py")
@@ -67,7 +73,7 @@ def mo_path(language: str) -> Path:
     return po_path(language).with_suffix(".mo")
 
 
-def _names() -> Iterator[tuple[str, str, str]]:
+def name_entries() -> Iterator[tuple[str, str, str]]:
     """(context, message, comment) for each of the game's names."""
     for resource in RESOURCE_NAMES.values():
         yield RESOURCE, resource, "a resource (R1.1)"
@@ -88,7 +94,7 @@ def _names() -> Iterator[tuple[str, str, str]]:
 def extract() -> Catalog:
     """Every message to translate, from the sources and the game's data."""
     catalog = Catalog(domain=DOMAIN, project=PROJECT, fuzzy=False)
-    for name_context, name, comment in _names():
+    for name_context, name, comment in name_entries():
         catalog.add(name, locations=[("mundus_net/engine", 0)], auto_comments=[comment],
                     context=name_context)
     for source in SOURCES:
@@ -201,7 +207,7 @@ def problems(language: str, template: Catalog) -> list[str]:
         if translated is None:
             found.append(f"{where} is missing (run update)")
             continue
-        found.extend(f"{where}: {problem}" for problem in _message_problems(message,
+        found.extend(f"{where}: {problem}" for problem in message_problems(message,
                                                                            translated,
                                                                            catalog))
     if not mo_path(language).exists() or not _same_messages(mo_path(language).read_bytes(),
@@ -225,7 +231,7 @@ def _describe(message: Message) -> str:
     return f"[{message.context}] {ident!r}" if message.context else repr(ident)
 
 
-def _message_problems(source: Message, translated: Message, catalog: Catalog) -> Iterator[str]:
+def message_problems(source: Message, translated: Message, catalog: Catalog) -> Iterator[str]:
     if translated.fuzzy:
         yield "marked fuzzy"
     if source.pluralizable != translated.pluralizable:

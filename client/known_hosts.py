@@ -33,6 +33,11 @@ from mundus_net.protocol.security import (
 )
 from mundus_net.protocol.statedir import state_dir
 
+__all__ = [
+    "INSECURE_LINE", "Fetch", "KnownHost", "KnownHosts", "Trust", "UntrustedHost",
+    "add_security_arguments", "trust_host"
+]
+
 
 @dataclass(frozen=True, slots=True)
 class KnownHost:

@@ -20,6 +20,8 @@ from filelock import FileLock
 
 from mundus_net.protocol.statedir import atomic_write
 
+__all__ = ["StateFile"]
+
 
 class StateFile:
     """The file at ``path``: ``{"format": FORMAT, SECTION: {address: entry}}``."""

@@ -28,6 +28,8 @@ from mundus_net.client.core import OfferSecret
 from mundus_net.client.statefile import StateFile
 from mundus_net.protocol.statedir import state_dir
 
+__all__ = ["FORGET_AFTER_S", "Holder", "SavedSeat", "TokenStore"]
+
 FORGET_AFTER_S = 30 * 24 * 3600
 
 

@@ -13,6 +13,8 @@ from mundus_net.engine.deck import CardDef, Deck, default_deck
 from mundus_net.engine.game import Result
 from mundus_net.protocol.codec import DECISION_KINDS, decision_from_wire
 
+__all__ = ["deck_from_wire", "freeze", "legal_decision", "result_from_wire", "seat_map"]
+
 
 def freeze(value: Any) -> Any:
     """Wire lists back to tuples, all the way down, and map keys that are whole numbers

@@ -19,6 +19,8 @@ from mundus_net.client.statefile import StateFile
 from mundus_net.protocol.chain import Witness
 from mundus_net.protocol.statedir import state_dir
 
+__all__ = ["KEEP", "WitnessFile"]
+
 KEEP = 200  # entries remembered; the oldest saved is forgotten first
 
 

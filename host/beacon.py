@@ -26,6 +26,11 @@ from mundus_net.protocol.beacon import (
     parse_endpoint,
 )
 
+__all__ = [
+    "DEFAULT_TARGET", "INTERVAL_S", "Beacon", "add_arguments", "from_args", "table_announcement",
+    "table_beacon"
+]
+
 INTERVAL_S = 1.0
 
 

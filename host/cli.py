@@ -48,6 +48,12 @@ from mundus_net.protocol.security import SecurityError, require_curve
 from mundus_net.protocol.signing import sign_record
 from mundus_net.protocol.statedir import atomic_write
 
+__all__ = [
+    "DEFAULT_PORT", "ERROR_FILE", "StopRequest", "describe_event", "invite_for", "join_address",
+    "lan_address", "player", "print_identity", "record_text", "register", "resume_command",
+    "standings"
+]
+
 DEFAULT_PORT = 7700
 ERROR_FILE = "host-errors.log"  # in the state folder: the tracebacks of internal errors
 

@@ -90,6 +90,16 @@ from mundus_net.host.table import CONTRIBUTION_SECONDS, LOGGED_INPUTS, ReplayRef
 from mundus_net.protocol.codec import DECISION_KINDS, decision_to_wire
 from mundus_net.protocol.statedir import atomic_write, state_dir
 
+__all__ = [
+    "APPLICATION_ID", "FORMAT", "GENESIS", "MARK_MAGIC", "MARK_SLOT_BYTES", "MARK_SUFFIX",
+    "RESERVE", "SCHEMA", "SUFFIX", "WAL_ROOM", "BotSpec", "GameInfo", "GameLog", "GameLogError",
+    "Journal", "LogFailure", "MarkFile", "ReplayedFault", "Restored", "Row", "bot_choice_wire",
+    "bot_row", "deck_of", "default_state_dir", "dumps", "ensure_private_dir", "exact_decision",
+    "find_game", "format_listing", "game_files", "game_info", "list_games", "make_wal_room",
+    "mark_path", "new_table", "read_mark", "read_rows", "restore", "row_hash", "wal_pages",
+    "wal_path", "write_mark"
+]
+
 FORMAT = "mundus-gamelog/1"
 APPLICATION_ID = 0x4D4E4C31  # "MNL1" in the SQLite header: this file is a game log
 SUFFIX = ".sqlite3"

@@ -29,6 +29,14 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from types import ModuleType
 
+__all__ = [
+    "CHECKS_PER_SECOND", "FREE_GUESSES", "GUESSES_PER_SECOND", "GUESS_BURST", "GUESS_MEMORY_S",
+    "GUESS_WAIT_MAX_S", "JOIN_SECONDS", "SUBSCRIBER_BYTES", "SUBSCRIBER_BYTES_PER_SECOND",
+    "SUSPECT_CHECKS_PER_SECOND", "ConnectionGuard", "InviteGuard", "KeyedLimiter", "Peer",
+    "SubscriberGuard", "TokenBucket", "bytes_received", "cut", "fcntl", "peer_address",
+    "source_key", "termios", "unsent_bytes"
+]
+
 fcntl: ModuleType | None
 termios: ModuleType | None
 try:  # Unix: a TCP socket's send queue is asked with SIOCOUTQ (TIOCOUTQ)

@@ -51,6 +51,12 @@ from mundus_net.protocol.security import (
 )
 from mundus_net.protocol.statedir import state_dir
 
+__all__ = [
+    "CURVE_FILE", "FORMAT", "KEY_PORT_CONNECTIONS", "KEY_PORT_SECONDS", "KEY_REQUESTS_PER_SECOND",
+    "KEY_REQUEST_BURST", "SIGN_FILE", "SOURCE_REQUESTS_PER_SECOND", "SOURCE_REQUEST_BURST",
+    "HostKeys", "KeyPort", "default_key_dir", "key_port_socket", "own_sign_key", "signed_by"
+]
+
 CURVE_FILE = "host-key"
 SIGN_FILE = "host-sign-key"
 FORMAT = "mundus-net/host-key/1"

@@ -44,6 +44,10 @@ from mundus_net.host.table import Table
 from mundus_net.protocol.security import SecurityError
 from mundus_net.protocol.statedir import atomic_write
 
+__all__ = [
+    "READY", "START_TIMEOUT_S", "WAIT_FOR_JOIN_S", "LocalTable", "main", "parse_args", "start"
+]
+
 READY = "READY"
 WAIT_FOR_JOIN_S = 120.0  # a table nobody joins (the client failed) goes away after this
 START_TIMEOUT_S = 20.0

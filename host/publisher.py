@@ -28,6 +28,11 @@ from zmq.utils.monitor import parse_monitor_message
 
 from mundus_net.host.guard import SubscriberGuard, bytes_received, cut, peer_address
 
+__all__ = [
+    "LAST_WORDS_MS", "PUB_MAX_FRAME", "PUB_RCVHWM", "PUB_SNDHWM", "SUSPECTS_PER_TURN", "Publisher",
+    "publisher_socket"
+]
+
 PUB_MAX_FRAME = 512  # bytes a subscriber may send in one frame: the CURVE handshake needs ~300
 PUB_SNDHWM = 1000  # updates queued for one subscriber; one that lags more catches up (§5)
 PUB_RCVHWM = 16  # subscriptions queued from one subscriber

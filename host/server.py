@@ -48,6 +48,13 @@ from mundus_net.protocol.security import (
     require_curve,
 )
 
+__all__ = [
+    "BOT_BUDGET", "BURST", "CLOSE_WAIT_S", "IDLE_POLL_S", "LINGER_AFTER_END", "RATE",
+    "READ_BUDGET", "ROUTER_MAX_FRAME", "ROUTER_RCVHWM", "ROUTER_SNDHWM", "SNAPSHOT_BURST",
+    "SNAPSHOT_RATE", "SPARE_CONNECTIONS", "UNREAD_LIMIT", "Host", "RateLimiter",
+    "connection_limit", "request_id"
+]
+
 T = TypeVar("T")
 
 RATE = 100.0  # messages per second a connection may keep up

@@ -15,6 +15,11 @@ from mundus_net.engine.errors import MundusError
 from mundus_net.protocol.messages import PROTOCOL_VERSION
 from mundus_net.protocol.security import is_key
 
+__all__ = [
+    "BEACON_BROADCAST", "BEACON_PORT", "BEACON_TAG", "MAX_BEACON", "MAX_TABLE_NAME",
+    "Announcement", "BeaconError", "decode_beacon", "encode_beacon", "parse_endpoint"
+]
+
 BEACON_PORT = 7799
 BEACON_BROADCAST = "255.255.255.255"
 BEACON_TAG = "mundus-net"

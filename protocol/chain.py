@@ -25,6 +25,11 @@ from typing import Any
 
 import msgpack
 
+__all__ = [
+    "ANOTHER", "EARLIER", "GENESIS", "OFFER_AGAIN", "SCHEME", "UNLOGGED", "Rewind", "Witness",
+    "durable", "extend", "link", "prefix"
+]
+
 SCHEME = "mundus-net/chain/1"
 GENESIS = hashlib.sha256(SCHEME.encode()).digest()
 # Host events a resumed host does not restore (they are not in its game log, docs/protocol.md

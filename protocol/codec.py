@@ -15,6 +15,11 @@ from mundus_net.engine.cards import RELIC
 from mundus_net.engine.decisions import Decision
 from mundus_net.protocol.errors import ProtocolError
 
+__all__ = [
+    "DECISION_KINDS", "KIND_OF", "MAX_CARDS", "WireValue", "decision_from_wire",
+    "decision_to_wire", "to_wire"
+]
+
 WireValue = Any  # nil | bool | int | str | bytes | list[WireValue] | dict[str, WireValue]
 
 

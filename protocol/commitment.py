@@ -15,6 +15,8 @@ import hmac
 import os
 from collections.abc import Sequence
 
+__all__ = ["DOMAIN", "NONCE_BYTES", "commit", "commitment_preimage", "new_nonce", "verify"]
+
 DOMAIN = b"mundus-net/offer/1"
 NONCE_BYTES = 32
 

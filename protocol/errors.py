@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from mundus_net.engine.errors import MundusError
 
+__all__ = ["ERROR_CODES", "ProtocolError"]
+
 ERROR_CODES = {
     "malformed": "the frame is not a msgpack map",
     "too_large": "the frame is larger than the protocol allows",

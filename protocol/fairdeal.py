@@ -26,6 +26,12 @@ import hmac
 import os
 from collections.abc import Sequence
 
+__all__ = [
+    "COMMIT_DOMAIN", "CONTRIBUTION_BYTES", "DEAL_DOMAIN", "HOST_CONTRIBUTION_DOMAIN", "SCHEME",
+    "SEED_BYTES", "check_commitment", "engine_seed", "host_contribution", "host_seed_from_int",
+    "new_host_seed", "seed_commitment"
+]
+
 SEED_BYTES = 32
 CONTRIBUTION_BYTES = 32
 COMMIT_DOMAIN = b"mundus-net/seed-commit/1"

@@ -11,6 +11,8 @@ from __future__ import annotations
 import hmac
 import secrets
 
+__all__ = ["ALPHABET", "LENGTH", "matches", "new_code", "normal"]
+
 ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 LENGTH = 8
 

@@ -7,7 +7,7 @@ unknown fields) before anything acts on them; a failure raises ProtocolError.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import msgpack
@@ -15,6 +15,14 @@ import msgpack
 from mundus_net.protocol.commitment import NONCE_BYTES
 from mundus_net.protocol.errors import ProtocolError
 from mundus_net.protocol.fairdeal import CONTRIBUTION_BYTES
+from mundus_net.protocol.shapes import Message
+
+__all__ = [
+    "CLIENT_MESSAGES", "COMMITMENT_BYTES", "DEFAULT_HEARTBEAT_MS", "MAX_CHAT", "MAX_CLIENT_FRAME",
+    "MAX_CLIENT_ID", "MAX_HOST_FRAME", "MAX_INVITE", "MAX_NAME", "PROTOCOL_VERSION", "REQUEST_ID",
+    "TOKEN_HEX", "Validator", "anything_map", "blob", "cards", "choice", "decode_client",
+    "decode_host", "encode", "encode_sharing", "flag", "text", "token", "unpack", "whole"
+]
 
 PROTOCOL_VERSION = 4  # 4: a seat held by a live connection is taken over only on request (§3)
 MAX_CLIENT_FRAME = 8 * 1024  # what a client may send the host: its largest message is under 2 KiB
@@ -122,13 +130,13 @@ CLIENT_MESSAGES: dict[str, dict[str, tuple[bool, Validator]]] = {
 }
 
 
-def encode(message: dict[str, Any]) -> bytes:
+def encode(message: Mapping[str, Any]) -> bytes:
     """Pack a message (adds the protocol version)."""
     packed: bytes = msgpack.packb({"v": PROTOCOL_VERSION, **message}, use_bin_type=True)
     return packed
 
 
-def encode_sharing(message: dict[str, Any], packed: dict[str, tuple[object, bytes]]) -> bytes:
+def encode_sharing(message: Mapping[str, Any], packed: dict[str, tuple[object, bytes]]) -> bytes:
     """:func:`encode`, byte for byte, with large values packed once for many messages: for a
     key of ``packed`` whose value *is* (identity, not equality) the object held there, its
     packed bytes are reused; otherwise the value is packed and kept there for the next
@@ -149,7 +157,7 @@ def encode_sharing(message: dict[str, Any], packed: dict[str, tuple[object, byte
     return b"".join(parts)
 
 
-def unpack(frame: bytes, limit: int) -> dict[str, Any]:
+def unpack(frame: bytes, limit: int) -> Message:
     """Bytes -> a map with a type and our version, or ProtocolError."""
     if len(frame) > limit:
         raise ProtocolError("too_large", f"frame of {len(frame)} bytes; the limit is {limit}")
@@ -169,7 +177,7 @@ def unpack(frame: bytes, limit: int) -> dict[str, Any]:
     return message
 
 
-def decode_client(frame: bytes) -> dict[str, Any]:
+def decode_client(frame: bytes) -> Message:
     """Validate a client's frame completely; return the message with checked fields."""
     message = unpack(frame, MAX_CLIENT_FRAME)
     kind = message["t"]
@@ -177,7 +185,7 @@ def decode_client(frame: bytes) -> dict[str, Any]:
     if schema is None:
         raise ProtocolError("unknown_type", f"unknown message type {kind[:40]!r}; known: "
                                             f"{', '.join(sorted(CLIENT_MESSAGES))}")
-    out: dict[str, Any] = {"t": kind}
+    out: Message = {"t": kind}
     for name in message:
         if name not in schema and name not in ("v", "t", "id"):
             raise _fail(str(name)[:40], f"not a field of {kind}")
@@ -191,7 +199,7 @@ def decode_client(frame: bytes) -> dict[str, Any]:
     return out
 
 
-def decode_host(frame: bytes) -> dict[str, Any]:
+def decode_host(frame: bytes) -> Message:
     """A host's frame as a client reads it (shape and version only; clients trust their
     pinned host for content, but never crash on it)."""
     return unpack(frame, MAX_HOST_FRAME)

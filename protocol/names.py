@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+__all__ = ["DEFAULT_NAME", "NAME_LENGTH", "clean_name", "unique_name"]
+
 NAME_LENGTH = 32
 DEFAULT_NAME = "Player"
 

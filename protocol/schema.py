@@ -51,6 +51,17 @@ from mundus_net.protocol.messages import (
 )
 from mundus_net.protocol.security import KEY_PORT_VERSION, Z85_ALPHABET
 
+__all__ = [
+    "BEACON", "BOOL", "CARD", "CARDS", "CARD_DEF", "DECISION", "DEFS", "DETAILS", "EVENTS",
+    "GAME_STATE", "HOST_KEY", "HOST_MESSAGES", "INT", "KEY_PORT_REPLY", "OFFER_KIND", "OPTIONS",
+    "PER_SEAT_CARDS", "PER_SEAT_INT", "PER_SEAT_PILE", "PLAYING_STATE", "PRIVATE_DEALT",
+    "PRIVATE_FIELDS", "PRIVATE_PENDING", "PRIVATE_STATE", "PUBLIC_CHANGES", "PUBLIC_PENDING",
+    "PUBLIC_STATE", "RESULT", "SCHEMA_ID", "SEAT", "SEATS", "SIGN_KEY", "TABLE", "TABLE_STATE",
+    "TEXT", "UINT64", "WAITING_STATE", "WAITING_TABLE", "Schema", "array", "binary",
+    "client_schemas", "decision_schemas", "integer", "nullable", "obj", "ref", "schema",
+    "schema_text", "seat_map"
+]
+
 Schema = dict[str, Any]
 OFFER_KIND = "offer"  # the decision that goes through commit and reveal, never a decide
 # Z85 as a regular-expression class that ECMA-262 (u flag) and Python read alike: only the

@@ -24,6 +24,13 @@ from zmq.utils import z85
 
 from mundus_net.engine.errors import MundusError
 
+__all__ = [
+    "KEY_PORT_OFFSET", "KEY_PORT_VERSION", "KEY_TIMEOUT_S", "MAX_KEY_REQUEST", "Z85_ALPHABET",
+    "Z85_KEY_CHARS", "KeyAnnouncement", "SecurityError", "decode_key_announcement",
+    "encode_key_announcement", "fetch_key", "fingerprint", "fingerprint_bytes", "is_key",
+    "key_address", "make_client", "make_server", "new_client_keypair", "parse_key", "require_curve"
+]
+
 KEY_PORT_OFFSET = 2  # the key port is the ROUTER's port + 2 (the PUB's is + 1)
 Z85_KEY_CHARS = 40
 MAX_KEY_REQUEST = 256  # bytes: a key request is one small frame

@@ -16,6 +16,11 @@ from typing import Any
 from mundus_net.engine.game import Game
 from mundus_net.protocol import fairdeal
 
+__all__ = [
+    "SIGNATURE_ALG", "SIGNATURE_DOMAIN", "canonical", "deal_digest", "fairness_fields", "layout",
+    "sign_record", "signed_message"
+]
+
 SIGNATURE_DOMAIN = b"mundus-net/record-signature/1\x00"
 SIGNATURE_ALG = "ed25519"
 

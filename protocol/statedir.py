@@ -14,6 +14,8 @@ from pathlib import Path
 
 from platformdirs import user_state_path
 
+__all__ = ["atomic_write", "state_dir"]
+
 
 def state_dir() -> Path:
     """The folder for mundus-net's state (read from the environment at each call)."""

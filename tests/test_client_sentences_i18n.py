@@ -216,11 +216,11 @@ def test_leaving_and_the_result_are_said_in_the_language(capsys: pytest.CaptureF
     i18n.use("ru")
     try:
         seating = session.Seating("tcp://127.0.0.1:9", "Ana")
-        session._say_how_to_come_back(seating, "Стол Аны", 0, NAMES[:2], None)
+        session.say_how_to_come_back(seating, "Стол Аны", 0, NAMES[:2], None)
         result = SimpleNamespace(winners=(1,), rounds=12, reason="doubloons",
                                  doubloons=(41, 75), places=(2, 1))
         core: Any = SimpleNamespace(result=result, seat=0)
-        session._say_result(core, NAMES[:2])
+        session.say_result(core, NAMES[:2])
     finally:
         i18n.use("en")
     out = capsys.readouterr().out

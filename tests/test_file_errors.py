@@ -291,8 +291,8 @@ def test_the_bot_says_how_the_game_ended_by_name_and_seat(
     names = ["Ann", "Bob", "Cy"]
     result = Result((2,), "round_limit", (13, 3, 15), (2, 3, 1), 3)
     args = argparse.Namespace(json=False)
-    bot_cli._report(args, fake_bot(0, names), result)
-    bot_cli._report(args, fake_bot(2, names), result)
+    bot_cli.report_result(args, fake_bot(0, names), result)
+    bot_cli.report_result(args, fake_bot(2, names), result)
     assert capsys.readouterr().out.splitlines() == [
         "game over after 3 rounds, ended at the round limit; won by Cy (seat 2); "
         "Ann (seat 0) placed 2nd with 13 doubloons",

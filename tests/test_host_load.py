@@ -84,14 +84,14 @@ class CountingBot(NetworkBot):
         super().__init__(conn, KeyedBot(seed), log=self.lines.append)
         self.answers: Counter[str] = Counter()
 
-    def _notice(self, notice: object) -> None:
+    def handle_notice(self, notice: object) -> None:
         if isinstance(notice, Accepted):
             self.answers[f"ok {notice.request}"] += 1
         elif isinstance(notice, Refused):
             self.answers[f"refused {notice.request} {notice.code}"] += 1
         elif isinstance(notice, Problem):
             self.answers["problem"] += 1
-        super()._notice(notice)
+        super().handle_notice(notice)
 
 
 def run_bot(host: Host, seat: int, out: dict[int, Any]) -> None:

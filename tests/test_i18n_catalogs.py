@@ -36,14 +36,14 @@ def test_every_message_is_translated_in_every_catalog(language: str, template: C
 
 def test_the_template_holds_every_name_and_the_marked_sentences(template: Catalog) -> None:
     ids = {(m.context, m.id if isinstance(m.id, str) else m.id[0]) for m in template if m.id}
-    assert {(c, m) for c, m, _ in i18n_build._names()} <= ids
+    assert {(c, m) for c, m, _ in i18n_build.name_entries()} <= ids
     assert ("term", "{count} doubloon") in ids  # marked in client/i18n.py, a plural
 
 
 def _problems(source: Message, translated: Message, language: str = "ru") -> list[str]:
     catalog = Catalog(locale=language)
     catalog.mime_headers = [("Plural-Forms", i18n_build.PLURAL_FORMS[language])]
-    return list(i18n_build._message_problems(source, translated, catalog))
+    return list(i18n_build.message_problems(source, translated, catalog))
 
 
 def test_a_translation_with_other_placeholders_is_named() -> None:

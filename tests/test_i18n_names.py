@@ -35,7 +35,7 @@ def _rulebook_lines(language: str) -> list[str]:
 
 
 def test_the_list_names_every_name_the_catalogs_hold() -> None:
-    wanted = {(context, message) for context, message, _ in i18n_build._names()}
+    wanted = {(context, message) for context, message, _ in i18n_build.name_entries()}
     for language in LANGUAGES:
         assert set(NAMES[language]) == wanted, language
 

@@ -366,7 +366,7 @@ def test_a_bot_leaves_on_a_rewind_unless_told_to_go_on(go_on: bool) -> None:
     bot = NetworkBot(conn, load_bot("greedy", 0), said.append,  # type: ignore[arg-type]
                      go_on_after_rewind=go_on)
     notice = Rewound(EARLIER, 120, 80, 4, 3, "the host went back in time")
-    bot._notice(notice)
+    bot.handle_notice(notice)
     assert said and said[0].startswith("THE HOST WENT BACK: the host went back in time")
     if go_on:
         assert conn.accepted == 1 and conn.closed_with is None and bot.left_on_rewind is None

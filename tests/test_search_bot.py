@@ -303,7 +303,7 @@ def test_candidates_start_with_greedys_choice_and_are_capped() -> None:
     every choice list at most MAX_ALL of them."""
     bot = SearchBot(2)
     legal = [SplitFleet(tuple(f"D0{i}" for i in range(k))) for k in range(12)]
-    cands = bot._candidates("split", legal, legal[5])
+    cands = bot.candidates_for("split", legal, legal[5])
     assert cands[0] == legal[5] and len(cands) == MAX_ALL == len(set(cands))
     assert set(cands) <= set(legal)
 
@@ -334,8 +334,8 @@ def test_search_bot_decides_the_simultaneous_storage_step(store_horizon: int) ->
     ends: list[tuple[int, int]] = []
 
     class Watched(SearchBot):
-        def _rollout(self, g: Game, seat: int, seed: int) -> float:
-            score = super()._rollout(g, seat, seed)
+        def rollout(self, g: Game, seat: int, seed: int) -> float:
+            score = super().rollout(g, seat, seed)
             ends.append((g.round, g.result is not None))
             return score
 

@@ -302,7 +302,7 @@ def test_the_terminal_client_says_insecure_on_every_screen() -> None:
 
     for width in (80, 30, 10):
         insecure = TableModel(address="tcp://127.0.0.1:1", insecure=True)
-        line = "".join(fragment[1] for fragment in insecure._status_line(width))
+        line = "".join(fragment[1] for fragment in insecure.status_line(width))
         assert line.startswith("INSECURE"[:width]) and len(line) <= width
         screen = "".join(fragment[1] for fragment in insecure.draw(width, 10))  # "Connecting…"
         assert "INSECURE"[:width] in screen

@@ -219,7 +219,7 @@ def test_without_a_terminal_a_seat_in_use_prints_the_three_ways(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setattr(sys.stdin, "isatty", lambda: False)
     s = Seating(ADDRESS, "Bea")
-    assert session._seat_in_use(s, seat("Bea"), _refusal()) is None
+    assert session.seat_in_use(s, seat("Bea"), _refusal()) is None
     out = capsys.readouterr().out
     assert "Bea sits at this table already (seat 1), from another connection" in out
     for line in (f"join {ADDRESS} --name Bea --take-over", f"join {ADDRESS} --name OTHER",
@@ -238,7 +238,7 @@ def test_a_seat_in_use_is_taken_over_left_for_a_new_seat_or_watched_as_chosen(
     answers = iter(typed)
     monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
     s = Seating(ADDRESS, "Bea")
-    assert session._seat_in_use(s, seat("Bea"), _refusal()) is not None
+    assert session.seat_in_use(s, seat("Bea"), _refusal()) is not None
     assert (s.take_over, s.spectator, s.name) == (taken, spectator, name)
 
 

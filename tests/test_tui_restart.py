@@ -154,12 +154,12 @@ def test_a_crash_under_the_screen_ends_it_with_the_log(
 
         async def tick() -> None:  # runs once the screen is up
             if where == "notice":
-                table._notice(Problem("something"))  # handled in a loop callback
+                table.notice_arrived(Problem("something"))  # handled in a loop callback
             else:
                 try:
                     raise OSError("the token file")
                 except OSError as exc:
-                    table._thread_error(exc, record_crash(exc, "the connection thread"))
+                    table.thread_failed(exc, record_crash(exc, "the connection thread"))
             await asyncio.sleep(WAIT)
 
         monkeypatch.setattr(table, "_tick", tick)
@@ -172,7 +172,7 @@ def test_a_crash_under_the_screen_ends_it_with_the_log(
 
 def test_the_crash_sentence_says_where_the_log_is(capsys: pytest.CaptureFixture[str],
                                                   tmp_path: Path) -> None:
-    session._crashed(tmp_path / "client-crash.log")
+    session.say_crashed(tmp_path / "client-crash.log")
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err
     assert f"written to {tmp_path / 'client-crash.log'}" in err

@@ -32,6 +32,11 @@ from mundus_net.engine.decisions import (
 from mundus_net.engine.game import RELIC_PAY, SERIES_PAY, VICENTE_PAY
 from mundus_net.engine.view import PlayerView, StateView
 
+__all__ = [
+    "Suggestion", "TurnContext", "View", "affected", "best_reach", "in_turn", "owns", "series_pay",
+    "suggestions", "summary", "turn_context"
+]
+
 View = PlayerView | StateView
 
 

@@ -124,6 +124,14 @@ from mundus_net.engine.notation import (
 )
 from mundus_net.engine.view import StateView
 
+__all__ = [
+    "COMMANDS_HELP", "CRASHED", "HELP_WORDS", "LEFT", "LOG_WORDS", "OVER", "PASS_WORDS",
+    "PLAYERS_WORDS", "PROMPTS", "QUIT_WORDS", "REJOIN", "REQUEST_WORDS", "SAY_WORD", "SCREEN_HELP",
+    "TUI_STYLE_RULES", "TYPED_WORDS", "Action", "Chat", "Leave", "Say", "ScreenControl", "Send",
+    "ShowHelp", "Snapshot", "Status", "TableApp", "TableModel", "in_player_terms",
+    "rewind_sentence", "take_snapshot", "typed_words"
+]
+
 LEFT = "left"
 OVER = "over"
 REJOIN = "rejoin"  # J after the table is gone: session.sit joins (or watches) the address again
@@ -854,7 +862,7 @@ class TableModel:
     def draw(self, width: int, height: int) -> StyleAndTextTuples:
         """The whole screen above the input line."""
         view = self.snap.view
-        status = self._status_line(width)
+        status = self.status_line(width)
         status_rows = list(split_lines(status))
         status_h = len(status_rows)
         if height <= status_h:  # only room for the newest lines of the status
@@ -918,7 +926,7 @@ class TableModel:
         out.extend(status)
         return out
 
-    def _status_line(self, width: int) -> StyleAndTextTuples:
+    def status_line(self, width: int) -> StyleAndTextTuples:
         """The status: a message in full (wrapped when long), else news and key hints, as
         many whole ones as fit in a line (nothing cut inside)."""
         t = current()
@@ -1173,12 +1181,12 @@ class TableApp:
         self.extra_notice = on_notice  # called in the connection's thread (token saving)
         self._inbox: queue.Queue[tuple[Notice, Snapshot]] = queue.Queue()
         self._loop: asyncio.AbstractEventLoop | None = None
-        self.runner = ConnectionThread(conn, on_notice=self._notice)
+        self.runner = ConnectionThread(conn, on_notice=self.notice_arrived)
         self.app = self._build()
 
     # -- the connection's side (its thread) -----------------------------------------------------
 
-    def _notice(self, notice: Notice) -> None:
+    def notice_arrived(self, notice: Notice) -> None:
         if isinstance(notice, Gone):
             self.gone = notice
         if self.extra_notice is not None:
@@ -1189,7 +1197,7 @@ class TableApp:
             with contextlib.suppress(RuntimeError):  # the screen has ended (its loop closed)
                 loop.call_soon_threadsafe(self._drain)
 
-    def _thread_error(self, error: BaseException, log: Path | None) -> None:
+    def thread_failed(self, error: BaseException, log: Path | None) -> None:
         """The connection thread stopped on an unexpected error (written to ``log``)."""
         if not self.crashed:
             self.crashed, self.crash_log = True, log
@@ -1201,7 +1209,7 @@ class TableApp:
     def start(self, timeout: float = 10.0) -> Welcome:
         """Connect (raises HostError, ConnectTimeout, ClientError)."""
         self.gone, self.crashed, self.crash_log = None, False, None
-        self.runner.on_error = self._thread_error
+        self.runner.on_error = self.thread_failed
         return self.runner.start(timeout)
 
     # -- the UI's side ---------------------------------------------------------------------------
@@ -1215,13 +1223,14 @@ class TableApp:
                 break
             changed = True
             for decision in self.model.on_notice(notice, snap):
-                self._send(decision)
+                self._send_decision(decision)
         if changed:
             self.app.invalidate()
 
-    def _send(self, decision: Decision) -> None:
-        future = self.runner.decide(decision)
-        self._watch(future)
+    def _send_decision(self, decision: Decision) -> None:
+        # The one decide path: the connection's thread runs Connection.decide, which sends
+        # what ClientCore.decide made of it; a refusal comes back through _failed.
+        self._watch(self.runner.submit(lambda conn: conn.decide(decision)))
 
     def _watch(self, future: concurrent.futures.Future[int]) -> None:
         def done(f: concurrent.futures.Future[int]) -> None:
@@ -1240,7 +1249,7 @@ class TableApp:
         if buffer.text.strip():
             self.model.open_overlay(None)
         if isinstance(action, Send):
-            self._send(self.model.sending(action))
+            self._send_decision(self.model.sending(action))
         elif isinstance(action, Chat):
             self._watch(self.runner.chat(action.text))
             self.model.say("", error=False)

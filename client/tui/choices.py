@@ -48,6 +48,12 @@ from mundus_net.engine.game import ORELLANA_GAIN, RELIC_PAY, Pending
 from mundus_net.engine.notation import format_decision
 from mundus_net.engine.view import StateView
 
+__all__ = [
+    "END_NUMBER", "Choice", "Fragment", "Line", "Numbered", "Panel", "by_number", "changes",
+    "choices_for", "describe", "keep_numbers", "number_list", "numbered", "panel", "pass_decision",
+    "valued"
+]
+
 Fragment = tuple[str, str]
 Line = list[Fragment]
 

@@ -29,6 +29,12 @@ from mundus_net.client.tui.sentences import (
 )
 from mundus_net.engine.deck import EVENT_NAMES, Deck
 
+__all__ = [
+    "GAIN_WORDS", "HELP", "Help", "RoundReport", "SeatRound", "gain_source", "help_lines",
+    "help_text", "help_title", "round_gains", "round_report", "round_summary", "rules_for",
+    "rules_text", "split_rounds"
+]
+
 
 @dataclass(frozen=True)
 class Help:

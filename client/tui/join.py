@@ -33,6 +33,8 @@ from mundus_net.client.tui.session import (
 from mundus_net.protocol.beacon import BEACON_PORT
 from mundus_net.protocol.names import DEFAULT_NAME, clean_name
 
+__all__ = ["add_discovery_arguments", "pick", "register", "run", "seat_to_resume"]
+
 
 def _address(text: str) -> str:
     if "://" not in text:

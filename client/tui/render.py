@@ -45,6 +45,16 @@ from mundus_net.engine.decisions import Decision, PickCards, SplitFleet, Take
 from mundus_net.engine.deck import EVENT_NAMES
 from mundus_net.engine.view import StateView
 
+__all__ = [
+    "CLASS_STYLES", "COMMAND_COLUMN", "MOVES_SHOWN", "STEPS", "STYLE_RULES", "Fragment", "Line",
+    "card_style", "choices_text", "cut", "dev_parts", "dev_summary", "event_name", "fit",
+    "fit_pieces", "fleet_cell", "fleet_text", "flow", "hand", "header", "line_width", "lines_of",
+    "ljust_cells", "lobby", "log", "make_style", "market", "options_text", "parts_in",
+    "place_text", "players", "prompt", "queue", "queue_compact", "result_text", "rjust_cells",
+    "round_end", "rows_besides_log", "screen", "seated_text", "split_rows", "standings", "stored",
+    "to_plain", "use_color", "waiting_seats", "waiting_text", "wrap", "wrap_line", "wrap_text"
+]
+
 Fragment = tuple[str, str]
 Line = list[Fragment]
 

@@ -48,6 +48,11 @@ from mundus_net.engine.notation import format_decision
 from mundus_net.engine.record import GameRecord, RecordError
 from mundus_net.engine.view import PlayerView, public_log
 
+__all__ = [
+    "CACHE_EVERY", "KEYS_HELP", "REPLAY_STYLE_RULES", "SECRET_WORDS", "Replay", "ReplayApp",
+    "load_replay", "parse_viewer", "register", "run", "unfinished_note"
+]
+
 CACHE_EVERY = 16  # keep the game state every this many decisions
 
 KEYS_HELP = N_("→/n next · ←/p back · PgDn/PgUp next/prev. round · Home/End · s view · q quit")

@@ -24,6 +24,13 @@ from mundus_net.client.i18n import N_, Translator, current
 from mundus_net.engine.cards import CLASS_OF, RELIC, RESOURCE_NAMES
 from mundus_net.engine.deck import EVENT_NAMES, CardDef, Deck
 
+__all__ = [
+    "CLASS_WORDS", "ENGINE_KINDS", "EVENT_EFFECTS", "HOST_KINDS", "INCOME_PARTS", "KNOWN_KINDS",
+    "PHASE_WORDS", "POWER_EFFECTS", "POWER_NAMES", "REASONS", "Narrator", "card_name",
+    "cards_text", "dev_name", "development_effect", "event_text", "income_part", "plural",
+    "seat_map", "seat_name", "sentence", "words"
+]
+
 # What each event does, in a few words (R3.5, R4.7, R6.2, R6.3, R6.9).
 EVENT_EFFECTS = {
     "KA": N_("any number of identical sets per turn"),

@@ -43,6 +43,12 @@ from mundus_net.protocol.statedir import atomic_write, state_dir
 if TYPE_CHECKING:
     from mundus_net.client.tui.app import TableApp
 
+__all__ = [
+    "CONNECT_TIMEOUT_S", "INVITE_CODES", "NAME_FILE", "NEW_PLAYER", "RECONNECT_FOR_S", "TAKE_OVER",
+    "WATCH", "Seating", "default_name", "name_file", "needs_terminal", "save_name", "saved_name",
+    "say_crashed", "say_how_to_come_back", "say_result", "seat_in_use", "sit"
+]
+
 CONNECT_TIMEOUT_S = 10.0
 # How long a client reconnects to a silent host before it says the table is gone (a host
 # resumed from its log within this time gets its players back by itself).
@@ -184,11 +190,11 @@ def sit(s: Seating) -> int:
     try:
         return _sit(s)
     except Exception as exc:
-        _crashed(record_crash(exc, "the session"))
+        say_crashed(record_crash(exc, "the session"))
         return 1
 
 
-def _crashed(log: Path | None) -> None:
+def say_crashed(log: Path | None) -> None:
     t = current()
     where = t._("what happened is written to {log}").format(log=log) if log is not None else \
         t._("what happened could not be written to the crash log")
@@ -246,16 +252,16 @@ def _sit(s: Seating) -> int:
         if s.store is not None and not s.spectator:
             s.store.release(s.address, s.name)  # no program of this computer holds it now
         if outcome == CRASHED:
-            _crashed(app.crash_log)
+            say_crashed(app.crash_log)
         core = app.conn.core
         names = app.model.snap.names or welcome.names
         if core.result is not None:
             s.game_over = True
-            _say_result(core, names)
+            say_result(core, names)
         elif gone is not None:
             _say_gone(s, welcome.name, gone, core.invite)
         elif outcome in (LEFT, CRASHED):
-            _say_how_to_come_back(s, welcome.name, core.seat, names, core.invite)
+            say_how_to_come_back(s, welcome.name, core.seat, names, core.invite)
         return 1 if outcome == CRASHED else 0
 
 
@@ -279,7 +285,7 @@ def _join(s: Seating, saved: SavedSeat | None
                 app = _app(s, saved)
                 continue
             if exc.code == "seat_in_use" and saved is not None:
-                answer = _seat_in_use(s, saved, exc)
+                answer = seat_in_use(s, saved, exc)
                 if answer is None:
                     return 1
                 if answer != TAKE_OVER:
@@ -312,7 +318,7 @@ INVITE_CODES = ("invite_needed", "bad_invite")
 TAKE_OVER, NEW_PLAYER, WATCH = "take over", "new player", "watch"
 
 
-def _seat_in_use(s: Seating, saved: SavedSeat, exc: HostError) -> str | None:
+def seat_in_use(s: Seating, saved: SavedSeat, exc: HostError) -> str | None:
     """Another program sits in the saved seat: say who and from where, and let the person
     take the seat over, sit as a new player or watch (``s`` is changed to match); None:
     nothing chosen (the commands for each way are printed)."""
@@ -416,7 +422,7 @@ def _cannot_join(s: Seating, exc: Exception) -> int:
     return 1
 
 
-def _say_how_to_come_back(s: Seating, table: str, seat: int | None,
+def say_how_to_come_back(s: Seating, table: str, seat: int | None,
                           names: tuple[str, ...] | list[str], invite: str | None) -> None:
     """The command that brings the person back, runnable as shown from any folder: a
     player's with ``--name`` (the name the seat was taken with) and the table's invite code
@@ -471,7 +477,7 @@ def _say_gone(s: Seating, table: str, gone: Gone, invite: str | None) -> None:
         print(t._('"{table}" is over and its host has stopped.').format(table=table), flush=True)
 
 
-def _say_result(core: ClientCore, names: tuple[str, ...] | list[str]) -> None:
+def say_result(core: ClientCore, names: tuple[str, ...] | list[str]) -> None:
     t = current()
     result = core.result
     assert result is not None

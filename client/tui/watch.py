@@ -12,6 +12,8 @@ from mundus_net.client.known_hosts import KnownHosts
 from mundus_net.client.tui.join import add_discovery_arguments, pick
 from mundus_net.client.tui.session import Seating, needs_terminal, saved_name, sit
 
+__all__ = ["register", "run"]
+
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(

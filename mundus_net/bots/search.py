@@ -214,13 +214,13 @@ class SearchBot:
         phase = view.phase
         if phase not in self.phases or view.seat is None:
             return choice
-        cands = self._candidates(phase, legal, choice)
+        cands = self.candidates_for(phase, legal, choice)
         if len(cands) <= 1:
             return choice
         self.searches[phase] = self.searches.get(phase, 0) + 1
         return self._search(view, cands)
 
-    def _candidates(self, phase: str, legal: Sequence[Decision],
+    def candidates_for(self, phase: str, legal: Sequence[Decision],
                     choice: Decision) -> list[Decision]:
         """The decisions worth comparing, greedy's choice first."""
         if phase in ALL_CHOICES:
@@ -271,7 +271,7 @@ class SearchBot:
             for i, d in enumerate(cands):
                 g = base.copy()
                 g.apply(seat, d)
-                totals[i] += self._rollout(g, seat, seed)
+                totals[i] += self.rollout(g, seat, seed)
             done += 1
         self.rollouts += done * len(cands)
         best = 0  # greedy's choice unless another does strictly better
@@ -280,8 +280,9 @@ class SearchBot:
                 best = i
         return cands[best]
 
-    def _rollout(self, g: Game, seat: int, seed: int) -> float:
-        """Play ``g`` on with greedy players to the halt (or the end); ``seat``'s score."""
+    def rollout(self, g: Game, seat: int, seed: int) -> float:
+        """Play ``g`` on with greedy players to the halt (or the end); ``seat``'s score (one
+        rollout of the search: a subclass may watch it)."""
         bots = self.policy
         for s in range(g.players):
             bots[s].rng.seed(seed + s)

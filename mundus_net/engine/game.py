@@ -1409,8 +1409,8 @@ class Game:
         if phase == PIRATES:
             if seat not in self.pirates_due or seat in self.pirates_chosen:
                 return []
-            return [PirateDiscard(c)
-                    for c in submultisets(self.hands[seat], self.pirates_due[seat])]
+            return list(map(_pirate_discard,
+                            submultisets(self.hands[seat], self.pirates_due[seat])))
         if phase == STORE and self.options.rules >= 2:
             if seat not in self.store_due or seat in self.store_chosen:
                 return []
@@ -1420,14 +1420,14 @@ class Game:
         return _LEGAL[phase](self, seat)
 
     def _legal_coronado(self, seat: int) -> list[Decision]:
-        return [ChooseEvent(e) for e in (None, *EVENTS)]
+        return list(_CORONADO_CHOICES)
 
     def _legal_split(self, seat: int) -> list[Decision]:
         own = self.caravels[seat]
-        out: list[Decision] = [SplitFleet(())]
+        out: list[Decision] = [_split_fleet(())]
         rest = own[1:]
         for mask in range(1, 1 << len(rest)):
-            out.append(SplitFleet(tuple(c for i, c in enumerate(rest) if mask >> i & 1)))
+            out.append(_split_fleet(tuple(c for i, c in enumerate(rest) if mask >> i & 1)))
         return out
 
     def _legal_pick(self, seat: int) -> list[Decision]:
@@ -1442,7 +1442,7 @@ class Game:
         return list(_ANNOUNCES)
 
     def _legal_tm_tie(self, seat: int) -> list[Decision]:
-        return [ChooseTradeMaster(s) for s in self.tie]
+        return [_TM_CHOICES[s] for s in self.tie]
 
     def _legal_take(self, seat: int) -> list[Decision]:
         return combos.takes(self.take_sources(seat), self.faceup, tuple(self.market))
@@ -1544,6 +1544,33 @@ _LEGAL: dict[str, Callable[[Game, int], list[Decision]]] = {
 _ANNOUNCES = (Announce(2), Announce(3), Announce(4))
 _FIRSTS = tuple(ChooseFirst(s) for s in range(6))  # by seat
 _GIFTS = (Gift(0), *(Gift(v) for v in VALUES))  # by card (Gift(0) is never listed)
+_CORONADO_CHOICES = tuple(ChooseEvent(e) for e in (None, *EVENTS))
+_TM_CHOICES = tuple(ChooseTradeMaster(s) for s in range(6))  # by seat
+# Pirate discards and fleet splits, made once per distinct content and shared like the
+# others: a fresh decision object per question kept the bots' per-object digests
+# (bots/base.py) from ever hitting and grew what the garbage collector walks (issue 29).
+# Bounded: both are keyed by small tuples of cards, forgotten wholesale when full.
+_SHARED_LIMIT = 20_000
+_PIRATE_DISCARDS: dict[tuple[int, ...], PirateDiscard] = {}
+_SPLITS: dict[tuple[str, ...], SplitFleet] = {}
+
+
+def _pirate_discard(cards: tuple[int, ...]) -> PirateDiscard:
+    found = _PIRATE_DISCARDS.get(cards)
+    if found is None:
+        if len(_PIRATE_DISCARDS) >= _SHARED_LIMIT:
+            _PIRATE_DISCARDS.clear()
+        found = _PIRATE_DISCARDS[cards] = PirateDiscard(cards)
+    return found
+
+
+def _split_fleet(caravels: tuple[str, ...]) -> SplitFleet:
+    found = _SPLITS.get(caravels)
+    if found is None:
+        if len(_SPLITS) >= _SHARED_LIMIT:
+            _SPLITS.clear()
+        found = _SPLITS[caravels] = SplitFleet(caravels)
+    return found
 # Decisions other seats may not see when they are made (R5.3, R5.9, R6.9, R4.7). A set: its
 # test is a hash lookup, where a tuple compares the decision's type with each in turn.
 _SECRET_DECISIONS = frozenset((Offer, Gift, Store, PirateDiscard))

@@ -26,6 +26,12 @@ from mundus_net.protocol.statedir import atomic_write
 from mundus_net.tools.referee import Refereed, make_bot, referee
 from mundus_net.tools.results import Row, check_spec
 
+__all__ = [
+    "DEFAULT_TIME_LIMIT", "Settings", "TournamentError", "design_games", "exit_words", "game_id",
+    "make_row", "play_chunk", "play_one", "record_path", "row_of", "seat_names", "seating",
+    "without_cpu"
+]
+
 DEFAULT_TIME_LIMIT = 10.0  # seconds per decision, as the host's default for network bots
 
 

@@ -27,6 +27,8 @@ from mundus_net.host.keys import own_sign_key
 from mundus_net.protocol.security import fingerprint_bytes
 from mundus_net.protocol.statedir import state_dir
 
+__all__ = ["DEFAULT_BOT_PACE", "RECORD_WAIT_S", "record_path", "register", "run"]
+
 
 def _strategy(spec: str) -> str:
     try:

@@ -18,6 +18,8 @@ from typing import TextIO
 
 from tqdm import tqdm
 
+__all__ = ["Progress", "ProgressReport", "duration"]
+
 Progress = Callable[[int, int], None]
 
 

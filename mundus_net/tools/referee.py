@@ -39,6 +39,11 @@ from mundus_net.engine.game import OVER, SIMULTANEOUS, Game, Result
 from mundus_net.engine.record import GameRecord
 from mundus_net.engine.view import PlayerView
 
+__all__ = [
+    "FAULT_KINDS", "BrokenBot", "Fault", "Refereed", "fault_counts", "fault_rows", "make_bot",
+    "play_refereed", "record_of", "referee"
+]
+
 FAULT_KINDS = ("error", "illegal", "timeout")
 _DECISION_TYPES = frozenset(DECISION_TYPES)
 

@@ -58,6 +58,14 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
+__all__ = [
+    "BANDS_UP_TO", "FORMATS", "INSTALL_HINT", "MissingMatplotlib", "draw_doubloons",
+    "draw_game_lengths", "draw_head_to_head", "draw_overlay_ratings", "draw_overlay_win_rates",
+    "draw_ratings", "draw_record", "draw_round_means", "draw_seats", "draw_strategies",
+    "draw_win_rates", "end_words", "main", "nice_axis", "overlay_report", "register", "report",
+    "run"
+]
+
 FORMATS = ("png", "svg")
 INSTALL_HINT = "pip install 'mundus-net[plots]' (or pip install matplotlib)"
 BANDS_UP_TO = 5  # entries in a rating picture up to which their ± sigma bands stay legible

@@ -24,6 +24,13 @@ from mundus_net.engine.record import GameRecord, RecordError
 from mundus_net.tools.progress import Progress
 from mundus_net.tools.results import file_error, wilson
 
+__all__ = [
+    "PROGRESS_FROM", "BotStats", "Cell", "EntryRounds", "GameRow", "Note", "Pair", "Rate",
+    "RatingProgress", "RecordFolder", "ReportError", "Results", "RoundMean", "RoundSeries",
+    "Tournament", "head_to_head_matrix", "load_folder", "load_results", "picture_label",
+    "rating_progress", "record_series", "round_means", "seat_stats", "tournament_stats"
+]
+
 PROGRESS_FROM = 100  # records in a folder from which replaying shows progress on stderr
 Note = Callable[[str], None]
 

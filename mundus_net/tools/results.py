@@ -15,6 +15,11 @@ from mundus_net.bots.base import load_bot
 from mundus_net.cli_args import positive_int
 from mundus_net.tools.referee import FAULT_KINDS
 
+__all__ = [
+    "REASONS", "Row", "Tally", "bot_list", "check_spec", "cpu_figures", "file_error",
+    "player_count", "r6", "speed_line", "table_lines", "tally", "wilson"
+]
+
 Row = dict[str, Any]
 REASONS = ("perfect", "doubloons", "queue", "round_limit")
 # How a game ended, in words that follow "ended" (R8.1, R8.2, R8.3, R8.5).

@@ -31,6 +31,11 @@ from mundus_net.engine.notation import (
 )
 from mundus_net.engine.view import PlayerView
 
+__all__ = [
+    "DETAIL_WORDS", "cards_named", "describe", "describe_view", "detail_words", "event_json",
+    "jsonable", "pending_json", "register", "secret_choices"
+]
+
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(

@@ -8,6 +8,8 @@ from mundus_net.bots.base import Bot
 from mundus_net.engine.game import Game
 from mundus_net.tools.referee import play_refereed
 
+__all__ = ["play_game"]
+
 
 def play_game(game: Game, bots: Sequence[Bot]) -> Game:
     """Run ``game`` to its end with ``bots[seat]`` deciding for each seat; return the game.

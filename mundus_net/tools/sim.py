@@ -34,6 +34,8 @@ from mundus_net.tools.results import (
     wilson,
 )
 
+__all__ = ["check_bots", "format_summary", "register", "run_sim"]
+
 
 def check_bots(players: int, bots: Sequence[str]) -> None:
     """Raise ValueError with a clear message if ``bots`` cannot fill ``players`` seats."""

@@ -16,6 +16,8 @@ from mundus_net.tools.games import Settings, design_games
 from mundus_net.tools.referee import FAULT_KINDS
 from mundus_net.tools.results import Row, cpu_figures, r6, tally, wilson
 
+__all__ = ["always_faulted", "head_to_head", "rating_history", "ratings", "summarise"]
+
 
 def rating_history(bots: int, rows: Iterable[Row]) -> Iterator[list[Any]]:
     """openskill Plackett-Luce ratings of each bot (``.mu``, ``.sigma``, ``.ordinal()``):

@@ -52,6 +52,13 @@ from mundus_net.tools.results import (
 )
 from mundus_net.tools.standings import summarise
 
+__all__ = [
+    "H2H_CELL", "NAME_WIDTH", "WIDTH", "FaultLog", "Finished", "TournamentStopped", "built_in",
+    "check_bots_here", "chunks", "default_faults_path", "entry_label", "find_fatal_game",
+    "format_table", "head_to_head_lines", "play_series", "register", "run_dask", "run_local",
+    "run_network", "run_tournament", "write_csv", "write_json"
+]
+
 
 def play_series(bots: Sequence[Bot], games: int, *, players: int | None = None, seed: int = 0,
                 rotate: bool = True, round_limit: int | None = None, promo: bool = False,

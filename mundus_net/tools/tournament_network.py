@@ -36,6 +36,8 @@ from mundus_net.tools.games import (
 )
 from mundus_net.tools.results import Row
 
+__all__ = ["GAME_TIMEOUT", "START_TRIES", "STEP_TIMEOUT", "mundus_command", "play_network_game"]
+
 GAME_TIMEOUT = 300.0  # seconds a networked game may take, start to end
 STEP_TIMEOUT = 30.0  # seconds for the host to listen, or to seat one bot
 START_TRIES = 3

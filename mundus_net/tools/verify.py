@@ -41,6 +41,11 @@ from mundus_net.protocol.signing import (
 )
 from mundus_net.tools.results import file_error
 
+__all__ = [
+    "CHECKS", "Check", "Report", "UnreadableRecord", "chain_words", "register", "run",
+    "verify_text", "what_is_wrong"
+]
+
 
 class UnreadableRecord(MundusError, ValueError):
     """The file is not a game record at all (exit status 2); the message says what it is."""
