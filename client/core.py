@@ -68,6 +68,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, cast
 
+from mundus_net.client.i18n import N_
 from mundus_net.client.notices import (
     OVER,
     REPLACED,
@@ -713,7 +714,8 @@ class ClientCore:
         request, self._answer_request = self._answer_request, None
         if request is not None and request[0] in self._requests:
             self._answered = None
-            self._notices.append(Problem("no reply to an answer; the decision is open again"))
+            self._notices.append(Problem(N_("no reply to an answer; the decision is open "
+                                            "again")))
             self._auto_answer(now)
 
     # -- outputs --------------------------------------------------------------------------------
@@ -907,9 +909,9 @@ class ClientCore:
                                     "nonce": secret.nonce}, now)
             elif self._warned_secret != p.id:
                 self._warned_secret = p.id
-                self._notices.append(Problem(
+                self._notices.append(Problem(N_(
                     "the host asks for a reveal but this client does not hold the offer's "
-                    "secret; the host will play the default offer"))
+                    "secret; the host will play the default offer")))
         elif p.kind == "commit" and secret is not None and held:
             # Committed in this offer step already (then restarted or reconnected): send the
             # same commitment again rather than a new one the saved secret would not open.

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mundus_net.client.i18n import N_, current
 from mundus_net.client.statefile import StateFile
 from mundus_net.engine.errors import MundusError
 from mundus_net.protocol.security import (
@@ -109,8 +110,8 @@ def add_security_arguments(p: argparse.ArgumentParser) -> None:
                         "listens beyond this computer asks for one; a person is asked for it "
                         "when it is missing)")
 
-INSECURE_LINE = ("INSECURE: encryption is off (--insecure): anyone on the network can read "
-                 "this game, hands and offers included, and nothing proves who the host is.")
+INSECURE_LINE = N_("INSECURE: encryption is off (--insecure): anyone on the network can read "
+                   "this game, hands and offers included, and nothing proves who the host is.")
 
 
 def _changed(address: str, old: str, new: str, path: Path) -> UntrustedHost:
@@ -140,9 +141,11 @@ def trust_host(address: str, *, pinned: str | None = None, offered: str | None =
     * else the key the beacon offered or the key port announces, trusted on first use and
       saved (with ``remember``).
 
-    Raises UntrustedHost (with what to do) when it cannot or will not connect."""
+    Raises UntrustedHost (with what to do) when it cannot or will not connect. Its words are
+    in the process's language (i18n.current(): English for a bot)."""
+    t = current()
     if insecure:
-        return Trust(None, "insecure", [INSECURE_LINE])
+        return Trust(None, "insecure", [t._(INSECURE_LINE)])
     known = store.get(address) if store is not None else None
     if pinned is not None:
         try:
@@ -151,17 +154,19 @@ def trust_host(address: str, *, pinned: str | None = None, offered: str | None =
             raise UntrustedHost(str(exc)) from None
         announced = fetch() if fetch is not None else None
         if announced is not None and announced.insecure:
-            raise UntrustedHost(f"{address} runs without encryption (--insecure), so the pinned "
-                                "key cannot be checked; join with --insecure to accept that")
+            raise UntrustedHost(t._("{address} runs without encryption (--insecure), so the "
+                                    "pinned key cannot be checked; join with --insecure to "
+                                    "accept that").format(address=address))
         if announced is not None and announced.key != key:
             assert announced.key is not None
-            raise UntrustedHost(f"{address} announces the key {fingerprint(announced.key)}, not "
-                                f"the pinned key {fingerprint(key)}: refusing to connect")
-        lines = [f"Host key pinned: {fingerprint(key)}."]
+            raise UntrustedHost(t._("{address} announces the key {announced}, not the pinned "
+                                    "key {pinned}: refusing to connect").format(
+                address=address, announced=fingerprint(announced.key), pinned=fingerprint(key)))
+        lines = [t._("Host key pinned: {fingerprint}.").format(fingerprint=fingerprint(key))]
         if store is not None and remember:
             if known is not None and known.key != key:
-                lines.append(f"It replaces the key saved for {address} "
-                             f"({fingerprint(known.key)}).")
+                lines.append(t._("It replaces the key saved for {address} ({fingerprint}).")
+                             .format(address=address, fingerprint=fingerprint(known.key)))
             store.save(address, key)
         return Trust(key, "pinned", lines)
     announced_key = offered
@@ -169,9 +174,10 @@ def trust_host(address: str, *, pinned: str | None = None, offered: str | None =
         announced = fetch()
         if announced is not None:
             if announced.insecure:
-                raise UntrustedHost(
-                    f"{address} runs without encryption (--insecure): anyone on the network "
-                    "could read the game. Join with --insecure to accept that.")
+                raise UntrustedHost(t._(
+                    "{address} runs without encryption (--insecure): anyone on the network "
+                    "could read the game. Join with --insecure to accept that.").format(
+                        address=address))
             announced_key = announced.key
     if announced_key is not None and not is_key(announced_key):
         announced_key = None
@@ -181,14 +187,15 @@ def trust_host(address: str, *, pinned: str | None = None, offered: str | None =
             raise _changed(address, known.key, announced_key, store.path)
         return Trust(known.key, "known", [])
     if announced_key is None:
-        raise UntrustedHost(
-            f"cannot learn the host key of {address}: its key port (PORT+2) does not answer. "
+        raise UntrustedHost(t._(
+            "cannot learn the host key of {address}: its key port (PORT+2) does not answer. "
             "Is the host running? Pin its key with --host-key KEY (`mundus host` prints it), "
-            "or join with --insecure if the host runs with --insecure.")
-    lines = [f"First visit to {address}: trusting its host key on first use. "
-             f"Fingerprint {fingerprint(announced_key)}: it should be the one the host "
-             "printed."]
+            "or join with --insecure if the host runs with --insecure.").format(
+                address=address))
+    lines = [t._("First visit to {address}: trusting its host key on first use. "
+                 "Fingerprint {fingerprint}: it should be the one the host printed.").format(
+        address=address, fingerprint=fingerprint(announced_key))]
     if store is not None and remember:
         store.save(address, announced_key)
-        lines[0] += f" Saved in {store.path}."
+        lines[0] += " " + t._("Saved in {path}.").format(path=store.path)
     return Trust(announced_key, "first-use", lines)

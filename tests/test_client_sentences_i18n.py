@@ -11,6 +11,7 @@ from functools import cache
 from typing import Any
 
 import pytest
+from prompt_toolkit.utils import get_cwidth
 
 from mundus_net.bots.random_bot import RandomBot
 from mundus_net.client import i18n
@@ -227,3 +228,17 @@ def test_leaving_and_the_result_are_said_in_the_language(capsys: pytest.CaptureF
     assert "Вернуться:" in out
     assert "Игра окончена после 12 раундов (набрано 75 дублонов): побеждает Bo." in out
     assert "  1. Bo: 75 дублонов\n  2. Ana (вы): 41 дублон\n" in out
+
+
+@pytest.mark.parametrize("language", ("en", *TRANSLATED))
+def test_help_lines_fit_their_width_in_cells_korean_included_R5_5(language: str) -> None:
+    """F1 help is wrapped in terminal cells (a Korean syllable takes two), so no line is wider
+    than the screen and the client needs no second wrapping; every word of the help is kept."""
+    t = translator(language)
+    for kind in HELP:
+        for width in (24, 38, 78, 118):
+            lines = help_lines(kind, width, t=t)
+            assert all(get_cwidth(line) <= width for line in lines), (kind, width)
+            title = t._(HELP[kind].title)
+            whole = help_text(kind, t=t).replace(f"{title}.", title, 1)
+            assert "".join(lines).replace(" ", "") == whole.replace(" ", ""), (kind, width)

@@ -26,14 +26,16 @@ from mundus_net.client import i18n_build
 from mundus_net.client.connection import Connection
 from mundus_net.client.core import ClientSettings
 from mundus_net.client.i18n import translator, use
-from mundus_net.client.notices import PendingDecision, PublicEvents
+from mundus_net.client.notices import PendingDecision, PublicEvents, Refused
 from mundus_net.client.tui import app as tui_app
 from mundus_net.client.tui import render
 from mundus_net.client.tui.app import Send, ShowHelp, Snapshot, TableModel
+from mundus_net.client.tui.refusals import RULE_WORDS
 from mundus_net.engine.decisions import EndTurn
 from mundus_net.engine.game import Game, Pending
 from mundus_net.engine.view import PlayerView, StateView, public_log
 from mundus_net.protocol.codec import to_wire
+from mundus_net.protocol.errors import ERROR_CODES
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])  # tui_term, beside this file
 
@@ -264,7 +266,8 @@ def test_a_whole_game_in_a_terminal_at_80x24_in_the_language(
     """`mundus play --lang` against three bots in a pseudo-terminal: at every question the
     screen (table, log, choices, status and the input line) has no cut line and no English
     word; the turn ends with the language's pass word, every other question takes its first
-    choice; the final standings come in the language."""
+    choice; taking your own card is refused in the language (R5.5), F1's pages read in it;
+    the final standings come in the language."""
     from tui_term import Term, environment, stop_tables
 
     use(language)
@@ -272,15 +275,36 @@ def test_a_whole_game_in_a_terminal_at_80x24_in_the_language(
     stop = stop_tables(tmp_path)
     t = Term(["play", "--bot-pace", "0", "--bots", "3", "--seed", "7", "--name", "Ana",
               "--lang", language], environment(tmp_path), cols=80, rows=24)
-    turn = translator(language)._(tui_app.PROMPTS["turn"]).rstrip("> ")
+    tr = translator(language)
+    turn = tr._(tui_app.PROMPTS["turn"]).rstrip("> ")
+    take = tr._(tui_app.PROMPTS["take"]).rstrip("> ")
+    refused = tr._("Refused: {reason}").format(reason="R5.5: ")
+    help_title = tr._("Help (F1 or Esc closes)")
     found: list[str] = []
     questions = 0
+    tried: set[str] = set()
     try:
         while True:
             now = t.wait(lambda t: _asked(t, OVER[language]), what="a question or the end")
             found += [f"{now}: {p}" for p in problems(_settle(t), 80, english)]
             if now == "over":
                 break
+            if now == take and "refusal" not in tried:  # your own card: the host refuses
+                tried.add("refusal")
+                _answer(t, "take:1@0")  # seat 0 is Ana's own
+                t.wait(lambda t: any(refused in line for line in _lines(t)),
+                       what="the refusal in the language")
+                found += [f"refused: {p}" for p in problems(_settle(t), 80, english)]
+            if now == turn and "help" not in tried:  # F1: the turn's help, then the commands
+                tried.add("help")
+                t.send("\x1bOP")
+                t.wait(lambda t: help_title in _lines(t)[0], what="the help page")
+                for page in range(3):
+                    found += [f"F1 page {page + 1}: {p}" for p in problems(_settle(t), 80, english)
+                              if "English" not in p or _prose_english(p, english)]
+                    t.send("\x1b[6~")  # PageDown
+                t.send("\x1b")  # Esc closes
+                t.wait(lambda t: help_title not in _lines(t)[0], what="the help to close")
             questions += 1
             _answer(t, tui_app.typed_words("pass")[0] if now == turn else "1")
         t.send("\x04")  # Ctrl-D leaves
@@ -360,3 +384,100 @@ def test_three_players_of_three_languages_share_a_table(tmp_path: Path) -> None:
             t.close()
         host.stop()
     assert found[:10] == []
+
+
+# Every refusal a player can meet: each error code of docs/protocol.md §10, and an engine
+# refusal (``illegal``) of each rule the engine names (mundus_net/engine/game.py, RuleError).
+REFUSALS = [(code, None) for code in sorted(ERROR_CODES) if code != "illegal"] + \
+    [("illegal", rule) for rule in sorted(RULE_WORDS)] + [("illegal", "R8.2"), ("illegal", "R9.9")]
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_refusal_is_worded_in_the_language_from_its_code_and_rule_R5_5_R6_2(
+        language: str, template: Catalog) -> None:
+    """The host's refusal is worded by the client from its code and rule ID: the host's
+    English message never reaches the screen; the rule ID stays (docs/rules.md), and the
+    status line and log hold no English word and no cut line at 80x24."""
+    use(language)
+    english = english_words(template, language)
+    model, _ = next(questions(seed=5))
+    found: list[str] = []
+    for number, (code, rule) in enumerate(REFUSALS):
+        message = f"{rule}: seat 1 has no such card on the table" if rule \
+            else ERROR_CODES[code]
+        model.on_notice(Refused(code=code, message=message, rule=rule, request="decide",
+                                id=number), model.snap)
+        shown = [model.status.text, *([model.sentences[-1]] if code != "stale" else [])]
+        for text in shown:
+            assert "seat 1" not in text and ERROR_CODES[code] not in text, text
+            if rule:
+                assert rule in text
+            found += [f"{code} {rule}: {p}" for p in problems([text], 10**4, english)]
+        screen = render.to_plain(model.draw(80, 24)).split("\n")
+        found += [f"{code} {rule} 80x24: {p}" for p in problems(screen, 80, english)]
+    assert found == []
+
+
+def test_an_english_refusal_keeps_the_engines_detail_in_player_terms_R5_5() -> None:
+    """In English the engine's own detail, which names the card or seat, is kept."""
+    use("en")
+    model, _ = next(questions(seed=5))
+    model.on_notice(Refused(code="illegal", message="R5.5: seat 1 has no such card on the table",
+                            rule="R5.5", request="decide", id=1), model.snap)
+    assert model.status.text == "Refused: R5.5: Bo has no such card on the table"
+    model.on_notice(Refused(code="seat_in_use", message="whatever the host says", rule=None,
+                            request="hello", id=2), model.snap)
+    assert model.status.text == "Refused: another client sits in this seat right now"
+
+
+# What stays as it is typed in every language: notation (take:5@2, series:12345), paths
+# (docs/rules.md), commands (`mundus play`) and key names.
+NOT_PROSE = re.compile(r"`[^`]*`|\S*[:/@]\S*|\b(?:PageUp|PageDown|Ctrl|Tab|Esc|Enter|end)\b")
+
+
+def _prose_english(problem: str, english: set[str]) -> set[str]:
+    """The English words of a problem's line once its notation, paths and keys are left out."""
+    line = problem.split(": ", 1)[1]
+    return _words(NOT_PROSE.sub(" ", line)) & english
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_help_page_reads_in_the_language_uncut_at_80_columns(
+        language: str, template: Catalog) -> None:
+    """F1 at each question of a whole game: the help page (the step's help with its rule IDs,
+    the commands, the events) has no English word, no cut line and no line wider than the
+    screen's 78 cells of text, Korean included."""
+    use(language)
+    english = english_words(template, language)
+    found: list[str] = []
+    kinds: set[str] = set()
+    for model, _ in questions(seed=5):
+        kind = model.ready.kind if model.ready is not None else ""
+        if kind in kinds:
+            continue
+        kinds.add(kind)
+        page = model.help_lines(78)
+        assert any(re.search(r"\b[RP]\d", line) for line in page), kind  # its rule IDs
+        found += [f"{kind}: {p}" for p in problems(page, 78, english)
+                  if "English" not in p or _prose_english(p, english)]
+        model.open_overlay("help")
+        screen = render.to_plain(model.draw(80, 24)).split("\n")
+        found += [f"{kind} 80x24: {p}" for p in problems(screen, 80, english)
+                  if "English" not in p or _prose_english(p, english)]
+        model.open_overlay(None)
+    assert len(kinds) >= 5
+    assert found == []
+
+
+def test_a_refused_reveal_says_the_default_offer_was_played_in_each_language_R5_2() -> None:
+    """A reveal the rules refuse had the default offer played (protocol §7): the client says
+    so from the request's type, in every language (English keeps the host's detail)."""
+    from mundus_net.client.tui.refusals import refusal_reason
+    host = "R5.2: offer exactly 2 card(s) (the default offer was played)"
+    for language in LANGUAGES:
+        t = translator(language)
+        reason = refusal_reason("illegal", "R5.2", host, t=t, request="reveal")
+        assert reason == t._("{reason} (the default offer was played)").format(
+            reason="R5.2: " + t._(RULE_WORDS["R5.2"]))
+        assert "default" not in reason
+    assert refusal_reason("illegal", "R5.2", host, t=translator("en"), request="reveal") == host

@@ -102,6 +102,7 @@ from mundus_net.client.tui.helptext import (
     round_summary,
     split_rounds,
 )
+from mundus_net.client.tui.refusals import refusal_reason
 from mundus_net.client.tui.sentences import (
     PHASE_WORDS,
     Narrator,
@@ -486,8 +487,8 @@ class TableModel:
             self.log(current()._("WARNING: round {number}, {seat}'s offer: {reason}").format(
                 number=notice.round, seat=seat_name(snap.names, notice.seat),
                 reason=notice.reason))
-        elif isinstance(notice, Problem):
-            self.log(notice.message)
+        elif isinstance(notice, Problem):  # core marks its fixed sentences N_: worded here
+            self.log(current()._(notice.message))
         elif isinstance(notice, GameOver):
             self.over = True
             self.plan = []
@@ -628,10 +629,9 @@ class TableModel:
         if notice.code == "stale":
             self.say(t._("That answer came too late for its decision; look again."), error=True)
             return
-        message = in_player_terms(notice.message, self.snap.names, self.snap.seat)
-        reason = message if notice.code == "illegal" else f"{notice.code}: {message}"
-        if notice.rule and notice.rule not in reason:
-            reason = f"{notice.rule}: {reason}"
+        # Worded here from the code and rule ID (the host's message is English, for its log).
+        reason = refusal_reason(notice.code, notice.rule, notice.message, in_player_terms(
+            notice.message, self.snap.names, self.snap.seat), t, notice.request)
         self.say(t._("Refused: {reason}").format(reason=reason), error=True)
         what = REQUEST_WORDS.get(notice.request or "",
                                  N_("The host refused your message: {reason}"))
@@ -737,8 +737,13 @@ class TableModel:
                                "legal move.").format(
                     typed=text[:30], numbers=shown, pass_word=typed_words("pass", t)[0],
                     help_word=typed_words("help", t)[0]))
+            # The notation's own message is English: another language says what was typed.
+            problem = in_player_terms(str(exc), self.snap.names, self.snap.seat) \
+                if t.language == "en" else \
+                t._("“{typed}” cannot be read as a decision in the notation").format(
+                    typed=text[:30])
             return Say(t._("{problem} (Tab lists the legal moves; help explains)").format(
-                problem=in_player_terms(str(exc), self.snap.names, self.snap.seat)))
+                problem=problem))
         t = current()
         if seat is not None and seat != self.snap.seat:
             return Say(t._("You are seat {number} ({name} is seat {other}): leave out the seat "
@@ -845,8 +850,7 @@ class TableModel:
         kind = ready.kind if ready is not None else (view.phase if view is not None else "")
         lines: list[str] = []
         if kind in HELP:
-            for line in help_lines(kind, width, view):  # (wrapped again in cells if need be)
-                lines += [line] if get_cwidth(line) <= width else render.wrap_text(line, width)
+            lines += help_lines(kind, width, view)
             lines.append("")
         t = current()
         lines += render.wrap_text(t._(COMMANDS_HELP), width)

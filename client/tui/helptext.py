@@ -14,6 +14,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from prompt_toolkit.utils import get_cwidth
+
 from mundus_net.client.i18n import N_, Translator, current
 from mundus_net.client.tui.advisor import View, affected
 from mundus_net.client.tui.sentences import (
@@ -223,17 +225,48 @@ def help_title(kind: str, t: Translator | None = None) -> str:
     return (t or current())._(found.title) if found is not None else ""
 
 
+def wrap_cells(text: str, width: int) -> list[str]:
+    """``text`` wrapped at its spaces to lines of at most ``width`` terminal cells: a Korean
+    syllable takes two cells, so counting characters (``textwrap``) gives lines too wide. A
+    word wider than the line is broken between characters."""
+    if get_cwidth(text) == len(text):
+        return textwrap.wrap(text, width)
+    lines: list[str] = []
+    line, used = "", 0
+    for word in text.split():
+        w = get_cwidth(word)
+        if line and used + 1 + w <= width:
+            line, used = f"{line} {word}", used + 1 + w
+            continue
+        if line:
+            lines.append(line)
+        line, used = "", 0
+        while w > width:  # a word wider than the whole line: break it in cells
+            piece, pw = "", 0
+            for ch in word:
+                cw = get_cwidth(ch)
+                if pw + cw > width:
+                    break
+                piece, pw = piece + ch, pw + cw
+            lines.append(piece)
+            word, w = word[len(piece):], w - pw
+        line, used = word, w
+    if line:
+        lines.append(line)
+    return lines
+
+
 def help_lines(kind: str, width: int, view: View | None = None,
                t: Translator | None = None) -> list[str]:
-    """:func:`help_text` wrapped to ``width`` columns, the title on a line of its own."""
+    """:func:`help_text` wrapped to ``width`` terminal cells, the title on lines of its own."""
     t = t or current()
     found = HELP.get(kind)
     text = help_text(kind, view, t)
     if found is None:
-        return textwrap.wrap(text, width)
+        return wrap_cells(text, width)
     title = help_title(kind, t)
     body = text[len(t._("{title}.").format(title=title)) + 1:]
-    return [title, *textwrap.wrap(body, width)]
+    return [*wrap_cells(title, width), *wrap_cells(body, width)]
 
 
 # -- the round summary --------------------------------------------------------------------------

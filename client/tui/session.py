@@ -33,6 +33,7 @@ from mundus_net.client.notices import (
     Welcome,
 )
 from mundus_net.client.tokens import Holder, SavedSeat, TokenStore
+from mundus_net.client.tui.refusals import refusal_reason
 from mundus_net.client.tui.sentences import REASONS, seat_name, words
 from mundus_net.client.witness import WitnessFile
 from mundus_net.protocol.names import DEFAULT_NAME, clean_name
@@ -402,9 +403,11 @@ def _ask_invite(s: Seating, exc: HostError) -> bool:
 def _cannot_join(s: Seating, exc: Exception) -> int:
     t = current()
     if isinstance(exc, HostError):
-        reason = exc.message
+        reason = refusal_reason(exc.code, exc.rule, exc.message, t=t)
         if exc.code in INVITE_CODES:  # CODE: the one thing the person must fill in
-            reason += f" ({join_command(s.address, 'CODE', insecure=s.insecure)})"
+            code = current()._("CODE")  # what the person types in its place
+            again = join_command(s.address, code, insecure=s.insecure, watch=s.spectator)
+            reason += f" ({again})"
         if exc.code == "table_full":
             watch = join_command(s.address, s.invite, watch=True, insecure=s.insecure)
             reason += t._(". You can watch it: {command}").format(command=watch)

@@ -23,7 +23,8 @@ from mundus_net.client.known_hosts import KnownHosts
 from mundus_net.client.tokens import TokenStore
 from mundus_net.client.tui.session import Seating, default_name, needs_terminal, sit
 from mundus_net.host import local
-from mundus_net.host.keys import own_sign_key, signed_by
+from mundus_net.host.keys import own_sign_key
+from mundus_net.protocol.security import fingerprint_bytes
 from mundus_net.protocol.statedir import state_dir
 
 __all__ = ["DEFAULT_BOT_PACE", "RECORD_WAIT_S", "record_path", "register", "run"]
@@ -133,11 +134,24 @@ def _wait_for(record: Path, table: subprocess.Popen[str]) -> None:
         time.sleep(0.05)
 
 
+def _signer(sign_key: str | None, own_key: str | None) -> str:
+    """host.keys.signed_by's words (what ``mundus verify`` prints, in English for tools) in
+    the player's language."""
+    t = current()
+    if sign_key is None:
+        return t._("not signed (--insecure)")
+    fp = fingerprint_bytes(bytes.fromhex(sign_key))
+    if sign_key == own_key:
+        return t._("signed by this computer's host key, fingerprint {fingerprint}").format(
+            fingerprint=fp)
+    return t._("signed by the record signing key {fingerprint}").format(fingerprint=fp)
+
+
 def _tell_record(record: Path, sign_key: str | None) -> None:
     """Where the record is, which key signs it (as ``mundus verify`` will name it), and the
     commands that replay and check it."""
     t = current()
-    signer = signed_by(sign_key, own_sign_key())
+    signer = _signer(sign_key, own_sign_key())
     if not record.exists():
         print(t._("The game's record will be written to {record} when the game ends, "
                   "{signer}.").format(record=record, signer=signer))
