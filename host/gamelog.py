@@ -79,15 +79,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol, cast
+from typing import Any, cast
 
 from mundus_net.bots.base import Bot, load_bot
-from mundus_net.engine.decisions import DECISION_TYPES, Decision
+from mundus_net.engine.decisions import Decision
 from mundus_net.engine.deck import CardDef, Deck
 from mundus_net.engine.errors import MundusError
 from mundus_net.engine.view import PlayerView
+from mundus_net.host.logrows import Journal, bot_choice_wire, bot_row, dumps
 from mundus_net.host.table import CONTRIBUTION_SECONDS, LOGGED_INPUTS, ReplayRefused, Table
-from mundus_net.protocol.codec import DECISION_KINDS, decision_to_wire
+from mundus_net.protocol.codec import DECISION_KINDS
 from mundus_net.protocol.statedir import atomic_write, state_dir
 
 __all__ = [
@@ -128,18 +129,6 @@ class LogFailure(BaseException):  # like SystemExit: it stops the host
     fixed."""
 
 
-class Journal(Protocol):
-    """What a :class:`~host.table.Table` writes its log rows to."""
-
-    def write(self, kind: str, data: dict[str, Any]) -> None: ...
-
-    def mark(self) -> int: ...
-
-    def undo(self, mark: int) -> None: ...
-
-    def commit(self, table: Table) -> None: ...
-
-
 @dataclass(frozen=True, slots=True)
 class Row:
     seq: int
@@ -174,11 +163,6 @@ class GameInfo:
     taken: int = 0
     bots: int = 0
     status: str = ""  # waiting, playing, over, in use, or damaged: ...
-
-
-def dumps(data: Any) -> str:
-    """Canonical JSON: what is stored and hashed."""
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def row_hash(previous: str, seq: int, kind: str, text: str) -> str:
@@ -889,28 +873,6 @@ class _Shown:
 
 class ReplayedFault(MundusError):
     """Raised again by a replayed host bot where the original raised."""
-
-
-def bot_row(seat: int, round_: int, choice: object, raised: str | None,
-            nonce: bytes | None) -> dict[str, Any]:
-    """A host bot's turn: its choice in wire form (or, when it is not a decision, how it
-    failed: the exception's class, or what it returned), and its offer's nonce."""
-    wire = bot_choice_wire(choice)
-    shown = None if wire is not None or raised is not None else repr(choice)[:1000]
-    return {"seat": seat, "round": round_, "decision": wire, "raised": raised, "shown": shown,
-            "nonce": None if nonce is None else nonce.hex()}
-
-
-def bot_choice_wire(choice: object) -> dict[str, Any] | None:
-    """A host bot's choice as a log row holds it (None: not a decision)."""
-    if not isinstance(choice, DECISION_TYPES):
-        return None
-    try:
-        wire = decision_to_wire(cast(Decision, choice))
-        json.loads(dumps(wire))  # stored as JSON: must survive the trip
-    except (TypeError, ValueError, KeyError):
-        return None
-    return wire
 
 
 class _ReplayBot:

@@ -25,7 +25,7 @@ import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from math import ceil
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mundus_net.bots.base import Bot, load_bot
 from mundus_net.engine.decisions import Decision, Offer, RuleError
@@ -37,6 +37,7 @@ from mundus_net.engine.record import GameRecord, RecordedDecision, RecordedOffer
 from mundus_net.engine.seeds import derive_seed
 from mundus_net.engine.view import PlayerView
 from mundus_net.host.guard import InviteGuard
+from mundus_net.host.logrows import Journal, bot_row
 from mundus_net.protocol import fairdeal
 from mundus_net.protocol.codec import KIND_OF, decision_from_wire, decision_to_wire, to_wire
 from mundus_net.protocol.commitment import commit, new_nonce, verify
@@ -45,9 +46,6 @@ from mundus_net.protocol.invite import matches as invite_matches
 from mundus_net.protocol.messages import DEFAULT_HEARTBEAT_MS
 from mundus_net.protocol.names import DEFAULT_NAME, clean_name, unique_name
 from mundus_net.protocol.signing import deal_digest, fairness_fields
-
-if TYPE_CHECKING:
-    from mundus_net.host.gamelog import Journal
 
 Clock = Callable[[], float]
 Message = dict[str, Any]
@@ -1288,7 +1286,7 @@ class Table:
         # Logged before it acts, with its offer's nonce: the log is private to the host, like
         # the tokens, and a restored table must open the same commitment.
         if self.journal is not None:
-            self._write("bot", **_bot_row(seat, self.game.round, choice, raised, nonce))
+            self._write("bot", **bot_row(seat, self.game.round, choice, raised, nonce))
         if offering:
             step = self._step
             assert step is not None and nonce is not None
@@ -1592,14 +1590,6 @@ def _event_wire(kind: str, public: dict[str, Any]) -> Message:
     if kind == "setup":
         body.pop("seed", None)  # the seed tells the order of every pile: never published
     return {"kind": kind, **body}
-
-
-def _bot_row(seat: int, round_: int, choice: object, raised: str | None,
-             nonce: bytes | None) -> Message:
-    """A host bot's turn as its log row holds it (host/gamelog.py)."""
-    from mundus_net.host.gamelog import bot_row  # the log's own encoding
-
-    return bot_row(seat, round_, choice, raised, nonce)
 
 
 def _card_wire(card: dict[str, Any]) -> Message:
