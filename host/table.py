@@ -36,7 +36,7 @@ from mundus_net.engine.game import OFFER, RULES_EDITION, Game, Options, Pending,
 from mundus_net.engine.record import GameRecord, RecordedDecision, RecordedOffer
 from mundus_net.engine.seeds import derive_seed
 from mundus_net.engine.view import PlayerView
-from mundus_net.host.guard import InviteGuard
+from mundus_net.host.guard import InviteGuard, TokenBucket
 from mundus_net.host.logrows import Journal, bot_row
 from mundus_net.protocol import fairdeal
 from mundus_net.protocol.codec import KIND_OF, decision_from_wire, decision_to_wire, to_wire
@@ -267,8 +267,8 @@ class Table:
         self._published: list[Message] = []
         self._chat_kept = 0  # chat lines in _published (at most MAX_CHAT_KEPT)
         self._snapshot_events: tuple[int, list[Message]] = (-1, [])  # (seq, history) shared
-        self._snapshot_bucket: dict[bytes, tuple[float, float]] = {}  # conn -> (tokens, when)
-        self._chat_bucket: dict[int, tuple[float, float]] = {}  # seat -> (tokens, when)
+        self._snapshot_bucket: dict[bytes, TokenBucket] = {}  # per connection (host/guard.py)
+        self._chat_bucket: dict[int, TokenBucket] = {}  # per seat
         self._last_state: Message | None = None
         self._log_pos = 0
         self._reveals_event: Message | None = None
@@ -619,13 +619,12 @@ class Table:
     def _snapshot(self, conn: bytes, m: Message) -> Message:
         self._joined(conn)
         now = self._clock()
-        tokens, then = self._snapshot_bucket.get(conn, (SNAPSHOT_BURST, now))
-        tokens = min(SNAPSHOT_BURST, tokens + (now - then) * SNAPSHOT_RATE)
-        if tokens < 1.0:
-            self._snapshot_bucket[conn] = (tokens, now)
+        bucket = self._snapshot_bucket.get(conn)
+        if bucket is None:
+            bucket = self._snapshot_bucket[conn] = TokenBucket(SNAPSHOT_RATE, SNAPSHOT_BURST, now)
+        if not bucket.take(now):
             raise ProtocolError("rate_limited", f"snapshots: at most {SNAPSHOT_BURST:g} at once, "
                                                 f"then one every {1 / SNAPSHOT_RATE:g} seconds")
-        self._snapshot_bucket[conn] = (tokens - 1.0, now)
         seat = None
         if m.get("token") is not None:
             seat = self._seat_of_token(m["token"])
@@ -775,13 +774,12 @@ class Table:
     def _chat(self, conn: bytes, m: Message) -> Message:
         seat = self._acting_seat(conn, m["token"], decides=False)
         now = self._clock()
-        tokens, then = self._chat_bucket.get(seat, (CHAT_BURST, now))
-        tokens = min(CHAT_BURST, tokens + (now - then) * CHAT_RATE)
-        if tokens < 1.0:
-            self._chat_bucket[seat] = (tokens, now)
+        bucket = self._chat_bucket.get(seat)
+        if bucket is None:
+            bucket = self._chat_bucket[seat] = TokenBucket(CHAT_RATE, CHAT_BURST, now)
+        if not bucket.take(now):
             raise ProtocolError("rate_limited", f"chat: at most {CHAT_BURST:g} lines at once, "
                                                 f"then one every {1 / CHAT_RATE:g} seconds a seat")
-        self._chat_bucket[seat] = (tokens - 1.0, now)
         self._emit({"kind": "chat", "seat": seat, "name": self.seats[seat].name,
                     "text": m["text"]})
         return {"t": "ok"}
