@@ -24,6 +24,7 @@ import time
 import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
+from enum import StrEnum
 from math import ceil
 from typing import Any
 
@@ -158,19 +159,47 @@ def _plain(wire: Any) -> bool:
     return True
 
 
+class OfferStage(StrEnum):
+    """Where an offer step is (§7): its seats commit, then reveal, then it is done. A str
+    (``"commit"``...), so that it compares equal to the pending kinds of the wire."""
+
+    COMMIT = COMMIT
+    REVEAL = REVEAL
+    DONE = "done"
+
+
+# The only moves of an offer step: commit -> reveal -> done.
+OFFER_STAGE_NEXT = {OfferStage.COMMIT: OfferStage.REVEAL, OfferStage.REVEAL: OfferStage.DONE}
+
+
+class TableStage(StrEnum):
+    """The table's life cycle: seats are taken while it waits, ``begin`` deals and it
+    plays, the game's end makes it over. Waiting -> playing -> over, never back."""
+
+    WAITING = "waiting"
+    PLAYING = "playing"
+    OVER = "over"
+
+
 @dataclass
 class OfferStep:
     """Commit-reveal state of one offer step (§7)."""
 
     round: int
     asked: tuple[int, ...]  # seats with a real choice; forced offers are the engine's
-    stage: str = COMMIT  # then REVEAL, then "done"
+    stage: OfferStage = OfferStage.COMMIT
     commitments: dict[int, bytes] = field(default_factory=dict)
     # The host bots' offers: cards, nonce, and who chose (bot, or default for a failed bot)
     secrets: dict[int, tuple[Cards, bytes, str]] = field(default_factory=dict)
     timed_out: set[int] = field(default_factory=set)  # no commitment by the deadline
     revealed: dict[int, tuple[Cards, bytes]] = field(default_factory=dict)
     broken: set[int] = field(default_factory=set)  # defaulted after the commitments
+
+    def move_to(self, stage: OfferStage) -> None:
+        """The step's next stage (commit -> reveal -> done; any other move is a bug)."""
+        if OFFER_STAGE_NEXT.get(self.stage) is not stage:
+            raise AssertionError(f"offer step: {self.stage} cannot move to {stage}")
+        self.stage = stage
 
 
 class Table:
@@ -245,7 +274,7 @@ class Table:
         # committed before anything that depends on it leaves the table. None: no log.
         self.journal: Journal | None = None
         self.nonce_source: Callable[[], bytes] = new_nonce  # the host bots' offer nonces
-        self.started = False
+        self._began = False  # read as started / stage
         self.record = GameRecord(game_id=self.game_id, options=options, deck=self.deck.name,
                                  deck_digest=self.deck.digest, meta={"table": name})
 
@@ -321,6 +350,18 @@ class Table:
     @property
     def over(self) -> bool:
         return self.game.is_over
+
+    @property
+    def started(self) -> bool:
+        """Whether the game has begun (it may be over)."""
+        return self._began
+
+    @property
+    def stage(self) -> TableStage:
+        """Where the table is in its life cycle (waiting, playing, over)."""
+        if not self._began:
+            return TableStage.WAITING
+        return TableStage.OVER if self.game.is_over else TableStage.PLAYING
 
     @property
     def names(self) -> list[str]:
@@ -965,7 +1006,7 @@ class Table:
         self._deal()
         self._write("begin", options=asdict(self.game.options))  # the dealt seed
         self._batch.append({"kind": "started"})  # before the engine's first events
-        self.started = True
+        self._began = True
         self.record.names = self.names
         self._after_change(())
 
@@ -1000,10 +1041,10 @@ class Table:
             step = self._step
             if step is None or seat not in step.asked:
                 return None
-            if step.stage == COMMIT and seat not in step.commitments \
+            if step.stage is OfferStage.COMMIT and seat not in step.commitments \
                     and seat not in step.timed_out:
                 kind = COMMIT
-            elif step.stage == REVEAL and seat in step.commitments \
+            elif step.stage is OfferStage.REVEAL and seat in step.commitments \
                     and seat not in step.revealed and seat not in step.broken:
                 kind = REVEAL
             else:
@@ -1069,10 +1110,10 @@ class Table:
         open the host's own offers; the others are asked to reveal."""
         step = self._step
         assert step is not None
-        if step.stage != COMMIT or any(s not in step.commitments and s not in step.timed_out
-                                       for s in step.asked):
+        if step.stage is not OfferStage.COMMIT or any(
+                s not in step.commitments and s not in step.timed_out for s in step.asked):
             return
-        step.stage = REVEAL
+        step.move_to(OfferStage.REVEAL)
         self._emit({"kind": "commitments", "round": step.round,
                     "commitments": {str(s): h for s, h in sorted(step.commitments.items())}})
         for seat, (offer, nonce, by) in sorted(step.secrets.items()):
@@ -1112,10 +1153,10 @@ class Table:
     def _maybe_close_step(self) -> None:
         step = self._step
         assert step is not None
-        if step.stage != REVEAL or any(s not in step.revealed and s not in step.broken
-                                       for s in step.asked):
+        if step.stage is not OfferStage.REVEAL or any(
+                s not in step.revealed and s not in step.broken for s in step.asked):
             return
-        step.stage = "done"
+        step.move_to(OfferStage.DONE)
         # Published right after the engine's reveal event (see _pull_engine_events).
         self._reveals_event = {"kind": "reveals", "round": step.round, "reveals": {
             str(s): {"offer": list(o), "nonce": n} for s, (o, n) in sorted(step.revealed.items())
@@ -1253,7 +1294,7 @@ class Table:
             return None
         if game.phase == OFFER:
             step = self._step
-            if step is None or step.stage != COMMIT:
+            if step is None or step.stage is not OfferStage.COMMIT:
                 return None
             return next((s for s in step.asked if self.seats[s].host_bot is not None
                          and s not in step.commitments), None)
