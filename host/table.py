@@ -39,6 +39,7 @@ from mundus_net.engine.seeds import derive_seed
 from mundus_net.engine.view import PlayerView
 from mundus_net.host.guard import InviteGuard, TokenBucket
 from mundus_net.host.logrows import Journal, bot_row
+from mundus_net.host.offerstep import COMMIT, REVEAL, Cards, OfferStep
 from mundus_net.protocol import fairdeal
 from mundus_net.protocol.codec import KIND_OF, decision_from_wire, decision_to_wire, to_wire
 from mundus_net.protocol.commitment import commit, new_nonce, verify
@@ -51,10 +52,7 @@ from mundus_net.protocol.signing import deal_digest, fairness_fields
 Clock = Callable[[], float]
 Message = dict[str, Any]
 Later = Callable[[], None]  # the change a message makes, once its reply is sent
-Cards = tuple[int, ...]
 
-COMMIT = "commit"
-REVEAL = "reveal"
 MISSED_HEARTBEATS = 5  # §11: silence for this many heartbeats marks a seat away
 DEFAULT_BOT_SECONDS = 10.0
 CONTRIBUTION_SECONDS = 30.0
@@ -159,19 +157,6 @@ def _plain(wire: Any) -> bool:
     return True
 
 
-class OfferStage(StrEnum):
-    """Where an offer step is (§7): its seats commit, then reveal, then it is done. A str
-    (``"commit"``...), so that it compares equal to the pending kinds of the wire."""
-
-    COMMIT = COMMIT
-    REVEAL = REVEAL
-    DONE = "done"
-
-
-# The only moves of an offer step: commit -> reveal -> done.
-OFFER_STAGE_NEXT = {OfferStage.COMMIT: OfferStage.REVEAL, OfferStage.REVEAL: OfferStage.DONE}
-
-
 class TableStage(StrEnum):
     """The table's life cycle: seats are taken while it waits, ``begin`` deals and it
     plays, the game's end makes it over. Waiting -> playing -> over, never back."""
@@ -179,27 +164,6 @@ class TableStage(StrEnum):
     WAITING = "waiting"
     PLAYING = "playing"
     OVER = "over"
-
-
-@dataclass
-class OfferStep:
-    """Commit-reveal state of one offer step (§7)."""
-
-    round: int
-    asked: tuple[int, ...]  # seats with a real choice; forced offers are the engine's
-    stage: OfferStage = OfferStage.COMMIT
-    commitments: dict[int, bytes] = field(default_factory=dict)
-    # The host bots' offers: cards, nonce, and who chose (bot, or default for a failed bot)
-    secrets: dict[int, tuple[Cards, bytes, str]] = field(default_factory=dict)
-    timed_out: set[int] = field(default_factory=set)  # no commitment by the deadline
-    revealed: dict[int, tuple[Cards, bytes]] = field(default_factory=dict)
-    broken: set[int] = field(default_factory=set)  # defaulted after the commitments
-
-    def move_to(self, stage: OfferStage) -> None:
-        """The step's next stage (commit -> reveal -> done; any other move is a bug)."""
-        if OFFER_STAGE_NEXT.get(self.stage) is not stage:
-            raise AssertionError(f"offer step: {self.stage} cannot move to {stage}")
-        self.stage = stage
 
 
 class Table:
@@ -1039,16 +1003,10 @@ class Table:
         game = self.game
         if game.phase == OFFER:
             step = self._step
-            if step is None or seat not in step.asked:
+            asked = None if step is None else step.asks(seat)
+            if step is None or asked is None:
                 return None
-            if step.stage is OfferStage.COMMIT and seat not in step.commitments \
-                    and seat not in step.timed_out:
-                kind = COMMIT
-            elif step.stage is OfferStage.REVEAL and seat in step.commitments \
-                    and seat not in step.revealed and seat not in step.broken:
-                kind = REVEAL
-            else:
-                return None
+            kind = asked
             assert pending is not None
             least, most = pending.detail["sizes"][seat]
             detail = {"n": game.announced, "least": least, "most": most, "round": step.round}
@@ -1110,12 +1068,10 @@ class Table:
         open the host's own offers; the others are asked to reveal."""
         step = self._step
         assert step is not None
-        if step.stage is not OfferStage.COMMIT or any(
-                s not in step.commitments and s not in step.timed_out for s in step.asked):
+        opened = step.open_reveals()
+        if opened is None:
             return
-        step.move_to(OfferStage.REVEAL)
-        self._emit({"kind": "commitments", "round": step.round,
-                    "commitments": {str(s): h for s, h in sorted(step.commitments.items())}})
+        self._emit(opened)
         for seat, (offer, nonce, by) in sorted(step.secrets.items()):
             try:
                 self.game.apply(seat, Offer(offer))
@@ -1153,14 +1109,10 @@ class Table:
     def _maybe_close_step(self) -> None:
         step = self._step
         assert step is not None
-        if step.stage is not OfferStage.REVEAL or any(
-                s not in step.revealed and s not in step.broken for s in step.asked):
-            return
-        step.move_to(OfferStage.DONE)
-        # Published right after the engine's reveal event (see _pull_engine_events).
-        self._reveals_event = {"kind": "reveals", "round": step.round, "reveals": {
-            str(s): {"offer": list(o), "nonce": n} for s, (o, n) in sorted(step.revealed.items())
-        }}
+        closed = step.close()
+        if closed is not None:
+            # Published right after the engine's reveal event (see _pull_engine_events).
+            self._reveals_event = closed
 
     # -- time and host bots -------------------------------------------------------------------
 
@@ -1294,10 +1246,9 @@ class Table:
             return None
         if game.phase == OFFER:
             step = self._step
-            if step is None or step.stage is not OfferStage.COMMIT:
+            if step is None:
                 return None
-            return next((s for s in step.asked if self.seats[s].host_bot is not None
-                         and s not in step.commitments), None)
+            return step.next_to_commit(lambda s: self.seats[s].host_bot is not None)
         return next((s for s in game.waiting_seats() if self.seats[s].host_bot is not None),
                     None)
 

@@ -20,7 +20,8 @@ from mundus_net.engine.decisions import Decision
 from mundus_net.engine.record import GameRecord
 from mundus_net.engine.view import PlayerView
 from mundus_net.host.gamelog import dumps
-from mundus_net.host.table import LOGGED_INPUTS, OfferStage, ReplayRefused, Table, TableStage
+from mundus_net.host.offerstep import OfferStage
+from mundus_net.host.table import LOGGED_INPUTS, ReplayRefused, Table, TableStage
 from mundus_net.protocol.codec import decision_to_wire
 from mundus_net.protocol.commitment import commit, new_nonce, verify
 
