@@ -87,7 +87,13 @@ from mundus_net.engine.deck import CardDef, Deck
 from mundus_net.engine.errors import MundusError
 from mundus_net.engine.view import PlayerView
 from mundus_net.host.logrows import Journal, bot_choice_wire, bot_row, dumps
-from mundus_net.host.table import CONTRIBUTION_SECONDS, LOGGED_INPUTS, ReplayRefused, Table
+from mundus_net.host.table import (
+    CONTRIBUTION_SECONDS,
+    LOGGED_INPUTS,
+    ReplayRefused,
+    Table,
+    TableSettings,
+)
 from mundus_net.protocol.codec import DECISION_KINDS
 from mundus_net.protocol.statedir import atomic_write, state_dir
 
@@ -926,21 +932,20 @@ def new_table(create: dict[str, Any], clock: Callable[[], float] | None = None) 
     bots = [load_bot(str(b["strategy"]), int(b["seed"])) for b in create["bots"]]
     extra: dict[str, Any] = {} if clock is None else {"clock": clock}
     fixed = bool(create["fixed_seed"])
-    return Table(int(options["players"]), seed=int(options["seed"]) if fixed else None,
-                 fixed_seed=fixed, host_seed=bytes.fromhex(create["host_seed"]),
-                 promo=bool(options["promo"]), deck=deck_of(create),
-                 first_tm=options["first_tm"], round_limit=options["round_limit"],
-                 # a log written before the rules correction names no edition: the first
-                 rules=int(options.get("rules", 1)), name=str(create["name"]),
-                 game_id=str(create["game"]), bots=bots,
-                 bot_names=[str(b["name"]) for b in create["bots"]],
-                 decision_seconds=create["decision_seconds"],
-                 bot_seconds=float(create["bot_seconds"]),
-                 heartbeat_ms=int(create["heartbeat_ms"]), autostart=bool(create["autostart"]),
-                 bot_pace=float(create["bot_pace"]),
-                 contribution_seconds=float(create.get("contribution_seconds",
-                                                       CONTRIBUTION_SECONDS)),
-                 stand_in_after=create.get("stand_in_after"), **extra)
+    settings = TableSettings(
+        fixed_seed=fixed, promo=bool(options["promo"]), first_tm=options["first_tm"],
+        round_limit=options["round_limit"],
+        # a log written before the rules correction names no edition: the first
+        rules=int(options.get("rules", 1)), name=str(create["name"]),
+        game_id=str(create["game"]), decision_seconds=create["decision_seconds"],
+        bot_seconds=float(create["bot_seconds"]), heartbeat_ms=int(create["heartbeat_ms"]),
+        autostart=bool(create["autostart"]), bot_pace=float(create["bot_pace"]),
+        contribution_seconds=float(create.get("contribution_seconds", CONTRIBUTION_SECONDS)),
+        stand_in_after=create.get("stand_in_after"))
+    return Table(int(options["players"]), settings,
+                 seed=int(options["seed"]) if fixed else None,
+                 host_seed=bytes.fromhex(create["host_seed"]), deck=deck_of(create), bots=bots,
+                 bot_names=[str(b["name"]) for b in create["bots"]], **extra)
 
 
 @dataclass

@@ -157,6 +157,47 @@ def _plain(wire: Any) -> bool:
     return True
 
 
+@dataclass(frozen=True)
+class TableSettings:
+    """How a table plays, apart from its collaborators (deck, bots, clock, seed): each field
+    is one setting of ``mundus host`` or of a restored log's ``create`` row."""
+
+    promo: bool = False
+    """Deal the promo cards too."""
+    first_tm: int | None = 0
+    """The seat of the first Trade Master (None: drawn by the seed)."""
+    round_limit: int | None = None
+    """End the game after this many rounds (None: only by the rules)."""
+    rules: int = RULES_EDITION
+    """The rules edition the engine plays (a log written before the correction plays 1)."""
+    name: str = "Mundus table"
+    """The table's name, told in the welcome and the beacon."""
+    game_id: str | None = None
+    """The game's id (None: a random one); it is in every commitment and record."""
+    decision_seconds: float | None = None
+    """A person's time for a decision; past it the default is played (None: no limit)."""
+    bot_seconds: float = DEFAULT_BOT_SECONDS
+    """A host bot's time for a decision; past it the default is played."""
+    heartbeat_ms: int = DEFAULT_HEARTBEAT_MS
+    """The heartbeat told to clients (§11); MISSED_HEARTBEATS of silence mark a seat away."""
+    autostart: bool = True
+    """Begin the game as soon as every seat is taken (False: ``begin`` is called)."""
+    bot_pace: float = 0.0
+    """Seconds between two host-bot moves, so that people can follow (0: no wait)."""
+    pub_port: int = 0
+    """The PUB port told in the welcome (0: none yet)."""
+    fixed_seed: bool = False
+    """The seed is the engine seed itself, the seats' contributions unmixed (needs a seed)."""
+    contribution_seconds: float = CONTRIBUTION_SECONDS
+    """A promised seed share (§15) that has not come this long after the last seat was taken
+    is made by the host."""
+    invite: str | None = None
+    """Only those who know this code take a seat or watch (None: anyone)."""
+    stand_in_after: float | None = None
+    """A seat whose player has been away this long is played by a stand-in host bot until the
+    player is back (None: never)."""
+
+
 class TableStage(StrEnum):
     """The table's life cycle: seats are taken while it waits, ``begin`` deals and it
     plays, the game's end makes it over. Waiting -> playing -> over, never back."""
@@ -169,20 +210,27 @@ class TableStage(StrEnum):
 class Table:
     """A game of Mundus Novus with its seats, as the host runs it."""
 
-    def __init__(self, players: int, *, seed: int | None = None, promo: bool = False,
-                 deck: Deck | None = None, first_tm: int | None = 0,
-                 round_limit: int | None = None, rules: int = RULES_EDITION,
-                 name: str = "Mundus table",
-                 game_id: str | None = None, bots: Sequence[Bot] = (),
+    def __init__(self, players: int, settings: TableSettings | None = None, *,
+                 seed: int | None = None, deck: Deck | None = None, bots: Sequence[Bot] = (),
                  bot_names: Sequence[str] | None = None,
-                 bot_seats: Sequence[int] | None = None,
-                 decision_seconds: float | None = None,
-                 bot_seconds: float = DEFAULT_BOT_SECONDS,
-                 heartbeat_ms: int = DEFAULT_HEARTBEAT_MS, clock: Clock = time.monotonic,
-                 autostart: bool = True, bot_pace: float = 0.0, pub_port: int = 0,
-                 fixed_seed: bool = False, host_seed: bytes | None = None,
-                 contribution_seconds: float = CONTRIBUTION_SECONDS,
-                 invite: str | None = None, stand_in_after: float | None = None) -> None:
+                 bot_seats: Sequence[int] | None = None, clock: Clock = time.monotonic,
+                 host_seed: bytes | None = None, **by_name: Any) -> None:
+        """``settings``: how the table plays (``TableSettings``); the collaborators beside it:
+        ``seed`` (fixes the host seed), the ``deck``, the host ``bots`` (their names and
+        seats), the ``clock`` and a restored ``host_seed``. ``by_name``: the settings' fields
+        as keywords (the older form), laid over ``settings``; an unknown name is a
+        TypeError."""
+        settings = replace(settings or TableSettings(), **by_name)
+        self.settings = settings
+        promo, first_tm, round_limit, rules = (settings.promo, settings.first_tm,
+                                               settings.round_limit, settings.rules)
+        name, game_id, decision_seconds = (settings.name, settings.game_id,
+                                           settings.decision_seconds)
+        bot_seconds, heartbeat_ms, autostart = (settings.bot_seconds, settings.heartbeat_ms,
+                                                settings.autostart)
+        bot_pace, pub_port, fixed_seed = settings.bot_pace, settings.pub_port, settings.fixed_seed
+        contribution_seconds, invite, stand_in_after = (
+            settings.contribution_seconds, settings.invite, settings.stand_in_after)
         if len(bots) > players:
             raise ValueError(f"{len(bots)} host bots do not fit at {players} seats")
         if decision_seconds is not None and decision_seconds <= 0:
