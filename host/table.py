@@ -70,6 +70,10 @@ MAX_CHAT_KEPT = 200
 # heartbeats), so that no peer can make the host rebuild and send it without end.
 SNAPSHOT_RATE = 0.5
 SNAPSHOT_BURST = 3.0
+# Snapshots for spectators and strangers together (no token): only so many a second are made
+# and queued for all of them (Table.snapshot_refusal; the server's socket asks it).
+SNAPSHOTS_ALL_RATE = 20.0
+SNAPSHOTS_ALL_BURST = 40.0
 # The rows of the game log that are inputs of the table: what Table.replay_input takes again.
 LOGGED_INPUTS = frozenset({"seat", "flags", "contribute", "begin", "decide", "commit", "reveal",
                            "stand_in",
@@ -310,6 +314,7 @@ class Table:
         self._snapshot_events: tuple[int, list[Message]] = (-1, [])  # (seq, history) shared
         self._snapshot_bucket: dict[bytes, TokenBucket] = {}  # per connection (host/guard.py)
         self._chat_bucket: dict[int, TokenBucket] = {}  # per seat
+        self._snapshots_all: TokenBucket | None = None  # made on its first use, at its now
         self._last_state: Message | None = None
         self._log_pos = 0
         self._reveals_event: Message | None = None
@@ -668,6 +673,31 @@ class Table:
             else bool(m["contribute"])
         if (program, contribute) != (seat.program, seat.contribute):
             self._write("flags", seat=seat.index, bot=program, contribute=contribute)
+
+    def snapshot_refusal(self, m: Message, unread: bool, now: float) -> Message | None:
+        """The error reply to a snapshot request refused before the table looks at it, or
+        None: ``unread`` (its connection has not read what it was sent: the server's socket
+        knows), or no token and the snapshots for everyone together are spent. Every
+        snapshot carries the history; a seat's own (its token checked by the table) is never
+        held back by the others: there are at most six seats."""
+        if unread:
+            reply = error_message(ProtocolError(
+                "rate_limited", "snapshots: this connection has not read what the host sent "
+                                "it yet; ask again once it has"))
+        elif "token" not in m and not self._snapshots_all_take(now):
+            reply = error_message(ProtocolError(
+                "rate_limited", f"snapshots: the host makes at most {SNAPSHOTS_ALL_RATE:g} a "
+                                "second for everyone; ask again in a second"))
+        else:
+            return None
+        if "id" in m:
+            reply["id"] = m["id"]
+        return reply
+
+    def _snapshots_all_take(self, now: float) -> bool:
+        if self._snapshots_all is None:
+            self._snapshots_all = TokenBucket(SNAPSHOTS_ALL_RATE, SNAPSHOTS_ALL_BURST, now)
+        return self._snapshots_all.take(now)
 
     def _snapshot(self, conn: bytes, m: Message) -> Message:
         self._joined(conn)
