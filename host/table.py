@@ -1228,8 +1228,7 @@ class Table:
             if seat.host_bot is not None or seat.connected or not seat.taken or \
                     seat.away_since is None or now - seat.away_since < self.stand_in_after:
                 continue
-            if step is not None and seat.index in step.commitments and \
-                    seat.index not in step.revealed:
+            if step is not None and step.owes_reveal(seat.index):
                 continue  # its offer's secret is its client's: the reveal waits for it
             self._hand_to_bot(seat.index)
 
