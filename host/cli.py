@@ -39,7 +39,7 @@ from mundus_net.host.gamelog import (
 )
 from mundus_net.host.keys import HostKeys, own_sign_key, signed_by
 from mundus_net.host.server import Host
-from mundus_net.host.table import DEFAULT_BOT_SECONDS, Message, Table
+from mundus_net.host.table import DEFAULT_BOT_SECONDS, Message, Table, TableSettings
 from mundus_net.protocol import chain
 from mundus_net.protocol.invite import new_code as new_invite
 from mundus_net.protocol.invite import normal as invite_normal
@@ -282,12 +282,13 @@ def _main(args: argparse.Namespace) -> int:
     bots: list[Bot] = [load_bot(spec, derive_seed(seed, "host-bot", i))
                        for i, spec in enumerate(specs)]
     names = [f"{spec.rpartition(':')[2]} bot {i}"[:32] for i, spec in enumerate(specs)]
-    table = Table(args.seats, seed=args.seed, promo=args.promo, deck=deck,
-                  first_tm=args.first_tm, round_limit=args.round_limit, name=args.name,
-                  bots=bots, bot_names=names, decision_seconds=args.decision_seconds,
-                  bot_seconds=args.bot_seconds, bot_pace=args.bot_pace,
-                  fixed_seed=args.fixed_seed, invite=invite_for(args),
-                  stand_in_after=args.stand_in_after)
+    settings = TableSettings(promo=args.promo, first_tm=args.first_tm,
+                             round_limit=args.round_limit, name=args.name,
+                             decision_seconds=args.decision_seconds,
+                             bot_seconds=args.bot_seconds, bot_pace=args.bot_pace,
+                             fixed_seed=args.fixed_seed, invite=invite_for(args),
+                             stand_in_after=args.stand_in_after)
+    table = Table(args.seats, settings, seed=args.seed, deck=deck, bots=bots, bot_names=names)
     specs_seeded = [BotSpec(spec, derive_seed(seed, "host-bot", i))
                     for i, spec in enumerate(specs)]
     return _serve(args, table, keys, state_dir, specs_seeded)

@@ -79,15 +79,22 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol, cast
+from typing import Any, cast
 
 from mundus_net.bots.base import Bot, load_bot
-from mundus_net.engine.decisions import DECISION_TYPES, Decision
+from mundus_net.engine.decisions import Decision
 from mundus_net.engine.deck import CardDef, Deck
 from mundus_net.engine.errors import MundusError
 from mundus_net.engine.view import PlayerView
-from mundus_net.host.table import CONTRIBUTION_SECONDS, LOGGED_INPUTS, ReplayRefused, Table
-from mundus_net.protocol.codec import DECISION_KINDS, decision_to_wire
+from mundus_net.host.logrows import Journal, bot_choice_wire, bot_row, dumps
+from mundus_net.host.table import (
+    CONTRIBUTION_SECONDS,
+    LOGGED_INPUTS,
+    ReplayRefused,
+    Table,
+    TableSettings,
+)
+from mundus_net.protocol.codec import DECISION_KINDS
 from mundus_net.protocol.statedir import atomic_write, state_dir
 
 __all__ = [
@@ -128,18 +135,6 @@ class LogFailure(BaseException):  # like SystemExit: it stops the host
     fixed."""
 
 
-class Journal(Protocol):
-    """What a :class:`~host.table.Table` writes its log rows to."""
-
-    def write(self, kind: str, data: dict[str, Any]) -> None: ...
-
-    def mark(self) -> int: ...
-
-    def undo(self, mark: int) -> None: ...
-
-    def commit(self, table: Table) -> None: ...
-
-
 @dataclass(frozen=True, slots=True)
 class Row:
     seq: int
@@ -174,11 +169,6 @@ class GameInfo:
     taken: int = 0
     bots: int = 0
     status: str = ""  # waiting, playing, over, in use, or damaged: ...
-
-
-def dumps(data: Any) -> str:
-    """Canonical JSON: what is stored and hashed."""
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def row_hash(previous: str, seq: int, kind: str, text: str) -> str:
@@ -891,28 +881,6 @@ class ReplayedFault(MundusError):
     """Raised again by a replayed host bot where the original raised."""
 
 
-def bot_row(seat: int, round_: int, choice: object, raised: str | None,
-            nonce: bytes | None) -> dict[str, Any]:
-    """A host bot's turn: its choice in wire form (or, when it is not a decision, how it
-    failed: the exception's class, or what it returned), and its offer's nonce."""
-    wire = bot_choice_wire(choice)
-    shown = None if wire is not None or raised is not None else repr(choice)[:1000]
-    return {"seat": seat, "round": round_, "decision": wire, "raised": raised, "shown": shown,
-            "nonce": None if nonce is None else nonce.hex()}
-
-
-def bot_choice_wire(choice: object) -> dict[str, Any] | None:
-    """A host bot's choice as a log row holds it (None: not a decision)."""
-    if not isinstance(choice, DECISION_TYPES):
-        return None
-    try:
-        wire = decision_to_wire(cast(Decision, choice))
-        json.loads(dumps(wire))  # stored as JSON: must survive the trip
-    except (TypeError, ValueError, KeyError):
-        return None
-    return wire
-
-
 class _ReplayBot:
     """A host bot during replay: the real bot is asked (so that its state moves on exactly as
     it did), and the logged choice is played."""
@@ -964,21 +932,20 @@ def new_table(create: dict[str, Any], clock: Callable[[], float] | None = None) 
     bots = [load_bot(str(b["strategy"]), int(b["seed"])) for b in create["bots"]]
     extra: dict[str, Any] = {} if clock is None else {"clock": clock}
     fixed = bool(create["fixed_seed"])
-    return Table(int(options["players"]), seed=int(options["seed"]) if fixed else None,
-                 fixed_seed=fixed, host_seed=bytes.fromhex(create["host_seed"]),
-                 promo=bool(options["promo"]), deck=deck_of(create),
-                 first_tm=options["first_tm"], round_limit=options["round_limit"],
-                 # a log written before the rules correction names no edition: the first
-                 rules=int(options.get("rules", 1)), name=str(create["name"]),
-                 game_id=str(create["game"]), bots=bots,
-                 bot_names=[str(b["name"]) for b in create["bots"]],
-                 decision_seconds=create["decision_seconds"],
-                 bot_seconds=float(create["bot_seconds"]),
-                 heartbeat_ms=int(create["heartbeat_ms"]), autostart=bool(create["autostart"]),
-                 bot_pace=float(create["bot_pace"]),
-                 contribution_seconds=float(create.get("contribution_seconds",
-                                                       CONTRIBUTION_SECONDS)),
-                 stand_in_after=create.get("stand_in_after"), **extra)
+    settings = TableSettings(
+        fixed_seed=fixed, promo=bool(options["promo"]), first_tm=options["first_tm"],
+        round_limit=options["round_limit"],
+        # a log written before the rules correction names no edition: the first
+        rules=int(options.get("rules", 1)), name=str(create["name"]),
+        game_id=str(create["game"]), decision_seconds=create["decision_seconds"],
+        bot_seconds=float(create["bot_seconds"]), heartbeat_ms=int(create["heartbeat_ms"]),
+        autostart=bool(create["autostart"]), bot_pace=float(create["bot_pace"]),
+        contribution_seconds=float(create.get("contribution_seconds", CONTRIBUTION_SECONDS)),
+        stand_in_after=create.get("stand_in_after"))
+    return Table(int(options["players"]), settings,
+                 seed=int(options["seed"]) if fixed else None,
+                 host_seed=bytes.fromhex(create["host_seed"]), deck=deck_of(create), bots=bots,
+                 bot_names=[str(b["name"]) for b in create["bots"]], **extra)
 
 
 @dataclass

@@ -40,7 +40,7 @@ from mundus_net.engine.seeds import derive_seed
 from mundus_net.host.cli import StopRequest, record_text
 from mundus_net.host.keys import HostKeys
 from mundus_net.host.server import Host
-from mundus_net.host.table import Table
+from mundus_net.host.table import Table, TableSettings
 from mundus_net.protocol.security import SecurityError
 from mundus_net.protocol.statedir import atomic_write
 
@@ -138,10 +138,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     # The player sits first; each bot is named with its seat's number (as in the notation).
     seats = list(range(1, args.bots + 1))
     names = [f"{args.strategy.rpartition(':')[2]} {seat}"[:32] for seat in seats]
-    table = Table(args.bots + 1, seed=args.seed, fixed_seed=args.seed is not None, bots=bots,
-                  bot_names=names, bot_seats=seats, first_tm=None,
-                  round_limit=args.round_limit, name=args.name[:64],
-                  bot_pace=max(0.0, args.bot_pace))
+    settings = TableSettings(fixed_seed=args.seed is not None, first_tm=None,
+                             round_limit=args.round_limit, name=args.name[:64],
+                             bot_pace=max(0.0, args.bot_pace))
+    table = Table(args.bots + 1, settings, seed=args.seed, bots=bots, bot_names=names,
+                  bot_seats=seats)
     keys = None
     if not args.insecure:
         try:

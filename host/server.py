@@ -50,8 +50,8 @@ from mundus_net.protocol.security import (
 
 __all__ = [
     "BOT_BUDGET", "BURST", "CLOSE_WAIT_S", "IDLE_POLL_S", "LINGER_AFTER_END", "RATE",
-    "READ_BUDGET", "ROUTER_MAX_FRAME", "ROUTER_RCVHWM", "ROUTER_SNDHWM", "SNAPSHOT_BURST",
-    "SNAPSHOT_RATE", "SPARE_CONNECTIONS", "UNREAD_LIMIT", "Host", "RateLimiter",
+    "READ_BUDGET", "ROUTER_MAX_FRAME", "ROUTER_RCVHWM", "ROUTER_SNDHWM",
+    "SPARE_CONNECTIONS", "UNREAD_LIMIT", "Host", "RateLimiter",
     "connection_limit", "request_id"
 ]
 
@@ -63,8 +63,6 @@ BOT_BUDGET = 40  # host-bot decisions per loop turn: the sockets are served in b
 READ_BUDGET = 2000  # client messages per loop turn
 IDLE_POLL_S = 0.05
 UNREAD_LIMIT = 256 * 1024  # bytes a peer may leave unread and still be sent a snapshot
-SNAPSHOT_RATE = 20.0  # snapshots a second the host makes for everyone together
-SNAPSHOT_BURST = 40.0
 CLOSE_WAIT_S = 5.0  # the most wait() gives the thread to close its sockets once finished
 LINGER_AFTER_END = 10.0  # seconds the host stays after the game, while anyone is connected
 ROUTER_MAX_FRAME = 2 * MAX_CLIENT_FRAME  # a larger frame closes its connection
@@ -152,7 +150,6 @@ class Host:
         self.linger_after_end = linger_after_end
         self.bot_budget = bot_budget
         self.limiter = RateLimiter(rate, burst)
-        self.snapshots = RateLimiter(SNAPSHOT_RATE, SNAPSHOT_BURST)
         self.log = log or (lambda text: print(text, file=sys.stderr, flush=True))
         self.on_update = on_update
         self.finished = threading.Event()
@@ -429,27 +426,12 @@ class Host:
                 reply["id"] = rid
             self._reply(identity, reply)
             return
-        if message["t"] == "snapshot" and self._unread(identity):
-            reply = error_message(ProtocolError(
-                "rate_limited", "snapshots: this connection has not read what the host sent "
-                                "it yet; ask again once it has"))
-            if "id" in message:
-                reply["id"] = message["id"]
-            self._reply(identity, reply)
-            return
-        if message["t"] == "snapshot" and "token" not in message and \
-                not self.snapshots.allow(b"", now):
-            # Every snapshot carries the history: for spectators and strangers together only
-            # so many a second are made and queued (each connection has its own smaller
-            # budget in the table). A seat's own (its token checked by the table) is never
-            # held back by them: there are at most six seats.
-            reply = error_message(ProtocolError(
-                "rate_limited", f"snapshots: the host makes at most {SNAPSHOT_RATE:g} a "
-                                "second for everyone; ask again in a second"))
-            if "id" in message:
-                reply["id"] = message["id"]
-            self._reply(identity, reply)
-            return
+        if message["t"] == "snapshot":
+            # The policy is the table's (socket-free); the socket tells what it knows.
+            refused = self.table.snapshot_refusal(message, self._unread(identity), now)
+            if refused is not None:
+                self._reply(identity, refused)
+                return
         later = None
         try:
             source = self._source(identity) if message["t"] == "hello" else None

@@ -24,8 +24,9 @@ import time
 import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
+from enum import StrEnum
 from math import ceil
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mundus_net.bots.base import Bot, load_bot
 from mundus_net.engine.decisions import Decision, Offer, RuleError
@@ -36,7 +37,9 @@ from mundus_net.engine.game import OFFER, RULES_EDITION, Game, Options, Pending,
 from mundus_net.engine.record import GameRecord, RecordedDecision, RecordedOffer
 from mundus_net.engine.seeds import derive_seed
 from mundus_net.engine.view import PlayerView
-from mundus_net.host.guard import InviteGuard
+from mundus_net.host.guard import InviteGuard, TokenBucket
+from mundus_net.host.logrows import Journal, bot_row
+from mundus_net.host.offerstep import COMMIT, REVEAL, Cards, OfferStep
 from mundus_net.protocol import fairdeal
 from mundus_net.protocol.codec import KIND_OF, decision_from_wire, decision_to_wire, to_wire
 from mundus_net.protocol.commitment import commit, new_nonce, verify
@@ -46,16 +49,10 @@ from mundus_net.protocol.messages import DEFAULT_HEARTBEAT_MS
 from mundus_net.protocol.names import DEFAULT_NAME, clean_name, unique_name
 from mundus_net.protocol.signing import deal_digest, fairness_fields
 
-if TYPE_CHECKING:
-    from mundus_net.host.gamelog import Journal
-
 Clock = Callable[[], float]
 Message = dict[str, Any]
 Later = Callable[[], None]  # the change a message makes, once its reply is sent
-Cards = tuple[int, ...]
 
-COMMIT = "commit"
-REVEAL = "reveal"
 MISSED_HEARTBEATS = 5  # §11: silence for this many heartbeats marks a seat away
 DEFAULT_BOT_SECONDS = 10.0
 CONTRIBUTION_SECONDS = 30.0
@@ -73,6 +70,10 @@ MAX_CHAT_KEPT = 200
 # heartbeats), so that no peer can make the host rebuild and send it without end.
 SNAPSHOT_RATE = 0.5
 SNAPSHOT_BURST = 3.0
+# Snapshots for spectators and strangers together (no token): only so many a second are made
+# and queued for all of them (Table.snapshot_refusal; the server's socket asks it).
+SNAPSHOTS_ALL_RATE = 20.0
+SNAPSHOTS_ALL_BURST = 40.0
 # The rows of the game log that are inputs of the table: what Table.replay_input takes again.
 LOGGED_INPUTS = frozenset({"seat", "flags", "contribute", "begin", "decide", "commit", "reveal",
                            "stand_in",
@@ -160,38 +161,80 @@ def _plain(wire: Any) -> bool:
     return True
 
 
-@dataclass
-class OfferStep:
-    """Commit-reveal state of one offer step (§7)."""
+@dataclass(frozen=True)
+class TableSettings:
+    """How a table plays, apart from its collaborators (deck, bots, clock, seed): each field
+    is one setting of ``mundus host`` or of a restored log's ``create`` row."""
 
-    round: int
-    asked: tuple[int, ...]  # seats with a real choice; forced offers are the engine's
-    stage: str = COMMIT  # then REVEAL, then "done"
-    commitments: dict[int, bytes] = field(default_factory=dict)
-    # The host bots' offers: cards, nonce, and who chose (bot, or default for a failed bot)
-    secrets: dict[int, tuple[Cards, bytes, str]] = field(default_factory=dict)
-    timed_out: set[int] = field(default_factory=set)  # no commitment by the deadline
-    revealed: dict[int, tuple[Cards, bytes]] = field(default_factory=dict)
-    broken: set[int] = field(default_factory=set)  # defaulted after the commitments
+    promo: bool = False
+    """Deal the promo cards too."""
+    first_tm: int | None = 0
+    """The seat of the first Trade Master (None: drawn by the seed)."""
+    round_limit: int | None = None
+    """End the game after this many rounds (None: only by the rules)."""
+    rules: int = RULES_EDITION
+    """The rules edition the engine plays (a log written before the correction plays 1)."""
+    name: str = "Mundus table"
+    """The table's name, told in the welcome and the beacon."""
+    game_id: str | None = None
+    """The game's id (None: a random one); it is in every commitment and record."""
+    decision_seconds: float | None = None
+    """A person's time for a decision; past it the default is played (None: no limit)."""
+    bot_seconds: float = DEFAULT_BOT_SECONDS
+    """A host bot's time for a decision; past it the default is played."""
+    heartbeat_ms: int = DEFAULT_HEARTBEAT_MS
+    """The heartbeat told to clients (§11); MISSED_HEARTBEATS of silence mark a seat away."""
+    autostart: bool = True
+    """Begin the game as soon as every seat is taken (False: ``begin`` is called)."""
+    bot_pace: float = 0.0
+    """Seconds between two host-bot moves, so that people can follow (0: no wait)."""
+    pub_port: int = 0
+    """The PUB port told in the welcome (0: none yet)."""
+    fixed_seed: bool = False
+    """The seed is the engine seed itself, the seats' contributions unmixed (needs a seed)."""
+    contribution_seconds: float = CONTRIBUTION_SECONDS
+    """A promised seed share (§15) that has not come this long after the last seat was taken
+    is made by the host."""
+    invite: str | None = None
+    """Only those who know this code take a seat or watch (None: anyone)."""
+    stand_in_after: float | None = None
+    """A seat whose player has been away this long is played by a stand-in host bot until the
+    player is back (None: never)."""
+
+
+class TableStage(StrEnum):
+    """The table's life cycle: seats are taken while it waits, ``begin`` deals and it
+    plays, the game's end makes it over. Waiting -> playing -> over, never back."""
+
+    WAITING = "waiting"
+    PLAYING = "playing"
+    OVER = "over"
 
 
 class Table:
     """A game of Mundus Novus with its seats, as the host runs it."""
 
-    def __init__(self, players: int, *, seed: int | None = None, promo: bool = False,
-                 deck: Deck | None = None, first_tm: int | None = 0,
-                 round_limit: int | None = None, rules: int = RULES_EDITION,
-                 name: str = "Mundus table",
-                 game_id: str | None = None, bots: Sequence[Bot] = (),
+    def __init__(self, players: int, settings: TableSettings | None = None, *,
+                 seed: int | None = None, deck: Deck | None = None, bots: Sequence[Bot] = (),
                  bot_names: Sequence[str] | None = None,
-                 bot_seats: Sequence[int] | None = None,
-                 decision_seconds: float | None = None,
-                 bot_seconds: float = DEFAULT_BOT_SECONDS,
-                 heartbeat_ms: int = DEFAULT_HEARTBEAT_MS, clock: Clock = time.monotonic,
-                 autostart: bool = True, bot_pace: float = 0.0, pub_port: int = 0,
-                 fixed_seed: bool = False, host_seed: bytes | None = None,
-                 contribution_seconds: float = CONTRIBUTION_SECONDS,
-                 invite: str | None = None, stand_in_after: float | None = None) -> None:
+                 bot_seats: Sequence[int] | None = None, clock: Clock = time.monotonic,
+                 host_seed: bytes | None = None, **by_name: Any) -> None:
+        """``settings``: how the table plays (``TableSettings``); the collaborators beside it:
+        ``seed`` (fixes the host seed), the ``deck``, the host ``bots`` (their names and
+        seats), the ``clock`` and a restored ``host_seed``. ``by_name``: the settings' fields
+        as keywords (the older form), laid over ``settings``; an unknown name is a
+        TypeError."""
+        settings = replace(settings or TableSettings(), **by_name)
+        self.settings = settings
+        promo, first_tm, round_limit, rules = (settings.promo, settings.first_tm,
+                                               settings.round_limit, settings.rules)
+        name, game_id, decision_seconds = (settings.name, settings.game_id,
+                                           settings.decision_seconds)
+        bot_seconds, heartbeat_ms, autostart = (settings.bot_seconds, settings.heartbeat_ms,
+                                                settings.autostart)
+        bot_pace, pub_port, fixed_seed = settings.bot_pace, settings.pub_port, settings.fixed_seed
+        contribution_seconds, invite, stand_in_after = (
+            settings.contribution_seconds, settings.invite, settings.stand_in_after)
         if len(bots) > players:
             raise ValueError(f"{len(bots)} host bots do not fit at {players} seats")
         if decision_seconds is not None and decision_seconds <= 0:
@@ -247,7 +290,7 @@ class Table:
         # committed before anything that depends on it leaves the table. None: no log.
         self.journal: Journal | None = None
         self.nonce_source: Callable[[], bytes] = new_nonce  # the host bots' offer nonces
-        self.started = False
+        self._began = False  # read as started / stage
         self.record = GameRecord(game_id=self.game_id, options=options, deck=self.deck.name,
                                  deck_digest=self.deck.digest, meta={"table": name})
 
@@ -269,8 +312,9 @@ class Table:
         self._published: list[Message] = []
         self._chat_kept = 0  # chat lines in _published (at most MAX_CHAT_KEPT)
         self._snapshot_events: tuple[int, list[Message]] = (-1, [])  # (seq, history) shared
-        self._snapshot_bucket: dict[bytes, tuple[float, float]] = {}  # conn -> (tokens, when)
-        self._chat_bucket: dict[int, tuple[float, float]] = {}  # seat -> (tokens, when)
+        self._snapshot_bucket: dict[bytes, TokenBucket] = {}  # per connection (host/guard.py)
+        self._chat_bucket: dict[int, TokenBucket] = {}  # per seat
+        self._snapshots_all: TokenBucket | None = None  # made on its first use, at its now
         self._last_state: Message | None = None
         self._log_pos = 0
         self._reveals_event: Message | None = None
@@ -323,6 +367,18 @@ class Table:
     @property
     def over(self) -> bool:
         return self.game.is_over
+
+    @property
+    def started(self) -> bool:
+        """Whether the game has begun (it may be over)."""
+        return self._began
+
+    @property
+    def stage(self) -> TableStage:
+        """Where the table is in its life cycle (waiting, playing, over)."""
+        if not self._began:
+            return TableStage.WAITING
+        return TableStage.OVER if self.game.is_over else TableStage.PLAYING
 
     @property
     def names(self) -> list[str]:
@@ -618,16 +674,40 @@ class Table:
         if (program, contribute) != (seat.program, seat.contribute):
             self._write("flags", seat=seat.index, bot=program, contribute=contribute)
 
+    def snapshot_refusal(self, m: Message, unread: bool, now: float) -> Message | None:
+        """The error reply to a snapshot request refused before the table looks at it, or
+        None: ``unread`` (its connection has not read what it was sent: the server's socket
+        knows), or no token and the snapshots for everyone together are spent. Every
+        snapshot carries the history; a seat's own (its token checked by the table) is never
+        held back by the others: there are at most six seats."""
+        if unread:
+            reply = error_message(ProtocolError(
+                "rate_limited", "snapshots: this connection has not read what the host sent "
+                                "it yet; ask again once it has"))
+        elif "token" not in m and not self._snapshots_all_take(now):
+            reply = error_message(ProtocolError(
+                "rate_limited", f"snapshots: the host makes at most {SNAPSHOTS_ALL_RATE:g} a "
+                                "second for everyone; ask again in a second"))
+        else:
+            return None
+        if "id" in m:
+            reply["id"] = m["id"]
+        return reply
+
+    def _snapshots_all_take(self, now: float) -> bool:
+        if self._snapshots_all is None:
+            self._snapshots_all = TokenBucket(SNAPSHOTS_ALL_RATE, SNAPSHOTS_ALL_BURST, now)
+        return self._snapshots_all.take(now)
+
     def _snapshot(self, conn: bytes, m: Message) -> Message:
         self._joined(conn)
         now = self._clock()
-        tokens, then = self._snapshot_bucket.get(conn, (SNAPSHOT_BURST, now))
-        tokens = min(SNAPSHOT_BURST, tokens + (now - then) * SNAPSHOT_RATE)
-        if tokens < 1.0:
-            self._snapshot_bucket[conn] = (tokens, now)
+        bucket = self._snapshot_bucket.get(conn)
+        if bucket is None:
+            bucket = self._snapshot_bucket[conn] = TokenBucket(SNAPSHOT_RATE, SNAPSHOT_BURST, now)
+        if not bucket.take(now):
             raise ProtocolError("rate_limited", f"snapshots: at most {SNAPSHOT_BURST:g} at once, "
                                                 f"then one every {1 / SNAPSHOT_RATE:g} seconds")
-        self._snapshot_bucket[conn] = (tokens - 1.0, now)
         seat = None
         if m.get("token") is not None:
             seat = self._seat_of_token(m["token"])
@@ -777,13 +857,12 @@ class Table:
     def _chat(self, conn: bytes, m: Message) -> Message:
         seat = self._acting_seat(conn, m["token"], decides=False)
         now = self._clock()
-        tokens, then = self._chat_bucket.get(seat, (CHAT_BURST, now))
-        tokens = min(CHAT_BURST, tokens + (now - then) * CHAT_RATE)
-        if tokens < 1.0:
-            self._chat_bucket[seat] = (tokens, now)
+        bucket = self._chat_bucket.get(seat)
+        if bucket is None:
+            bucket = self._chat_bucket[seat] = TokenBucket(CHAT_RATE, CHAT_BURST, now)
+        if not bucket.take(now):
             raise ProtocolError("rate_limited", f"chat: at most {CHAT_BURST:g} lines at once, "
                                                 f"then one every {1 / CHAT_RATE:g} seconds a seat")
-        self._chat_bucket[seat] = (tokens - 1.0, now)
         self._emit({"kind": "chat", "seat": seat, "name": self.seats[seat].name,
                     "text": m["text"]})
         return {"t": "ok"}
@@ -969,7 +1048,7 @@ class Table:
         self._deal()
         self._write("begin", options=asdict(self.game.options))  # the dealt seed
         self._batch.append({"kind": "started"})  # before the engine's first events
-        self.started = True
+        self._began = True
         self.record.names = self.names
         self._after_change(())
 
@@ -1002,16 +1081,10 @@ class Table:
         game = self.game
         if game.phase == OFFER:
             step = self._step
-            if step is None or seat not in step.asked:
+            asked = None if step is None else step.asks(seat)
+            if step is None or asked is None:
                 return None
-            if step.stage == COMMIT and seat not in step.commitments \
-                    and seat not in step.timed_out:
-                kind = COMMIT
-            elif step.stage == REVEAL and seat in step.commitments \
-                    and seat not in step.revealed and seat not in step.broken:
-                kind = REVEAL
-            else:
-                return None
+            kind = asked
             assert pending is not None
             least, most = pending.detail["sizes"][seat]
             detail = {"n": game.announced, "least": least, "most": most, "round": step.round}
@@ -1073,12 +1146,10 @@ class Table:
         open the host's own offers; the others are asked to reveal."""
         step = self._step
         assert step is not None
-        if step.stage != COMMIT or any(s not in step.commitments and s not in step.timed_out
-                                       for s in step.asked):
+        opened = step.open_reveals()
+        if opened is None:
             return
-        step.stage = REVEAL
-        self._emit({"kind": "commitments", "round": step.round,
-                    "commitments": {str(s): h for s, h in sorted(step.commitments.items())}})
+        self._emit(opened)
         for seat, (offer, nonce, by) in sorted(step.secrets.items()):
             try:
                 self.game.apply(seat, Offer(offer))
@@ -1116,14 +1187,10 @@ class Table:
     def _maybe_close_step(self) -> None:
         step = self._step
         assert step is not None
-        if step.stage != REVEAL or any(s not in step.revealed and s not in step.broken
-                                       for s in step.asked):
-            return
-        step.stage = "done"
-        # Published right after the engine's reveal event (see _pull_engine_events).
-        self._reveals_event = {"kind": "reveals", "round": step.round, "reveals": {
-            str(s): {"offer": list(o), "nonce": n} for s, (o, n) in sorted(step.revealed.items())
-        }}
+        closed = step.close()
+        if closed is not None:
+            # Published right after the engine's reveal event (see _pull_engine_events).
+            self._reveals_event = closed
 
     # -- time and host bots -------------------------------------------------------------------
 
@@ -1161,8 +1228,7 @@ class Table:
             if seat.host_bot is not None or seat.connected or not seat.taken or \
                     seat.away_since is None or now - seat.away_since < self.stand_in_after:
                 continue
-            if step is not None and seat.index in step.commitments and \
-                    seat.index not in step.revealed:
+            if step is not None and step.owes_reveal(seat.index):
                 continue  # its offer's secret is its client's: the reveal waits for it
             self._hand_to_bot(seat.index)
 
@@ -1257,10 +1323,9 @@ class Table:
             return None
         if game.phase == OFFER:
             step = self._step
-            if step is None or step.stage != COMMIT:
+            if step is None:
                 return None
-            return next((s for s in step.asked if self.seats[s].host_bot is not None
-                         and s not in step.commitments), None)
+            return step.next_to_commit(lambda s: self.seats[s].host_bot is not None)
         return next((s for s in game.waiting_seats() if self.seats[s].host_bot is not None),
                     None)
 
@@ -1288,7 +1353,7 @@ class Table:
         # Logged before it acts, with its offer's nonce: the log is private to the host, like
         # the tokens, and a restored table must open the same commitment.
         if self.journal is not None:
-            self._write("bot", **_bot_row(seat, self.game.round, choice, raised, nonce))
+            self._write("bot", **bot_row(seat, self.game.round, choice, raised, nonce))
         if offering:
             step = self._step
             assert step is not None and nonce is not None
@@ -1592,14 +1657,6 @@ def _event_wire(kind: str, public: dict[str, Any]) -> Message:
     if kind == "setup":
         body.pop("seed", None)  # the seed tells the order of every pile: never published
     return {"kind": kind, **body}
-
-
-def _bot_row(seat: int, round_: int, choice: object, raised: str | None,
-             nonce: bytes | None) -> Message:
-    """A host bot's turn as its log row holds it (host/gamelog.py)."""
-    from mundus_net.host.gamelog import bot_row  # the log's own encoding
-
-    return bot_row(seat, round_, choice, raised, nonce)
 
 
 def _card_wire(card: dict[str, Any]) -> Message:

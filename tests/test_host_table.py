@@ -20,7 +20,8 @@ from mundus_net.engine.decisions import Decision
 from mundus_net.engine.record import GameRecord
 from mundus_net.engine.view import PlayerView
 from mundus_net.host.gamelog import dumps
-from mundus_net.host.table import LOGGED_INPUTS, ReplayRefused, Table
+from mundus_net.host.offerstep import OfferStage
+from mundus_net.host.table import LOGGED_INPUTS, ReplayRefused, Table, TableStage
 from mundus_net.protocol.codec import decision_to_wire
 from mundus_net.protocol.commitment import commit, new_nonce, verify
 
@@ -792,3 +793,39 @@ def test_before_the_start_nothing_dealt_is_on_the_wire_and_at_the_start_it_all_i
     assert all(set(m["private"]) >= PRIVATE_DEALT for _, m in privates)
     assert all(hand for hand in hands.values())
     assert send(table, B, t="snapshot", token=b["token"])["private"]["hand"] == hands[2]
+
+
+# -- named stages ----------------------------------------------------------------------------
+
+
+def test_the_table_moves_from_waiting_to_playing_to_over() -> None:
+    clock = FakeClock()
+    table = make_table(clock, decision_seconds=30, seed=5, round_limit=3)
+    stages = [table.stage]
+    send(table, A, t="hello", name="Ana", role="player")
+    stages.append(table.stage)
+    send(table, B, t="hello", name="Bo", role="player")
+    stages.append(table.stage)
+    _drive_to_the_end(table, clock)
+    stages.append(table.stage)
+    assert stages == [TableStage.WAITING, TableStage.WAITING, TableStage.PLAYING,
+                      TableStage.OVER]
+    assert table.started and table.over
+
+
+def test_an_offer_step_moves_commit_then_reveal_then_done_only() -> None:
+    """R5.3 (commit-reveal, protocol §7): the step's stages in order; any other move is
+    refused."""
+    table, token_a, token_b = seated()
+    to_offer_step(table, token_a)
+    step = table.offer_step
+    assert step is not None
+    stages: list[str] = [step.stage]  # a str: equal to the wire's pending kinds
+    with pytest.raises(AssertionError, match="cannot move"):
+        step.move_to(OfferStage.DONE)
+    commit_offer(table, A, token_a, 1)
+    commit_offer(table, B, token_b, 2)
+    stages.append(step.stage)
+    with pytest.raises(AssertionError, match="cannot move"):
+        step.move_to(OfferStage.COMMIT)
+    assert stages == ["commit", "reveal"] == [OfferStage.COMMIT, OfferStage.REVEAL]

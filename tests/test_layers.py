@@ -204,3 +204,33 @@ def test_the_root_exception_imports_nothing_of_mundus_net() -> None:
     module = "mundus_net.engine.errors"
     assert module in MODULES
     assert not {m for m in imports_of(module, MODULES[module]) if m.startswith("mundus_net")}
+
+
+# -- the host's modules --------------------------------------------------------------------------
+
+HOST_MODULES = sorted(m for m in MODULES if m.startswith("mundus_net.host."))
+
+
+def test_host_modules_import_no_circle() -> None:
+    """host/'s modules import each other without a circle (imports inside functions and under
+    TYPE_CHECKING count): the table knows nothing of the game log that replays it; the rows
+    both write are host/logrows.py's (docs/architecture.md, "The host's modules")."""
+    graph = {m: {i for i in imports_of(m, MODULES[m]) if i in HOST_MODULES and i != m}
+             for m in HOST_MODULES}
+    done: set[str] = set()
+
+    def walk(module: str, path: tuple[str, ...]) -> None:
+        assert module not in path, f"import circle: {' -> '.join((*path, module))}"
+        if module in done:
+            return
+        for imported in sorted(graph[module]):
+            walk(imported, (*path, module))
+        done.add(module)
+
+    for module in HOST_MODULES:
+        walk(module, ())
+
+
+def test_the_table_does_not_import_the_game_log() -> None:
+    assert "mundus_net.host.gamelog" not in imports_of("mundus_net.host.table",
+                                                       MODULES["mundus_net.host.table"])

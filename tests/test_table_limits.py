@@ -14,6 +14,8 @@ from mundus_net.host.table import (
     MAX_CHAT_KEPT,
     SNAPSHOT_BURST,
     SNAPSHOT_RATE,
+    SNAPSHOTS_ALL_BURST,
+    SNAPSHOTS_ALL_RATE,
 )
 
 
@@ -99,3 +101,22 @@ def test_a_promised_contribution_that_never_comes_holds_the_start_only_so_long()
     fair = events[1]
     assert set(fair["contributions"]) == {"0", "1", "2"}
     assert fair["contributions"]["2"] == bytes(range(32))  # Bo's own share
+
+
+def test_snapshots_for_everyone_together_are_limited_and_a_seat_never_by_them() -> None:
+    """The snapshot policy is the table's (socket-free): tokenless snapshots share one budget
+    of SNAPSHOTS_ALL_BURST then SNAPSHOTS_ALL_RATE a second; a seat's own is not held back;
+    a connection that has not read what it was sent is refused."""
+    table = make_table(FakeClock())
+    now = 100.0
+    assert all(table.snapshot_refusal({"t": "snapshot"}, False, now) is None
+               for _ in range(int(SNAPSHOTS_ALL_BURST)))
+    refused = table.snapshot_refusal({"t": "snapshot", "id": 4}, False, now)
+    assert refused is not None and refused["code"] == "rate_limited" and refused["id"] == 4
+    assert table.snapshot_refusal({"t": "snapshot", "token": "x" * 32}, False, now) is None
+    later = now + 1.0  # SNAPSHOTS_ALL_RATE more
+    assert all(table.snapshot_refusal({"t": "snapshot"}, False, later) is None
+               for _ in range(int(SNAPSHOTS_ALL_RATE)))
+    assert table.snapshot_refusal({"t": "snapshot"}, False, later) is not None
+    unread = table.snapshot_refusal({"t": "snapshot", "token": "x" * 32}, True, now + 60)
+    assert unread is not None and "not read" in unread["message"]

@@ -3,10 +3,11 @@ the protocol's own encoding and decoding, as over the network."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from mundus_net.bots import load_bot
-from mundus_net.host.table import Table, error_message
+from mundus_net.host.table import Table, TableSettings, error_message
 from mundus_net.protocol.errors import ProtocolError
 from mundus_net.protocol.messages import decode_client, encode
 from support.clock import FakeClock
@@ -25,12 +26,18 @@ def send(table: Table, conn: bytes, **message: Any) -> Message:
     return table.handle(conn, decoded)
 
 
+# What Table takes beside its settings (TableSettings).
+COLLABORATORS = frozenset({"seed", "deck", "bots", "bot_names", "bot_seats", "clock", "host_seed"})
+
+
 def make_table(clock: FakeClock | None = None, **options: Any) -> Table:
     """Seat 0 a greedy host bot, seats 1 and 2 for the tests; seat 1 is the first TM."""
-    settings: dict[str, Any] = {"seed": 11, "first_tm": 1, "game_id": "test-game",
-                                "bots": [load_bot("greedy", 0)], "clock": clock or FakeClock()}
-    settings.update(options)
-    return Table(3, **settings)
+    collaborators: dict[str, Any] = {"seed": 11, "bots": [load_bot("greedy", 0)],
+                                     "clock": clock or FakeClock()}
+    collaborators.update({k: v for k, v in options.items() if k in COLLABORATORS})
+    settings = replace(TableSettings(first_tm=1, game_id="test-game"),
+                       **{k: v for k, v in options.items() if k not in COLLABORATORS})
+    return Table(3, settings, **collaborators)
 
 
 def seated(clock: FakeClock | None = None, **options: Any) -> tuple[Table, str, str]:
