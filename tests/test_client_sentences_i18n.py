@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from prompt_toolkit.utils import get_cwidth
+from support.positions import bot_step
 
 from mundus_net.bots.random_bot import RandomBot
 from mundus_net.client import i18n
@@ -50,8 +51,7 @@ def _games() -> tuple[Game, ...]:
         g = Game.new(players, seed, promo=seed % 2 == 0, first_tm=None)
         bots = [RandomBot(seed * 31 + s) for s in range(players)]
         while not g.is_over:
-            seat = g.waiting_seats()[0]
-            g.apply(seat, bots[seat].decide(PlayerView(g, seat), g.legal(seat)))
+            bot_step(g, bots)
         games.append(g)
     return tuple(games)
 

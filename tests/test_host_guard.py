@@ -105,10 +105,16 @@ def test_a_subscriber_that_sends_more_than_a_subscription_is_closed() -> None:
     assert guard.flooding(3600.0, {10: 700 + 3600 * 40}.get) == []
 
 
-def test_a_suspected_subscriber_alone_is_looked_at_however_many_are_connected() -> None:
+def crowded_guard() -> SubscriberGuard:
+    """A guard of 3,000 subscribers (fds 1000-3999), all accepted at 0 s."""
     guard = SubscriberGuard(limit=5000)
     for fd in range(1000, 4000):
         guard.accepted(fd, 0.0, ADDRESS)
+    return guard
+
+
+def test_a_suspected_subscriber_alone_is_looked_at_however_many_are_connected() -> None:
+    guard = crowded_guard()
     asked: list[int] = []
 
     def received(fd: int) -> int:
@@ -122,9 +128,7 @@ def test_a_suspected_subscriber_alone_is_looked_at_however_many_are_connected() 
 def test_subscribers_are_looked_at_in_turn_within_a_budget_a_second() -> None:
     """3,000 subscribers: a sweep looks at CHECKS_PER_SECOND of them a second, however
     often it is called, and in turn reaches them all (the flooder among them)."""
-    guard = SubscriberGuard(limit=5000)
-    for fd in range(1000, 4000):
-        guard.accepted(fd, 0.0, ADDRESS)
+    guard = crowded_guard()
     asked: list[int] = []
 
     def received(fd: int) -> int:
@@ -142,9 +146,7 @@ def test_subscribers_are_looked_at_in_turn_within_a_budget_a_second() -> None:
 
 
 def test_suspects_beyond_their_budget_are_left_to_the_sweep() -> None:
-    guard = SubscriberGuard(limit=5000)
-    for fd in range(1000, 4000):
-        guard.accepted(fd, 0.0, ADDRESS)
+    guard = crowded_guard()
     asked: list[int] = []
 
     def received(fd: int) -> int:
