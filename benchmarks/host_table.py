@@ -50,7 +50,7 @@ def play(seed: int) -> tuple[int, int]:
     answers = 0
     while not table.over:
         for seat in range(PLAYERS):
-            pending = table.private_state(seat)["pending"]
+            pending = table.output.private_state(seat)["pending"]
             if pending is not None:
                 break
         else:

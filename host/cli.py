@@ -501,7 +501,7 @@ def _run(args: argparse.Namespace, table: Table, host: Host, keys: HostKeys | No
         how = str(stop.args[0]) if stop.args else "Ctrl-C"
         print(f"\nstopping the table ({how})", file=sys.stderr)
         with contextlib.suppress(Exception):  # the players are told, if the loop still runs
-            host.call(lambda t: t.announce_stop(how), timeout=2.0)
+            host.call(lambda t: t.output.announce_stop(how), timeout=2.0)
         host.stop()  # its last flush publishes the announcement
         if log is not None and not table.over:
             # The game goes on after a resume: its record, which holds the secret host seed
@@ -607,7 +607,7 @@ def record_text(table: Table, keys: HostKeys | None) -> str:
     on (no game log). Its ``meta.chain`` is the chain of the public history the host
     published (protocol/chain.py): what every player's client that saw the whole game
     witnessed, the same count and digest (docs/security.md)."""
-    count, digest = chain.extend(0, chain.GENESIS, table.public_history())
+    count, digest = chain.extend(0, chain.GENESIS, table.output.public_history())
     table.record.meta["chain"] = {"scheme": chain.SCHEME, "events": count,
                                   "digest": digest.hex()}
     text = table.record.to_json() + "\n"

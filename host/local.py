@@ -190,6 +190,11 @@ def _detach_output(log: Path | None) -> None:
     os.close(fd)
 
 
+def _announce_stop(table: Table, reason: str) -> None:
+    """Tell the table's players that the host stops (run in the host's thread: Host.call)."""
+    table.output.announce_stop(reason)
+
+
 def _serve(host: Host, idle_s: float, on_over: Callable[[], None],
            stop: StopRequest | None = None) -> None:
     """Run until nobody is left at the table, or ``stop`` is asked (the players are told);
@@ -201,7 +206,7 @@ def _serve(host: Host, idle_s: float, on_over: Callable[[], None],
         if stop is not None and stop.signal is not None:
             print(f"stopping the table ({stop.signal})", file=sys.stderr)
             with contextlib.suppress(Exception):  # the last flush publishes it
-                host.call(partial(Table.announce_stop, reason=stop.signal), timeout=2.0)
+                host.call(partial(_announce_stop, reason=stop.signal), timeout=2.0)
             break
         now = time.monotonic()
         try:

@@ -313,7 +313,7 @@ class Host:
                     # nobody to wait for: go.
                     if ended_at is None:
                         ended_at = now
-                        self._guarded(partial(self.table.announce_closing,
+                        self._guarded(partial(self.table.output.announce_closing,
                                               self.linger_after_end), None)
                     if now - ended_at >= self.linger_after_end or not self.table.connections():
                         break
@@ -564,7 +564,7 @@ class Host:
             except Exception as exc:
                 future.set_exception(exc)
         if calls:
-            self.table.touch()  # the call may have changed the table: the next flush looks
+            self.table.output.touch()  # the call may have changed the table: the next flush looks
 
     def _close(self) -> None:
         with self._calls_lock:

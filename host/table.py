@@ -3,8 +3,10 @@
 The server feeds a :class:`Table` decoded client messages (:meth:`Table.handle`, which
 returns the reply), lets time pass (:meth:`Table.advance`: liveness, deadlines, host bots)
 and sends what :meth:`Table.drain` returns: public updates for the PUB socket and private
-messages for single connections. The clock is injected, so tests need no sleeping, and every
-handler checks everything before it changes anything: a refused message changes nothing.
+messages for single connections, which the table's :attr:`Table.output` (host/updates.py)
+makes; the public and private states are read there too. The clock is injected, so tests need
+no sleeping, and every handler checks everything before it changes anything: a refused message
+changes nothing.
 
 The game log (host/gamelog.py) restores a table through its public replay interface only:
 :meth:`Table.replay_input` takes one logged input again through the handlers that made it,
@@ -40,6 +42,7 @@ from mundus_net.engine.view import PlayerView
 from mundus_net.host.guard import InviteGuard, TokenBucket
 from mundus_net.host.logrows import Journal, bot_row
 from mundus_net.host.offerstep import COMMIT, REVEAL, Cards, OfferStep
+from mundus_net.host.updates import TableOutput, card_wire
 from mundus_net.protocol import fairdeal
 from mundus_net.protocol.codec import KIND_OF, decision_from_wire, decision_to_wire, to_wire
 from mundus_net.protocol.commitment import commit, new_nonce, verify
@@ -60,11 +63,9 @@ STAND_IN_STRATEGY = "greedy"
 MAX_SPECTATORS = 64  # connections watching at once (each may hold a snapshot in flight)
 MAX_SPECTATOR_NAMES = 200  # spectator names told in the history (the first time each watches)
 # Chat (docs/protocol.md §9): per seat, whatever its connections, a burst of CHAT_BURST lines
-# then one every 1/CHAT_RATE seconds; the history (and so every snapshot) keeps the last
-# MAX_CHAT_KEPT lines, so that talk can never grow the host or a snapshot without bound.
+# then one every 1/CHAT_RATE seconds (the history keeps the last lines only: host/updates.py).
 CHAT_RATE = 0.5
 CHAT_BURST = 5.0
-MAX_CHAT_KEPT = 200
 # Snapshots (§5) carry the whole history: per connection a burst of SNAPSHOT_BURST, then one
 # every 1/SNAPSHOT_RATE seconds (a client asks on a join or a gap, and retries after three
 # heartbeats), so that no peer can make the host rebuild and send it without end.
@@ -263,7 +264,8 @@ class Table:
         self.sign_key: str | None = None
         # Until the game starts, a game with the same options stands in (its seed is not
         # the game's: that is known only when every contribution is in). Nothing it dealt
-        # goes on the wire: public_state and private_state tell the options and seats only.
+        # goes on the wire: the public and private states (host/updates.py) tell the options and
+        # seats only.
         options = Options(players, seed if fixed_seed and seed is not None else 0, promo,
                           first_tm, round_limit, rules)
         self.game = Game(options, self.deck)  # RuleError for impossible options
@@ -296,8 +298,7 @@ class Table:
 
         now = clock()
         self.seats = [Seat(i) for i in range(players)]
-        self._views = [PlayerView(self.game, s) for s in range(players)]
-        self._spectator_view = PlayerView(self.game, None)  # one, so its caches last
+        self._views = [PlayerView(self.game, s) for s in range(players)]  # the host bots'
         self._conns: dict[bytes, Conn] = {}
         self._spectator_names: set[str] = set()
         self._pending: dict[int, SeatPending] = {}
@@ -305,32 +306,14 @@ class Table:
         self._step: OfferStep | None = None
         self._next_bot_at = now
 
-        # Outputs: the batch of public events not yet published, everything published (for
-        # snapshots), private events per seat (all, and not yet sent).
-        self.seq = 0
-        self._batch: list[Message] = []
-        self._published: list[Message] = []
-        self._chat_kept = 0  # chat lines in _published (at most MAX_CHAT_KEPT)
-        self._snapshot_events: tuple[int, list[Message]] = (-1, [])  # (seq, history) shared
         self._snapshot_bucket: dict[bytes, TokenBucket] = {}  # per connection (host/guard.py)
         self._chat_bucket: dict[int, TokenBucket] = {}  # per seat
         self._snapshots_all: TokenBucket | None = None  # made on its first use, at its now
-        self._last_state: Message | None = None
-        self._log_pos = 0
-        self._reveals_event: Message | None = None
-        self._private_all: list[list[Message]] = [[] for _ in range(players)]
-        self._private_new: list[list[Message]] = [[] for _ in range(players)]
-        self._last_private: list[Any] = [None] * players
         # Per seat, the pending id of its last answer that got an ``ok``: the ok says that
         # this decision is answered, so no private message is sent only to clear it (§6).
         self._accepted: dict[int, int] = {}
-        self._updates: list[Message] = []
-        self._privates: list[tuple[bytes, Message]] = []
-        # Something may have changed since the last flush (the server flushes every turn of
-        # its loop: an idle turn must not rebuild the public state).
-        self._dirty = True
-        # The last public state's hashable values and their wire forms (public_state).
-        self._state_parts: dict[str, tuple[Any, Any]] = {}
+        # What the table tells: its states, updates and private messages (host/updates.py).
+        self.output = TableOutput(self, self.game, clock, self._accepted)
         # Wire forms of decisions (immutable, hashable) and of each seat's last legal list.
         self._wire_memo: dict[Decision, Message] = {}
         self._legal_wire: dict[int, tuple[list[Decision], list[Message]]] = {}
@@ -385,9 +368,13 @@ class Table:
         return [s.name if s.taken else "" for s in self.seats]
 
     @property
-    def history_length(self) -> int:
-        """How many public events a snapshot carries now."""
-        return len(self._published)
+    def seq(self) -> int:
+        """The number of the last public update (§5; ``output.seq``)."""
+        return self.output.seq
+
+    @seq.setter
+    def seq(self, value: int) -> None:
+        self.output.seq = value
 
     def free_seats(self) -> int:
         return sum(1 for s in self.seats if not s.taken)
@@ -420,101 +407,14 @@ class Table:
         """A host-bot seat with something to decide now, or None."""
         return self._bot_to_play()
 
-    def public_state(self) -> Message:
-        """§6 public state: the spectator's view plus the table.
-
-        Before the game starts (docs/protocol.md, "Before the game starts") nothing is dealt
-        yet: the state holds only what exists then, the options (``players``, ``promo``,
-        ``round_limit``), ``pending`` and ``result`` nil, and the table (its name, options and
-        seats, ``started`` false). The market, queue, hands and every other key of the game
-        arrive with the update that publishes ``started``."""
-        if not self.started:
-            options = self.game.options
-            return {"players": self.players, "promo": options.promo,
-                    "round_limit": options.round_limit, "pending": None, "result": None,
-                    "table": self._table_part()}
-        data = self._spectator_view.to_dict()
-        del data["seat"]
-        # Only the values that changed are converted: a hashable value (immutable all the way
-        # down) equal to the last one has the same wire form, shared with the last state.
-        parts = self._state_parts
-        state: Message = {}
-        for key, value in data.items():
-            part = parts.get(key)
-            if part is not None and part[0] == value:
-                state[key] = part[1]
-                continue
-            wire = to_wire(value)
-            try:
-                hash(value)
-            except TypeError:  # mutable parts (maps): converted every time
-                parts.pop(key, None)
-            else:
-                parts[key] = (value, wire)
-            state[key] = wire
-        state["table"] = self._table_part()
-        return state
-
-    def _table_part(self) -> Message:
-        """The ``table`` key of the public state (§6): the table's name and options, the
-        seats, who committed in this offer step, and whether the game has started."""
-        step = self._step
-        return {
-            "name": self.name,
-            "options": self._options_wire(),
-            "names": self.names,
-            "connected": [s.connected for s in self.seats],
-            "bots": [s.program for s in self.seats],
-            "committed": sorted(step.commitments) if self.started and step is not None
-            and self.game.phase == OFFER and step.round == self.game.round else [],
-            "started": self.started,
-        }
-
-    def _options_wire(self) -> Message:
-        """The table's options as the welcome and the public state's ``table`` tell them."""
-        options = self.game.options
-        return {"promo": options.promo, "round_limit": options.round_limit,
-                "decision_seconds": self.decision_seconds, "first_tm": options.first_tm,
-                "rules": options.rules}
-
-    def private_state(self, seat: int) -> Message:
-        """§6 private state of ``seat`` (without its events). Before the game starts nothing
-        is dealt: only ``seat``, ``my_offer`` and ``pending`` (both nil); ``hand`` and
-        ``stored`` come with the start."""
-        if not self.started:
-            return {"seat": seat, "my_offer": None, "pending": None}
-        view = self._views[seat]
-        pending = self._pending.get(seat)
-        out: Message = {"seat": seat, "hand": list(view.hand), "stored": list(view.stored),
-                        "my_offer": self._offer_seen(seat), "pending": None}
-        if pending is not None:
-            left = None
-            if pending.deadline is not None:
-                left = max(0, int((pending.deadline - self._clock()) * 1000))
-            out["pending"] = {"id": pending.id, "kind": pending.kind, "detail": pending.detail,
-                              "legal": pending.legal, "deadline_ms": left}
-        return out
-
-    def _offer_seen(self, seat: int) -> list[int] | None:
-        """The seat's offer in this offer step as far as the host knows it: once revealed
-        (or made for it: a host bot, a default) until the offers are face up; nil before
-        (a committed offer is its client's secret until the reveal, §7)."""
-        step = self._step
-        if step is None or self.game.phase != OFFER:
-            return None
-        if seat in step.revealed:
-            return list(step.revealed[seat][0])
-        mine = self.game.offers.get(seat)
-        return None if mine is None else list(mine)
-
     def welcome(self, seat: int | None) -> Message:
         return {
             "t": "welcome", "seat": seat,
             "token": None if seat is None else self.seats[seat].token,
             "game": self.game_id, "name": self.name, "players": self.players,
             "names": self.names,
-            "options": self._options_wire(),
-            "deck": [_card_wire(asdict(c)) for c in self.deck.cards],
+            "options": self.output.options_wire(),
+            "deck": [card_wire(asdict(c)) for c in self.deck.cards],
             "pub_port": self.pub_port, "heartbeat_ms": self.heartbeat_ms,
             "host_key": self.host_key, "sign_key": self.sign_key,
             "seed_commitment": self.seed_commitment,
@@ -609,7 +509,7 @@ class Table:
             self._log_flags(seat, m)
             if m.get("bot") is not None:
                 seat.program = bool(m["bot"])
-                self._dirty = True
+                self.output.touch()
             if m.get("contribute") is not None and not self.started:
                 seat.contribute = bool(m["contribute"])
             self._attach(conn, index, client=m.get("client"))
@@ -646,10 +546,10 @@ class Table:
                 f"connection (heard {heard:.0f} s ago): say hello with take_over to take the "
                 "seat over, or sit as a new player")
         if not same_client:
-            self._privates.append((holder, {
+            self.output.send(holder, {
                 "t": "taken_over", "seat": seat.index,
                 "message": f"another client took seat {seat.index} ({seat.name}) over with "
-                           "its token"}))
+                           "its token"})
 
     def _take_seat(self, index: int, name: str, token: str, program: bool,
                    contribute: bool) -> None:
@@ -713,20 +613,7 @@ class Table:
             seat = self._seat_of_token(m["token"])
             if seat is None:
                 raise ProtocolError("bad_token", "no seat has this token")
-        self.flush()  # so that seq, state and events agree
-        private = None
-        if seat is not None:
-            private = self.private_state(seat)
-            private["events"] = list(self._private_all[seat])
-            if self.seats[seat].conn == conn:
-                # The reply leaves now, the queued private messages at the next drain: they
-                # would come after it, older (§6). It tells all they tell, so they are not sent.
-                self._privates = [(c, m) for c, m in self._privates
-                                  if c != conn or m["t"] != "private"]
-        if self._snapshot_events[0] != self.seq:  # one copy of the history per state
-            self._snapshot_events = (self.seq, list(self._published))
-        return {"t": "snapshot", "seq": self.seq, "state": self._last_state,
-                "events": self._snapshot_events[1], "private": private}
+        return self.output.snapshot(seat, conn)
 
     def _decide(self, conn: bytes, m: Message) -> tuple[Message, Later | None]:
         seat = self._acting_seat(conn, m["token"])
@@ -885,22 +772,6 @@ class Table:
 
     # -- checks -------------------------------------------------------------------------------
 
-    def _keep_chat_bounded(self) -> None:
-        """Drop the oldest chat lines from the history beyond MAX_CHAT_KEPT (game events are
-        never dropped)."""
-        self._chat_kept += sum(1 for e in self._batch if e.get("kind") == "chat")
-        extra = self._chat_kept - MAX_CHAT_KEPT
-        if extra <= 0:
-            return
-        kept: list[Message] = []
-        for event in self._published:
-            if extra and event.get("kind") == "chat":
-                extra -= 1
-                continue
-            kept.append(event)
-        self._published = kept
-        self._chat_kept = MAX_CHAT_KEPT
-
     def _joined(self, conn: bytes) -> Conn:
         current = self._conns.get(conn)
         if current is None:
@@ -971,8 +842,7 @@ class Table:
             self._give_back(index)
         seat.conn = conn
         seat.last_seen = self._clock()
-        self._last_private[index] = None  # send the whole private state to the new connection
-        self._dirty = True
+        self.output.send_whole_private(index)
         if not seat.connected:
             seat.connected = True
             if not first:
@@ -1028,13 +898,12 @@ class Table:
         options = replace(self.game.options, seed=seed)
         self.game = Game(options, self.deck)
         self._views = [PlayerView(self.game, s) for s in range(self.players)]
-        self._spectator_view = PlayerView(self.game, None)
-        self._log_pos = 0
+        self.output.dealt(self.game)
         self.record.options = options
         self.record.fairness = fairness_fields(
             mixed=mixed, commitment_=self.seed_commitment, host_seed=self.host_seed,
             contributions=values, digest=deal_digest(self.game))
-        self._batch.append({"kind": "fair_deal", "commitment": self.seed_commitment,
+        self._emit({"kind": "fair_deal", "commitment": self.seed_commitment,
                             "mixed": mixed, "contributions": {
                                 str(s): v for s, (v, _) in enumerate(values)}})
 
@@ -1047,7 +916,7 @@ class Table:
             raise ValueError(f"{self.free_seats()} seat(s) are still free")
         self._deal()
         self._write("begin", options=asdict(self.game.options))  # the dealt seed
-        self._batch.append({"kind": "started"})  # before the engine's first events
+        self._emit({"kind": "started"})  # before the engine's first events
         self._began = True
         self.record.names = self.names
         self._after_change(())
@@ -1061,7 +930,7 @@ class Table:
 
     def _after_change(self, answered: Iterable[int]) -> None:
         """After any change: notice a new offer step, renew pending decisions, note the end."""
-        self._dirty = True
+        self.output.touch()
         game = self.game
         if self.started and game.phase == OFFER and (
                 self._step is None or self._step.round != game.round):
@@ -1189,8 +1058,7 @@ class Table:
         assert step is not None
         closed = step.close()
         if closed is not None:
-            # Published right after the engine's reveal event (see _pull_engine_events).
-            self._reveals_event = closed
+            self.output.after_reveal(closed)  # published right after the engine's reveal
 
     # -- time and host bots -------------------------------------------------------------------
 
@@ -1246,7 +1114,7 @@ class Table:
         seat.standing_in = True
         self._emit({"kind": "stand_in", "seat": index, "strategy": STAND_IN_STRATEGY})
         self._refresh_pending(set())  # its question goes to the stand-in
-        self._dirty = True
+        self.output.touch()
 
     def _give_back(self, index: int) -> None:
         """The player is back: the seat is theirs again (logged first)."""
@@ -1257,7 +1125,7 @@ class Table:
         seat.away_since = None
         self._emit({"kind": "stand_in_end", "seat": index})
         self._refresh_pending({index})  # asked again, with a new pending id
-        self._dirty = True
+        self.output.touch()
 
     def _contributions_due(self, now: float) -> None:
         """§15: seats whose promised contribution is overdue no longer hold the start: the
@@ -1531,136 +1399,13 @@ class Table:
 
     # -- outputs ------------------------------------------------------------------------------
 
-    def public_history(self) -> list[Message]:
-        """Every public event published so far, in order, as a snapshot carries them (the
-        last 200 chat lines only): what the record's chain is made of (protocol/chain.py)."""
-        return list(self._published)
-
-    def touch(self) -> None:
-        """Something outside the table's own handlers may have changed it (the server calls
-        this after running code in the table's thread): the next flush looks."""
-        self._dirty = True
-
-    def announce_stop(self, reason: str) -> None:
-        """Tell everyone the host is stopping (``reason``: how; Ctrl-C, SIGTERM...): the last
-        event published before the sockets close (§9)."""
-        self._emit({"kind": "stopping", "reason": reason[:64]})
-
-    def announce_closing(self, seconds: float) -> None:
-        """Tell everyone when the host will go once the game is over (§9, §11): until then a
-        client that missed the end can still ask for a snapshot."""
-        self._emit({"kind": "closing", "seconds": round(seconds, 3)})
-
     def _emit(self, event: Message) -> None:
         """A host event (§9), after the engine events that came before it."""
-        self._dirty = True
-        self._pull_engine_events()
-        self._batch.append(event)
-
-    def _pull_engine_events(self) -> None:
-        if not self.started:
-            return  # the engine's events are published from the start of the game
-        log = self.game.log
-        for entry in log[self._log_pos:]:
-            public = _event_wire(entry.kind, entry.public)
-            self._batch.append(public)
-            if entry.private:
-                for seat, part in entry.private.items():
-                    merged = {**public, **to_wire(part)}
-                    self._private_all[seat].append(merged)
-                    self._private_new[seat].append(merged)
-            if entry.kind == "reveal" and self._reveals_event is not None:
-                self._batch.append(self._reveals_event)
-                self._reveals_event = None
-        self._log_pos = len(log)
-
-    def flush(self) -> None:
-        """Turn what changed into the next public update and the private messages."""
-        self._pull_engine_events()
-        if not self._dirty and not self._batch:
-            return  # nothing happened since the last flush
-        self._dirty = False
-        state = self.public_state()
-        changed = _changed(self._last_state, state)
-        if self._batch or changed:
-            # §5: an update carries the public state's top-level keys whose values changed
-            # since the previous update; a snapshot carries the whole state.
-            self.seq += 1
-            self._updates.append({"t": "update", "seq": self.seq, "events": self._batch,
-                                  "changed": changed})
-            self._published.extend(self._batch)
-            self._keep_chat_bounded()
-            self._batch = []
-            self._last_state = state
-        game = self.game
-        for seat in self.seats:
-            if seat.host_bot is not None:
-                continue
-            # Taken whole, and a fresh list left: a message is built from the state of its
-            # own seq, and events pulled after it (the start's deal) go to a later one.
-            new, self._private_new[seat.index] = self._private_new[seat.index], []
-            if seat.conn is None:
-                continue  # a snapshot gives it everything when it comes back
-            # What the private state is made of, read from the engine: the message is built
-            # only when it changed (most flushes change nothing of most seats).
-            index = seat.index
-            asked = self._pending.get(index)
-            # Before the start nothing is dealt: the private state is the seat alone.
-            seen = self._offer_seen(index) if self.started else None
-            key = (tuple(game.hands[index]), tuple(game.stored[index]),
-                   None if seen is None else tuple(seen),
-                   None if asked is None else asked.id) if self.started else ((), (), None, None)
-            last = self._last_private[index]
-            if not new and key == last:
-                continue
-            self._last_private[index] = key
-            if not new and asked is None and last is not None and last[:3] == key[:3] \
-                    and last[3] is not None and last[3] == self._accepted.get(index):
-                continue  # only the decision its ok answered is gone (§6): nothing to send
-            # §4: the private state under "private", as a snapshot carries it
-            self._privates.append((seat.conn, {"t": "private", "seq": self.seq, "private": {
-                **self.private_state(index), "events": new}}))
+        self.output.emit(event)
 
     def drain(self) -> tuple[list[Message], list[tuple[bytes, Message]]]:
         """The public updates and the (connection, private message) pairs to send now."""
-        self.flush()
+        self.output.flush()
         if self.journal is not None:
             self.journal.commit(self)  # what they tell is in the log before they leave
-        updates, privates = self._updates, self._privates
-        self._updates, self._privates = [], []
-        return updates, privates
-
-
-def _changed(last: Message | None, state: Message) -> Message:
-    """The keys of ``state`` whose values differ from ``last``'s (all of them without a last
-    state). Unchanged values are usually the very objects of the last state (public_state
-    reuses their wire forms), so identity settles most keys without comparing."""
-    if last is None:
-        return dict(state)
-    changed: Message = {}
-    for key, value in state.items():
-        before = last.get(key, _MISSING)
-        if before is not value and before != value:
-            changed[key] = value
-    return changed
-
-
-_MISSING = object()
-
-
-def _event_wire(kind: str, public: dict[str, Any]) -> Message:
-    """An engine event's public part as a wire event."""
-    body = to_wire(public)
-    if "kind" in body:
-        # A field named "kind" would hide the event's own kind (§2): it travels as "type".
-        body.setdefault("type", body.pop("kind"))
-    if kind == "setup":
-        body.pop("seed", None)  # the seed tells the order of every pile: never published
-    return {"kind": kind, **body}
-
-
-def _card_wire(card: dict[str, Any]) -> Message:
-    """A development's definition as the welcome lists it (§4)."""
-    keys = ("id", "name", "kind", "players", "icon", "income", "caravel", "merchant_class",
-            "capacity", "power", "group")
-    return {k: card[k] for k in keys}
+        return self.output.take()

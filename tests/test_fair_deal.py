@@ -65,7 +65,7 @@ def test_the_game_waits_for_promised_contributions_and_mixes_them() -> None:
     values = [bytes.fromhex(c["value"]) for c in fair["contributions"]]
     assert values[1] == b"\xaa" * 32
     assert table.game.options.seed == fairdeal.engine_seed("fair", table.host_seed, values)
-    table.flush()
+    table.output.flush()
     events = [e for u in table.drain()[0] for e in u["events"]]
     kinds = [e["kind"] for e in events]
     assert kinds.index("fair_deal") < kinds.index("started") < kinds.index("setup")

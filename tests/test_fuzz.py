@@ -174,7 +174,7 @@ def answer_something(table: Table, tokens: dict[int, str],
                      secrets: dict[int, tuple[list[int], bytes]]) -> bool:
     """One legitimate answer from a seated player, if one is asked anything."""
     for seat, token in tokens.items():
-        pending = table.private_state(seat)["pending"]
+        pending = table.output.private_state(seat)["pending"]
         if pending is None:
             continue
         conn = A if seat == 2 else B
@@ -206,7 +206,7 @@ def table_messages(draw: st.DrawFn, tokens: dict[int, str], table: Table) -> dic
     kind = draw(st.sampled_from(["decide"] * 6 + ["commit", "reveal"] * 2
                                 + sorted(CLIENT_MESSAGES)))
     seat = draw(st.sampled_from(sorted(tokens)))
-    pending = table.private_state(seat)["pending"]
+    pending = table.output.private_state(seat)["pending"]
     real_ids = [pending["id"]] if pending else []
     token = draw(st.sampled_from([tokens[seat]] * 3 + [*tokens.values(), "0" * 32]))
     pending_id = draw(st.sampled_from(real_ids * 4 + [0, 1, 2**31 - 1]) | st.integers(0, 400))
@@ -251,8 +251,8 @@ def table_messages(draw: st.DrawFn, tokens: dict[int, str], table: Table) -> dic
 
 
 def observable(table: Table) -> tuple[str, Any]:
-    table.flush()
-    return format_position(table.game), table.public_state()
+    table.output.flush()
+    return format_position(table.game), table.output.public_state()
 
 
 @settings(FUZZ, max_examples=60)

@@ -87,7 +87,7 @@ class Player:
 
     def act(self, table: Table) -> bool:
         assert self.seat is not None and self.token is not None
-        pending = table.private_state(self.seat)["pending"]
+        pending = table.output.private_state(self.seat)["pending"]
         if pending is None:
             return False
         base = {"token": self.token, "pending": pending["id"]}
@@ -227,7 +227,7 @@ def test_an_answer_is_committed_before_its_reply_and_a_refused_one_never(
     table, log, players = start(tmp_path)
 
     def asked(p: Player) -> Message | None:
-        pending: Message | None = table.private_state(p.seat or 0)["pending"]
+        pending: Message | None = table.output.private_state(p.seat or 0)["pending"]
         return pending if pending and pending["kind"] not in ("commit", "reveal") else None
 
     assert not play(table, players, lambda t, step, where: where == "turn" and step > 0
@@ -638,7 +638,7 @@ def test_a_restored_table_tells_its_old_clients_to_say_hello_again(tmp_path: Pat
     assert send(resumed, ana.conn, t="ping")["t"] == "pong"  # without a token: just alive
     ana.hello(resumed)
     assert ana.seat == 2 and send(resumed, ana.conn, t="ping", token=ana.token)["t"] == "pong"
-    assert resumed.public_state()["table"]["connected"] == [True, True, True, False]
+    assert resumed.output.public_state()["table"]["connected"] == [True, True, True, False]
     reopened.close()
 
 
@@ -653,7 +653,7 @@ def test_a_table_restored_before_its_game_began_keeps_the_seats_given(
     resumed = restore(reopened, clock=FakeClock()).table
     # Read from the public state: after ``assert not resumed.started`` mypy would take
     # ``started`` for False below, and the rest of the test for unreachable.
-    assert not resumed.public_state()["table"]["started"]
+    assert not resumed.output.public_state()["table"]["started"]
     assert resumed.names == ["hb0", "hb1", "Ana", ""]
     bo.hello(resumed)  # seat 3, and the game begins
     ana.hello(resumed)  # back with her token
@@ -670,7 +670,7 @@ def state_of(table: Table) -> tuple[Any, ...]:
     """What a restored table must have of the original: the public state, each seat's private
     state, question and token, the pending ids handed out, and the record."""
     seats = range(table.players)
-    return (table.public_state(), [table.private_state(s) for s in seats],
+    return (table.output.public_state(), [table.output.private_state(s) for s in seats],
             [table.pending_of(s) for s in seats], [s.token for s in table.seats],
             table.next_pending_id, table.record.to_json())
 
@@ -678,7 +678,7 @@ def state_of(table: Table) -> tuple[Any, ...]:
 def mid_commit(table: Table, step: int, where: str) -> bool:
     """Between two players' commitments of an offer step after the first: some seats have
     committed, some not (read from the public state only)."""
-    state = table.public_state()
+    state = table.output.public_state()
     committed = state["table"]["committed"]
     return where == "answered" and table.game.round >= 2 and 0 < len(committed) < 4
 
@@ -694,7 +694,7 @@ def test_a_restored_table_has_the_public_and_private_state_of_the_original(
     restored = restore(reopened, clock=FakeClock(), record_resume=False)
     resumed = restored.table
     assert restored.warnings == []
-    assert resumed.public_state()["table"]["connected"] == [True, True, False, False]
+    assert resumed.output.public_state()["table"]["connected"] == [True, True, False, False]
     for player in players:  # back with their tokens, as after a crash
         player.hello(resumed)
     assert state_of(resumed) == state_of(table)

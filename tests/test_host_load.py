@@ -309,7 +309,7 @@ def test_a_bot_game_under_load_and_attack_ends_as_without_the_attack() -> None:
         deadline = time.monotonic() + WAIT
         while not host.call(lambda t: t.over):
             assert time.monotonic() < deadline, "the game did not end under attack"
-            sizes = host.call(lambda t: (len(t.connections()), len(t.public_history())))
+            sizes = host.call(lambda t: (len(t.connections()), len(t.output.public_history())))
             assert sizes[0] <= 2 + SPECTATORS + MAX_SPECTATORS, sizes
             time.sleep(0.1)
         for thread in threads[2:]:
@@ -318,7 +318,7 @@ def test_a_bot_game_under_load_and_attack_ends_as_without_the_attack() -> None:
         # The host serves until stopped (linger_after_end): wait for every spectator's last
         # update and for the attack's answers (the flood's error among them), each
         # read by its own thread, rather than for a fixed time.
-        final = host.call(lambda t: t.public_state()["result"])
+        final = host.call(lambda t: t.output.public_state()["result"])
         answered = ("malformed", "bad_field", "bad_token", "flood")
         deadline = time.monotonic() + WAIT
         while spectators.results() != [final] * SPECTATORS or attacker.sent < ATTACK_MESSAGES \
@@ -327,9 +327,9 @@ def test_a_bot_game_under_load_and_attack_ends_as_without_the_attack() -> None:
                                                  {c: attacker.replies[c] for c in answered})
             time.sleep(0.02)
         bounded = host.call(lambda t: (len(t.connections()), len(host.limiter),
-                                       sum(1 for e in t.public_history()
+                                       sum(1 for e in t.output.public_history()
                                            if e["kind"] == "spectator"),
-                                       len(t.public_history())))
+                                       len(t.output.public_history())))
     finally:
         attacker.stop.set()
         spectators.stop.set()
@@ -352,7 +352,7 @@ def test_a_bot_game_under_load_and_attack_ends_as_without_the_attack() -> None:
         assert player.answers["ok decide"] + player.answers["ok commit"] == player.decisions
         assert player.answers["problem"] == 0, player.lines[-5:]
     # Every spectator saw the end.
-    assert spectators.results() == [table.public_state()["result"]] * SPECTATORS
+    assert spectators.results() == [table.output.public_state()["result"]] * SPECTATORS
     # The attack was answered (and rate-limited), and nothing in the host broke.
     assert attacker.sent >= ATTACK_MESSAGES, attacker.sent
     assert attacker.replies["malformed"] and attacker.replies["bad_field"]

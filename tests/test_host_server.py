@@ -162,8 +162,9 @@ def state_of(host: Host, client: RawClient) -> tuple[Any, ...]:
     """The public state, the history's length and the engine's position, read in the host's
     thread (not by snapshots, which are rate-limited per connection)."""
     def read(table: Table) -> tuple[Any, ...]:
-        table.flush()
-        return (table.seq, table.public_state(), table.history_length, snapshot(table.game))
+        table.output.flush()
+        return (table.seq, table.output.public_state(), table.output.history_length,
+                snapshot(table.game))
     return host.call(read)
 
 

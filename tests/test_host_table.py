@@ -30,20 +30,20 @@ SECRET_KINDS = ("Offer", "Gift", "Store", "PirateDiscard")
 
 def fingerprint(table: Table) -> tuple[Any, ...]:
     """Everything a refused message must leave as it was."""
-    table.flush()
-    return (snapshot(table.game), table.seq, table.public_state(),
+    table.output.flush()
+    return (snapshot(table.game), table.seq, table.output.public_state(),
             {s: table.pending_of(s) for s in range(table.players)}, table.record.to_json())
 
 
 def pending(table: Table, seat: int) -> Message:
-    p: Message | None = table.private_state(seat)["pending"]
+    p: Message | None = table.output.private_state(seat)["pending"]
     assert p is not None, f"seat {seat} has nothing pending"
     return p
 
 
 def public_events(table: Table) -> list[Message]:
-    table.flush()
-    return table.public_history()
+    table.output.flush()
+    return table.output.public_history()
 
 
 def refused(table: Table, conn: bytes, code: str, **message: Any) -> Message:
@@ -97,7 +97,7 @@ def test_seats_in_join_order_host_bots_first_tokens_and_table_full() -> None:
     assert not table.started
     b = send(table, B, t="hello", name="Bo", role="player", bot=True)
     assert b["seat"] == 2 and b["token"] != a["token"]
-    assert table.public_state()["table"]["started"]
+    assert table.output.public_state()["table"]["started"]
     full = send(table, b"late", t="hello", name="Cy", role="player")
     assert full["code"] == "table_full"
     watcher = send(table, SPECTATOR, t="hello", name="Eve", role="spectator")
@@ -106,7 +106,7 @@ def test_seats_in_join_order_host_bots_first_tokens_and_table_full() -> None:
              if e["kind"] in ("joined", "spectator", "started")]
     assert kinds == [("joined", 0, True), ("joined", 1, False), ("joined", 2, True),
                      ("started", None, None), ("spectator", None, None)]
-    assert table.public_state()["table"]["bots"] == [True, False, True]
+    assert table.output.public_state()["table"]["bots"] == [True, False, True]
 
 
 def test_the_game_starts_when_every_seat_is_taken_and_the_seed_stays_secret() -> None:
@@ -114,15 +114,15 @@ def test_the_game_starts_when_every_seat_is_taken_and_the_seed_stays_secret() ->
     send(table, A, t="hello", name="Ana", role="player")
     before = public_events(table)
     assert not any(e["kind"] == "setup" for e in before)  # no engine event before the start
-    assert table.public_state()["pending"] is None
-    assert table.private_state(1)["pending"] is None
+    assert table.output.public_state()["pending"] is None
+    assert table.output.private_state(1)["pending"] is None
     send(table, B, t="hello", name="Bo", role="player")
     events = public_events(table)
     kinds = [e["kind"] for e in events]
     assert kinds.index("started") < kinds.index("setup")
     setup = events[kinds.index("setup")]
     assert "seed" not in setup  # it would tell every card to come
-    assert table.public_state()["table"]["started"] is True
+    assert table.output.public_state()["table"]["started"] is True
     assert pending(table, 1)["kind"] == "announce"
 
 
@@ -173,7 +173,7 @@ def test_a_token_acts_for_its_seat_whatever_the_connection() -> None:
 def test_a_decision_out_of_turn_or_for_another_seat_is_refused() -> None:
     table, _, token_b = seated()
     p = pending(table, 1)
-    assert table.private_state(2)["pending"] is None
+    assert table.output.private_state(2)["pending"] is None
     # seat 2 answers seat 1's question with its own token: it has nothing to decide
     refused(table, B, "not_pending", t="decide", token=token_b, pending=p["id"] + 5,
             decision={"kind": "announce", "n": 3})
@@ -240,11 +240,11 @@ def test_commit_reveal_keeps_offers_secret_until_every_offer_is_fixed() -> None:
     pa, pb = pending(table, 1), pending(table, 2)
     assert (pa["kind"], pb["kind"]) == ("commit", "commit")
     assert pa["detail"] == {"n": 2, "least": 2, "most": 2, "round": 1}
-    assert table.public_state()["table"]["committed"] == [0]
+    assert table.output.public_state()["table"]["committed"] == [0]
     offer_a, nonce_a, digest_a = commit_offer(table, A, token_a, 1)
     # seat 2's question did not change when seat 1 committed: same id
     assert pending(table, 2)["id"] == pb["id"]
-    assert table.private_state(1)["pending"] is None
+    assert table.output.private_state(1)["pending"] is None
     before = table.drain()
     offer_b, nonce_b, digest_b = commit_offer(table, B, token_b, 2)
     after = table.drain()
@@ -373,7 +373,7 @@ def test_a_missed_commit_plays_the_default_offer_and_the_others_go_on() -> None:
     assert {"kind": "timeout", "seat": 1, "phase": "commit"} in events
     commitments = next(e for e in events if e["kind"] == "commitments")["commitments"]
     assert set(commitments) == {"0", "2"}
-    assert table.private_state(1)["pending"] is None
+    assert table.output.private_state(1)["pending"] is None
     pb = pending(table, 2)
     assert send(table, B, t="reveal", token=token_b, pending=pb["id"], offer=list(offer_b),
                 nonce=nonce_b)["t"] == "ok"
@@ -420,10 +420,10 @@ def test_silent_seats_are_marked_away_and_back_when_they_speak() -> None:
     send(table, B, t="ping")
     clock.now += 0.2
     table.advance()
-    assert table.public_state()["table"]["connected"] == [True, False, True]
+    assert table.output.public_state()["table"]["connected"] == [True, False, True]
     assert {"kind": "away", "seat": 1} in public_events(table)
     send(table, A, t="ping", token=token_a)
-    assert table.public_state()["table"]["connected"] == [True, True, True]
+    assert table.output.public_state()["table"]["connected"] == [True, True, True]
     assert public_events(table)[-1] == {"kind": "back", "seat": 1}
     assert send(table, A, t="bye", token=token_a)["t"] == "ok"
     assert public_events(table)[-1] == {"kind": "away", "seat": 1}
@@ -501,7 +501,7 @@ def test_private_information_never_reaches_the_public_updates() -> None:
     for seat, message in privates:
         deals = [e["cards"] for e in message["events"] if e["kind"] == "deal"]
         assert all(tuple(cards) in dealt[seat] for cards in deals)  # its own cards only
-    assert table.private_state(1)["pending"] is None
+    assert table.output.private_state(1)["pending"] is None
 
 
 def test_the_record_replays_to_the_same_game() -> None:
@@ -525,7 +525,7 @@ def test_a_table_of_host_bots_plays_to_the_end() -> None:
         table.drain()
     result = table.game.result
     assert table.over and result is not None and table.record.result == result
-    assert table.public_state()["result"]["winners"] == list(result.winners)
+    assert table.output.public_state()["result"]["winners"] == list(result.winners)
     record = GameRecord.from_json(table.record.to_json())
     assert record.replay().result == table.game.result
     assert all(o.commitment for o in record.offers)
@@ -575,7 +575,7 @@ def test_an_ok_clears_the_answered_decision_without_a_private_message() -> None:
     table.drain()
     p = pending(table, 1)
     assert p["kind"] == "announce"
-    hand = table.private_state(1)["hand"]
+    hand = table.output.private_state(1)["hand"]
     assert send(table, A, t="decide", token=token_a, pending=p["id"],
                 decision={"kind": "announce", "n": 2})["t"] == "ok"
     table.advance()
@@ -661,9 +661,9 @@ def test_replaying_every_input_of_a_table_makes_the_same_table_and_the_same_rows
         twin.replay_input(kind, json.loads(text))
     twin_clock.now = clock.now
     assert twin_rows.rows == rows.rows  # byte for byte, as the game log compares them
-    assert twin.public_state() == table.public_state()
+    assert twin.output.public_state() == table.output.public_state()
     for seat in range(table.players):
-        assert twin.private_state(seat) == table.private_state(seat)
+        assert twin.output.private_state(seat) == table.output.private_state(seat)
         assert twin.pending_of(seat) == table.pending_of(seat)
     assert [s.token for s in twin.seats] == [s.token for s in table.seats]
     assert twin.next_pending_id == table.next_pending_id
@@ -753,7 +753,7 @@ def test_before_the_start_nothing_dealt_is_on_the_wire_and_at_the_start_it_all_i
     watcher = send(table, SPECTATOR, t="hello", name="Eve", role="spectator")
     a = send(table, A, t="hello", name="Ana", role="player")
     updates, privates = table.drain()
-    state = table.public_state()
+    state = table.output.public_state()
     assert set(state) == {"players", "promo", "round_limit", "pending", "result", "table"}
     assert (state["players"], state["promo"], state["round_limit"]) == (3, False, 6)
     assert state["pending"] is None and state["result"] is None
@@ -785,7 +785,7 @@ def test_before_the_start_nothing_dealt_is_on_the_wire_and_at_the_start_it_all_i
         changed.update(update["changed"])
     assert set(changed) >= DEALT
     assert changed["table"]["started"] is True
-    assert {**state, **changed} == table.public_state()  # the Clone pattern adds the keys
+    assert {**state, **changed} == table.output.public_state()  # the Clone pattern adds the keys
     kinds = [e["kind"] for u in updates for e in u["events"]]
     assert kinds.index("started") < kinds.index("setup")
     hands = {m["private"]["seat"]: m["private"]["hand"] for _, m in privates}

@@ -204,7 +204,7 @@ def _games() -> list[tuple[str, bytes]]:
         net.tick(clock.now + 60.0)  # a decision times out
         play(net, bots, until=lambda: game.round >= 4)  # noqa: B023
         if seed == 9:
-            net.table.announce_stop("test")
+            net.table.output.announce_stop("test")
         if seed == 3:  # another program takes the first seat over: the first is told
             bots[net.join("P0", token=first.core.token, take_over=True)] = bots.pop(first)
         play(net, bots)

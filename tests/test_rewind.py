@@ -98,7 +98,7 @@ def test_an_honest_resume_is_not_taken_for_a_rewind_and_the_game_ends(tmp_path: 
 
 
 def _mid_commit(net: Net) -> bool:
-    committed = net.table.public_state()["table"]["committed"]
+    committed = net.table.output.public_state()["table"]["committed"]
     return net.table.game.round >= 2 and 0 < len(committed) < 3
 
 

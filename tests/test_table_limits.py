@@ -11,12 +11,12 @@ from mundus_net.host.table import (
     CHAT_BURST,
     CHAT_RATE,
     CONTRIBUTION_SECONDS,
-    MAX_CHAT_KEPT,
     SNAPSHOT_BURST,
     SNAPSHOT_RATE,
     SNAPSHOTS_ALL_BURST,
     SNAPSHOTS_ALL_RATE,
 )
+from mundus_net.host.updates import MAX_CHAT_KEPT
 
 
 def test_chat_is_limited_per_seat_not_per_connection() -> None:
@@ -47,15 +47,15 @@ def test_other_seats_keep_their_own_chat() -> None:
 def test_a_snapshot_carries_the_last_chat_lines_only_and_every_game_event() -> None:
     clock = FakeClock()
     table, token_a, token_b = seated(clock)
-    table.flush()
-    game_events = [e for e in table.public_history() if e.get("kind") != "chat"]
+    table.output.flush()
+    game_events = [e for e in table.output.public_history() if e.get("kind") != "chat"]
     said = 0
     for _ in range(MAX_CHAT_KEPT + 50):
         clock.now += 1 / CHAT_RATE
         for conn, token in ((A, token_a), (B, token_b)):
             assert send(table, conn, t="chat", token=token, text=f"n{said}")["t"] == "ok"
             said += 1
-        table.flush()
+        table.output.flush()
     snap = send(table, A, t="snapshot", token=token_a)
     chats = [e for e in snap["events"] if e["kind"] == "chat"]
     assert len(chats) == MAX_CHAT_KEPT
@@ -93,7 +93,7 @@ def test_a_promised_contribution_that_never_comes_holds_the_start_only_so_long()
     clock.now += 0.1
     table.advance()
     assert table.started
-    table.flush()
+    table.output.flush()
     snapshot = send(table, A, t="snapshot", token=a["token"])
     events = [e for e in snapshot["events"] if e["kind"] in ("contribution_late", "fair_deal")]
     assert [e["kind"] for e in events] == ["contribution_late", "fair_deal"], events

@@ -25,8 +25,8 @@ def _table(clock: FakeClock) -> Table:
 
 
 def _kinds(table: Table) -> list[str]:
-    table.flush()
-    return [e["kind"] for e in table.public_history()]
+    table.output.flush()
+    return [e["kind"] for e in table.output.public_history()]
 
 
 def _turns(table: Table, players: list[Player], count: int) -> None:

@@ -11,8 +11,8 @@ from mundus_net.client.tui.sentences import sentence
 
 def test_a_stop_is_announced_to_everyone_in_words() -> None:
     table, token_a, _ = seated(FakeClock())
-    table.announce_stop("SIGTERM")
-    table.flush()
+    table.output.announce_stop("SIGTERM")
+    table.output.flush()
     snap = send(table, A, t="snapshot", token=token_a)
     last = snap["events"][-1]
     assert last == {"kind": "stopping", "reason": "SIGTERM"}

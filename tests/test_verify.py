@@ -50,7 +50,7 @@ def finished_table(**options: Any) -> Table:
     assert table.started
     for _ in range(10_000):  # the client seat answers its first legal choice
         table.advance()
-        pending = table.private_state(2)["pending"]
+        pending = table.output.private_state(2)["pending"]
         if table.over:
             break
         if pending is None:
@@ -61,10 +61,10 @@ def finished_table(**options: Any) -> Table:
             table.handle(b"c", {"t": "commit", "token": token, "pending": pending["id"],
                                 "commitment": commit("verify-game", pending["detail"]["round"],
                                                      2, offer, nonce)})
-            reveal = table.private_state(2)["pending"]
+            reveal = table.output.private_state(2)["pending"]
             while reveal is None or reveal["kind"] != "reveal":
                 table.advance()
-                reveal = table.private_state(2)["pending"]
+                reveal = table.output.private_state(2)["pending"]
             table.handle(b"c", {"t": "reveal", "token": token, "pending": reveal["id"],
                                 "offer": offer, "nonce": nonce})
         else:
