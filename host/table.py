@@ -904,8 +904,8 @@ class Table:
             mixed=mixed, commitment_=self.seed_commitment, host_seed=self.host_seed,
             contributions=values, digest=deal_digest(self.game))
         self._emit({"kind": "fair_deal", "commitment": self.seed_commitment,
-                            "mixed": mixed, "contributions": {
-                                str(s): v for s, (v, _) in enumerate(values)}})
+                    "mixed": mixed, "contributions": {
+                        str(s): v for s, (v, _) in enumerate(values)}})
 
     def begin(self) -> None:
         """Start the game (every seat must be taken): ``started`` and the engine's events so

@@ -19,6 +19,9 @@ from mundus_net.engine.view import PlayerView
 from mundus_net.host.offerstep import OfferStep
 from mundus_net.protocol.codec import to_wire
 
+__all__ = ["MAX_CHAT_KEPT", "Asked", "SeatShown", "TableOutput", "TableSource", "card_wire",
+           "changed_keys", "event_wire"]
+
 Message = dict[str, Any]
 Clock = Callable[[], float]
 

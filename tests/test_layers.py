@@ -234,3 +234,12 @@ def test_host_modules_import_no_circle() -> None:
 def test_the_table_does_not_import_the_game_log() -> None:
     assert "mundus_net.host.gamelog" not in imports_of("mundus_net.host.table",
                                                        MODULES["mundus_net.host.table"])
+
+
+def test_the_outputs_do_not_import_the_table() -> None:
+    """host/updates.py reads its table through a Protocol (TableSource): the table imports it,
+    never the other way (docs/architecture.md, "The host's modules")."""
+    module = "mundus_net.host.updates"
+    assert module in MODULES
+    assert not {i for i in imports_of(module, MODULES[module]) if i.startswith("mundus_net.host.")
+                and i not in ("mundus_net.host.offerstep",)}

@@ -1,5 +1,5 @@
-"""A stopped host tells the players (issue 13, item 9): ``Table.announce_stop`` is the last
-public event before the sockets close, and the client says it in words."""
+"""A stopped host tells the players (issue 13, item 9): ``table.output.announce_stop`` is the
+last public event before the sockets close, and the client says it in words."""
 
 from __future__ import annotations
 
