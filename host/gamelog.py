@@ -51,8 +51,8 @@ where the host is about to let something out (the end of :meth:`Table.answer`, b
 reply, and :meth:`Table.drain`, before the updates it returns), so an answer costs one commit.
 
 **Resume.** :func:`restore` builds a new :class:`~host.table.Table` from the ``create`` row and
-feeds it every logged input through its own handlers (:meth:`Table.replay_input
-<host.table.Table.replay_input>`, and :meth:`Table.resume <host.table.Table.resume>` for a
+feeds it every logged input through its own handlers (:func:`replay_input
+<host.replay.replay_input>`, and :meth:`Table.resume <host.table.Table.resume>` for a
 ``resumed`` row: this module uses nothing private of the table); each row the table writes
 again must be the logged row, byte for byte (so a log that does not replay is refused, naming
 the row).
@@ -87,13 +87,8 @@ from mundus_net.engine.deck import CardDef, Deck
 from mundus_net.engine.errors import MundusError
 from mundus_net.engine.view import PlayerView
 from mundus_net.host.logrows import Journal, bot_choice_wire, bot_row, dumps
-from mundus_net.host.table import (
-    CONTRIBUTION_SECONDS,
-    LOGGED_INPUTS,
-    ReplayRefused,
-    Table,
-    TableSettings,
-)
+from mundus_net.host.replay import LOGGED_INPUTS, ReplayRefused, replay_input
+from mundus_net.host.table import CONTRIBUTION_SECONDS, Table, TableSettings
 from mundus_net.protocol.codec import DECISION_KINDS
 from mundus_net.protocol.statedir import atomic_write, state_dir
 
@@ -958,7 +953,7 @@ class Restored:
 def restore(log: GameLog, clock: Callable[[], float] | None = None,
             record_resume: bool = True) -> Restored:
     """The table of ``log`` exactly as the log leaves it, made again from its ``create`` row
-    and every logged input (:meth:`Table.replay_input`, :meth:`Table.resume`); then ``log`` is
+    and every logged input (:func:`host.replay.replay_input`, :meth:`Table.resume`); then ``log`` is
     its journal, with the rows the crashed host was about to write and (``record_resume``) a
     ``resumed`` row written, the table's history flushed and nothing left to send.
 
@@ -1026,8 +1021,8 @@ def _replay_row(table: Table, row: Row, replay: _Replay, warn: Callable[[str], N
         seat = int(data["seat"])
         inner = table.seats[seat].host_bot if 0 <= seat < table.players else None
         stand_in = None if inner is None else _ReplayBot(inner, data, row.seq, warn)
-        table.replay_input(kind, data, bot=stand_in)
+        replay_input(table, kind, data, bot=stand_in)
     elif kind in LOGGED_INPUTS:
-        table.replay_input(kind, data)
+        replay_input(table, kind, data)
     else:
         raise GameLogError(f"row {row.seq}: unexpected {kind!r} row")

@@ -9,9 +9,10 @@ no sleeping, and every handler checks everything before it changes anything: a r
 changes nothing.
 
 The game log (host/gamelog.py) restores a table through its public replay interface only:
-:meth:`Table.replay_input` takes one logged input again through the handlers that made it,
-:meth:`Table.resume` continues its pending ids and update numbers after a host restart, and
-:attr:`Table.next_pending_id` tells how many pending ids were handed out.
+host/replay.py takes each logged input again through the handlers that made it (the
+table's ``take_logged_seat``, ``set_seat_flags``, ``time_out``, ``play_host_bot``,
+``answer_as``...), :meth:`Table.resume` continues its pending ids and update numbers after a
+host restart, and :attr:`Table.next_pending_id` tells how many pending ids were handed out.
 
 Connections are opaque ``bytes`` (the ROUTER identities); the seat token, not the connection,
 is what lets a message act for a seat.
@@ -19,12 +20,11 @@ is what lets a message act for a seat.
 
 from __future__ import annotations
 
-import contextlib
 import hmac
 import secrets
 import time
 import traceback
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
 from math import ceil
@@ -34,7 +34,6 @@ from mundus_net.bots.base import Bot, load_bot
 from mundus_net.engine.decisions import Decision, Offer, RuleError
 from mundus_net.engine.deck import Deck, default_deck
 from mundus_net.engine.defaults import default_decision
-from mundus_net.engine.errors import MundusError
 from mundus_net.engine.game import OFFER, RULES_EDITION, Game, Options, Pending, decision_phase
 from mundus_net.engine.record import GameRecord, RecordedDecision, RecordedOffer
 from mundus_net.engine.seeds import derive_seed
@@ -75,20 +74,8 @@ SNAPSHOT_BURST = 3.0
 # and queued for all of them (Table.snapshot_refusal; the server's socket asks it).
 SNAPSHOTS_ALL_RATE = 20.0
 SNAPSHOTS_ALL_BURST = 40.0
-# The rows of the game log that are inputs of the table: what Table.replay_input takes again.
-LOGGED_INPUTS = frozenset({"seat", "flags", "contribute", "begin", "decide", "commit", "reveal",
-                           "stand_in",
-                           "timeout", "bot"})
 # The connection replayed messages come from: never a ZeroMQ identity (those are 5 bytes).
 _REPLAY_CONN = b"\x00mundus-net/replay"
-# Errors a replayed reveal may get and still be taken: a broken reveal changes the game (§7).
-_REVEAL_TAKEN = ("commit_mismatch", "illegal")
-
-
-class ReplayRefused(MundusError):
-    """A logged input that the table does not take again (:meth:`Table.replay_input`): the
-    message says why (for an answer, ``code: message`` of the error reply). Raised before
-    the table changed anything."""
 
 
 def error_message(err: ProtocolError) -> Message:
@@ -826,7 +813,7 @@ class Table:
             seat.connected = True
             self._emit({"kind": "back", "seat": seat.index})
             if seat.standing_in:
-                self._give_back(seat.index)
+                self.give_back(seat.index)
 
     def _attach(self, conn: bytes, index: int, first: bool = False,
                 client: str | None = None) -> None:
@@ -839,7 +826,7 @@ class Table:
             self._release_conn(conn)
         self._conns[conn] = Conn("player", index, seat.name, self._clock())
         if seat.standing_in:
-            self._give_back(index)
+            self.give_back(index)
         seat.conn = conn
         seat.last_seen = self._clock()
         self.output.send_whole_private(index)
@@ -1081,7 +1068,7 @@ class Table:
             seat = self._bot_to_play()
             if seat is None:
                 return False
-            self._play_bot(seat)
+            self.play_host_bot(seat)
             done += 1
             if self.bot_pace:
                 self._next_bot_at = now + self.bot_pace
@@ -1098,7 +1085,7 @@ class Table:
                 continue
             if step is not None and step.owes_reveal(seat.index):
                 continue  # its offer's secret is its client's: the reveal waits for it
-            self._hand_to_bot(seat.index)
+            self.hand_to_stand_in(seat.index)
 
     def _stand_in_bot(self, index: int) -> Bot:
         """The stand-in of seat ``index``: greedy, seeded from the host seed and the seat, so
@@ -1106,7 +1093,7 @@ class Table:
         seed = int.from_bytes(self.host_seed[:8], "big")
         return load_bot(STAND_IN_STRATEGY, derive_seed(seed, "stand-in", index))
 
-    def _hand_to_bot(self, index: int) -> None:
+    def hand_to_stand_in(self, index: int) -> None:
         """The seat of an absent player is played by a stand-in (logged first)."""
         seat = self.seats[index]
         self._write("stand_in", seat=index, on=True)
@@ -1116,7 +1103,7 @@ class Table:
         self._refresh_pending(set())  # its question goes to the stand-in
         self.output.touch()
 
-    def _give_back(self, index: int) -> None:
+    def give_back(self, index: int) -> None:
         """The player is back: the seat is theirs again (logged first)."""
         seat = self.seats[index]
         self._write("stand_in", seat=index, on=False)
@@ -1197,7 +1184,7 @@ class Table:
         return next((s for s in game.waiting_seats() if self.seats[s].host_bot is not None),
                     None)
 
-    def _play_bot(self, seat: int, stand_in: Bot | None = None,
+    def play_host_bot(self, seat: int, stand_in: Bot | None = None,
                   secret: bytes | None = None) -> None:
         """The host bot of ``seat`` decides (``stand_in`` decides for it, and ``secret`` is its
         offer's nonce, when a logged turn is replayed)."""
@@ -1272,112 +1259,36 @@ class Table:
         if self.journal is not None:
             self.journal.commit(self)
 
-    # -- replaying the game log --------------------------------------------------------------
+    # -- replaying the game log (host/replay.py reads rows; these take them) ----------------
 
-    def replay_input(self, kind: str, data: Mapping[str, Any], *,
-                     bot: Bot | None = None) -> None:
-        """Take one logged input again, through the handlers that took it the first time
-        (host/gamelog.py restores a table by replaying its log with this).
+    def take_logged_seat(self, index: int, name: str, token: str, program: bool,
+                         contribute: bool) -> None:
+        """A logged ``seat`` row: the free seat ``index`` is taken with its logged token, and
+        the game begins if it can (host/replay.py checks the seat is free)."""
+        self._take_seat(index, name, token, program, contribute)
+        self._maybe_start()
 
-        ``kind`` is one of :data:`LOGGED_INPUTS` and ``data`` the row as the table wrote it
-        to its journal: ``seat`` (a free seat is taken with the logged token, and the game
-        begins if it can), ``flags`` (what a ``hello`` with a token changed of its seat),
-        ``contribute``, ``decide``, ``commit`` and ``reveal`` (the seat's message again,
-        with its token), ``begin``, ``timeout`` (the default is played for the seat asked
-        that pending id and phase) and ``bot`` (the host bot of the row's seat, which must be
-        the one to play now, makes its move; ``bot``, if given, decides in its place for this
-        one turn, and the row's ``nonce`` is its offer's nonce). The table writes each row to
-        its :attr:`journal` again as it did the first time, with the rows the input leads to
-        (``begin``, ``void``), so the journal can compare them with the log. Nothing is
-        flushed and no clock step is taken.
-
-        Returns None. Raises :class:`ReplayRefused` when the table does not take the input:
-        no such seat, a ``seat`` that is not free, ``flags`` of a free seat, a ``timeout`` of
-        a question the seat is not asked, a ``bot`` row when another seat's host bot is the
-        one to play, or a message the table answers with an error (a reveal refused with
-        ``commit_mismatch`` or ``illegal`` is taken: it played the default offer, as it did
-        the first time). ReplayRefused is raised before anything changed, and none of the
-        input's rows stays in the journal. ``ValueError`` for a kind that is not an input or a
-        ``begin`` while seats are free, and ``KeyError``, ``TypeError`` or ``ValueError`` for
-        a row without its fields, also before anything changed. An exception from the journal
-        (a row that is not the logged one) or from the engine leaves the table changed part
-        of the way: it no longer follows its log and is to be thrown away.
-
-        An answer that the engine refuses although it listed it (a bug, logged as ``void``
-        the first time) is taken as it was then."""
-        if kind not in LOGGED_INPUTS:
-            raise ValueError(f"{kind!r} is not a logged input (one of "
-                             f"{', '.join(sorted(LOGGED_INPUTS))})")
-        if kind == "begin":
-            self.begin()
-            return
-        index = int(data["seat"])
-        if not 0 <= index < self.players:
-            raise ReplayRefused(f"there is no seat {index}")
+    def set_seat_flags(self, index: int, program: bool, contribute: bool) -> None:
+        """A logged ``flags`` row: what a hello with a token changed of its taken seat."""
         seat = self.seats[index]
-        if kind == "seat":
-            if seat.taken:
-                raise ReplayRefused(f"seat {index} is not free")
-            self._take_seat(index, str(data["name"]), str(data["token"]), bool(data["bot"]),
-                            bool(data["contribute"]))
-            self._maybe_start()
-        elif kind == "flags":
-            if not seat.taken:
-                raise ReplayRefused(f"seat {index} is free: no hello changed it")
-            program, contribute = bool(data["bot"]), bool(data["contribute"])
-            self._write("flags", seat=index, bot=program, contribute=contribute)
-            seat.program = program
-            seat.contribute = contribute
-            self._maybe_start()
-        elif kind == "stand_in":
-            if bool(data["on"]) == seat.standing_in or (data["on"] and seat.host_bot):
-                raise ReplayRefused(f"seat {index} cannot be "
-                                    f"{'handed to' if data['on'] else 'given back by'} a stand-in")
-            if data["on"]:
-                self._hand_to_bot(index)
-            else:
-                self._give_back(index)
-        elif kind == "timeout":
-            pending = self._pending.get(index)
-            if pending is None or pending.id != data["pending"] \
-                    or pending.kind != data["phase"]:
-                raise ReplayRefused(f"seat {index} is not asked {data['phase']} "
-                                    f"{data['pending']}")
-            self._timeout(index, pending)
-        elif kind == "bot":
-            due = self._bot_to_play()
-            if due != index:
-                raise ReplayRefused(f"the host bot to play is seat {due}, not {index}")
-            nonce = data.get("nonce")
-            self._play_bot(index, bot, None if nonce is None else bytes.fromhex(nonce))
-        else:
-            self._replay_message(kind, seat, data)
+        self._write("flags", seat=index, bot=program, contribute=contribute)
+        seat.program = program
+        seat.contribute = contribute
+        self._maybe_start()
 
-    def _replay_message(self, kind: str, seat: Seat, data: Mapping[str, Any]) -> None:
-        """A seat's logged message (decide, commit, reveal, contribute) answered again."""
-        message: Message = {"t": kind, "token": seat.token,
-                            "pending": int(data.get("pending", 0))}
-        if kind == "contribute":
-            del message["pending"]
-            message["value"] = bytes.fromhex(data["value"])
-        elif kind == "decide":
-            message["decision"] = data["decision"]
-        elif kind == "commit":
-            message["commitment"] = bytes.fromhex(data["commitment"])
-        else:
-            message["offer"] = list(data["offer"])
-            message["nonce"] = bytes.fromhex(data["nonce"])
+    def time_out(self, index: int) -> None:
+        """A logged ``timeout`` row: the default is played for the seat's pending question
+        (host/replay.py checks the seat is asked the logged one)."""
+        self._timeout(index, self._pending[index])
+
+    def answer_as(self, message: Message) -> tuple[Message, Later | None]:
+        """:meth:`answer` for a seat's logged message, from a connection no client can have
+        (the message's token says which seat it acts for)."""
         self._conns[_REPLAY_CONN] = Conn("player", None, "replay")
         try:
-            reply, later = self.answer(_REPLAY_CONN, message)
+            return self.answer(_REPLAY_CONN, message)
         finally:
             self._conns.pop(_REPLAY_CONN, None)
-        if reply["t"] == "error" and not (kind == REVEAL and reply["code"] in _REVEAL_TAKEN):
-            raise ReplayRefused(f"{reply['code']}: {reply['message']}")
-        if later is not None:
-            # RuntimeError: the engine refused a listed decision; its void row follows.
-            with contextlib.suppress(RuntimeError):
-                later()
 
     def resume(self, next_pending_id: int, seq: int) -> None:
         """The table goes on after a host restart (host/gamelog.py: a ``resumed`` row).

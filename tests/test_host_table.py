@@ -21,7 +21,8 @@ from mundus_net.engine.record import GameRecord
 from mundus_net.engine.view import PlayerView
 from mundus_net.host.gamelog import dumps
 from mundus_net.host.offerstep import OfferStage
-from mundus_net.host.table import LOGGED_INPUTS, ReplayRefused, Table, TableStage
+from mundus_net.host.replay import LOGGED_INPUTS, ReplayRefused, replay_input
+from mundus_net.host.table import Table, TableStage
 from mundus_net.protocol.codec import decision_to_wire
 from mundus_net.protocol.commitment import commit, new_nonce, verify
 
@@ -595,7 +596,7 @@ def test_an_ok_clears_the_answered_decision_without_a_private_message() -> None:
     assert to_b and all(m["pending"] is None or m["pending"]["id"] != commit_id for m in to_b)
 
 
-# -- replaying the game log: Table.replay_input, Table.resume -----------------------------------
+# -- replaying the game log: host.replay.replay_input, Table.resume ---------------------------
 
 
 class Rows:
@@ -658,7 +659,7 @@ def test_replaying_every_input_of_a_table_makes_the_same_table_and_the_same_rows
     twin, twin_rows = logged_table(twin_clock)
     for now, kind, text in rows.rows:
         twin_clock.now = now
-        twin.replay_input(kind, json.loads(text))
+        replay_input(twin, kind, json.loads(text))
     twin_clock.now = clock.now
     assert twin_rows.rows == rows.rows  # byte for byte, as the game log compares them
     assert twin.output.public_state() == table.output.public_state()
@@ -700,16 +701,16 @@ def test_a_refused_replayed_input_changes_nothing_and_leaves_no_row() -> None:
     ]
     for kind, data, reason in refusals:
         with pytest.raises(ReplayRefused) as refused_input:
-            table.replay_input(kind, data)
+            replay_input(table, kind, data)
         assert str(refused_input.value).startswith(reason), (kind, refused_input.value)
         assert fingerprint(table) == before, kind
         assert rows.rows == written, kind  # an illegal decision's row was taken back
     with pytest.raises(ValueError, match="'void' is not a logged input"):
-        table.replay_input("void", {"seat": 1})
+        replay_input(table, "void", {"seat": 1})
     assert fingerprint(table) == before and rows.rows == written
     # The same table still takes the right input, and its token still acts for its seat.
-    table.replay_input("decide", {"seat": 1, "pending": asked["id"], "round": 1,
-                                  "by": "player", "decision": {"kind": "announce", "n": 2}})
+    replay_input(table, "decide", {"seat": 1, "pending": asked["id"], "round": 1,
+                               "by": "player", "decision": {"kind": "announce", "n": 2}})
     assert table.game.announced == 2
     assert send(table, A, t="ping", token=a["token"])["t"] == "pong"
 
