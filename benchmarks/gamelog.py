@@ -22,7 +22,7 @@ from pathlib import Path
 
 from mundus_net.bots import load_bot
 from mundus_net.host.gamelog import BotSpec, GameLog
-from mundus_net.host.table import Table
+from mundus_net.host.table import Table, TableSettings
 
 PLAYERS = 4
 VARIANTS = ("durable log", "fast log", "no log", "durable floor")
@@ -30,7 +30,7 @@ VARIANTS = ("durable log", "fast log", "no log", "durable floor")
 
 def _table(seed: int) -> Table:
     bots = [load_bot("greedy", seed + k) for k in range(PLAYERS)]
-    return Table(PLAYERS, seed=seed, game_id=f"bench{seed:011x}", bots=bots,
+    return Table(PLAYERS, TableSettings(game_id=f"bench{seed:011x}"), seed=seed, bots=bots,
                  clock=lambda: 0.0)
 
 

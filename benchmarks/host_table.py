@@ -26,7 +26,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from mundus_net.host.table import Table
+from mundus_net.host.table import Table, TableSettings
 from mundus_net.protocol.commitment import commit, new_nonce
 from mundus_net.protocol.messages import decode_client, encode
 
@@ -38,7 +38,7 @@ def play(seed: int) -> tuple[int, int]:
     """One game at a table of four program seats; returns (answers sent, engine decisions
     that were not automatic)."""
     rng = random.Random(seed)
-    table = Table(PLAYERS, seed=seed, fixed_seed=True)
+    table = Table(PLAYERS, TableSettings(fixed_seed=True), seed=seed)
     conns = [f"conn-{i}".encode() for i in range(PLAYERS)]
     tokens = []
     for conn in conns:

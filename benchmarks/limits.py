@@ -28,7 +28,7 @@ from typing import Any
 import zmq
 
 from mundus_net.host.server import Host
-from mundus_net.host.table import Table
+from mundus_net.host.table import Table, TableSettings
 from mundus_net.protocol.messages import decode_host, encode
 from mundus_net.protocol.security import make_client
 
@@ -144,7 +144,7 @@ def keys(rate: float, seconds: float) -> dict[str, Any]:
 
 
 def invites(conns: int, spread: bool, seconds: float) -> dict[str, Any]:
-    host = Host(Table(2, seed=1, invite=CODE), port=0, log=lambda text: None)
+    host = Host(Table(2, TableSettings(invite=CODE), seed=1), port=0, log=lambda text: None)
     host.start()
     ctx: zmq.Context[Any] = zmq.Context()
     assert host.public_key is not None

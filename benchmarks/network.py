@@ -71,7 +71,7 @@ from mundus_net.engine.game import Game, Result
 from mundus_net.engine.view import PlayerView
 from mundus_net.host.gamelog import GameLog
 from mundus_net.host.server import Host
-from mundus_net.host.table import Table
+from mundus_net.host.table import Table, TableSettings
 from mundus_net.protocol.security import make_client, make_server, new_client_keypair
 from mundus_net.tools.runner import play_game
 
@@ -159,7 +159,7 @@ def _table_server(pipe: Connection_, seed: int, secure: bool) -> None:
     """One table after another, each with three random host bots; the address and the
     host's public key go back through ``pipe``."""
     for game in itertools.count():
-        table = Table(PLAYERS, seed=seed + game, fixed_seed=True,
+        table = Table(PLAYERS, TableSettings(fixed_seed=True), seed=seed + game,
                       bots=[load_bot("random", i) for i in range(PLAYERS - 1)])
         # Rate limits are the host's defence against floods; a benchmark client is one.
         host = Host(table, port=0, rate=1e9, burst=1e9, linger_after_end=5.0, log=_stderr,
@@ -401,7 +401,7 @@ def network_game(seed: int, strategy: str, secure: bool = True, layout: str = "p
             ours["end"] = our_cpu()
 
     # fixed_seed: the game of this seed, to compare with the in-process one.
-    table = Table(PLAYERS, seed=seed, heartbeat_ms=1000, fixed_seed=True)
+    table = Table(PLAYERS, TableSettings(heartbeat_ms=1000, fixed_seed=True), seed=seed)
     host = TimedHost(table, port=0, on_update=on_update, log=_stderr, insecure=not secure)
     game_log = None
     if log_dir is not None:  # as host/cli.py's _serve: made before anyone can join

@@ -206,13 +206,11 @@ class Table:
                  seed: int | None = None, deck: Deck | None = None, bots: Sequence[Bot] = (),
                  bot_names: Sequence[str] | None = None,
                  bot_seats: Sequence[int] | None = None, clock: Clock = time.monotonic,
-                 host_seed: bytes | None = None, **by_name: Any) -> None:
-        """``settings``: how the table plays (``TableSettings``); the collaborators beside it:
-        ``seed`` (fixes the host seed), the ``deck``, the host ``bots`` (their names and
-        seats), the ``clock`` and a restored ``host_seed``. ``by_name``: the settings' fields
-        as keywords (the older form), laid over ``settings``; an unknown name is a
-        TypeError."""
-        settings = replace(settings or TableSettings(), **by_name)
+                 host_seed: bytes | None = None) -> None:
+        """``settings``: how the table plays (``TableSettings``; None: its defaults); the
+        collaborators beside it: ``seed`` (fixes the host seed), the ``deck``, the host
+        ``bots`` (their names and seats), the ``clock`` and a restored ``host_seed``."""
+        settings = settings or TableSettings()
         self.settings = settings
         promo, first_tm, round_limit, rules = (settings.promo, settings.first_tm,
                                                settings.round_limit, settings.rules)

@@ -15,7 +15,7 @@ from mundus_net.client.connection import Connection
 from mundus_net.client.core import ClientSettings
 from mundus_net.client.notices import Welcome
 from mundus_net.engine.deck import default_deck
-from mundus_net.host.table import Table
+from mundus_net.host.table import Table, TableSettings
 from mundus_net.protocol import fairdeal
 from mundus_net.protocol.messages import decode_client, encode
 
@@ -43,7 +43,7 @@ def test_the_byte_layouts_are_the_documented_ones() -> None:
 
 
 def test_the_game_waits_for_promised_contributions_and_mixes_them() -> None:
-    table = Table(3, seed=4, game_id="fair", bots=[load_bot("greedy", 0)])
+    table = Table(3, TableSettings(game_id="fair"), seed=4, bots=[load_bot("greedy", 0)])
     a = send(table, b"a", t="hello", name="Ana", role="player", contribute=True)
     b = send(table, b"b", t="hello", name="Bo", role="player")  # contributes nothing
     # The commitment is in every welcome, before anyone contributed.

@@ -36,7 +36,7 @@ from mundus_net.engine.record import GameRecord, RecordError
 from mundus_net.host import cli as host_cli
 from mundus_net.host.gamelog import BotSpec, GameLog
 from mundus_net.host.keys import HostKeys
-from mundus_net.host.table import Table
+from mundus_net.host.table import Table, TableSettings
 from mundus_net.tools.report_data import load_results, record_series
 from mundus_net.tools.rules_cli import describe
 from mundus_net.tools.sim import run_sim
@@ -51,8 +51,8 @@ PYTHON_TEXTS = ("Traceback", "codec can't decode", "Errno", "Error(", "Expecting
 
 def bot_table(round_limit: int | None = None) -> Table:
     """A 3-seat table of host bots (it starts at once), named Ann, Bob and Cy."""
-    return Table(3, game_id="files-game", seed=5, round_limit=round_limit, first_tm=0,
-                 bots=[load_bot(b.strategy, b.seed) for b in BOTS],
+    return Table(3, TableSettings(game_id="files-game", round_limit=round_limit, first_tm=0),
+                 seed=5, bots=[load_bot(b.strategy, b.seed) for b in BOTS],
                  bot_names=["Ann", "Bob", "Cy"])
 
 

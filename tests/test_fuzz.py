@@ -22,7 +22,7 @@ from support.clock import FakeClock
 
 from mundus_net.bots import load_bot
 from mundus_net.engine.notation import format_position
-from mundus_net.host.table import Table
+from mundus_net.host.table import Table, TableSettings
 from mundus_net.protocol.codec import DECISION_KINDS
 from mundus_net.protocol.commitment import commit
 from mundus_net.protocol.errors import ERROR_CODES, ProtocolError
@@ -152,7 +152,7 @@ REPLIES = {"ok", "error", "welcome", "snapshot", "pong"}
 def seated_table(warmup: int) -> tuple[Table, dict[int, str]]:
     """Four seats: greedy host bots at 0 and 1, players at 2 (A) and 3 (B), a spectator; the
     game played ``warmup`` legitimate answers in."""
-    table = Table(4, seed=5, first_tm=2, game_id="fuzz",
+    table = Table(4, TableSettings(first_tm=2, game_id="fuzz"), seed=5,
                   bots=[load_bot("greedy", 1), load_bot("greedy", 2)], clock=FakeClock())
     tokens = {}
     for conn, name in ((A, "Ana"), (B, "Bo")):

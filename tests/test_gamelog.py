@@ -40,7 +40,7 @@ from mundus_net.host.gamelog import (
     restore,
     row_hash,
 )
-from mundus_net.host.table import Table
+from mundus_net.host.table import Table, TableSettings
 from mundus_net.protocol.commitment import commit
 from mundus_net.protocol.fairdeal import host_seed_from_int
 from mundus_net.protocol.messages import decode_client, encode
@@ -135,7 +135,7 @@ def play(table: Table, players: list[Player], stop: Stop | None = None) -> bool:
 
 
 def new_table(clock: Callable[[], float] | None = None) -> Table:
-    return Table(4, seed=SEED, game_id="a1b2c3d4e5f60718", name="Log table",
+    return Table(4, TableSettings(game_id="a1b2c3d4e5f60718", name="Log table"), seed=SEED,
                  bots=[load_bot(b.strategy, b.seed) for b in BOTS], bot_names=["hb0", "hb1"],
                  clock=clock or FakeClock())
 
@@ -605,7 +605,7 @@ def test_a_host_bot_is_replayed_with_exactly_what_it_chose(tmp_path: Path) -> No
     module.Odd = Odd  # type: ignore[attr-defined]
     sys.modules["odd_bot_for_replay"] = module
     try:
-        table = Table(3, seed=4, game_id="0dd0dd0dd0dd0dd0", bots=[Odd(0), Odd(1)],
+        table = Table(3, TableSettings(game_id="0dd0dd0dd0dd0dd0"), seed=4, bots=[Odd(0), Odd(1)],
                       clock=FakeClock())
         log = GameLog.create(tmp_path, table, bots=[BotSpec("odd_bot_for_replay:Odd", 0)] * 2)
         players = [Player("Ana")]

@@ -32,7 +32,7 @@ from mundus_net.host.keys import (
 )
 from mundus_net.host.publisher import PUB_MAX_FRAME
 from mundus_net.host.server import Host
-from mundus_net.host.table import Table
+from mundus_net.host.table import Table, TableSettings
 from mundus_net.protocol.messages import encode, encode_sharing
 from mundus_net.protocol.security import KeyAnnouncement, decode_key_announcement, make_client
 
@@ -182,7 +182,7 @@ def test_a_snapshot_packed_with_its_shared_parts_is_byte_for_byte_the_plain_enco
 
 @pytest.fixture
 def host() -> Any:
-    table = Table(2, seed=5, autostart=False, heartbeat_ms=200)
+    table = Table(2, TableSettings(autostart=False, heartbeat_ms=200), seed=5)
     served = Host(table, port=0)
     served.start()
     yield served

@@ -26,13 +26,20 @@ import zmq
 from keyed_bot import KeyedBot
 
 from mundus_net.bots import load_bot
+from mundus_net.bots.base import Bot
 from mundus_net.client.bot import NetworkBot
 from mundus_net.client.connection import Connection
 from mundus_net.client.core import ClientSettings
 from mundus_net.client.notices import Accepted, Problem, Refused
 from mundus_net.engine.game import Result
 from mundus_net.host.server import Host
-from mundus_net.host.table import MAX_SPECTATOR_NAMES, MAX_SPECTATORS, Table
+from mundus_net.host.table import (
+    DEFAULT_BOT_SECONDS,
+    MAX_SPECTATOR_NAMES,
+    MAX_SPECTATORS,
+    Table,
+    TableSettings,
+)
 from mundus_net.protocol.codec import DECISION_KINDS
 from mundus_net.protocol.messages import (
     CLIENT_MESSAGES,
@@ -53,12 +60,12 @@ NETWORK_BOTS = {4: 4, 5: 5}  # seat -> KeyedBot seed
 SPECTATORS = 20
 
 
-def new_table(**options: Any) -> Table:
-    settings: dict[str, Any] = {"bots": [load_bot(s, seed) for s, seed in HOST_BOTS],
-                                "bot_names": [f"hb{i}" for i in range(4)]}
-    settings.update(options)
-    return Table(6, seed=SEED, fixed_seed=True, game_id="10adf00d10adf00d", name="Load",
-                 **settings)
+def new_table(bots: list[Bot] | None = None, bot_names: list[str] | None = None,
+              bot_seconds: float = DEFAULT_BOT_SECONDS) -> Table:
+    return Table(6, TableSettings(fixed_seed=True, game_id="10adf00d10adf00d", name="Load",
+                                  bot_seconds=bot_seconds), seed=SEED,
+                 bots=[load_bot(s, seed) for s, seed in HOST_BOTS] if bots is None else bots,
+                 bot_names=[f"hb{i}" for i in range(4)] if bot_names is None else bot_names)
 
 
 def in_process_result() -> Result:

@@ -20,7 +20,7 @@ from support.positions import snapshot
 
 from mundus_net.bots import load_bot
 from mundus_net.host.server import Host, RateLimiter
-from mundus_net.host.table import Table
+from mundus_net.host.table import Table, TableSettings
 from mundus_net.protocol.commitment import commit, new_nonce, verify
 from mundus_net.protocol.messages import PROTOCOL_VERSION, decode_host, encode
 from mundus_net.protocol.security import make_client
@@ -139,7 +139,8 @@ def start_host(table: Table, **options: Any) -> Host:
 @pytest.fixture
 def table_host() -> Iterator[Host]:
     """Seat 0 a greedy host bot; seats 1 and 2 for the test's clients; seat 1 is the TM."""
-    table = Table(3, seed=11, first_tm=1, game_id="net-game", bots=[load_bot("greedy", 0)])
+    table = Table(3, TableSettings(first_tm=1, game_id="net-game"), seed=11,
+                  bots=[load_bot("greedy", 0)])
     host = start_host(table)
     yield host
     host.stop()
@@ -458,7 +459,7 @@ def test_no_client_sees_an_offer_before_every_commitment_is_in(
 @pytest.mark.network
 def test_a_game_of_host_bots_runs_to_the_end_with_a_spectator_watching(
         ctx: zmq.Context[Any]) -> None:
-    table = Table(4, seed=8, game_id="bot-game", autostart=False, heartbeat_ms=100,
+    table = Table(4, TableSettings(game_id="bot-game", autostart=False, heartbeat_ms=100), seed=8,
                   bots=[load_bot("greedy", i) for i in range(4)])
     host = start_host(table)
     watcher = RawClient(ctx, host)
@@ -508,7 +509,7 @@ def test_a_game_of_host_bots_runs_to_the_end_with_a_spectator_watching(
 
 @pytest.mark.network
 def test_silent_players_are_marked_away_and_back(ctx: zmq.Context[Any]) -> None:
-    table = Table(2, seed=1, heartbeat_ms=40, bots=[load_bot("random", 0)])
+    table = Table(2, TableSettings(heartbeat_ms=40), seed=1, bots=[load_bot("random", 0)])
     host = start_host(table)
     client = RawClient(ctx, host)
     try:

@@ -22,7 +22,7 @@ from mundus_net.engine.view import PlayerView
 from mundus_net.host.gamelog import dumps
 from mundus_net.host.offerstep import OfferStage
 from mundus_net.host.replay import LOGGED_INPUTS, ReplayRefused, replay_input
-from mundus_net.host.table import Table, TableStage
+from mundus_net.host.table import Table, TableSettings, TableStage
 from mundus_net.protocol.codec import decision_to_wire
 from mundus_net.protocol.commitment import commit, new_nonce, verify
 
@@ -519,8 +519,8 @@ def test_the_record_replays_to_the_same_game() -> None:
 
 
 def test_a_table_of_host_bots_plays_to_the_end() -> None:
-    table = Table(4, seed=2, game_id="bots", bots=[load_bot("greedy", i) for i in range(4)],
-                  clock=FakeClock())
+    table = Table(4, TableSettings(game_id="bots"), seed=2,
+                  bots=[load_bot("greedy", i) for i in range(4)], clock=FakeClock())
     assert table.started
     while table.advance(budget=25):
         table.drain()
@@ -552,7 +552,8 @@ class _Cheat:
 @pytest.mark.parametrize("bot", [_Broken(), _Cheat()], ids=["raises", "illegal"])
 def test_a_failing_host_bot_gets_the_default(bot: Any, capsys: pytest.CaptureFixture[str]
                                              ) -> None:
-    table = Table(2, seed=1, bots=[bot, load_bot("random", 1)], round_limit=2, clock=FakeClock())
+    table = Table(2, TableSettings(round_limit=2), seed=1, bots=[bot, load_bot("random", 1)],
+                  clock=FakeClock())
     while table.advance(budget=50):
         pass
     assert table.over

@@ -25,7 +25,7 @@ from mundus_net.client.notices import Mismatch, Synced
 from mundus_net.engine.game import Result
 from mundus_net.engine.record import GameRecord
 from mundus_net.host.server import Host
-from mundus_net.host.table import Table
+from mundus_net.host.table import Table, TableSettings
 
 pytestmark = pytest.mark.network
 
@@ -36,8 +36,8 @@ WAIT = 120.0  # a deadline for every step, generous: a loaded machine is not a f
 
 @pytest.fixture
 def host() -> Iterator[Host]:
-    table = Table(4, seed=SEED, bots=[load_bot("greedy", 100), load_bot("greedy", 101)],
-                  bot_names=["hb0", "hb1"], bot_seconds=WAIT, heartbeat_ms=200)
+    table = Table(4, TableSettings(bot_seconds=WAIT, heartbeat_ms=200), seed=SEED,
+                  bots=[load_bot("greedy", 100), load_bot("greedy", 101)], bot_names=["hb0", "hb1"])
     server = Host(table, port=0, linger_after_end=WAIT, log=lambda text: None)
     server.start()
     yield server

@@ -26,7 +26,7 @@ from mundus_net.client.core import ClientError
 from mundus_net.client.notices import Rewound
 from mundus_net.engine.decisions import Offer
 from mundus_net.host.gamelog import BotSpec, GameLog, mark_path, restore, write_mark
-from mundus_net.host.table import Table
+from mundus_net.host.table import Table, TableSettings
 from mundus_net.protocol.chain import ANOTHER, EARLIER, GENESIS, Witness, durable, link
 
 GAME = "rewind-game-0001"
@@ -36,8 +36,8 @@ def logged_game(directory: Path, **options: Any) -> tuple[Net, GameLog, dict[Pee
     """A 3-seat table with one greedy host bot, journaled to a game log in ``directory``,
     and two network players (reference cores playing greedy and random)."""
     clock = FakeClock(100.0)
-    table = Table(3, seed=5, game_id=GAME, first_tm=0, bots=[load_bot("greedy", 0)],
-                  clock=clock, **options)
+    table = Table(3, TableSettings(game_id=GAME, first_tm=0, **options), seed=5,
+                  bots=[load_bot("greedy", 0)], clock=clock)
     log = GameLog.create(directory, table, bots=[BotSpec("greedy", 0)])
     net = Net(table, clock)
     players = {net.join("Ana"): load_bot("greedy", 1), net.join("Bo"): load_bot("random", 2)}
@@ -136,7 +136,7 @@ def test_an_honest_resume_at_any_point_is_not_taken_for_a_rewind(tmp_path: Path,
 def test_an_honest_resume_before_the_game_began_is_not_taken_for_a_rewind(
         tmp_path: Path) -> None:
     clock = FakeClock(100.0)
-    table = Table(3, seed=5, game_id=GAME, first_tm=0, bots=[load_bot("greedy", 0)],
+    table = Table(3, TableSettings(game_id=GAME, first_tm=0), seed=5, bots=[load_bot("greedy", 0)],
                   clock=clock)
     log = GameLog.create(tmp_path, table, bots=[BotSpec("greedy", 0)])
     net = Net(table, clock)

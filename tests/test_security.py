@@ -31,7 +31,7 @@ from mundus_net.client.known_hosts import KnownHosts, UntrustedHost, trust_host
 from mundus_net.engine.deck import default_deck
 from mundus_net.host.keys import CURVE_FILE, SIGN_FILE, HostKeys
 from mundus_net.host.server import Host
-from mundus_net.host.table import Table
+from mundus_net.host.table import Table, TableSettings
 from mundus_net.protocol.beacon import Announcement, BeaconError, decode_beacon, encode_beacon
 from mundus_net.protocol.security import (
     KeyAnnouncement,
@@ -104,8 +104,8 @@ class Proxy:
 def play_through_proxy(insecure: bool) -> tuple[bytes, Table, list[Connection]]:
     """A 2-round game: one host bot and two network bots (each a Connection in a thread)
     that reach the host only through recording proxies. Returns every byte seen."""
-    table = Table(3, round_limit=2, first_tm=0, bots=[load_bot("greedy", 1)],
-                  heartbeat_ms=200, bot_seconds=WAIT)
+    table = Table(3, TableSettings(round_limit=2, first_tm=0, heartbeat_ms=200, bot_seconds=WAIT),
+                  bots=[load_bot("greedy", 1)])
     host = Host(table, port=0, linger_after_end=WAIT, log=lambda text: None, insecure=insecure)
     host.start()
     log: list[bytes] = []

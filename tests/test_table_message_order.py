@@ -20,7 +20,7 @@ from support.clock import FakeClock
 from support.net import DEALER, UP, Net, Peer, table, told
 from test_host_server import WAIT, RawClient, start_host
 
-from mundus_net.host.table import Table
+from mundus_net.host.table import Table, TableSettings
 from mundus_net.protocol.messages import encode
 
 Message = dict[str, Any]
@@ -97,7 +97,8 @@ def test_over_sockets_the_last_seat_to_join_gets_its_deal_once_and_only_after_th
     ctx: zmq.Context[Any] = zmq.Context()
     # Ann promises a share of the seed and never sends it: the table starts without it as
     # soon as it is full (contribution_seconds 0), in the host's turn after Bob's hello.
-    host = start_host(Table(2, seed=5, game_id="join-order", contribution_seconds=0.0))
+    host = start_host(Table(2, TableSettings(game_id="join-order", contribution_seconds=0.0),
+                            seed=5))
     ann, bob = RawClient(ctx, host), RawClient(ctx, host)
     holding, release = threading.Event(), threading.Event()
 

@@ -13,15 +13,16 @@ from test_gamelog import BOTS, SEED, Player, per_seat
 from mundus_net.bots import load_bot
 from mundus_net.engine.notation import format_position
 from mundus_net.host.gamelog import GameLog, restore
-from mundus_net.host.table import Table
+from mundus_net.host.table import Table, TableSettings
 
 AFTER = 10.0
 
 
 def _table(clock: FakeClock) -> Table:
-    return Table(4, seed=SEED, game_id="5a5a5a5a5a5a5a5a", name="Stand-in table",
-                 bots=[load_bot(b.strategy, b.seed) for b in BOTS], bot_names=["hb0", "hb1"],
-                 clock=clock, stand_in_after=AFTER)
+    return Table(4, TableSettings(game_id="5a5a5a5a5a5a5a5a", name="Stand-in table",
+                                  stand_in_after=AFTER),
+                 seed=SEED, bots=[load_bot(b.strategy, b.seed) for b in BOTS],
+                 bot_names=["hb0", "hb1"], clock=clock)
 
 
 def _kinds(table: Table) -> list[str]:

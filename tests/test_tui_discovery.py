@@ -18,7 +18,7 @@ from mundus_net.bots.base import load_bot
 from mundus_net.client.discovery import Listener
 from mundus_net.host.beacon import table_beacon
 from mundus_net.host.server import Host
-from mundus_net.host.table import Table
+from mundus_net.host.table import Table, TableSettings
 from mundus_net.protocol.beacon import Announcement, decode_beacon, encode_beacon
 from mundus_net.protocol.messages import PROTOCOL_VERSION
 
@@ -31,8 +31,8 @@ def test_the_beacon_round_trips() -> None:
 
 @pytest.mark.network
 def test_a_beacon_is_heard_on_loopback() -> None:
-    table = Table(4, seed=1, bots=[load_bot("greedy", i) for i in range(3)],
-                  name="Loopback table")
+    table = Table(4, TableSettings(name="Loopback table"), seed=1,
+                  bots=[load_bot("greedy", i) for i in range(3)])
     host = Host(table, port=0, log=lambda text: None)
     host.start()
     port = free_udp_port()

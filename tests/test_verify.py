@@ -23,7 +23,7 @@ from mundus_net.bots import load_bot
 from mundus_net.cli import main
 from mundus_net.host.cli import record_text
 from mundus_net.host.keys import HostKeys, default_key_dir, own_sign_key, signed_by
-from mundus_net.host.table import Table
+from mundus_net.host.table import Table, TableSettings
 from mundus_net.protocol import fairdeal
 from mundus_net.protocol.commitment import commit, new_nonce
 from mundus_net.protocol.messages import decode_client, encode
@@ -33,12 +33,12 @@ from mundus_net.tools.verify import CHECKS, UnreadableRecord, verify_text
 KEYS = HostKeys.generate()
 
 
-def finished_table(**options: Any) -> Table:
+def finished_table(seed: int | None = None, fixed_seed: bool = False) -> Table:
     """A 2-round table of two host bots and one client seat that contributed, played to its
     end without sockets."""
-    table = Table(3, game_id="verify-game", round_limit=2, first_tm=0,
-                  bots=[load_bot("greedy", 1), load_bot("random", 2)],
-                  bot_names=["g", "r"], **options)
+    table = Table(3, TableSettings(game_id="verify-game", round_limit=2, first_tm=0,
+                                   fixed_seed=fixed_seed), seed=seed,
+                  bots=[load_bot("greedy", 1), load_bot("random", 2)], bot_names=["g", "r"])
     welcome = table.handle(b"c", decode_client(encode(
         {"t": "hello", "name": "Ana", "role": "player", "bot": True, "contribute": True})))
     # Read into a local: mypy keeps a narrowed ``table.started`` across the calls below.

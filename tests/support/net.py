@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 from mundus_net.bots import load_bot
@@ -29,9 +29,10 @@ from mundus_net.client.core import (
 )
 from mundus_net.client.notices import Notice, PrivateUpdate, PublicEvents
 from mundus_net.engine.view import PlayerView
-from mundus_net.host.table import Table
+from mundus_net.host.table import Table, TableSettings
 from mundus_net.protocol.messages import decode_client, decode_host, encode
 from support.clock import FakeClock
+from support.table import COLLABORATORS
 
 Message = dict[str, Any]
 UP, DEALER, PUBLIC = "up", "dealer", "public"  # the ways a message travels
@@ -205,11 +206,13 @@ def frames(items: Iterable[bytes | Action]) -> list[Message]:
 
 
 def table(clock: FakeClock, players: int = 3, host_bots: int = 0, **options: Any) -> Table:
-    settings: dict[str, Any] = {"seed": 5, "game_id": "core-game", "first_tm": 0,
-                                "bots": [load_bot("greedy", s) for s in range(host_bots)],
-                                "clock": clock}
-    settings.update(options)
-    return Table(players, **settings)
+    """``options``: TableSettings fields and the table's collaborators (seed, bots...)."""
+    collaborators: dict[str, Any] = {"seed": 5, "clock": clock,
+                                     "bots": [load_bot("greedy", s) for s in range(host_bots)]}
+    collaborators.update({k: v for k, v in options.items() if k in COLLABORATORS})
+    settings = replace(TableSettings(game_id="core-game", first_tm=0),
+                       **{k: v for k, v in options.items() if k not in COLLABORATORS})
+    return Table(players, settings, **collaborators)
 
 
 def play(net: Net, players: dict[Peer, Bot], step: float = 0.05,
