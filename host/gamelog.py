@@ -953,9 +953,10 @@ class Restored:
 def restore(log: GameLog, clock: Callable[[], float] | None = None,
             record_resume: bool = True) -> Restored:
     """The table of ``log`` exactly as the log leaves it, made again from its ``create`` row
-    and every logged input (:func:`host.replay.replay_input`, :meth:`Table.resume`); then ``log`` is
-    its journal, with the rows the crashed host was about to write and (``record_resume``) a
-    ``resumed`` row written, the table's history flushed and nothing left to send.
+    and every logged input (:func:`~host.replay.replay_input`, :meth:`Table.resume`); then
+    ``log`` is its journal, with the rows the crashed host was about to write and
+    (``record_resume``) a ``resumed`` row written, the table's history flushed and nothing
+    left to send.
 
     Returns the table, the number of rows replayed and the warnings (a host bot that chose
     otherwise on replay). Raises GameLogError, naming the file and the row, when the table

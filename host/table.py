@@ -35,16 +35,17 @@ from mundus_net.engine.decisions import Decision, Offer, RuleError
 from mundus_net.engine.deck import Deck, default_deck
 from mundus_net.engine.defaults import default_decision
 from mundus_net.engine.game import OFFER, RULES_EDITION, Game, Options, Pending, decision_phase
-from mundus_net.engine.record import GameRecord, RecordedDecision, RecordedOffer
+from mundus_net.engine.record import GameRecord, RecordedDecision
 from mundus_net.engine.seeds import derive_seed
 from mundus_net.engine.view import PlayerView
+from mundus_net.host.commitreveal import CommitReveal, OfferWiring
 from mundus_net.host.guard import InviteGuard, TokenBucket
 from mundus_net.host.logrows import Journal, bot_row
-from mundus_net.host.offerstep import COMMIT, REVEAL, Cards, OfferStep
+from mundus_net.host.offerstep import COMMIT, REVEAL, OfferStep
 from mundus_net.host.updates import TableOutput, card_wire
 from mundus_net.protocol import fairdeal
 from mundus_net.protocol.codec import KIND_OF, decision_from_wire, decision_to_wire, to_wire
-from mundus_net.protocol.commitment import commit, new_nonce, verify
+from mundus_net.protocol.commitment import new_nonce
 from mundus_net.protocol.errors import ProtocolError
 from mundus_net.protocol.invite import matches as invite_matches
 from mundus_net.protocol.messages import DEFAULT_HEARTBEAT_MS
@@ -288,7 +289,6 @@ class Table:
         self._spectator_names: set[str] = set()
         self._pending: dict[int, SeatPending] = {}
         self._next_id = 1
-        self._step: OfferStep | None = None
         self._next_bot_at = now
 
         self._snapshot_bucket: dict[bytes, TokenBucket] = {}  # per connection (host/guard.py)
@@ -299,6 +299,12 @@ class Table:
         self._accepted: dict[int, int] = {}
         # What the table tells: its states, updates and private messages (host/updates.py).
         self.output = TableOutput(self, self.game, clock, self._accepted)
+        # The offer steps' commit-reveal (host/commitreveal.py): the table checks and logs
+        # each message, the moves are made there.
+        self.offers = CommitReveal(OfferWiring(
+            game=lambda: self.game, game_id=self.game_id, record=self.record, emit=self._emit,
+            after_reveal=self.output.after_reveal, play=self._apply, recorded=self._recorded,
+            after_change=self._after_change))
         # Wire forms of decisions (immutable, hashable) and of each seat's last legal list.
         self._wire_memo: dict[Decision, Message] = {}
         self._legal_wire: dict[int, tuple[list[Decision], list[Message]]] = {}
@@ -386,7 +392,7 @@ class Table:
     @property
     def offer_step(self) -> OfferStep | None:
         """The commit-reveal state of the offer step under way (§7), or None."""
-        return self._step
+        return self.offers.step
 
     def bot_to_play(self) -> int | None:
         """A host-bot seat with something to decide now, or None."""
@@ -651,19 +657,13 @@ class Table:
         if pending.kind != COMMIT:
             raise ProtocolError("commit_phase", f"the seat is asked to {pending.kind}, not to "
                                                 "commit")
-        step = self._step
+        step = self.offers.step
         assert step is not None
         commitment: bytes = m["commitment"]
         self._write("commit", seat=seat, pending=pending.id, round=step.round,
                     commitment=commitment.hex())
-
+        later = self.offers.commit(seat, commitment)
         self._accepted[seat] = pending.id
-
-        def later() -> None:  # nothing can refuse a commitment now
-            step.commitments[seat] = commitment
-            self._emit({"kind": "committed", "seat": seat})
-            self._maybe_open_reveals()
-            self._after_change((seat,))
         return {"t": "ok"}, later
 
     def _reveal(self, conn: bytes, m: Message) -> tuple[Message, Later | None]:
@@ -672,45 +672,17 @@ class Table:
         if pending.kind != REVEAL:
             raise ProtocolError("commit_phase", f"the seat is asked to {pending.kind}, not to "
                                                 "reveal")
-        step = self._step
+        step = self.offers.step
         assert step is not None
         offer, nonce = tuple(m["offer"]), m["nonce"]
+        by = self._by(seat)
         # Logged whatever comes of it: a broken reveal changes the game too (§7).
         self._write("reveal", seat=seat, pending=pending.id, round=step.round,
-                    offer=list(offer), nonce=nonce.hex(), by=self._by(seat))
-        if not verify(step.commitments[seat], self.game_id, step.round, seat, offer, nonce):
-            # §7: a broken reveal costs the seat its offer (the default is played), not the game
-            self._break(seat, "commit_mismatch")
-            raise ProtocolError("commit_mismatch", "the reveal does not open the commitment; "
-                                                   "the default offer was played")
-        listed = pending.lookup({"kind": "offer", "cards": list(offer)})
-        if isinstance(listed, Offer):
-            def later() -> None:
-                self._apply_listed_offer(step, seat, listed, nonce)
-            self._accepted[seat] = pending.id
-            return {"t": "ok"}, later
-        try:
-            self.game.apply(seat, Offer(offer))
-        except RuleError as err:
-            self._break(seat, f"illegal offer ({err})")
-            raise ProtocolError("illegal", f"{err} (the default offer was played)",
-                                rule=err.rule) from None
-        self._opened(step, seat, offer, nonce, self._by(seat))
+                    offer=list(offer), nonce=nonce.hex(), by=by)
+        later = self.offers.reveal(seat, offer, nonce,
+                                   pending.lookup({"kind": "offer", "cards": list(offer)}), by)
         self._accepted[seat] = pending.id
-        self._after_change((seat,))
-        return {"t": "ok"}, None
-
-    def _apply_listed_offer(self, step: OfferStep, seat: int, offer: Offer,
-                            nonce: bytes) -> None:
-        """A reveal that opens its commitment with one of the seat's legal offers."""
-        try:
-            self.game.apply(seat, offer)
-        except RuleError as err:  # the engine refused an offer it listed: a bug
-            self._break(seat, f"illegal offer ({err})")
-            raise RuntimeError(f"the engine refused {offer!r}, one of its legal offers for "
-                               f"seat {seat}: {err}") from err
-        self._opened(step, seat, offer.cards, nonce, self._by(seat))
-        self._after_change((seat,))
+        return {"t": "ok"}, later
 
     def _contribute(self, conn: bytes, m: Message) -> Message:
         """§15: a seat's random contribution to the engine seed, before the game starts.
@@ -917,9 +889,8 @@ class Table:
         """After any change: notice a new offer step, renew pending decisions, note the end."""
         self.output.touch()
         game = self.game
-        if self.started and game.phase == OFFER and (
-                self._step is None or self._step.round != game.round):
-            self._step = OfferStep(game.round, game.waiting_seats())
+        if self.started:
+            self.offers.follow(game)
         self._refresh_pending(set(answered))
         if game.is_over and self.record.result is None:
             self.record.result = game.result
@@ -934,7 +905,7 @@ class Table:
         ``waiting`` are the engine's, read once for all seats."""
         game = self.game
         if game.phase == OFFER:
-            step = self._step
+            step = self.offers.step
             asked = None if step is None else step.asks(seat)
             if step is None or asked is None:
                 return None
@@ -993,58 +964,6 @@ class Table:
                 self._next_id += 1
         self._pending = fresh
 
-    # -- commit-reveal ------------------------------------------------------------------------
-
-    def _maybe_open_reveals(self) -> None:
-        """Once every asked seat is committed (or timed out), publish the commitments and
-        open the host's own offers; the others are asked to reveal."""
-        step = self._step
-        assert step is not None
-        opened = step.open_reveals()
-        if opened is None:
-            return
-        self._emit(opened)
-        for seat, (offer, nonce, by) in sorted(step.secrets.items()):
-            try:
-                self.game.apply(seat, Offer(offer))
-            except RuleError as err:  # a host bot's offer was checked when it committed
-                self._break(seat, f"illegal offer ({err})")
-                continue
-            self._opened(step, seat, offer, nonce, by)
-        for seat in sorted(step.timed_out):
-            step.broken.add(seat)
-            self._apply(seat, default_decision(self.game, seat), "default")
-        self._maybe_close_step()
-
-    def _opened(self, step: OfferStep, seat: int, offer: Cards, nonce: bytes, by: str) -> None:
-        """A reveal that opens its commitment and was applied to the engine."""
-        step.revealed[seat] = (offer, nonce)
-        self._recorded(seat, Offer(offer), by)
-        self.record.offers.append(RecordedOffer(step.round, seat, step.commitments[seat].hex(),
-                                                offer, nonce.hex()))
-        self._maybe_close_step()
-
-    def _break(self, seat: int, reason: str, timeout: bool = False) -> None:
-        """A seat loses its reveal: violation published and recorded, default offer played."""
-        step = self._step
-        assert step is not None
-        if timeout:
-            self._emit({"kind": "timeout", "seat": seat, "phase": REVEAL})
-        self._emit({"kind": "violation", "seat": seat, "reason": reason})
-        self.record.violations.append({"round": step.round, "seat": seat, "reason": reason,
-                                       "phase": REVEAL})
-        step.broken.add(seat)
-        self._apply(seat, default_decision(self.game, seat), "default")
-        self._maybe_close_step()
-        self._after_change((seat,))
-
-    def _maybe_close_step(self) -> None:
-        step = self._step
-        assert step is not None
-        closed = step.close()
-        if closed is not None:
-            self.output.after_reveal(closed)  # published right after the engine's reveal
-
     # -- time and host bots -------------------------------------------------------------------
 
     def advance(self, budget: int | None = None) -> bool:
@@ -1076,7 +995,7 @@ class Table:
         """Seats whose player has been away ``stand_in_after`` seconds get a stand-in."""
         if self.stand_in_after is None:
             return
-        step = self._step
+        step = self.offers.step
         for seat in self.seats:
             if seat.host_bot is not None or seat.connected or not seat.taken or \
                     seat.away_since is None or now - seat.away_since < self.stand_in_after:
@@ -1150,18 +1069,10 @@ class Table:
     def _timeout(self, seat: int, pending: SeatPending) -> None:
         """§8: the default decision for a seat that did not answer in time."""
         self._write("timeout", seat=seat, pending=pending.id, phase=pending.kind)
-        step = self._step
         if pending.kind == COMMIT:
-            assert step is not None
-            self._emit({"kind": "timeout", "seat": seat, "phase": COMMIT})
-            self._emit({"kind": "violation", "seat": seat, "reason": "timeout"})
-            self.record.violations.append({"round": step.round, "seat": seat,
-                                           "reason": "timeout", "phase": COMMIT})
-            step.timed_out.add(seat)  # its default offer is played when the reveals open
-            self._maybe_open_reveals()
-            self._after_change((seat,))
+            self.offers.time_out_commit(seat)  # its default offer: when the reveals open
         elif pending.kind == REVEAL:
-            self._break(seat, "timeout", timeout=True)
+            self.offers.time_out_reveal(seat)
         else:
             self._emit({"kind": "timeout", "seat": seat, "phase": pending.kind})
             self.record.violations.append({"round": self.game.round, "seat": seat,
@@ -1175,7 +1086,7 @@ class Table:
         if not self.started or game.is_over:
             return None
         if game.phase == OFFER:
-            step = self._step
+            step = self.offers.step
             if step is None:
                 return None
             return step.next_to_commit(lambda s: self.seats[s].host_bot is not None)
@@ -1208,8 +1119,7 @@ class Table:
         if self.journal is not None:
             self._write("bot", **bot_row(seat, self.game.round, choice, raised, nonce))
         if offering:
-            step = self._step
-            assert step is not None and nonce is not None
+            assert nonce is not None
             offer = Offer(tuple(sorted(choice.cards))) if isinstance(choice, Offer) else None
             by = "bot"
             if offer is None or offer not in legal:
@@ -1218,11 +1128,7 @@ class Table:
                 fallback = default_decision(self.game, seat)
                 assert isinstance(fallback, Offer)
                 offer = fallback
-            # Host bots commit like everyone else; the host keeps their secret (§7).
-            step.secrets[seat] = (offer.cards, nonce, by)
-            step.commitments[seat] = commit(self.game_id, step.round, seat, offer.cards, nonce)
-            self._emit({"kind": "committed", "seat": seat})
-            self._maybe_open_reveals()
+            self.offers.commit_host_bot(seat, offer, nonce, by)
         else:
             try:
                 if choice is None:
