@@ -48,8 +48,8 @@ __all__ = [
     "AUTO", "CARAVEL_NAME", "CARD", "DEFAULT_LANGUAGE", "DOMAIN", "EVENT", "LANGUAGES",
     "LANGUAGES_FILE", "LOCALE_DIR", "LOCALE_VARIABLES", "NAME_CONTEXTS", "N_", "RESOURCE", "STEP",
     "STEPS", "TERM", "TERMS", "Translator", "add_language_argument", "choose_language", "current",
-    "early_language", "language_of_locale", "language_option", "save_language", "saved_language", "system_language",
-    "translator", "use"
+    "early_language", "language_of_locale", "language_option", "save_language", "saved_language",
+    "system_language", "translator", "use"
 ]
 
 LANGUAGES_FILE = "languages.json"  # in the state folder: player name -> language

@@ -1,7 +1,7 @@
 """Making and checking the catalogs of :mod:`mundus_net.i18n`, in a checkout of the
 repository, with Babel (``pip install -e '.[test]'`` brings it):
 
-    python -m mundus_net.client.i18n_build extract   # the messages -> mundus_net/i18n/locale/mundus.pot
+    python -m mundus_net.client.i18n_build extract   # -> mundus_net/i18n/locale/mundus.pot
     python -m mundus_net.client.i18n_build update    # the template merged into every .po
     python -m mundus_net.client.i18n_build compile   # every .po -> its .mo (shipped in the wheel)
     python -m mundus_net.client.i18n_build check     # what tests/test_i18n_catalogs.py checks
@@ -26,6 +26,8 @@ from babel.messages.extract import extract_from_dir
 from babel.messages.mofile import read_mo, write_mo
 from babel.messages.pofile import read_po, write_po
 
+from mundus_net.engine.cards import RESOURCE_NAMES
+from mundus_net.engine.deck import EVENT_NAMES, default_deck
 from mundus_net.i18n import (
     CARAVEL_NAME,
     CARD,
@@ -39,8 +41,6 @@ from mundus_net.i18n import (
     TERM,
     TERMS,
 )
-from mundus_net.engine.cards import RESOURCE_NAMES
-from mundus_net.engine.deck import EVENT_NAMES, default_deck
 
 __all__ = [
     "PLURAL_FORMS", "PROJECT", "REPO", "SOURCES", "TEMPLATE", "Found", "compile_all", "compiled",

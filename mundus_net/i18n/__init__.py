@@ -32,7 +32,7 @@ from mundus_net.engine.cards import RESOURCE_NAMES
 from mundus_net.engine.deck import EVENT_NAMES, CardDef
 
 __all__ = [
-    "AUTO", "CARAVEL_NAME", "CARD", "DEFAULT_LANGUAGE", "DOMAIN", "EVENT", "LANGUAGES",
+    "AUTO", "CARAVEL_NAME", "CARD", "DEFAULT_LANGUAGE", "DOMAIN", "ENDINGS", "EVENT", "LANGUAGES",
     "LOCALE_DIR", "LOCALE_VARIABLES", "NAME_CONTEXTS", "N_", "RESOURCE", "STEP", "STEPS", "TERM",
     "TERMS", "Translator", "add_console_language_argument", "current", "early_language",
     "language_of_locale", "language_option", "system_language", "translator", "use"
@@ -56,6 +56,22 @@ STEPS = ("Event", "Supply", "Trade", "Progression")
 # Words of the table every rulebook prints besides the cards.
 TERMS = ("Trade Master", "market")
 CARAVEL_NAME = "Caravel {value}"  # every caravel's name: one message for the twelve
+
+
+def N_(message: str) -> str:
+    """Marks a message for the catalogs where it is written (a table of words) and leaves it
+    English; the code that shows it translates it then (``t._(WORDS[key])``)."""
+    return message
+
+
+# How a game ended: the engine's words (engine.game.REASON_WORDS), marked for the catalogs,
+# for the lines of mundus host and mundus bot ("game over after 9 rounds, ended ...").
+ENDINGS = {
+    "perfect": N_("by a perfect combination"),
+    "doubloons": N_("when a player reached 75 doubloons"),
+    "queue": N_("when the queue ran out"),
+    "round_limit": N_("at the round limit"),
+}
 
 
 class Translator:
@@ -99,6 +115,20 @@ class Translator:
     def term(self, term: str) -> str:
         """One of :data:`TERMS`."""
         return self.pgettext(TERM, term)
+
+    def ended(self, reason: str) -> str:
+        """How a game ended (a result's ``reason``), as :data:`ENDINGS` words it; an unknown
+        reason as it is."""
+        return self._(ENDINGS[reason]) if reason in ENDINGS else reason
+
+    def and_(self, items: list[str]) -> str:
+        """``Ann and Bo and Cy``: names joined the way the language joins them."""
+        if not items:
+            return ""
+        joined = items[0]
+        for item in items[1:]:
+            joined = self._("{first} and {second}").format(first=joined, second=item)
+        return joined
 
     def doubloons(self, count: int) -> str:
         """``count`` doubloons, in the language's plural form."""
@@ -164,12 +194,6 @@ def add_console_language_argument(parser: argparse.ArgumentParser) -> None:
              + f", or {AUTO} (default: the system locale's, else English); a program that "
                "reads these lines passes --lang en (docs/client.md, \"Lines that programs "
                "read\")")
-
-
-def N_(message: str) -> str:
-    """Marks a message for the catalogs where it is written (a table of words) and leaves it
-    English; the code that shows it translates it then (``t._(WORDS[key])``)."""
-    return message
 
 
 # The language this process speaks: one player per client, one person at a host's console,
