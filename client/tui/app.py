@@ -147,7 +147,7 @@ COMMANDS_HELP = N_(
     "as in the bots' names at `mundus play`. Tab completes the legal decisions. pass or end: "
     "pass or end the turn. say TEXT: chat with the table. log (F2): the whole log. players "
     "(F3): the last round's summary and everyone's developments. help (F1): this help. quit, "
-    "Ctrl-D or Ctrl-C: leave the table; the seat is kept. PageUp/PageDown: more choices when "
+    "Ctrl-D or Ctrl-C: leave the table; the seat is kept. PgUp/PgDn: more choices when "
     "they need several pages, else the log."
 )
 
