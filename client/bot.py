@@ -76,9 +76,9 @@ def table_names(core: ClientCore) -> list[str]:
     return [str(n) for n in names] if isinstance(names, list) else []
 
 
-def player(seat: int | None, names: Sequence[str]) -> str:
+def player(seat: int | None, names: Sequence[str], t: Translator | None = None) -> str:
     """``Ann (seat 1)``: a player by name, with the 0-based seat index."""
-    t = current()
+    t = t or current()
     if seat is None:
         return t._("no seat")
     name = names[seat] if 0 <= seat < len(names) and names[seat] else ""
@@ -457,14 +457,14 @@ def run(args: argparse.Namespace) -> int:
     return status
 
 
-def _me(core: ClientCore) -> str:
+def _me(core: ClientCore, t: Translator | None = None) -> str:
     """This seat's player: ``greedy-bot (seat 2)``."""
     names = table_names(core)
     seat = core.seat
     if seat is not None and not (0 <= seat < len(names) and names[seat]):
         names = [*names, *[""] * (seat + 1 - len(names))]
         names[seat] = core.settings.name
-    return player(seat, names) if seat is not None else core.settings.name
+    return player(seat, names, t) if seat is not None else core.settings.name
 
 
 def _chain(core: ClientCore) -> dict[str, object] | None:
@@ -493,7 +493,7 @@ def game_over_line(bot: NetworkBot, result: Result, t: Translator | None = None)
     t = t or current()
     seat = bot.conn.core.seat
     names = table_names(bot.conn.core)
-    me = _me(bot.conn.core)
+    me = _me(bot.conn.core, t)
     if seat is None or not 0 <= seat < len(result.places):
         mine = t._("{player} has no place").format(player=me)
     elif seat in result.winners:
@@ -507,4 +507,4 @@ def game_over_line(bot: NetworkBot, result: Result, t: Translator | None = None)
                       "game over after {count} rounds, ended {how}; won by {winners}; {mine}",
                       result.rounds).format(
         count=result.rounds, how=t.ended(result.reason),
-        winners=t.and_([player(s, names) for s in result.winners]), mine=mine)
+        winners=t.and_([player(s, names, t) for s in result.winners]), mine=mine)

@@ -207,9 +207,9 @@ def join_address(bind: str, port: int) -> str:
     return f"tcp://{shown}:{port}"
 
 
-def player(seat: int, names: list[str]) -> str:
+def player(seat: int, names: list[str], t: Translator | None = None) -> str:
     """``Ann (seat 1)``: a player by name, with the 0-based seat index."""
-    t = current()
+    t = t or current()
     name = names[seat] if 0 <= seat < len(names) and names[seat] else ""
     if name:
         return t._("{name} (seat {number})").format(name=name, number=seat)
@@ -273,7 +273,7 @@ def game_over(result: Result, names: list[str], t: Translator) -> str:
                       "game over after {count} rounds, ended {how}; won by {winners}",
                       result.rounds).format(
         count=result.rounds, how=t.ended(result.reason),
-        winners=t.and_([player(s, names) for s in result.winners]))
+        winners=t.and_([player(s, names, t) for s in result.winners]))
 
 
 def _rounds(count: int) -> str:

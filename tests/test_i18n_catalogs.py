@@ -169,3 +169,39 @@ def test_the_chosen_language_reaches_the_client(command: str,
     assert run("--lang", "ko") == "ko"
     assert run() == "ko"  # remembered
     assert run("--lang", "auto") == "nl"
+
+
+# The files whose messages `mundus host` and `mundus bot` print (issue 28).
+CONSOLE_SOURCES = ("host/cli.py", "client/bot.py", "client/notices.py", "mundus_net/i18n")
+
+
+def _values(text: str) -> dict[str, object]:
+    return {name: f"<{name}>" for name in i18n_build.placeholders(text)}
+
+
+@pytest.mark.parametrize("language", sorted(LANGUAGES))
+def test_every_console_message_formats_with_its_placeholders(language: str,
+                                                             template: Catalog) -> None:
+    """Each message of the host's and the bot's consoles, translated, fills in every
+    placeholder its source gives (and no other, no stray brace), each plural form included:
+    a translation that breaks str.format would stop the host mid-game."""
+    t = translator(language)
+    console = [m for m in template if m.id and any(f.startswith(CONSOLE_SOURCES)
+                                                   for f, _ in m.locations)]
+    assert len(console) > 90
+    for message in console:
+        if isinstance(message.id, str):
+            said = t.pgettext(message.context, message.id) if message.context \
+                else t._(message.id)
+            filled = said.format(**_values(message.id))
+            assert "{" not in filled and "}" not in filled, (message.id, said)
+            assert all(f"<{name}>" in filled for name in _values(message.id)), (message.id,
+                                                                                said)
+            continue
+        singular, plural = message.id
+        for count in (1, 2, 3, 5, 11, 21, 22):
+            said = t.ngettext(singular, plural, count)
+            filled = said.format(**_values(plural))
+            assert "{" not in filled, (plural, count, said)
+            if language != "en" or count != 1:
+                assert all(f"<{name}>" in filled for name in _values(plural)), (plural, said)
