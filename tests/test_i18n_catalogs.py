@@ -1,4 +1,4 @@
-"""The language catalogs (client/i18n.py, issue 28): every message the sources mark, and every
+"""The language catalogs (mundus_net/i18n, issue 28): every message the sources mark, and every
 name of the game, is translated in all five catalogs with the same placeholders and the
 language's plural forms, and the shipped .mo files are compiled from the .po files; and which
 language a player reads (--lang, remembered with the name, the system locale, English)."""
@@ -37,7 +37,7 @@ def test_every_message_is_translated_in_every_catalog(language: str, template: C
 def test_the_template_holds_every_name_and_the_marked_sentences(template: Catalog) -> None:
     ids = {(m.context, m.id if isinstance(m.id, str) else m.id[0]) for m in template if m.id}
     assert {(c, m) for c, m, _ in i18n_build.name_entries()} <= ids
-    assert ("term", "{count} doubloon") in ids  # marked in client/i18n.py, a plural
+    assert ("term", "{count} doubloon") in ids  # marked in mundus_net/i18n, a plural
 
 
 def _problems(source: Message, translated: Message, language: str = "ru") -> list[str]:
