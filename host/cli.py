@@ -4,7 +4,7 @@ It prints the address to join and the command that joins it, reports who joins a
 and when the game ends prints the result (and writes the game record with ``--record``), in
 the language of ``--lang`` (else the system locale's, else English). Programs that read these
 lines (``join at ...``, ``host key: ...``, ``took seat N``) run it with ``--lang en``
-(docs/client.md, "Lines that programs read").
+(docs/client.md, "The host and the bot in your language").
 Every input of the game goes to its game log first (host/gamelog.py): ``--resume GAME``
 restores the table after a crash and serves it again; ``--list`` shows the games there are.
 """

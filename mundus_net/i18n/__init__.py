@@ -192,8 +192,8 @@ def add_console_language_argument(parser: argparse.ArgumentParser) -> None:
         help="the language of the lines printed for people: "
              + ", ".join(f"{code} ({name})" for code, name in LANGUAGES.items())
              + f", or {AUTO} (default: the system locale's, else English); a program that "
-               "reads these lines passes --lang en (docs/client.md, \"Lines that programs "
-               "read\")")
+               "reads these lines passes --lang en (docs/client.md, \"The host and the bot in "
+               "your language\")")
 
 
 # The language this process speaks: one player per client, one person at a host's console,
