@@ -1,7 +1,7 @@
 """The consoles of ``mundus host`` and ``mundus bot`` in the reader's language (issue 28):
 ``--lang``, else the system locale's, else English; the machine-read lines stay English with
-``--lang en`` (docs/client.md, "The host and the bot in your language"); the client's Problem notices in
-the player's language, their detail kept."""
+``--lang en`` (docs/client.md, "The host and the bot in your language"); the client's Problem
+notices in the player's language, their detail kept."""
 
 from __future__ import annotations
 
