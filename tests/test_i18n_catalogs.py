@@ -172,7 +172,8 @@ def test_the_chosen_language_reaches_the_client(command: str,
 
 
 # The files whose messages `mundus host` and `mundus bot` print (issue 28).
-CONSOLE_SOURCES = ("host/cli.py", "client/bot.py", "client/notices.py", "mundus_net/i18n")
+CONSOLE_SOURCES = ("host/cli.py", "client/bot.py", "client/notices.py", "client/known_hosts.py",
+                   "mundus_net/i18n")
 
 
 def _values(text: str) -> dict[str, object]:
