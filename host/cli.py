@@ -224,8 +224,8 @@ def describe_event(event: Message, names: list[str]) -> str | None:
     seat = event.get("seat")
     who = player(seat, names) if isinstance(seat, int) else t._("a player")
     if kind == "joined":
-        # "NAME took seat N" (--lang en): tournaments read the seat from this line.
-        text = t._("{name} (a bot) took seat {number}") if event.get("bot") \
+        # "NAME took seat N" (--lang en): tournaments and tests read the seat from this line.
+        text = t._("{name} took seat {number} (a bot)") if event.get("bot") \
             else t._("{name} took seat {number}")
         return text.format(name=event["name"], number=seat)
     if kind == "started":

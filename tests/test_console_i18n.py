@@ -83,7 +83,7 @@ def test_the_host_tells_events_and_standings_in_its_language() -> None:
     assert host_cli.describe_event({"kind": "away", "seat": 1}, NAMES) == \
         "Bob (posto 1) è assente"
     assert host_cli.describe_event({"kind": "joined", "seat": 2, "name": "Cy", "bot": True},
-                                   NAMES) == "Cy (un bot) occupa il posto 2"
+                                   NAMES) == "Cy occupa il posto 2 (un bot)"
     shared = Result((1, 2), "doubloons", (40, 80, 80), (3, 1, 1), 9)
     assert host_cli.standings(shared, NAMES) == [
         "  posto 1: Bob (posto 1), 80 dobloni (vittoria condivisa)",
@@ -145,7 +145,7 @@ def test_mundus_host_lang_it_prints_its_lines_in_italian_and_ends_with_the_stand
     assert lines[1].startswith("registro della partita: ")
     assert lines[2].startswith("entra su tcp://127.0.0.1:")
     assert lines[3].startswith("chiave dell'host: ")
-    assert "greedy bot 0 (un bot) occupa il posto 0" in lines
+    assert "greedy bot 0 occupa il posto 0 (un bot)" in lines
     assert "tutti i posti sono occupati: la partita comincia" in lines
     assert f"registrazione scritta in {tmp_path / 'game.json'}, firmata " in text
     assert any(line.startswith("partita finita dopo 2 round, conclusa al limite di round; "
@@ -167,5 +167,13 @@ def test_mundus_host_keeps_the_english_lines_programs_read_whatever_the_locale(
     assert lines[1].startswith("game log: ") and " (after a crash: " in lines[1]
     assert lines[2].startswith("join at tcp://127.0.0.1:")
     assert lines[3].startswith("host key: ")
-    assert "greedy bot 0 (a bot) took seat 0" in lines
+    assert "greedy bot 0 took seat 0 (a bot)" in lines
     assert lines[-4] == "final standings:"
+
+
+def test_the_english_lines_programs_read_are_as_they_were() -> None:
+    """With --lang en (or no language of ours) a seated network bot is still "NAME took seat
+    N (a bot)": tests and scripts wait for "NAME took seat N"."""
+    assert host_cli.describe_event({"kind": "joined", "seat": 2, "name": "net2", "bot": True},
+                                   NAMES) == "net2 took seat 2 (a bot)"
+    assert host_cli.describe_event({"kind": "round", "round": 4}, NAMES) == "round 4"
