@@ -161,7 +161,8 @@ class Table:
         work.mkdir(parents=True, exist_ok=True)
         self.output: list[str] = []
         self.start_host(
-            [*MUNDUS, "host", "--bind", "127.0.0.1", "--no-beacon", "--port", str(self.port),
+            [*MUNDUS, "host", "--lang", "en", "--bind", "127.0.0.1", "--no-beacon", "--port",
+             str(self.port),
              "--seats", "5", "--bots", "2", "--seed", str(SEED), "--fixed-seed",
              "--record", str(self.record), "--state-dir", str(self.state_dir),
              "--name", "attack table", "--bot-pace", str(bot_pace)])
@@ -648,7 +649,8 @@ def attack_rollback(table: Table, seconds: float, quick: bool) -> tuple[int, str
     table.host.kill()
     table.host.wait(WAIT)
     roll_back(table.state_dir / f"{game}.sqlite3", ROLLED_BACK_ROWS)
-    table.start_host([*MUNDUS, "host", "--resume", game, "--state-dir", str(table.state_dir)])
+    table.start_host([*MUNDUS, "host", "--lang", "en", "--resume", game, "--state-dir",
+                      str(table.state_dir)])
     return ROLLED_BACK_ROWS, "rows"
 
 

@@ -5,13 +5,15 @@ The bot sees the table through a :class:`~mundus_net.engine.view.StateView` buil
 connection's public and private state, and decides only when the public state has caught up
 with its pending decision, so it sees exactly what an in-process bot would. Offers go
 through commit-reveal (the connection does it); reconnects after host silence are the
-connection's too.
+connection's too. Its lines are in the language of ``--lang`` (else the system locale's, else
+English); the ``--json`` line, which programs read, is the same in every language.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -36,24 +38,28 @@ from mundus_net.client.notices import (
     Problem,
     Refused,
     Rewound,
+    problem_sentence,
+    rewind_sentence,
 )
 from mundus_net.client.tokens import Holder
 from mundus_net.client.witness import WitnessFile
 from mundus_net.engine.decisions import DECISION_TYPES, Offer
 from mundus_net.engine.defaults import default_choice
-from mundus_net.engine.game import REASON_WORDS, Result
+from mundus_net.engine.game import Result
 from mundus_net.engine.notation import format_decision
 from mundus_net.engine.view import PlayerView
+from mundus_net.i18n import Translator, add_console_language_argument, current, early_language, use
 from mundus_net.protocol.security import fetch_key
 from mundus_net.protocol.shapes import Message
 from mundus_net.protocol.statedir import atomic_write
 
 __all__ = [
-    "Log", "NetworkBot", "ordinal", "play_all", "player", "read_session", "register",
-    "report_result", "run", "table_names", "write_session"
+    "Log", "NetworkBot", "game_over_line", "ordinal", "play_all", "player", "read_session",
+    "register", "report_result", "run", "table_names", "write_session"
 ]
 
 Log = Callable[[str], None]
+_BOT = "mundus bot: "  # the start of its errors, the program's name in every language
 
 
 def _stderr(text: str) -> None:
@@ -70,17 +76,33 @@ def table_names(core: ClientCore) -> list[str]:
     return [str(n) for n in names] if isinstance(names, list) else []
 
 
-def player(seat: int | None, names: Sequence[str]) -> str:
+def player(seat: int | None, names: Sequence[str], t: Translator | None = None) -> str:
     """``Ann (seat 1)``: a player by name, with the 0-based seat index."""
+    t = t or current()
     if seat is None:
-        return "no seat"
+        return t._("no seat")
     name = names[seat] if 0 <= seat < len(names) and names[seat] else ""
-    return f"{name} (seat {seat})" if name else f"seat {seat}"
+    if name:
+        return t._("{name} (seat {number})").format(name=name, number=seat)
+    return t._("seat {number}").format(number=seat)
 
 
-def ordinal(place: int) -> str:
-    suffix = "th" if 10 <= place % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(place % 10, "th")
-    return f"{place}{suffix}"
+def ordinal(place: int, t: Translator | None = None) -> str:
+    """``2nd``: a place, as the language writes an ordinal (``2º``, ``2-е``, ``2e``, ``2위``)."""
+    t = t or current()
+    if 10 <= place % 100 <= 20 or place % 10 not in (1, 2, 3):
+        # TRANSLATORS: a place in the standings (4th, 11th); English's ending for most numbers.
+        text = t._("{number}th")
+    elif place % 10 == 1:
+        # TRANSLATORS: a place in the standings (1st, 21st).
+        text = t._("{number}st")
+    elif place % 10 == 2:
+        # TRANSLATORS: a place in the standings (2nd, 22nd).
+        text = t._("{number}nd")
+    else:
+        # TRANSLATORS: a place in the standings (3rd, 23rd).
+        text = t._("{number}rd")
+    return text.format(number=place)
 
 
 class NetworkBot:
@@ -113,9 +135,11 @@ class NetworkBot:
             "round": self.conn.core.state.get("round", 0), "seat_decision": self.decisions - 1,
             "reason": f"{kind}: {detail}", "traceback": trace})
         if log:
-            said = ("the strategy failed" if kind == "error" else "illegal") + f": {detail}"
-            self.log(f"{said}; playing the default" + ("" if trace is None else
-                                                       f"\n{trace.rstrip()}"))
+            t = current()
+            said = t._("the strategy failed: {detail}; playing the default") \
+                if kind == "error" else t._("illegal: {detail}; playing the default")
+            self.log(said.format(detail=detail) + ("" if trace is None else
+                                                   f"\n{trace.rstrip()}"))
 
     def play(self, poll_s: float = 1.0) -> Result | None:
         """Decide whenever asked; return the result (None if the connection closed first)."""
@@ -166,15 +190,17 @@ class NetworkBot:
         try:
             conn.decide(decision)
         except (ClientError, TypeError, ValueError, KeyError) as exc:  # malformed too
-            self.log(f"cannot answer: {exc}")
+            self.log(current()._("cannot answer: {error}").format(error=exc))
             if refused == 0:
                 self.fault("illegal", f"cannot be sent: {exc}", log=False)
             self._refused[pending.id] = refused + 1
             return
 
     def handle_notice(self, notice: object) -> None:
+        t = current()
         if isinstance(notice, Refused):
-            self.log(f"host refused {notice.request}: {notice.code}: {notice.message}")
+            self.log(t._("host refused {request}: {code}: {message}").format(
+                request=notice.request, code=notice.code, message=notice.message))
             pending = self.conn.core.pending
             if notice.request in ("decide", "commit") and pending is not None and \
                     notice.code not in ("stale", "flood"):
@@ -185,29 +211,30 @@ class NetworkBot:
                 self._refused[pending.id] = refused + 1
         elif isinstance(notice, Mismatch):
             who = player(notice.seat, table_names(self.conn.core))
-            self.log(f"COMMITMENT MISMATCH in round {notice.round}, the offer of {who}: "
-                     f"{notice.reason}")
+            self.log(t._("COMMITMENT MISMATCH in round {round}, the offer of {player}: "
+                         "{reason}").format(round=notice.round, player=who, reason=notice.reason))
         elif isinstance(notice, Rewound):
             if self.go_on_after_rewind:
-                self.log(f"THE HOST WENT BACK: {notice.sentence}; going on (--on-rewind go-on), "
-                         "said at the table")
+                self.log(t._("THE HOST WENT BACK: {what}; going on (--on-rewind go-on), said at "
+                             "the table").format(what=rewind_sentence(notice, t)))
                 self.conn.accept_rewind()
             else:
-                self.log(f"THE HOST WENT BACK: {notice.sentence}; leaving the table "
-                         "(--on-rewind go-on would play on)")
+                self.log(t._("THE HOST WENT BACK: {what}; leaving the table (--on-rewind go-on "
+                             "would play on)").format(what=rewind_sentence(notice, t)))
                 self.left_on_rewind = notice
                 self.conn.close(bye=True)
         elif isinstance(notice, Lost):
-            self.log(f"connection lost ({notice.reason}); reconnecting")
+            self.log(t._("connection lost ({reason}); reconnecting").format(reason=notice.reason))
         elif isinstance(notice, Joined) and notice.resumed:
-            self.log(f"{player(notice.welcome.seat, table_names(self.conn.core))} is back at the "
-                     "table")
+            self.log(t._("{player} is back at the table").format(
+                player=player(notice.welcome.seat, table_names(self.conn.core))))
         elif isinstance(notice, Problem):
-            self.log(notice.message)
+            self.log(problem_sentence(notice, t))
         elif isinstance(notice, Gone):
-            self.log(f"no more play at this table ({notice.why}): {notice.detail}")
+            self.log(t._("no more play at this table ({why}): {detail}").format(
+                why=notice.why, detail=notice.detail))
         elif isinstance(notice, Closed):
-            self.log(f"connection closed ({notice.reason})")
+            self.log(t._("connection closed ({reason})").format(reason=notice.reason))
         elif isinstance(notice, GameOver):  # conn.core.result is set; play() returns
             told = getattr(self.bot, "on_game_end", None)
             if told is not None:
@@ -312,6 +339,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--timeout", type=float, default=10.0,
                    help="seconds to wait for the host when joining (default 10)")
     add_security_arguments(p)
+    add_console_language_argument(p)
     p.add_argument("--json", action="store_true",
                    help="print the result as one JSON line: seat (this bot's, 0-based), "
                         "winners (their seats), reason, doubloons and places (in seat order), "
@@ -322,14 +350,15 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    t = use(early_language(args.lang, os.environ))
     seats = args.seats
     if seats < 1:
-        _stderr("mundus bot: --seats is at least 1")
+        _stderr(_BOT + t._("--seats is at least 1"))
         return 2
     if seats > 1 and (args.token_file is not None or args.token is not None
                       or args.trace is not None):
-        _stderr("mundus bot: --token-file (and --token, --trace) keep one seat: use them "
-                "with --seats 1")
+        _stderr(_BOT + t._("--token-file (and --token, --trace) keep one seat: use them with "
+                           "--seats 1"))
         return 2
     try:
         bots = [load_bot(args.strategy, args.seed + k) for k in range(seats)]
@@ -387,52 +416,55 @@ def run(args: argparse.Namespace) -> int:
             try:
                 welcome = one.connect(args.timeout)
             except (HostError, ConnectTimeout) as exc:
-                _stderr(f"mundus bot: cannot join {args.connect}: {exc}")
+                _stderr(_BOT + t._("cannot join {address}: {error}").format(
+                    address=args.connect, error=exc))
                 if isinstance(exc, HostError) and exc.code == "seat_in_use":
-                    _stderr("mundus bot: another program plays this seat now (another "
-                            "`mundus bot` with the same --token-file?); --take-over takes it "
-                            "over, and that one stops")
+                    _stderr(_BOT + t._("another program plays this seat now (another `mundus "
+                                       "bot` with the same --token-file?); --take-over takes "
+                                       "it over, and that one stops"))
                 for other in conns[:k]:
                     other.close(bye=True)
                 return 1
             if path is not None:
                 write_session(path, one)
-            _stderr(f"{names[k]} took seat {welcome.seat} at the table \"{welcome.name}\" "
-                    f"(game {welcome.game})")
+            _stderr(t._("{name} took seat {number} at the table \"{table}\" (game "
+                        "{game})").format(name=names[k], number=welcome.seat,
+                                          table=welcome.name, game=welcome.game))
             players.append(NetworkBot(one, bots[k],
                                       go_on_after_rewind=args.on_rewind == "go-on"))
         finished = [players[0].play()] if seats == 1 else play_all(players)
     except KeyboardInterrupt:
         for one in conns:
             one.close(bye=True)
-        _stderr("left the table (the seat stays, marked away)" if seats == 1 else
-                "left the table (the seats stay, marked away)")
+        _stderr(t._("left the table (the seat stays, marked away)") if seats == 1 else
+                t._("left the table (the seats stay, marked away)"))
         return 130
     status = 0
     for seat_bot, result in zip(players, finished, strict=True):
         seat_bot.conn.close(bye=True)
         if result is None and seat_bot.left_on_rewind is not None:
-            _stderr(f"mundus bot: {_me(seat_bot.conn.core)} left the table: "
-                    f"{seat_bot.left_on_rewind.sentence}")
+            _stderr(_BOT + t._("{player} left the table: {what}").format(
+                player=_me(seat_bot.conn.core),
+                what=rewind_sentence(seat_bot.left_on_rewind, t)))
             status = 3
             continue
         if result is None:
-            _stderr(f"mundus bot: {_me(seat_bot.conn.core)}: the connection closed before the game "
-                    "ended")
+            _stderr(_BOT + t._("{player}: the connection closed before the game ended").format(
+                player=_me(seat_bot.conn.core)))
             status = 1
             continue
         report_result(args, seat_bot, result)
     return status
 
 
-def _me(core: ClientCore) -> str:
+def _me(core: ClientCore, t: Translator | None = None) -> str:
     """This seat's player: ``greedy-bot (seat 2)``."""
     names = table_names(core)
     seat = core.seat
     if seat is not None and not (0 <= seat < len(names) and names[seat]):
         names = [*names, *[""] * (seat + 1 - len(names))]
         names[seat] = core.settings.name
-    return player(seat, names) if seat is not None else core.settings.name
+    return player(seat, names, t) if seat is not None else core.settings.name
 
 
 def _chain(core: ClientCore) -> dict[str, object] | None:
@@ -452,16 +484,27 @@ def report_result(args: argparse.Namespace, bot: NetworkBot, result: Result) -> 
                           "chain": _chain(bot.conn.core),
                           "fault_list": bot.fault_list}), flush=True)
         return
+    print(game_over_line(bot, result), flush=True)
+
+
+def game_over_line(bot: NetworkBot, result: Result, t: Translator | None = None) -> str:
+    """``game over after 3 rounds, ended at the round limit; won by Cy (seat 2); Ann (seat 0)
+    placed 2nd with 13 doubloons``, in ``t``'s language (the current one by default)."""
+    t = t or current()
+    seat = bot.conn.core.seat
     names = table_names(bot.conn.core)
-    winners = " and ".join(player(s, names) for s in result.winners)
-    how = REASON_WORDS.get(result.reason, result.reason)
-    me = _me(bot.conn.core)
+    me = _me(bot.conn.core, t)
     if seat is None or not 0 <= seat < len(result.places):
-        mine = f"{me} has no place"
+        mine = t._("{player} has no place").format(player=me)
     elif seat in result.winners:
-        mine = f"{me} won with {result.doubloons[seat]} doubloons"
+        mine = t._("{player} won with {doubloons}").format(
+            player=me, doubloons=t.doubloons(result.doubloons[seat]))
     else:
-        mine = (f"{me} placed {ordinal(result.places[seat])} with {result.doubloons[seat]} "
-                "doubloons")
-    rounds = f"{result.rounds} round{'s' if result.rounds != 1 else ''}"
-    print(f"game over after {rounds}, ended {how}; won by {winners}; {mine}", flush=True)
+        mine = t._("{player} placed {place} with {doubloons}").format(
+            player=me, place=ordinal(result.places[seat], t),
+            doubloons=t.doubloons(result.doubloons[seat]))
+    return t.ngettext("game over after {count} round, ended {how}; won by {winners}; {mine}",
+                      "game over after {count} rounds, ended {how}; won by {winners}; {mine}",
+                      result.rounds).format(
+        count=result.rounds, how=t.ended(result.reason),
+        winners=t.and_([player(s, names, t) for s in result.winners]), mine=mine)

@@ -600,7 +600,7 @@ class ClientCore:
             try:
                 message = decode_host(message)
             except ProtocolError as exc:
-                self._notices.append(Problem(f"unreadable message from the host: {exc}"))
+                self._notices.append(Problem(N_("unreadable message from the host"), str(exc)))
                 return
         try:
             if channel is Channel.DEALER:
@@ -609,7 +609,8 @@ class ClientCore:
                 self._on_public(message, now)
         except (KeyError, TypeError, ValueError, ProtocolError) as exc:
             # A host that sends nonsense must not crash the client.
-            self._notices.append(Problem(f"bad {message.get('t')!r} from the host: {exc!r}"))
+            self._notices.append(Problem(N_("a malformed message from the host"),
+                                         f"{message.get('t')!r}: {exc!r}"))
 
     def handle_timer(self, now: float) -> None:
         """Run the timers due at ``now`` (:meth:`timers` lists them): the end of a rate-limit

@@ -1,7 +1,7 @@
-"""Making and checking the catalogs of :mod:`mundus_net.client.i18n`, in a checkout of the
+"""Making and checking the catalogs of :mod:`mundus_net.i18n`, in a checkout of the
 repository, with Babel (``pip install -e '.[test]'`` brings it):
 
-    python -m mundus_net.client.i18n_build extract   # the messages -> client/locale/mundus.pot
+    python -m mundus_net.client.i18n_build extract   # -> mundus_net/i18n/locale/mundus.pot
     python -m mundus_net.client.i18n_build update    # the template merged into every .po
     python -m mundus_net.client.i18n_build compile   # every .po -> its .mo (shipped in the wheel)
     python -m mundus_net.client.i18n_build check     # what tests/test_i18n_catalogs.py checks
@@ -9,8 +9,8 @@ repository, with Babel (``pip install -e '.[test]'`` brings it):
 The messages are those the sources mark (``_``, ``ngettext``, ``pgettext``, ``npgettext``,
 by name, as functions or methods) and the game's names, which the engine's data gives
 (resources, the default deck with its promo cards, events) with the steps and terms of
-:mod:`mundus_net.client.i18n`. Nothing here runs in the game: the client reads the ``.mo``
-files with the standard library alone.
+:mod:`mundus_net.i18n`. Nothing here runs in the game: the client and the host read the
+``.mo`` files with the standard library alone.
 """
 
 from __future__ import annotations
@@ -26,7 +26,9 @@ from babel.messages.extract import extract_from_dir
 from babel.messages.mofile import read_mo, write_mo
 from babel.messages.pofile import read_po, write_po
 
-from mundus_net.client.i18n import (
+from mundus_net.engine.cards import RESOURCE_NAMES
+from mundus_net.engine.deck import EVENT_NAMES, default_deck
+from mundus_net.i18n import (
     CARAVEL_NAME,
     CARD,
     DOMAIN,
@@ -39,8 +41,6 @@ from mundus_net.client.i18n import (
     TERM,
     TERMS,
 )
-from mundus_net.engine.cards import RESOURCE_NAMES
-from mundus_net.engine.deck import EVENT_NAMES, default_deck
 
 __all__ = [
     "PLURAL_FORMS", "PROJECT", "REPO", "SOURCES", "TEMPLATE", "Found", "compile_all", "compiled",
@@ -48,9 +48,10 @@ __all__ = [
     "problems", "read", "update"
 ]
 
-REPO = LOCALE_DIR.parent.parent
+REPO = Path(__file__).resolve().parent.parent  # this file is the checkout's client/i18n_build.py
 # The folders whose marked messages a player may read (the engine's words are not).
-SOURCES = ("client", "host", "protocol", "mundus_net/tools", "mundus_net/cli.py")
+SOURCES = ("client", "host", "protocol", "mundus_net/i18n", "mundus_net/tools",
+           "mundus_net/cli.py")
 TEMPLATE = LOCALE_DIR / f"{DOMAIN}.pot"
 PROJECT = "mundus-net"
 # GNU gettext's plural rules (its manual, "Plural forms"), not CLDR's: Babel's locale data

@@ -115,17 +115,21 @@ INSECURE_LINE = N_("INSECURE: encryption is off (--insecure): anyone on the netw
 
 
 def _changed(address: str, old: str, new: str, path: Path) -> UntrustedHost:
+    t = current()
     bar = "@" * 72
     return UntrustedHost("\n".join((
         bar,
-        "WARNING: THE HOST KEY OF THIS ADDRESS HAS CHANGED!",
+        t._("WARNING: THE HOST KEY OF THIS ADDRESS HAS CHANGED!"),
         bar,
-        f"{address} now announces the key {fingerprint(new)}, but the key saved when you",
-        f"first joined it is {fingerprint(old)}. Someone may be pretending to be the host",
-        "(a man-in-the-middle), or the host was set up anew with a new key.",
-        "Refusing to connect. If you trust the new key (ask the host for the fingerprint it",
-        f"printed), join with {shlex.quote(f'--host-key={new}')}",
-        f"or remove the entry for {address} from {path}.",
+        # TRANSLATORS: keep the line breaks (lines of at most 80 cells).
+        t._("{address} now announces the key {new}, but the key saved when you\n"
+            "first joined it is {old}. Someone may be pretending to be the host\n"
+            "(a man-in-the-middle), or the host was set up anew with a new key.\n"
+            "Refusing to connect. If you trust the new key (ask the host for the fingerprint it\n"
+            "printed), join with {option}\n"
+            "or remove the entry for {address} from {path}.").format(
+            address=address, new=fingerprint(new), old=fingerprint(old), path=path,
+            option=shlex.quote(f"--host-key={new}")),
     )))
 
 

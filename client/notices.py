@@ -7,7 +7,9 @@ and matches on their type. :class:`Welcome` and :class:`PendingDecision` are her
 :class:`Joined` notice carries the welcome and a :class:`PrivateUpdate` the pending decision,
 and both are what :meth:`Connection.connect` and :attr:`ClientCore.ready` hand back. The
 module imports nothing of the client, so the terminal client, the bots and the tests read
-notices without the core's protocol machinery, and the core imports them from here.
+notices without the core's protocol machinery, and the core imports them from here. The
+notices whose words are the client's own are said in the reader's language here too
+(:func:`rewind_sentence`, :func:`problem_sentence`), for the screen and ``mundus bot`` alike.
 """
 
 from __future__ import annotations
@@ -18,11 +20,13 @@ from typing import Any
 from mundus_net.engine.decisions import Decision
 from mundus_net.engine.deck import Deck
 from mundus_net.engine.game import Result
+from mundus_net.i18n import Translator, current
 
 __all__ = [
     "OVER", "REPLACED", "SECRET_PHASES", "STOPPED", "TAKEN_OVER", "Accepted", "Closed",
     "GameOver", "Gone", "Joined", "Lost", "Mismatch", "Notice", "PendingDecision", "Pong",
     "PrivateUpdate", "Problem", "PublicEvents", "Refused", "Rewound", "Synced", "Welcome",
+    "problem_sentence", "rewind_sentence",
 ]
 
 SECRET_PHASES = {"commit": "offer", "reveal": "offer"}  # the offer step's pending kinds
@@ -174,9 +178,41 @@ class Rewound(Notice):
 
 @dataclass(frozen=True, slots=True)
 class Problem(Notice):
-    """A local difficulty worth telling the user (e.g. a lost secret after a restart)."""
+    """A local difficulty worth telling the user (e.g. a lost secret after a restart).
+    ``message`` is a fixed English sentence marked for the catalogs (``N_``); ``detail``,
+    when there is one, what went wrong as the program found it (an exception's text), shown
+    after it untranslated."""
 
     message: str
+    detail: str = ""
+
+
+def problem_sentence(notice: Problem, t: Translator | None = None) -> str:
+    """A :class:`Problem` in ``t``'s language (the current one by default), its detail
+    kept."""
+    t = t or current()
+    if not notice.detail:
+        return t._(notice.message)
+    return t._("{problem}: {detail}").format(problem=t._(notice.message),
+                                             detail=notice.detail)
+
+
+def rewind_sentence(notice: Rewound, t: Translator | None = None) -> str:
+    """What the client saw of a host that went back in time, in ``t``'s language (the
+    notice's own sentence is the English one the client says at the table)."""
+    t = t or current()
+    if notice.kind == "earlier":
+        return t._("The host went back in time: its game is at round {host_round}, event "
+                   "{host}, but this client saw round {round}, event {seen}").format(
+            host_round=notice.host_round, host=notice.host, round=notice.round,
+            seen=notice.seen)
+    if notice.kind == "offer_again":
+        return t._("The host went back in time: it asks again for the offer of round "
+                   "{round}, which this client already revealed").format(
+            round=notice.host_round)
+    return t._("The host's game is not the one this client saw: its history differs within "
+               "the first {seen} events (round {round})").format(seen=notice.seen,
+                                                                 round=notice.round)
 
 
 @dataclass(frozen=True, slots=True)

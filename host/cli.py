@@ -1,7 +1,10 @@
 """``mundus host``: run one table on the network until its game is over.
 
 It prints the address to join and the command that joins it, reports who joins and leaves,
-and when the game ends prints the result (and writes the game record with ``--record``).
+and when the game ends prints the result (and writes the game record with ``--record``), in
+the language of ``--lang`` (else the system locale's, else English). Programs that read these
+lines (``join at ...``, ``host key: ...``, ``took seat N``) run it with ``--lang en``
+(docs/client.md, "The host and the bot in your language").
 Every input of the game goes to its game log first (host/gamelog.py): ``--resume GAME``
 restores the table after a crash and serves it again; ``--list`` shows the games there are.
 """
@@ -10,12 +13,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import secrets
 import shlex
 import signal
 import socket
 import sys
 import threading
+import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,7 +28,7 @@ from typing import Any
 from mundus_net.bots.base import Bot, load_bot, strategy_names
 from mundus_net.cli_args import add_deck_option, command, join_command, seconds, whole_number
 from mundus_net.engine.deck import Deck, DeckError, load_deck
-from mundus_net.engine.game import REASON_WORDS, Result
+from mundus_net.engine.game import Result
 from mundus_net.engine.seeds import derive_seed
 from mundus_net.host import beacon
 from mundus_net.host.gamelog import (
@@ -37,25 +42,28 @@ from mundus_net.host.gamelog import (
     list_games,
     restore,
 )
-from mundus_net.host.keys import HostKeys, own_sign_key, signed_by
+from mundus_net.host.keys import HostKeys, own_sign_key
 from mundus_net.host.server import Host
 from mundus_net.host.table import DEFAULT_BOT_SECONDS, Message, Table, TableSettings
+from mundus_net.i18n import Translator, add_console_language_argument, current, early_language, use
 from mundus_net.protocol import chain
 from mundus_net.protocol.invite import new_code as new_invite
 from mundus_net.protocol.invite import normal as invite_normal
 from mundus_net.protocol.messages import MAX_INVITE
-from mundus_net.protocol.security import SecurityError, require_curve
+from mundus_net.protocol.security import SecurityError, fingerprint_bytes, require_curve
 from mundus_net.protocol.signing import sign_record
 from mundus_net.protocol.statedir import atomic_write
 
 __all__ = [
-    "DEFAULT_PORT", "ERROR_FILE", "StopRequest", "describe_event", "invite_for", "join_address",
+    "DEFAULT_PORT", "ERROR_FILE", "StopRequest", "describe_event", "game_over", "invite_for",
+    "join_address",
     "lan_address", "player", "print_identity", "record_text", "register", "resume_command",
     "standings"
 ]
 
 DEFAULT_PORT = 7700
 ERROR_FILE = "host-errors.log"  # in the state folder: the tracebacks of internal errors
+_HOST = "mundus host: "  # the start of its errors, the program's name in every language
 
 
 def _first_tm(text: str) -> int | None:
@@ -177,6 +185,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--no-log", action="store_true",
                         help="keep no game log (the game cannot be resumed after a crash)")
     beacon.add_arguments(parser)
+    add_console_language_argument(parser)
     parser.set_defaults(func=_main, host_parser=parser)
 
 
@@ -198,57 +207,96 @@ def join_address(bind: str, port: int) -> str:
     return f"tcp://{shown}:{port}"
 
 
-def player(seat: int, names: list[str]) -> str:
+def player(seat: int, names: list[str], t: Translator | None = None) -> str:
     """``Ann (seat 1)``: a player by name, with the 0-based seat index."""
+    t = t or current()
     name = names[seat] if 0 <= seat < len(names) and names[seat] else ""
-    return f"{name} (seat {seat})" if name else f"seat {seat}"
+    if name:
+        return t._("{name} (seat {number})").format(name=name, number=seat)
+    return t._("seat {number}").format(number=seat)
 
 
 def describe_event(event: Message, names: list[str]) -> str | None:
     """One line for the host's console, for the events worth telling the host's owner: a
     player by name, with the 0-based seat index (``Ann (seat 1) is away``)."""
+    t = current()
     kind = event["kind"]
     seat = event.get("seat")
-    who = player(seat, names) if isinstance(seat, int) else "a player"
+    who = player(seat, names) if isinstance(seat, int) else t._("a player")
     if kind == "joined":
-        # "NAME took seat N": tournaments read the seat from this line.
-        return f"{event['name']} took seat {seat}" + (" (a bot)" if event.get("bot") else "")
+        # "NAME took seat N" (--lang en): tournaments and tests read the seat from this line.
+        text = t._("{name} took seat {number} (a bot)") if event.get("bot") \
+            else t._("{name} took seat {number}")
+        return text.format(name=event["name"], number=seat)
     if kind == "started":
-        return "every seat is taken: the game begins"
-    if kind in ("away", "back"):
-        return f"{who} is {kind}"
+        return t._("every seat is taken: the game begins")
+    if kind == "away":
+        return t._("{player} is away").format(player=who)
+    if kind == "back":
+        return t._("{player} is back").format(player=who)
     if kind == "round":
-        return f"round {event['round']}"
+        return t._("round {number}").format(number=event["round"])
     if kind == "violation":
-        return (f"{who}: answer refused ({event.get('reason')}); the default decision was "
-                "played")
+        return t._("{player}: answer refused ({reason}); the default decision was "
+                   "played").format(player=who, reason=event.get("reason"))
     if kind == "timeout":
-        return f"{who} ran out of time ({event.get('phase')})"
+        return t._("{player} ran out of time ({phase})").format(player=who,
+                                                                phase=event.get("phase"))
     if kind == "spectator":
-        return f"{event['name']} is watching"
+        return t._("{name} is watching").format(name=event["name"])
     return None
 
 
 def standings(result: Result, names: list[str]) -> list[str]:
     """The final standings by place, 1st first (seat order among equals); players who share
     a place are marked so (R8.4: the winners share place 1)."""
+    t = current()
     order = sorted(range(len(result.places)), key=lambda s: (result.places[s], s))
     lines = []
     for seat in order:
         place = result.places[seat]
         shared = sum(1 for p in result.places if p == place) > 1
-        mark = (" (shared victory)" if place == 1 else " (tied)") if shared else ""
-        lines.append(f"  place {place}: {player(seat, names)}, {result.doubloons[seat]} "
-                     f"doubloons{mark}")
+        if not shared:
+            text = t._("place {place}: {player}, {doubloons}")
+        elif place == 1:
+            text = t._("place {place}: {player}, {doubloons} (shared victory)")
+        else:
+            text = t._("place {place}: {player}, {doubloons} (tied)")
+        lines.append("  " + text.format(place=place, player=player(seat, names),
+                                        doubloons=t.doubloons(result.doubloons[seat])))
     return lines
+
+
+def game_over(result: Result, names: list[str], t: Translator) -> str:
+    """``game over after 9 rounds, ended at the round limit; won by Cy (seat 2)``."""
+    return t.ngettext("game over after {count} round, ended {how}; won by {winners}",
+                      "game over after {count} rounds, ended {how}; won by {winners}",
+                      result.rounds).format(
+        count=result.rounds, how=t.ended(result.reason),
+        winners=t.and_([player(s, names, t) for s in result.winners]))
+
+
+def _rounds(count: int) -> str:
+    return current().ngettext("{count} round", "{count} rounds", count).format(count=count)
+
+
+def _cells(text: str) -> int:
+    """The terminal cells ``text`` takes (a Korean syllable takes two)."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def _say(text: str) -> None:
+    print(text, file=sys.stderr)
 
 
 def _main(args: argparse.Namespace) -> int:
     parser: argparse.ArgumentParser = args.host_parser
+    t = use(early_language(args.lang, os.environ))
     state_dir = Path(args.state_dir) if args.state_dir else default_state_dir()
     if args.list:
         games = list_games(state_dir)
-        print(format_listing(games) if games else f"no games in {state_dir}")
+        print(format_listing(games) if games else
+              t._("no games in {folder}").format(folder=state_dir))
         return 0
     if args.resume is not None:
         return _resume(args, state_dir)
@@ -262,13 +310,17 @@ def _main(args: argparse.Namespace) -> int:
             parser.error(str(exc))
     specs = [args.bot_strategy] * args.bots if isinstance(args.bots, int) else args.bots
     if len(specs) > args.seats:
-        parser.error(f"--bots: {len(specs)} host bots do not fit at {args.seats} seats")
+        parser.error("--bots: " + t.ngettext(
+            "{count} host bots do not fit at {seats} seat",
+            "{count} host bots do not fit at {seats} seats", args.seats).format(
+            count=len(specs), seats=args.seats))
     if args.first_tm is not None and args.first_tm >= args.seats:
-        parser.error(f"--first-tm: seat {args.first_tm} is not at a {args.seats}-seat table")
+        parser.error("--first-tm: " + t._("seat {number} is not at a {seats}-seat table").format(
+            number=args.first_tm, seats=args.seats))
     if args.bot_pace < 0:
-        parser.error("--bot-pace: seconds cannot be negative")
+        parser.error("--bot-pace: " + t._("seconds cannot be negative"))
     if args.fixed_seed and args.seed is None:
-        parser.error("--fixed-seed needs --seed N")
+        parser.error(t._("--fixed-seed needs --seed N"))
     keys: HostKeys | None = None
     if not args.insecure:
         try:
@@ -296,32 +348,34 @@ def _main(args: argparse.Namespace) -> int:
 
 def _resume(args: argparse.Namespace, state_dir: Path) -> int:
     """``--resume GAME``: the table from its log, served as it was served."""
+    t = current()
     try:
         path = find_game(state_dir, args.resume)
         log = GameLog.open(path, durable=not args.fast_log)
     except GameLogError as exc:
-        print(f"mundus host: cannot resume {args.resume}: {exc}", file=sys.stderr)
+        _say(_HOST + t._("cannot resume {game}: {error}").format(game=args.resume, error=exc))
         return 1
     try:
         # A finished game is only read (its record made again): no resumed row.
         restored = restore(log, record_resume=log.status != "over")
     except GameLogError as exc:
         log.close()
-        print(f"mundus host: cannot resume {args.resume}: {exc}", file=sys.stderr)
+        _say(_HOST + t._("cannot resume {game}: {error}").format(game=args.resume, error=exc))
         return 1
     except LogFailure as exc:  # still no room: the log is as it was
         log.close()
-        print(f"mundus host: cannot resume {args.resume}: {exc}; nothing in the log is lost: "
-              "make room and run the command again", file=sys.stderr)
+        _say(_HOST + t._("cannot resume {game}: {error}; nothing in the log is lost: make room and "
+                     "run the command again").format(game=args.resume, error=exc))
         return 1
     table = restored.table
     for warning in restored.warnings:
-        print(f"mundus host: warning: {warning}", file=sys.stderr)
+        _say(_HOST + t._("warning: {warning}").format(warning=warning))
     served = log.params.get("host", {})
     if log.status == "over" and not table.over:
         log.close()
-        print(f"mundus host: cannot resume {args.resume}: {path}: damaged: its head says the "
-              "game is over, but its rows do not play it to the end", file=sys.stderr)
+        _say(_HOST + t._("cannot resume {game}: {path}: damaged: its head says the game is over, "
+                     "but its rows do not play it to the end").format(game=args.resume,
+                                                                       path=path))
         return 1
     if table.over:
         log.close()
@@ -357,9 +411,11 @@ def _resume(args: argparse.Namespace, state_dir: Path) -> int:
             log.close()
             print(f"mundus host: {exc}", file=sys.stderr)
             return 1
-    print(f"resuming game {table.game_id} from {path}: round {table.game.round}, "
-          f"{restored.rows} log rows; the players come back with their seat tokens",
-          flush=True)
+    print(t.ngettext("resuming game {game} from {path}: round {round}, {rows} log row; the "
+                     "players come back with their seat tokens",
+                     "resuming game {game} from {path}: round {round}, {rows} log rows; the "
+                     "players come back with their seat tokens", restored.rows).format(
+        game=table.game_id, path=path, round=table.game.round, rows=restored.rows), flush=True)
     return _serve(args, table, keys, state_dir, log=log)
 
 
@@ -377,21 +433,24 @@ def _ignored_options(args: argparse.Namespace) -> None:
              if getattr(args, name, None) != parser.get_default(name)]
     if given:
         flags = ", ".join("--" + name.replace("_", "-") for name in given)
-        verb = "is" if len(given) == 1 else "are"
-        print(f"mundus host: note: {flags} {verb} not used: a resumed game keeps the options "
-              "it was made with (its log has them)", file=sys.stderr)
+        _say(_HOST + current().ngettext(
+            "note: {options} is not used: a resumed game keeps the options it was made with "
+            "(its log has them)",
+            "note: {options} are not used: a resumed game keeps the options it was made with "
+            "(its log has them)", len(given)).format(options=flags))
 
 
 def _record_of_finished(args: argparse.Namespace, table: Table, served: dict[str, Any]) -> int:
     """``--resume`` of a game that is over: its record written again from the log (to
     --record FILE, else where its host wrote it), signed with the same keys; nothing is
     served."""
-    rounds = f"{table.game.round} round{'s' if table.game.round != 1 else ''}"
+    t = current()
+    rounds = _rounds(table.game.round)
     path = args.record if args.record is not None else served.get("record")
     if path is None:
-        print(f"mundus host: game {table.game_id} is over (after {rounds}): there is nothing "
-              f"to resume; {resume_command(args, table.game_id)} --record FILE writes its "
-              "record again", file=sys.stderr)
+        _say(_HOST + t._("game {game} is over (after {rounds}): there is nothing to resume; "
+                     "{command} --record FILE writes its record again").format(
+            game=table.game_id, rounds=rounds, command=resume_command(args, table.game_id)))
         return 1
     keys: HostKeys | None = None
     if not (args.insecure or served.get("insecure")):
@@ -403,8 +462,8 @@ def _record_of_finished(args: argparse.Namespace, table: Table, served: dict[str
         except (SecurityError, OSError) as exc:
             print(f"mundus host: {exc}", file=sys.stderr)
             return 1
-    print(f"game {table.game_id} is over (after {rounds}): its record is made again from its "
-          "log")
+    print(t._("game {game} is over (after {rounds}): its record is made again from its "
+              "log").format(game=table.game_id, rounds=rounds))
     return 0 if _write_record(str(path), table, keys) else 1
 
 
@@ -427,7 +486,8 @@ def _serve(args: argparse.Namespace, table: Table, keys: HostKeys | None, state_
     try:
         host.open()
     except Exception as exc:  # zmq.ZMQError: address in use, bad interface...
-        print(f"mundus host: cannot listen on {args.bind}:{args.port}: {exc}", file=sys.stderr)
+        _say(_HOST + current()._("cannot listen on {address}: {error}").format(
+            address=f"{args.bind}:{args.port}", error=exc))
         if log is not None:
             log.close()
         return 1
@@ -444,8 +504,8 @@ def _serve(args: argparse.Namespace, table: Table, keys: HostKeys | None, state_
                 "key_dir": None if args.key_dir is None else str(Path(args.key_dir).resolve())})
         except (GameLogError, OSError) as exc:
             host.stop()
-            print(f"mundus host: cannot keep the game log: {exc} (--no-log plays without one)",
-                  file=sys.stderr)
+            _say(_HOST + current()._("cannot keep the game log: {error} (--no-log plays without "
+                                 "one)").format(error=exc))
             return 1
     try:
         with _stop_signals() as stop:
@@ -457,14 +517,21 @@ def _serve(args: argparse.Namespace, table: Table, keys: HostKeys | None, state_
 
 def _run(args: argparse.Namespace, table: Table, host: Host, keys: HostKeys | None,
          host_bots: int, log: GameLog | None, stop: StopRequest | None = None) -> int:
+    t = current()
     address = join_address(args.bind, host.port)
     resume = resume_command(args, table.game_id)
-    print(f"table \"{table.name}\": {table.players} seats, {host_bots} host bot(s), game "
-          f"{table.game_id}")
+    print(t._("table \"{name}\": {seats}, {bots}, game {game}").format(
+        name=table.name, game=table.game_id,
+        seats=t.ngettext("{count} seat", "{count} seats", table.players).format(
+            count=table.players),
+        bots=t.ngettext("{count} host bot", "{count} host bots", host_bots).format(
+            count=host_bots)))
     if log is not None:
-        print(f"game log: {log.path} (after a crash: {resume})")
-    print(f"join at {address} (public updates on port {host.pub_port}, key port "
-          f"{host.key_port})")
+        print(t._("game log: {path} (after a crash: {command})").format(path=log.path,
+                                                                         command=resume))
+    print(t._("join at {address} (public updates on port {pub_port}, key port "
+              "{key_port})").format(address=address, pub_port=host.pub_port,
+                                    key_port=host.key_port))
     print_identity(keys)
     recorded: bool | None = None  # the record: not written yet, or whether it could be
     try:  # Ctrl-C, SIGTERM and SIGHUP (StopRequest) end in the except below
@@ -473,22 +540,29 @@ def _run(args: argparse.Namespace, table: Table, host: Host, keys: HostKeys | No
         pin = "--insecure" if keys is None else shlex.quote(f"--host-key={keys.public_key}")
         invite = [] if table.invite is None else ["--invite", table.invite]
         if table.invite is not None:
-            print(f"invite code: {table.invite} (seats and watching are for those who know "
-                  "it; --no-invite opens the table to anyone who reaches it)")
+            print(t._("invite code: {code} (seats and watching are for those who know it; "
+                      "--no-invite opens the table to anyone who reaches it)").format(
+                code=table.invite))
         if table.free_seats():
-            print(f"  players join with:     "
-                  f"{join_command(address, table.invite, insecure=keys is None)}")
-            print(f"  spectators watch with: "
-                  f"{join_command(address, table.invite, watch=True, insecure=keys is None)}")
-            print(f"  a bot joins with:      {command('bot', '--connect', address, *invite)} "
-                  f"{pin}")
-            print(f"waiting for {table.free_seats()} player(s)...", flush=True)
+            hints = [
+                (t._("players join with:"),
+                 join_command(address, table.invite, insecure=keys is None)),
+                (t._("spectators watch with:"),
+                 join_command(address, table.invite, watch=True, insecure=keys is None)),
+                (t._("a bot joins with:"), f"{command('bot', '--connect', address, *invite)} "
+                                           f"{pin}")]
+            width = max(_cells(label) for label, _ in hints)
+            for label, typed in hints:  # the commands in one column
+                print(f"  {label}{' ' * (width - _cells(label))} {typed}")
+            print(t.ngettext("waiting for {count} player...", "waiting for {count} players...",
+                             table.free_seats()).format(count=table.free_seats()), flush=True)
         host.start()
         announcer = beacon.from_args(args, host, address)
         if announcer is not None:  # stops by itself with the host
             announcer.start()
-            print(f"announced to {announcer.target[0]}:{announcer.target[1]} "
-                  "(`mundus join` lists it; --no-beacon turns this off)", flush=True)
+            print(t._("announced to {address} (`mundus join` lists it; --no-beacon turns this "
+                      "off)").format(address=f"{announcer.target[0]}:{announcer.target[1]}"),
+                  flush=True)
         while not host.wait(0.5):
             if stop is not None:
                 stop.check()
@@ -499,7 +573,7 @@ def _run(args: argparse.Namespace, table: Table, host: Host, keys: HostKeys | No
                 recorded = _write_record(args.record, table, keys)
     except KeyboardInterrupt as stop:
         how = str(stop.args[0]) if stop.args else "Ctrl-C"
-        print(f"\nstopping the table ({how})", file=sys.stderr)
+        _say("\n" + t._("stopping the table ({how})").format(how=how))
         with contextlib.suppress(Exception):  # the players are told, if the loop still runs
             host.call(lambda t: t.output.announce_stop(how), timeout=2.0)
         host.stop()  # its last flush publishes the announcement
@@ -507,10 +581,10 @@ def _run(args: argparse.Namespace, table: Table, host: Host, keys: HostKeys | No
             # The game goes on after a resume: its record, which holds the secret host seed
             # and the engine seed, is written only when it ends.
             if args.record is not None:
-                print(f"the game did not finish: its record goes to {args.record} when it "
-                      f"ends, {_signer(keys)} (until then its seeds stay secret)",
-                      file=sys.stderr)
-            print(f"resume it with: {resume}", file=sys.stderr)
+                _say(t._("the game did not finish: its record goes to {record} when it ends, "
+                         "{signer} (until then its seeds stay secret)").format(
+                    record=args.record, signer=_signer(keys)))
+            _say(t._("resume it with: {command}").format(command=resume))
         elif recorded is None:
             _write_record(args.record, table, keys)  # over, or over for good (no log)
         return 130
@@ -520,30 +594,27 @@ def _run(args: argparse.Namespace, table: Table, host: Host, keys: HostKeys | No
         _say_log_failure(host.error, table, resume)
         return 1
     if host.error is not None:
-        print(f"mundus host: stopped by an internal error: {host.error!r}", file=sys.stderr)
+        _say(_HOST + t._("stopped by an internal error: {error}").format(error=repr(host.error)))
         if log is not None and not table.over:
-            print(f"nothing it answered is lost: once the problem is fixed, resume it with: "
-                  f"{resume}", file=sys.stderr)
+            _say(t._("nothing it answered is lost: once the problem is fixed, resume it with: "
+                     "{command}").format(command=resume))
         return 1
     result = table.game.result
     if result is None:
-        print("the table stopped before the game ended")
+        print(t._("the table stopped before the game ended"))
         return 1
     names_now = table.names
-    winners = " and ".join(player(s, names_now) for s in result.winners)
-    how = REASON_WORDS.get(result.reason, result.reason)
-    rounds = f"{result.rounds} round{'s' if result.rounds != 1 else ''}"
-    print(f"game over after {rounds}, ended {how}; won by {winners}")
+    print(game_over(result, names_now, t))
     if keys is None:
-        print("INSECURE: this game was played without encryption")
-    print("final standings:")
+        print(t._("INSECURE: this game was played without encryption"))
+    print(t._("final standings:"))
     for line in standings(result, names_now):
         print(line)
     if recorded is False:
-        again = f"; once the problem is fixed, {resume} --record FILE writes it again from " \
-                "the game log" if log is not None else ""
-        print(f"mundus host: the game is over, but its record was not written{again}",
-              file=sys.stderr)
+        _say(_HOST + (t._("the game is over, but its record was not written; once the problem is "
+                      "fixed, {command} --record FILE writes it again from the game "
+                      "log").format(command=resume) if log is not None else
+                  t._("the game is over, but its record was not written")))
         return 1
     return 0
 
@@ -551,15 +622,15 @@ def _run(args: argparse.Namespace, table: Table, host: Host, keys: HostKeys | No
 def _say_log_failure(failure: LogFailure, table: Table, resume: str) -> None:
     """The host stopped because its game log cannot be written: what happened, in plain
     words and first, then what to do (the players were told by the host)."""
-    print(f"\nmundus host: the table stopped: {failure}", file=sys.stderr)
+    t = current()
+    _say("\n" + _HOST + t._("the table stopped: {error}").format(error=failure))
     if table.over:
-        print("the game had ended; what its log holds makes its record again: "
-              f"{resume} --record FILE", file=sys.stderr)
+        _say(t._("the game had ended; what its log holds makes its record again: {command} "
+                 "--record FILE").format(command=resume))
         return
-    print("the players were told the table stops; nothing the host answered is lost.",
-          file=sys.stderr)
-    print(f"once there is room (or the disk is back), resume it with: {resume}",
-          file=sys.stderr)
+    _say(t._("the players were told the table stops; nothing the host answered is lost."))
+    _say(t._("once there is room (or the disk is back), resume it with: {command}").format(
+        command=resume))
 
 
 def invite_for(args: argparse.Namespace) -> str | None:
@@ -570,8 +641,8 @@ def invite_for(args: argparse.Namespace) -> str | None:
     if args.invite is not None:
         code = invite_normal(args.invite)
         if not 4 <= len(code) <= MAX_INVITE:
-            raise SystemExit(f"mundus host: --invite: a code of 4 to {MAX_INVITE} letters and "
-                             "digits")
+            raise SystemExit(_HOST + "--invite: " + current()._(
+                "a code of 4 to {most} letters and digits").format(most=MAX_INVITE))
         return str(args.invite).strip()
     bind = args.bind or "0.0.0.0"
     loopback = bind in ("localhost", "::1") or bind.startswith("127.")
@@ -590,15 +661,17 @@ def resume_command(args: argparse.Namespace, game: str) -> str:
 
 def print_identity(keys: HostKeys | None) -> None:
     """The host's keys, for people to compare and for clients to pin."""
+    t = current()
     if keys is None:
-        print("INSECURE: encryption is off (--insecure): anyone on the network can read this "
-              "game, hands and offers included, and clients cannot tell this host from an "
-              "impostor", flush=True)
+        print(t._("INSECURE: encryption is off (--insecure): anyone on the network can read "
+                  "this game, hands and offers included, and clients cannot tell this host from "
+                  "an impostor"), flush=True)
         return
-    where = keys.path if keys.path is not None else "memory only"
-    print(f"host key: {keys.public_key}  fingerprint {keys.fingerprint}  ({where})")
-    print(f"record signing key: {keys.sign_key}  fingerprint {keys.sign_fingerprint}",
-          flush=True)
+    where = keys.path if keys.path is not None else t._("memory only")
+    print(t._("host key: {key}  fingerprint {fingerprint}  ({where})").format(
+        key=keys.public_key, fingerprint=keys.fingerprint, where=where))
+    print(t._("record signing key: {key}  fingerprint {fingerprint}").format(
+        key=keys.sign_key, fingerprint=keys.sign_fingerprint), flush=True)
 
 
 def record_text(table: Table, keys: HostKeys | None) -> str:
@@ -651,8 +724,16 @@ def _stop_signals() -> Iterator[StopRequest]:
 
 
 def _signer(keys: HostKeys | None) -> str:
-    """Which key signs this host's records (``mundus verify`` names it the same way)."""
-    return signed_by(None if keys is None else keys.sign_key, own_sign_key())
+    """Which key signs this host's records, as ``mundus verify`` names it
+    (host.keys.signed_by), in the reader's language."""
+    t = current()
+    if keys is None:
+        return t._("not signed (--insecure)")
+    fp = fingerprint_bytes(bytes.fromhex(keys.sign_key))
+    if keys.sign_key == own_sign_key():
+        return t._("signed by this computer's host key, fingerprint {fingerprint}").format(
+            fingerprint=fp)
+    return t._("signed by the record signing key {fingerprint}").format(fingerprint=fp)
 
 
 def _write_record(path: str | None, table: Table, keys: HostKeys | None = None) -> bool:
@@ -662,7 +743,9 @@ def _write_record(path: str | None, table: Table, keys: HostKeys | None = None) 
     try:
         atomic_write(Path(path), record_text(table, keys), 0o644)
     except OSError as exc:
-        print(f"mundus host: cannot write the record to {path}: {exc}", file=sys.stderr)
+        _say(_HOST + current()._("cannot write the record to {path}: {error}").format(path=path,
+                                                                                   error=exc))
         return False
-    print(f"record written to {path}, {_signer(keys)}")
+    print(current()._("record written to {path}, {signer}").format(path=path,
+                                                                   signer=_signer(keys)))
     return True

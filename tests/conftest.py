@@ -20,11 +20,18 @@ def _private_state_home(tmp_path_factory: pytest.TempPathFactory,
 
 
 @pytest.fixture(autouse=True)
-def _english_by_default() -> Iterator[None]:
+def _english_by_default(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Each test starts and ends with the process speaking English: `mundus join` and `sit()`
-    switch it to the player's language (mundus_net.client.i18n.use), for the tests after."""
+    switch it to the player's language (mundus_net.client.i18n.use), for the tests after.
+    And the commands a test starts speak English whatever the machine's locale: `mundus
+    host` and `mundus bot` print in the locale's language without --lang, and tests read
+    their English lines (docs/client.md, "Lines that programs read"); a test that wants
+    another language says so (--lang, or its own LANG)."""
     from mundus_net.client import i18n
 
+    for variable in i18n.LOCALE_VARIABLES:
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("LANG", "C.UTF-8")
     i18n.use(i18n.DEFAULT_LANGUAGE)
     yield
     i18n.use(i18n.DEFAULT_LANGUAGE)

@@ -1,4 +1,4 @@
-"""The language catalogs (client/i18n.py, issue 28): every message the sources mark, and every
+"""The language catalogs (mundus_net/i18n, issue 28): every message the sources mark, and every
 name of the game, is translated in all five catalogs with the same placeholders and the
 language's plural forms, and the shipped .mo files are compiled from the .po files; and which
 language a player reads (--lang, remembered with the name, the system locale, English)."""
@@ -37,7 +37,7 @@ def test_every_message_is_translated_in_every_catalog(language: str, template: C
 def test_the_template_holds_every_name_and_the_marked_sentences(template: Catalog) -> None:
     ids = {(m.context, m.id if isinstance(m.id, str) else m.id[0]) for m in template if m.id}
     assert {(c, m) for c, m, _ in i18n_build.name_entries()} <= ids
-    assert ("term", "{count} doubloon") in ids  # marked in client/i18n.py, a plural
+    assert ("term", "{count} doubloon") in ids  # marked in mundus_net/i18n, a plural
 
 
 def _problems(source: Message, translated: Message, language: str = "ru") -> list[str]:
@@ -169,3 +169,40 @@ def test_the_chosen_language_reaches_the_client(command: str,
     assert run("--lang", "ko") == "ko"
     assert run() == "ko"  # remembered
     assert run("--lang", "auto") == "nl"
+
+
+# The files whose messages `mundus host` and `mundus bot` print (issue 28).
+CONSOLE_SOURCES = ("host/cli.py", "client/bot.py", "client/notices.py", "client/known_hosts.py",
+                   "mundus_net/i18n")
+
+
+def _values(text: str) -> dict[str, object]:
+    return {name: f"<{name}>" for name in i18n_build.placeholders(text)}
+
+
+@pytest.mark.parametrize("language", sorted(LANGUAGES))
+def test_every_console_message_formats_with_its_placeholders(language: str,
+                                                             template: Catalog) -> None:
+    """Each message of the host's and the bot's consoles, translated, fills in every
+    placeholder its source gives (and no other, no stray brace), each plural form included:
+    a translation that breaks str.format would stop the host mid-game."""
+    t = translator(language)
+    console = [m for m in template if m.id and any(f.startswith(CONSOLE_SOURCES)
+                                                   for f, _ in m.locations)]
+    assert len(console) > 90
+    for message in console:
+        if isinstance(message.id, str):
+            said = t.pgettext(message.context, message.id) if message.context \
+                else t._(message.id)
+            filled = said.format(**_values(message.id))
+            assert "{" not in filled and "}" not in filled, (message.id, said)
+            assert all(f"<{name}>" in filled for name in _values(message.id)), (message.id,
+                                                                                said)
+            continue
+        singular, plural = message.id
+        for count in (1, 2, 3, 5, 11, 21, 22):
+            said = t.ngettext(singular, plural, count)
+            filled = said.format(**_values(plural))
+            assert "{" not in filled, (plural, count, said)
+            if language != "en" or count != 1:
+                assert all(f"<{name}>" in filled for name in _values(plural)), (plural, said)

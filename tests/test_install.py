@@ -97,11 +97,11 @@ def test_the_wheel_ships_the_language_catalogs_read_without_babel(installed: Pat
                                                                    tmp_path: Path) -> None:
     """The five compiled catalogs are package data; the installed program reads them with the
     standard library (Babel, a test dependency, is kept out of the run)."""
-    locale = installed / "mundus_net" / "client" / "locale"
+    locale = installed / "mundus_net" / "i18n" / "locale"
     shipped = sorted(p.parent.parent.name for p in locale.glob("*/LC_MESSAGES/mundus.mo"))
     assert shipped == ["en", "it", "ko", "nl", "ru"]
     script = ("import sys; sys.modules['babel'] = None\n"  # any import of babel fails
-              "from mundus_net.client.i18n import LOCALE_DIR, translator\n"
+              "from mundus_net.i18n import LOCALE_DIR, translator\n"
               "print(LOCALE_DIR)\n"
               "print(translator('ko').event('ST'), translator('ru').doubloons(3), "
               "translator('it').resource(2))\n")

@@ -33,27 +33,29 @@ LAYERS = [
     Layer("cli_args", ("mundus_net.cli_args",), frozenset()),
     Layer("engine", ("mundus_net.engine",), frozenset()),
     Layer("facade", ("mundus_net",), frozenset({"engine"})),
+    # The languages: catalogs and the choice of one, read by the client and the host's console.
+    Layer("i18n", ("mundus_net.i18n",), frozenset({"engine"})),
     Layer("bots", ("mundus_net.bots",), frozenset({"engine"})),
     Layer("rl", ("mundus_net.rl",), frozenset({"engine", "bots"}),
           frozenset({"numpy", "gymnasium", "pettingzoo"})),
     Layer("protocol", ("mundus_net.protocol",), frozenset({"engine"}),
           frozenset({"msgpack", "zmq", "platformdirs"})),
     Layer("host", ("mundus_net.host",),
-          frozenset({"engine", "facade", "bots", "protocol", "cli_args"}),
+          frozenset({"engine", "facade", "bots", "protocol", "cli_args", "i18n"}),
           frozenset({"msgpack", "zmq", "cryptography"})),
     Layer("tui", ("mundus_net.client.tui",),
-          frozenset({"engine", "facade", "bots", "protocol", "cli_args", "client"}),
+          frozenset({"engine", "facade", "bots", "protocol", "cli_args", "i18n", "client"}),
           frozenset({"prompt_toolkit", "zmq"})),
     # Making the language catalogs (a development tool): Babel, which the game never loads.
     Layer("i18n_build", ("mundus_net.client.i18n_build",),
-          frozenset({"engine", "facade", "bots", "protocol", "cli_args", "client"}),
+          frozenset({"engine", "facade", "bots", "protocol", "cli_args", "i18n", "client"}),
           frozenset({"babel"})),
     Layer("client", ("mundus_net.client",),
-          frozenset({"engine", "facade", "bots", "protocol", "cli_args"}),
+          frozenset({"engine", "facade", "bots", "protocol", "cli_args", "i18n"}),
           frozenset({"msgpack", "zmq", "filelock"})),
     Layer("tools", ("mundus_net.tools",),
-          frozenset({"engine", "facade", "bots", "protocol", "cli_args", "host", "client",
-                     "tui"}),
+          frozenset({"engine", "facade", "bots", "protocol", "cli_args", "i18n", "host",
+                     "client", "tui"}),
           frozenset({"cryptography", "openskill", "dask", "distributed", "matplotlib",
                      "tqdm"})),
 ]
@@ -147,6 +149,13 @@ def test_imports_follow_the_layers(module: str) -> None:
             wrong.append(f"{imported} (third-party)")
     assert not wrong, (f"{module} (layer {layer.name}) may not import: {', '.join(wrong)}; "
                        "see docs/architecture.md")
+
+
+def test_the_languages_know_only_the_engine() -> None:
+    """mundus_net.i18n is the floor the client and the host's console share: it may not
+    reach into either, nor into the wire (the protocol stays language-neutral)."""
+    assert layer_of("mundus_net.i18n").may_use == frozenset({"engine"})
+    assert "i18n" not in layer_of("mundus_net.protocol").may_use
 
 
 def test_host_and_client_never_import_each_other() -> None:

@@ -367,7 +367,7 @@ def test_a_bot_leaves_on_a_rewind_unless_told_to_go_on(go_on: bool) -> None:
                      go_on_after_rewind=go_on)
     notice = Rewound(EARLIER, 120, 80, 4, 3, "the host went back in time")
     bot.handle_notice(notice)
-    assert said and said[0].startswith("THE HOST WENT BACK: the host went back in time")
+    assert said and said[0].startswith("THE HOST WENT BACK: The host went back in time")
     if go_on:
         assert conn.accepted == 1 and conn.closed_with is None and bot.left_on_rewind is None
     else:
@@ -435,8 +435,8 @@ def test_a_real_host_resumed_from_a_rolled_back_log_is_named_by_its_network_bots
         for bot in bots:
             assert bot.finish() == 3, bot.err[-10:]
             said = [line for line in bot.err if line.startswith("THE HOST WENT BACK: ")]
-            assert said and "the host went back in time: its game is at round" in said[0]
-            assert any("left the table: the host went back in time" in line
+            assert said and "The host went back in time: its game is at round" in said[0]
+            assert any("left the table: The host went back in time" in line
                        for line in bot.err)
     finally:
         for process in processes:

@@ -80,6 +80,8 @@ from mundus_net.client.notices import (
     Rewound,
     Synced,
     Welcome,
+    problem_sentence,
+    rewind_sentence,
 )
 from mundus_net.client.tui import render
 from mundus_net.client.tui.choices import (
@@ -145,7 +147,7 @@ COMMANDS_HELP = N_(
     "as in the bots' names at `mundus play`. Tab completes the legal decisions. pass or end: "
     "pass or end the turn. say TEXT: chat with the table. log (F2): the whole log. players "
     "(F3): the last round's summary and everyone's developments. help (F1): this help. quit, "
-    "Ctrl-D or Ctrl-C: leave the table; the seat is kept. PageUp/PageDown: more choices when "
+    "Ctrl-D or Ctrl-C: leave the table; the seat is kept. PgUp/PgDn: more choices when "
     "they need several pages, else the log."
 )
 
@@ -224,24 +226,6 @@ TUI_STYLE_RULES: dict[str, tuple[str, str]] = {
     "scrollbar.arrow": ("ansiblack", ""),
 }
 
-
-
-def rewind_sentence(notice: Rewound) -> str:
-    """What the client saw of a host that went back in time, in the player's language (the
-    notice's own sentence is the English one the client says at the table)."""
-    t = current()
-    if notice.kind == "earlier":
-        return t._("The host went back in time: its game is at round {host_round}, event "
-                   "{host}, but this client saw round {round}, event {seen}").format(
-            host_round=notice.host_round, host=notice.host, round=notice.round,
-            seen=notice.seen)
-    if notice.kind == "offer_again":
-        return t._("The host went back in time: it asks again for the offer of round "
-                   "{round}, which this client already revealed").format(
-            round=notice.host_round)
-    return t._("The host's game is not the one this client saw: its history differs within "
-               "the first {seen} events (round {round})").format(seen=notice.seen,
-                                                                 round=notice.round)
 
 
 # -- what the connection thread hands over ------------------------------------------------------
@@ -488,7 +472,7 @@ class TableModel:
                 number=notice.round, seat=seat_name(snap.names, notice.seat),
                 reason=notice.reason))
         elif isinstance(notice, Problem):  # core marks its fixed sentences N_: worded here
-            self.log(current()._(notice.message))
+            self.log(problem_sentence(notice))
         elif isinstance(notice, GameOver):
             self.over = True
             self.plan = []

@@ -172,7 +172,9 @@ def _run_table(settings: Settings, index: int, seats: tuple[int, ...], seed: int
     mundus = mundus_command()
     # --fixed-seed: game i is dealt exactly as the in-process game i (docs/tournament.md);
     # keys made for this game only, in its work folder; the bots pin the printed key.
-    host_cmd = [*mundus, "host", "--bind", "127.0.0.1", "--port", "0", "--no-beacon",
+    # --lang en: the lines read below are the English ones, whatever the user's locale.
+    host_cmd = [*mundus, "host", "--lang", "en", "--bind", "127.0.0.1", "--port", "0",
+                "--no-beacon",
                 "--seats", str(settings.players), "--bots", "0", "--seed", str(seed),
                 "--fixed-seed", "--key-dir", str(work / "keys"),
                 "--state-dir", str(work / "games"),  # its game log, never the user's
@@ -206,7 +208,7 @@ def _run_table(settings: Settings, index: int, seats: tuple[int, ...], seed: int
         bot_files = []
         for s, j in enumerate(seats):
             spec = settings.bots[j]
-            cmd = [*mundus, "bot", "--connect", address, "--strategy", spec,
+            cmd = [*mundus, "bot", "--lang", "en", "--connect", address, "--strategy", spec,
                    "--seed", str(bot_seed(settings.seed, index, j)), "--name", names[s],
                    "--json", "--timeout", str(STEP_TIMEOUT),
                    # one word: a key may start with "-", which argparse takes for an option
