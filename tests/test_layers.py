@@ -252,3 +252,22 @@ def test_the_outputs_do_not_import_the_table() -> None:
     assert module in MODULES
     assert not {i for i in imports_of(module, MODULES[module]) if i.startswith("mundus_net.host.")
                 and i not in ("mundus_net.host.offerstep",)}
+
+
+def test_commit_reveal_does_not_import_the_table() -> None:
+    """Commit-reveal gets what it needs of its table as an ``OfferWiring``
+    (docs/architecture.md, "The host's modules"): neither it nor the offer step imports it."""
+    for module in ("mundus_net.host.commitreveal", "mundus_net.host.offerstep"):
+        assert module in MODULES
+        assert "mundus_net.host.table" not in imports_of(module, MODULES[module]), module
+
+
+def test_replay_names_no_private_member_of_anything() -> None:
+    """host/replay.py takes logged inputs through the table's public replay interface only:
+    no ``_name`` read on the table, its seats or anything else (its own functions aside)."""
+    module = "mundus_net.host.replay"
+    assert module in MODULES
+    tree = ast.parse(MODULES[module].read_text("utf-8"))
+    reached = sorted({node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)
+                      and node.attr.startswith("_") and not node.attr.startswith("__")})
+    assert not reached, f"host/replay.py reaches private members: {reached}"
