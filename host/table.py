@@ -394,10 +394,6 @@ class Table:
         """The commit-reveal state of the offer step under way (§7), or None."""
         return self.offers.step
 
-    def bot_to_play(self) -> int | None:
-        """A host-bot seat with something to decide now, or None."""
-        return self._bot_to_play()
-
     def welcome(self, seat: int | None) -> Message:
         return {
             "t": "welcome", "seat": seat,
@@ -982,14 +978,14 @@ class Table:
         while budget is None or done < budget:
             if self.bot_pace and now < self._next_bot_at:
                 return False
-            seat = self._bot_to_play()
+            seat = self.bot_to_play()
             if seat is None:
                 return False
             self.play_host_bot(seat)
             done += 1
             if self.bot_pace:
                 self._next_bot_at = now + self.bot_pace
-        return self._bot_to_play() is not None
+        return self.bot_to_play() is not None
 
     def _stand_in_for_absent(self, now: float) -> None:
         """Seats whose player has been away ``stand_in_after`` seconds get a stand-in."""
@@ -1053,7 +1049,7 @@ class Table:
         if not self.started and self._full_since is not None and any(
                 s.contribute and s.contribution is None for s in self.seats):
             times.append(self._full_since + self.contribution_seconds)
-        if self.bot_pace and self._bot_to_play() is not None:
+        if self.bot_pace and self.bot_to_play() is not None:
             times.append(self._next_bot_at)
         return min(times) if times else None
 
@@ -1080,8 +1076,8 @@ class Table:
             self._apply(seat, default_decision(self.game, seat), "default")
             self._after_change((seat,))
 
-    def _bot_to_play(self) -> int | None:
-        """A host-bot seat with something to decide now."""
+    def bot_to_play(self) -> int | None:
+        """A host-bot seat with something to decide now, or None."""
         game = self.game
         if not self.started or game.is_over:
             return None
