@@ -11,6 +11,7 @@ works, and the table screen appears when the last seat fills.
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -193,6 +194,14 @@ def seated(count: str, *rows: str) -> Callable[[Term], bool]:
     return lambda t: count in t.text() and seat_rows(t) == list(rows)
 
 
+def on_path(env: dict[str, str]) -> dict[str, str]:
+    """``env`` with this installation's scripts first on PATH, as for a player who installed
+    it: the lobby then shows ``mundus join ...``, which fits 80 columns wherever the checkout
+    lies (a whole path to the script may not; tests/test_commands_shown.py runs that form)."""
+    scripts = str(Path(sys.executable).parent)
+    return {**env, "PATH": os.pathsep.join([scripts, env.get("PATH", os.defpath)])}
+
+
 @pytest.mark.network
 def test_players_wait_in_the_lobby_chat_and_the_table_appears_when_the_last_seat_fills(
         tmp_path: Path, host_at: list[Host]) -> None:
@@ -202,7 +211,7 @@ def test_players_wait_in_the_lobby_chat_and_the_table_appears_when_the_last_seat
     address = host_at[0].wait_line(r"join at (tcp://\S+)").group(1)
 
     def env(who: str) -> dict[str, str]:  # a state folder each: a saved token is a seat's
-        return environment(tmp_path / who)
+        return on_path(environment(tmp_path / who))
 
     ann = Term(["join", address, "--name", "Ann"], env("ann"), cols=80, rows=24)
     bo: Term | None = None
@@ -240,7 +249,7 @@ def test_a_spectator_waits_in_the_same_lobby_until_the_deal(
     host_at.append(Host(tmp_path, "--seats", "2", "--bots", "1", "--port", str(port),
                         "--seed", "3", "--name", "Bot table"))
     address = host_at[0].wait_line(r"join at (tcp://\S+)").group(1)
-    env = environment(tmp_path)
+    env = on_path(environment(tmp_path))
     eve = Term(["watch", address, "--name", "Eve"], env, cols=80, rows=24)
     try:
         eve.wait(seated("1 of 2 seated", "0  greedy bot 0 [bot]", "1  (empty)"),
