@@ -100,6 +100,31 @@ def test_the_mask_marks_exactly_the_legal_decisions() -> None:
             game.apply(seat, bots[seat].decide(PlayerView(game, seat), legal))
 
 
+def test_the_table_mask_is_the_legal_indexes_as_an_int8_vector() -> None:
+    """Table.mask (a bytearray for short legal lists, an index array for long ones) equals
+    the mask built from the legal indexes, on whole seeded games of 2-6 players; long lists
+    (beyond the byte-by-byte path's bound) occur in them too."""
+    from mundus_net.rl import table as table_module
+    long_lists = 0
+    for seed in range(10):
+        players = 2 + seed % 5
+        table = table_module.Table(players)
+        table.new_game(seed)
+        rng = random.Random(seed)
+        while (seat := table.to_move()) is not None:
+            legal = table.legal_actions(seat)
+            expected = np.zeros(len(table.actions), dtype=np.int8)
+            expected[list(legal)] = 1
+            mask = table.mask(seat)
+            assert mask.dtype == np.int8 and mask.flags.writeable
+            assert np.array_equal(mask, expected)
+            assert not table.mask(None).any()
+            long_lists += len(legal) > table_module._SHORT_LEGAL
+            choices = list(legal)
+            table.play(seat, choices[rng.randrange(len(choices))])
+    assert long_lists > 0
+
+
 # -- observations -------------------------------------------------------------------------------
 
 

@@ -19,6 +19,8 @@ from mundus_net.rl.observation import HIGH, LiveObserver, Observer
 __all__ = ["REWARDS", "IllegalAction", "Table"]
 
 REWARDS = ("win", "doubloons")
+# Legal lists up to this long get their mask set one byte at a time (Table.mask).
+_SHORT_LEGAL = 32
 
 
 class IllegalAction(MundusError, ValueError):
@@ -87,11 +89,19 @@ class Table:
         return None
 
     def mask(self, seat: int | None) -> np.ndarray:
-        mask = np.zeros(len(self.actions), dtype=np.int8)
-        if seat is not None and not self.over:
-            legal = self.legal_actions(seat)
+        if seat is None or self.over:
+            return np.zeros(len(self.actions), dtype=np.int8)
+        legal = self.legal_actions(seat)
+        if len(legal) > _SHORT_LEGAL:
+            mask = np.zeros(len(self.actions), dtype=np.int8)
             mask[np.fromiter(legal, dtype=np.intp, count=len(legal))] = 1
-        return mask
+            return mask
+        # A short list (most steps) set byte by byte in a bytearray: no index array to make
+        # (0.5-0.6 us against 1.1-1.2 us for 3-12 indexes).
+        marks = bytearray(len(self.actions))
+        for index in legal:
+            marks[index] = 1
+        return np.frombuffer(marks, dtype=np.int8)
 
     def observe(self, seat: int) -> np.ndarray:
         return self.live.observe(seat)
