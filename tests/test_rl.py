@@ -282,9 +282,15 @@ def test_the_remembered_legal_indexes_equal_the_computed_ones_over_many_games() 
             legal = game.legal(seat)
             expected = {i: d for d in legal
                         if (i := space.index_of(d, seat, players)) is not None}
-            assert space.legal_indexes(legal, seat, players) == expected
+            # in the legal list's order too (the environments list the indexes in it)
+            found = space.legal_indexes(legal, seat, players)
+            assert list(found.items()) == list(expected.items())
+            assert all(found[i] is d for i, d in expected.items())
+            assert list(space.legal_indexes(legal, seat, players).items()) == list(
+                expected.items())  # the second time, from the remembered pairs
             copies = [type(d)(*d) for d in legal]
-            assert space.legal_indexes(copies, seat, players) == expected
+            assert list(space.legal_indexes(copies, seat, players).items()) == list(
+                expected.items())
             game.apply(seat, bots[seat].decide(PlayerView(game, seat), legal))
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable
-from typing import cast
 
 from mundus_net.engine.cards import NUMBERED, RELIC, VALUES, Cards
 from mundus_net.engine.decisions import (
@@ -148,8 +147,9 @@ class ActionSpace:
             self._by_cards[cls] = {cards_of(self.decisions[i]): i
                                    for i in range(first, first + count)}
         self._take0 = starts["Take"][0]
-        # legal_indexes's memory: per (seat, players), id(decision) -> index (-1: none).
-        self._by_id: dict[tuple[int, int], dict[int, int]] = {}
+        # legal_indexes's memory: per (seat, players), id(decision) -> (index, decision)
+        # (index -1: none).
+        self._by_id: dict[tuple[int, int], dict[int, tuple[int, Decision]]] = {}
         self._kept: list[Decision] = []
 
     @classmethod
@@ -184,29 +184,30 @@ class ActionSpace:
         """index -> decision for every legal decision that has an index.
 
         The engine shares its decision objects from list to list, so each object's index is
-        kept by its id (the object itself in ``_kept``, so that its id is not reused): a legal
-        list is then mapped in two C-level passes (tests compare it with
-        :meth:`index_of`)."""
+        kept by its id with the object (also in ``_kept``, so that its id is not reused): a
+        legal list is then mapped in one C-level pass, ``dict`` of the (index, decision)
+        pairs, the unindexed ones under -1 and dropped (tests compare it with
+        :meth:`index_of`, order included)."""
         legal = legal if isinstance(legal, list) else list(legal)
         ids = self._by_id.get((seat, players))
         if ids is None:
             ids = self._by_id[seat, players] = {}
-        indexes = list(map(ids.get, map(id, legal)))
-        if None in indexes:
+        try:  # each id gives its (index, decision) pair: one C-level pass makes the dict
+            found = dict(map(ids.get, map(id, legal)))
+        except TypeError:  # an object not seen before (ids.get gave None)
             if len(self._kept) >= _KEPT_LIMIT:
                 self._kept.clear()
                 for table in self._by_id.values():
                     table.clear()
             kept = self._kept
-            for k, decision in enumerate(legal):
-                if indexes[k] is None:
-                    found = self.index_of(decision, seat, players)
-                    ids[id(decision)] = indexes[k] = -1 if found is None else found
+            for decision in legal:
+                if id(decision) not in ids:
+                    index = self.index_of(decision, seat, players)
+                    ids[id(decision)] = (-1 if index is None else index, decision)
                     kept.append(decision)
-        resolved = cast("list[int]", indexes)  # every None was filled in above
-        if -1 in resolved:
-            return {i: d for i, d in zip(resolved, legal, strict=True) if i != -1}
-        return dict(zip(resolved, legal, strict=True))
+            found = dict(map(ids.__getitem__, map(id, legal)))
+        found.pop(-1, None)  # the decisions without an index
+        return found
 
     def index_of(self, decision: Decision, seat: int, players: int) -> int | None:
         """The index of one of ``seat``'s decisions (None if it has none), computed."""
