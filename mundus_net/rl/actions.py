@@ -14,7 +14,8 @@ caravels than that is charged its default pick, counted in ``ActionSpace.unrepre
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from typing import cast
 
 from mundus_net.engine.cards import NUMBERED, RELIC, VALUES, Cards
 from mundus_net.engine.decisions import (
@@ -193,7 +194,8 @@ class ActionSpace:
         if ids is None:
             ids = self._by_id[seat, players] = {}
         try:  # each id gives its (index, decision) pair: one C-level pass makes the dict
-            found = dict(map(ids.get, map(id, legal)))
+            # (a None, an id not seen, is the TypeError below, which mypy cannot know)
+            found = dict(cast("Iterator[tuple[int, Decision]]", map(ids.get, map(id, legal))))
         except TypeError:  # an object not seen before (ids.get gave None)
             if len(self._kept) >= _KEPT_LIMIT:
                 self._kept.clear()
