@@ -12,6 +12,7 @@ recently saved (an entry is a few hundred bytes).
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ class WitnessFile(StateFile):
 
     FORMAT = "mundus-net/witnesses/1"
     SECTION = "games"
+    INDENT = None  # rewritten at every round and reveal: compact is 15x faster to write
 
     def __init__(self, path: Path | None = None) -> None:
         super().__init__(path or state_dir() / "witnesses.json")
@@ -44,10 +46,18 @@ class WitnessFile(StateFile):
         return witness if (witness.game, witness.seat) == (game, seat) else None
 
     def save(self, witness: Witness) -> None:
+        self.save_all([witness])
+
+    def save_all(self, witnesses: Sequence[Witness]) -> None:
+        """Save several seats' witnesses in one write (``mundus bot --seats N``)."""
+        if not witnesses:
+            return
         with self._locked():
             entries = self._read()
-            entry: dict[str, Any] = {**witness.to_json(), "saved": time.time()}
-            entries[_key(witness.game, witness.seat)] = entry
+            now = time.time()
+            for witness in witnesses:
+                entry: dict[str, Any] = {**witness.to_json(), "saved": now}
+                entries[_key(witness.game, witness.seat)] = entry
             if len(entries) > KEEP:
                 oldest = sorted(entries, key=lambda g: _saved(entries[g]))
                 for game in oldest[: len(entries) - KEEP]:
