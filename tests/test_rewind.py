@@ -310,6 +310,29 @@ def test_several_seats_witnesses_are_saved_in_one_compact_write(tmp_path: Path) 
     assert b"\n " not in store.path.read_bytes()  # compact: rewritten at every round
 
 
+def test_the_witness_file_is_plain_sorted_json_and_keeps_what_another_client_wrote(
+        tmp_path: Path) -> None:
+    """WitnessFile reuses what it last read or wrote while the file's bytes are the same:
+    an entry another client (another process) saved in between is kept, and the file is
+    what json.dumps makes of it, sorted and compact."""
+    import json
+
+    from mundus_net.client.witness import WitnessFile
+
+    path = tmp_path / "witnesses.json"
+    mine, other = WitnessFile(path), WitnessFile(path)
+    ana = Witness(GAME, seat=1).with_reveal(2, (1, 3), b"a" * 32, b"A" * 32)
+    mine.save(ana)
+    bo = Witness("another-game", seat=2, count=3)
+    other.save(bo)
+    ana_later = ana.after([{"kind": "started"}], 1)
+    mine.save(ana_later)
+    fresh = WitnessFile(path)
+    assert (fresh.get(GAME, 1), fresh.get("another-game", 2)) == (ana_later, bo)
+    text = path.read_text(encoding="utf-8")
+    assert text == json.dumps(json.loads(text), separators=(",", ":"), sort_keys=True) + "\n"
+
+
 def test_a_deferred_round_save_waits_for_its_owner_and_a_reveal_is_saved_at_once(
         tmp_path: Path) -> None:
     """``defer_round_witness`` (mundus bot): the once-a-round save is left to the owner
