@@ -46,11 +46,13 @@ Progress goes to stderr; the last line of stdout is one JSON object with the fig
 from __future__ import annotations
 
 import argparse
+import cProfile
 import itertools
 import json
 import multiprocessing
 import multiprocessing.connection
 import os
+import pstats
 import statistics
 import subprocess
 import sys
@@ -339,6 +341,7 @@ class TimedHost(Host):
 
     handling = 0.0
     flushing = 0.0
+    commits: CountingLog | None = None  # with a game log
 
     def _message(self, frames: list[bytes]) -> None:
         start = time.perf_counter()
@@ -377,10 +380,41 @@ LAYOUTS = {"processes": "4 processes, one per seat",
 HOST_LOGS = {"shipped": "as shipped (durable game log)", "no_log": "without a game log"}
 
 
+class ProfiledHost(TimedHost):
+    """A TimedHost whose thread runs under cProfile (``--profile``)."""
+
+    profile: cProfile.Profile | None = None
+
+    def _serve(self) -> None:
+        self.profile = cProfile.Profile()
+        self.profile.runcall(super()._serve)
+
+
+class CountingLog:
+    """Counts a game log's commit calls, and those that wrote (a commit with rows or a new
+    head: one SQLite transaction and one mark write, each synced)."""
+
+    def __init__(self, log: GameLog) -> None:
+        self.log = log
+        self.calls = 0
+        self.writes = 0
+        commit = log.commit
+
+        def counted(table: Table) -> None:
+            self.calls += 1
+            before = (log.committed, log._shown)
+            commit(table)
+            if (log.committed, log._shown) != before:
+                self.writes += 1
+        log.commit = counted  # type: ignore[method-assign]
+
+
 def network_game(seed: int, strategy: str, secure: bool = True, layout: str = "processes",
-                 log_dir: Path | None = None) -> NetworkGame:
+                 log_dir: Path | None = None, profile_dir: Path | None = None) -> NetworkGame:
     """Host in a thread here, the bots joined in seat order (see LAYOUTS); with ``log_dir``,
-    the host keeps its game log there, durable, as `mundus host` does by default."""
+    the host keeps its game log there, durable, as `mundus host` does by default. With
+    ``profile_dir``, the host thread and each bot process run under cProfile, and their
+    statistics are written there (host.prof, bot0.prof, ...)."""
     marks: dict[str, float] = {}
     counters: dict[str, tuple[float, int] | None] = {}
     ours: dict[str, float | None] = {}
@@ -402,20 +436,26 @@ def network_game(seed: int, strategy: str, secure: bool = True, layout: str = "p
 
     # fixed_seed: the game of this seed, to compare with the in-process one.
     table = Table(PLAYERS, TableSettings(heartbeat_ms=1000, fixed_seed=True), seed=seed)
-    host = TimedHost(table, port=0, on_update=on_update, log=_stderr, insecure=not secure)
+    host_class = TimedHost if profile_dir is None else ProfiledHost
+    host = host_class(table, port=0, on_update=on_update, log=_stderr, insecure=not secure)
     game_log = None
     if log_dir is not None:  # as host/cli.py's _serve: made before anyone can join
         host.open()
         game_log = GameLog.create(log_dir, table, durable=True, host={
             "bind": "127.0.0.1", "port": host.port, "insecure": not secure, "durable": True})
+        host.commits = CountingLog(game_log)
     host.start()
+    python = [sys.executable]
     security = [f"--host-key={host.public_key}"] if secure else ["--insecure"]
     # One process per seat, seed = seat; or one process whose seats get seeds 0, 1, 2, 3.
     runs = [(seat, 1) for seat in range(PLAYERS)] if layout == "processes" else [(0, PLAYERS)]
     try:
         for first, seats in runs:
+            if profile_dir is not None:
+                python = [sys.executable, "-m", "cProfile", "-o",
+                          str(profile_dir / f"bot{first}.prof")]
             procs.append(subprocess.Popen(
-                [sys.executable, "-m", "mundus_net.cli", "bot", "--connect", host.address,
+                [*python, "-m", "mundus_net.cli", "bot", "--connect", host.address,
                  "--strategy", strategy, "--seed", str(first), "--name", f"bench{first}",
                  "--seats", str(seats), "--json", "--timeout", str(WAIT), *security],
                 cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True))
@@ -439,6 +479,9 @@ def network_game(seed: int, strategy: str, secure: bool = True, layout: str = "p
         host.stop()
         if game_log is not None:
             game_log.close()
+        if isinstance(host, ProfiledHost) and host.profile is not None:
+            assert profile_dir is not None
+            host.profile.dump_stats(profile_dir / "host.prof")
     result = table.game.result
     assert result is not None
     start, end = counters.get("start"), counters.get("end")
@@ -493,7 +536,10 @@ def play_games(args: argparse.Namespace, echo: BareEcho) -> dict[str, dict[str, 
                     "flush": host.flushing / count,
                     "cpu": None if best.machine is None else best.machine[0] / count,
                     "switches": None if best.machine is None else best.machine[1] / count,
-                    "ours": None if best.ours is None else best.ours / count})
+                    "ours": None if best.ours is None else best.ours / count,
+                    "commits": None if host.commits is None else host.commits.calls / count,
+                    "commit_writes": None if host.commits is None else
+                    host.commits.writes / count})
                 print(f"game seed {seed}, {LAYOUTS[layout]}, host {HOST_LOGS[log]}: in-process "
                       f"{local_s * 1000:.1f} ms, over loopback {best.seconds * 1000:.1f} ms "
                       f"(fastest of {args.repeat} each; {count} decisions; same result: "
@@ -529,8 +575,41 @@ def play_games(args: argparse.Namespace, echo: BareEcho) -> dict[str, dict[str, 
             "ours_us": None if ours is None else round(ours * us, 1),
             "cpu_us": None if cpu is None else round(cpu * us, 1),
             "switches": None if switches is None else round(switches, 1),
+            # the game log's commit calls, and those that wrote (synced), per decision
+            "log_commit_calls": _rounded(median(rows, "commits"), 2),
+            "log_commit_writes": _rounded(median(rows, "commit_writes"), 2),
             "same": all(row["same"] for row in rows)}
     return out
+
+
+def _rounded(value: float | None, digits: int) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+def profile_games(args: argparse.Namespace, folder: Path) -> None:
+    """``--profile DIR``: one play of the first seed's game in each layout, with each host,
+    the host thread and every bot process under cProfile; their statistics go to DIR
+    (LAYOUT-LOG/host.prof, bot0.prof...), and the top functions by own time are printed."""
+    secure = not args.insecure
+    with tempfile.TemporaryDirectory(prefix="mundus-bench-") as tmp:
+        for layout in LAYOUTS:
+            for log in HOST_LOGS:
+                where = folder / f"{layout}-{log}"
+                where.mkdir(parents=True, exist_ok=True)
+                log_dir = Path(tmp) / f"{layout}-{log}" if log == "shipped" else None
+                game = network_game(args.seed, args.strategy, secure, layout, log_dir, where)
+                _, _, count = in_process_game(args.seed, args.strategy, 1)
+                print(f"== {LAYOUTS[layout]}, host {HOST_LOGS[log]}: {game.seconds * 1000:.1f} "
+                      f"ms, {count} decisions, {game.seconds * 1e6 / count:.0f} us a decision "
+                      f"(profiled); statistics in {where}")
+                for name in sorted(path.name for path in where.glob("*.prof")):
+                    print(f"-- {name}: own time per decision, top 12")
+                    stats = pstats.Stats(str(where / name))
+                    rows = sorted(stats.stats.items(),  # type: ignore[attr-defined]
+                                  key=lambda item: -item[1][2])[:12]
+                    for (file, line, function), (_, calls, own, _, _) in rows:
+                        print(f"   {own * 1e6 / count:8.1f} us {calls / count:6.2f} calls  "
+                              f"{Path(file).name}:{line}({function})")
 
 
 def goals(games: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -561,9 +640,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1, help="seed of the first table")
     parser.add_argument("--insecure", action="store_true",
                         help="no CURVE encryption (host, clients and the bare sockets)")
+    parser.add_argument("--profile", type=Path, default=None, metavar="DIR",
+                        help="only profile one play of each layout and host (cProfile: the "
+                             "host thread and the bot processes), statistics to DIR")
     args = parser.parse_args(argv)
     us = 1e6
     secure = not args.insecure
+    if args.profile is not None:
+        profile_games(args, args.profile)
+        return 0
 
     _stderr("bare pyzmq round trips, back to back...")
     echo = BareEcho(secure)  # one echo server for the whole run
@@ -599,6 +684,10 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"host's own work {g['busy_us']:.0f} us (handling "
               f"{g['busy_us'] - g['flush_us']:.0f}, publishing {g['flush_us']:.0f}); "
               f"in-process {g['local_per_decision_us']:.0f} us")
+        if g["log_commit_calls"] is not None:
+            print(f"  game log: {g['log_commit_calls']:.2f} commit calls per decision, "
+                  f"{g['log_commit_writes']:.2f} of them writing (one synced SQLite "
+                  f"transaction and one synced mark each)")
         if g["ours_us"] is not None:
             print(f"  CPU per decision of the host's process and the bot process(es): "
                   f"{g['ours_us']:.0f} us")

@@ -20,7 +20,13 @@ from pathlib import Path
 from typing import Any, cast
 
 from mundus_net.bots.base import Bot, bot_traceback, load_bot
-from mundus_net.client.connection import Connection, ConnectTimeout, HostError, poll_all
+from mundus_net.client.connection import (
+    Connection,
+    ConnectTimeout,
+    HostError,
+    poll_all,
+    save_due_witnesses,
+)
 from mundus_net.client.core import ClientCore, ClientError, ClientSettings, OfferSecret
 from mundus_net.client.known_hosts import (
     KnownHosts,
@@ -145,6 +151,7 @@ class NetworkBot:
         """Decide whenever asked; return the result (None if the connection closed first)."""
         conn, core = self.conn, self.conn.core
         while core.result is None and not core.closed:
+            conn.save_witness()  # a round's, deferred until the answer has left
             for notice in conn.poll(poll_s):
                 self.handle_notice(notice)
             self.step()
@@ -254,6 +261,7 @@ def play_all(players: Sequence[NetworkBot], poll_s: float = 1.0) -> list[Result 
         active = [player.conn for player in players if player.playing]
         if not active:
             break
+        save_due_witnesses(active, rounds=True)  # the round's, once the answers left
         for conn, notices in poll_all(active, poll_s):
             player = owner[id(conn)]
             for notice in notices:
@@ -396,11 +404,12 @@ def run(args: argparse.Namespace) -> int:
     # traffic); with --seats N they are driven by this one thread and the first one's SUB
     # socket receives the public messages for all of them.
     conns: list[Connection] = []
+    witnesses = WitnessFile()  # one file: the seats' round saves are written together
     for k in range(seats):
         settings = ClientSettings(names[k], "player", bot=True, invite=args.invite,
                                   take_over=take_over)
         conns.append(Connection(args.connect, settings, token=token, secret=secret,
-                                witnesses=WitnessFile(),
+                                witnesses=witnesses, defer_witness=True,
                                 server_key=trust.key, insecure=trust.key is None,
                                 wakeable=False, public_from=conns[0] if conns else None))
     conn = conns[0]

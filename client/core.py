@@ -436,6 +436,11 @@ class ClientCore:
         self.witness = witness
         self.on_witness = on_witness
         self.load_witness = load_witness
+        # ``defer_round_witness``: the once-a-round save is left to the owner, which takes
+        # it (take_unsaved_witness) when it has answered and waits (mundus bot: one write
+        # for all its seats, after the answer has left); the other saves stay at once.
+        self.defer_round_witness = False
+        self._witness_unsaved = False
         self.rewind: Rewound | None = None
 
         self.welcome: Welcome | None = None
@@ -859,7 +864,22 @@ class ClientCore:
 
     def _save_witness(self) -> None:
         if self.on_witness is not None and self.witness is not None:
+            self._witness_unsaved = False  # this save holds the round too
             self.on_witness(self.witness)
+
+    def _round_witness(self) -> None:
+        if self.defer_round_witness and self.on_witness is not None:
+            self._witness_unsaved = True
+        else:
+            self._save_witness()
+
+    def take_unsaved_witness(self) -> Witness | None:
+        """The witness to save when a round save was left to the owner (defer_round_witness)
+        and nothing saved it since: the current one, once; None otherwise."""
+        if not self._witness_unsaved:
+            return None
+        self._witness_unsaved = False
+        return self.witness
 
     def _round_of(self, p: PendingDecision) -> int:
         rnd = p.detail.get("round")
@@ -1268,7 +1288,7 @@ class ClientCore:
         if witness is not None and self.rewind is None:
             self.witness = witness.after(events, self._state_round())
             if self.witness.round > witness.round:
-                self._save_witness()  # once a round: what a restarted client compares
+                self._round_witness()  # once a round: what a restarted client compares
         self._after_public(events, now)
 
     def _apply_buffered(self, now: float) -> None:

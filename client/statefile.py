@@ -20,7 +20,9 @@ from filelock import FileLock
 
 from mundus_net.protocol.statedir import atomic_write
 
-__all__ = ["StateFile"]
+__all__ = ["LOCK_POLL_S", "StateFile"]
+
+LOCK_POLL_S = 0.001  # how often a held lock is tried again
 
 
 class StateFile:
@@ -28,6 +30,9 @@ class StateFile:
 
     FORMAT: ClassVar[str]
     SECTION: ClassVar[str]  # the key of the entries in the file
+    # Indented for people to read; None: compact, for a file rewritten often (json's C
+    # encoder only runs without indent: 15 ms against 1 ms for 200 witnesses).
+    INDENT: ClassVar[int | None] = 1
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -47,11 +52,16 @@ class StateFile:
         return dict(entries) if isinstance(entries, dict) else {}
 
     def _write(self, entries: dict[str, Any]) -> None:
+        separators = None if self.INDENT is not None else (",", ":")
         atomic_write(self.path, json.dumps({"format": self.FORMAT, self.SECTION: entries},
-                                           indent=1, sort_keys=True) + "\n")
+                                           indent=self.INDENT, separators=separators,
+                                           sort_keys=True) + "\n")
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
         self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        with FileLock(self.path.with_name(self.path.name + ".lock"), mode=0o600):
+        # Polled every millisecond, not filelock's 50: four `mundus bot` processes saving at
+        # the start of a round slept 50 ms each in turn, the game waiting on them.
+        lock = FileLock(self.path.with_name(self.path.name + ".lock"), mode=0o600)
+        with lock.acquire(poll_interval=LOCK_POLL_S):
             yield

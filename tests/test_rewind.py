@@ -299,6 +299,61 @@ def test_two_seats_of_one_game_on_one_computer_keep_their_own_witness(tmp_path: 
     assert store.get(GAME, 0) is None and store.get("another-game", 1) is None
 
 
+def test_several_seats_witnesses_are_saved_in_one_compact_write(tmp_path: Path) -> None:
+    from mundus_net.client.witness import WitnessFile
+
+    store = WitnessFile(tmp_path / "witnesses.json")
+    ana = Witness(GAME, seat=1).with_reveal(2, (1, 3), b"a" * 32, b"A" * 32)
+    bo = Witness(GAME, seat=2, count=4)
+    store.save_all([ana, bo])
+    assert (store.get(GAME, 1), store.get(GAME, 2)) == (ana, bo)
+    assert b"\n " not in store.path.read_bytes()  # compact: rewritten at every round
+
+
+def test_the_witness_file_is_plain_sorted_json_and_keeps_what_another_client_wrote(
+        tmp_path: Path) -> None:
+    """WitnessFile reuses what it last read or wrote while the file's bytes are the same:
+    an entry another client (another process) saved in between is kept, and the file is
+    what json.dumps makes of it, sorted and compact."""
+    import json
+
+    from mundus_net.client.witness import WitnessFile
+
+    path = tmp_path / "witnesses.json"
+    mine, other = WitnessFile(path), WitnessFile(path)
+    ana = Witness(GAME, seat=1).with_reveal(2, (1, 3), b"a" * 32, b"A" * 32)
+    mine.save(ana)
+    bo = Witness("another-game", seat=2, count=3)
+    other.save(bo)
+    ana_later = ana.after([{"kind": "started"}], 1)
+    mine.save(ana_later)
+    fresh = WitnessFile(path)
+    assert (fresh.get(GAME, 1), fresh.get("another-game", 2)) == (ana_later, bo)
+    text = path.read_text(encoding="utf-8")
+    assert text == json.dumps(json.loads(text), separators=(",", ":"), sort_keys=True) + "\n"
+
+
+def test_a_deferred_round_save_waits_for_its_owner_and_a_reveal_is_saved_at_once(
+        tmp_path: Path) -> None:
+    """``defer_round_witness`` (mundus bot): the once-a-round save is left to the owner
+    (take_unsaved_witness, once the answers have left); a reveal's save is still made before
+    the reveal is queued, and nothing the client witnessed goes unsaved."""
+    net, _, players = logged_game(tmp_path / "games")
+    saved: dict[Peer, list[Witness]] = {peer: [] for peer in players}
+    for peer in players:
+        peer.core.on_witness = saved[peer].append
+        peer.core.defer_round_witness = True
+    play_to_round(net, players, 3)
+    for peer in players:
+        assert saved[peer], "no reveal was saved"
+        assert all(witness.revealed for witness in saved[peer]), "a round saved at once"
+        taken = peer.core.take_unsaved_witness()
+        assert taken is None or taken is peer.core.witness
+        assert peer.core.take_unsaved_witness() is None  # once
+        newest = taken or saved[peer][-1]
+        assert peer.core.witness is not None and newest.round == peer.core.witness.round == 3
+
+
 def test_a_client_restarted_after_the_rollback_still_sees_it(tmp_path: Path) -> None:
     """The witness is kept in the client's state folder (client/witness.py) at each round: a
     client that restarts between the host's rollback and its resume compares what it saw
