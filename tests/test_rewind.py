@@ -289,7 +289,7 @@ def test_the_chain_leaves_out_what_a_resumed_host_does_not_restore() -> None:
 def test_two_seats_of_one_game_on_one_computer_keep_their_own_witness(tmp_path: Path) -> None:
     from mundus_net.client.witness import WitnessFile
 
-    store = WitnessFile(tmp_path / "witnesses.json")
+    store = WitnessFile(tmp_path / "witnesses")
     ana = Witness(GAME, seat=1).with_reveal(2, (1, 3), b"a" * 32, b"A" * 32)
     bo = Witness(GAME, seat=2).with_reveal(2, (4, 5), b"b" * 32, b"B" * 32)
     watcher = Witness(GAME, count=7)
@@ -299,38 +299,65 @@ def test_two_seats_of_one_game_on_one_computer_keep_their_own_witness(tmp_path: 
     assert store.get(GAME, 0) is None and store.get("another-game", 1) is None
 
 
-def test_several_seats_witnesses_are_saved_in_one_compact_write(tmp_path: Path) -> None:
+def test_several_seats_witnesses_are_saved_together_each_compact_in_its_own_file(
+        tmp_path: Path) -> None:
     from mundus_net.client.witness import WitnessFile
 
-    store = WitnessFile(tmp_path / "witnesses.json")
+    store = WitnessFile(tmp_path / "witnesses")
     ana = Witness(GAME, seat=1).with_reveal(2, (1, 3), b"a" * 32, b"A" * 32)
     bo = Witness(GAME, seat=2, count=4)
     store.save_all([ana, bo])
     assert (store.get(GAME, 1), store.get(GAME, 2)) == (ana, bo)
-    assert b"\n " not in store.path.read_bytes()  # compact: rewritten at every round
+    assert store.path(GAME, 1) != store.path(GAME, 2)
+    assert b"\n " not in store.path(GAME, 1).read_bytes()  # compact: rewritten every round
 
 
-def test_the_witness_file_is_plain_sorted_json_and_keeps_what_another_client_wrote(
+def test_witness_files_are_plain_sorted_json_named_by_a_digest_not_by_the_hosts_game_id(
         tmp_path: Path) -> None:
-    """WitnessFile reuses what it last read or wrote while the file's bytes are the same:
-    an entry another client (another process) saved in between is kept, and the file is
-    what json.dumps makes of it, sorted and compact."""
+    """Two clients (two processes) of one computer write their own files, each what
+    json.dumps makes of it, sorted and compact; a game id a host chose never names a path."""
     import json
 
     from mundus_net.client.witness import WitnessFile
 
-    path = tmp_path / "witnesses.json"
-    mine, other = WitnessFile(path), WitnessFile(path)
+    folder = tmp_path / "witnesses"
+    mine, other = WitnessFile(folder), WitnessFile(folder)
     ana = Witness(GAME, seat=1).with_reveal(2, (1, 3), b"a" * 32, b"A" * 32)
     mine.save(ana)
-    bo = Witness("another-game", seat=2, count=3)
-    other.save(bo)
+    sly = Witness("../../evil", seat=2, count=3)
+    other.save(sly)
     ana_later = ana.after([{"kind": "started"}], 1)
     mine.save(ana_later)
-    fresh = WitnessFile(path)
-    assert (fresh.get(GAME, 1), fresh.get("another-game", 2)) == (ana_later, bo)
-    text = path.read_text(encoding="utf-8")
-    assert text == json.dumps(json.loads(text), separators=(",", ":"), sort_keys=True) + "\n"
+    fresh = WitnessFile(folder)
+    assert (fresh.get(GAME, 1), fresh.get("../../evil", 2)) == (ana_later, sly)
+    assert sorted(p.parent for p in folder.iterdir()) == [folder, folder]
+    for path in folder.iterdir():
+        text = path.read_text(encoding="utf-8")
+        assert text == json.dumps(json.loads(text), separators=(",", ":"), sort_keys=True) + "\n"
+
+
+def test_the_witness_folder_keeps_the_most_recent_games_and_reads_the_older_single_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+    import os
+
+    from mundus_net.client import witness as witness_module
+    from mundus_net.client.witness import WitnessFile
+
+    monkeypatch.setattr(witness_module, "KEEP", 3)
+    store = WitnessFile(tmp_path / "witnesses")
+    for n in range(5):
+        store.save(Witness(f"game-{n}", seat=0, count=n))
+        os.utime(store.path(f"game-{n}", 0), (1000.0 + n, 1000.0 + n))  # saved in order
+    store.save(Witness("game-5", seat=0, count=5))
+    assert [store.get(f"game-{n}", 0) is not None for n in range(6)] == [
+        False, False, False, True, True, True]
+    # A witness an earlier version kept in witnesses.json is still found.
+    old = Witness("old-game", seat=1, count=9)
+    (tmp_path / "witnesses.json").write_text(json.dumps({
+        "format": "mundus-net/witnesses/1",
+        "games": {"old-game/1": {**old.to_json(), "saved": 1.0}}}))
+    assert WitnessFile(tmp_path / "witnesses").get("old-game", 1) == old
 
 
 def test_a_deferred_round_save_waits_for_its_owner_and_a_reveal_is_saved_at_once(
@@ -362,7 +389,7 @@ def test_a_client_restarted_after_the_rollback_still_sees_it(tmp_path: Path) -> 
     from mundus_net.client.witness import WitnessFile
 
     net, log, players = logged_game(tmp_path / "games")
-    store = WitnessFile(tmp_path / "witnesses.json")
+    store = WitnessFile(tmp_path / "witnesses")
     for peer in players:
         peer.core.on_witness = store.save
     play_to_round(net, players, 4)
