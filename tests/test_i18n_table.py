@@ -301,8 +301,9 @@ def test_a_whole_game_in_a_terminal_at_80x24_in_the_language(
                 shown: list[str] = []
                 for page in range(3):
                     if page:  # the page PageDown turned to, drawn
-                        t.wait(lambda t, before=shown: _lines(t) != before,
-                               what=f"F1's page {page + 1}")
+                        def turned(t: Any, before: list[str] = shown) -> bool:
+                            return _lines(t) != before
+                        t.wait(turned, what=f"F1's page {page + 1}")
                     shown = _settle(t)
                     found += [f"F1 page {page + 1}: {p}" for p in problems(shown, 80, english)
                               if "English" not in p or _prose_english(p, english)]
