@@ -232,13 +232,8 @@ def _lines(t: Any) -> list[str]:
 
 
 def _settle(t: Any) -> list[str]:
-    """The screen once the program has stopped writing for a moment (a frame is whole)."""
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        before = bytes(t.raw)
-        t.pump(0.08)
-        if bytes(t.raw) == before:
-            break
+    """The screen once a frame is whole (Term.settle)."""
+    t.settle()
     return _lines(t)
 
 
@@ -280,12 +275,16 @@ def test_a_whole_game_in_a_terminal_at_80x24_in_the_language(
     take = tr._(tui_app.PROMPTS["take"]).rstrip("> ")
     refused = tr._("Refused: {reason}").format(reason="R5.5: ")
     help_title = tr._("Help (F1 or Esc closes)")
+    # (its start: a long translation may be cut on the status line)
+    game_over = tr._("The game is over: press Enter (or Ctrl-D) to leave.")[:16]
     found: list[str] = []
     questions = 0
     tried: set[str] = set()
     try:
         while True:
             now = t.wait(lambda t: _asked(t, OVER[language]), what="a question or the end")
+            if now == "over":  # the standings are drawn a frame before the game-over notice
+                t.wait(lambda t: game_over in "\n".join(_lines(t)), what="the game-over line")
             found += [f"{now}: {p}" for p in problems(_settle(t), 80, english)]
             if now == "over":
                 break
@@ -299,9 +298,18 @@ def test_a_whole_game_in_a_terminal_at_80x24_in_the_language(
                 tried.add("help")
                 t.send("\x1bOP")
                 t.wait(lambda t: help_title in _lines(t)[0], what="the help page")
+                shown: list[str] = []
                 for page in range(3):
-                    found += [f"F1 page {page + 1}: {p}" for p in problems(_settle(t), 80, english)
+                    if page:  # the page PageDown turned to, drawn
+                        def turned(t: Any, before: list[str] = shown) -> bool:
+                            return _lines(t) != before
+                        t.wait(turned, what=f"F1's page {page + 1}")
+                    shown = _settle(t)
+                    found += [f"F1 page {page + 1}: {p}" for p in problems(shown, 80, english)
                               if "English" not in p or _prose_english(p, english)]
+                    numbers = re.findall(r"\d+", shown[0])  # the title: ... page N of M
+                    if len(numbers) < 3 or numbers[-2] == numbers[-1]:
+                        break  # the last page
                     t.send("\x1b[6~")  # PageDown
                 t.send("\x1b")  # Esc closes
                 t.wait(lambda t: help_title not in _lines(t)[0], what="the help to close")

@@ -9,7 +9,6 @@ from __future__ import annotations
 import itertools
 import json
 import re
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -26,14 +25,8 @@ PAGES = {F1: "Help (F1 or Esc closes)", F2: "The whole log, newest last",
 
 
 def settle(t: Term) -> str:
-    """The screen once the program has stopped writing for a moment (a frame is whole)."""
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        before = bytes(t.raw)
-        t.pump(0.08)
-        if bytes(t.raw) == before:
-            break
-    return t.text()
+    """The screen once a frame is whole (Term.settle)."""
+    return t.settle()
 
 
 def page_of(t: Term) -> tuple[int, int]:
@@ -50,8 +43,9 @@ def shows(text: str) -> Callable[[Term], bool]:
     return lambda t: text in t.text()
 
 
-def overlay(t: Term, key: str, every_page: bool = True) -> list[str]:
-    """Open F1, F2 or F3, read its pages (F2: the newest, or all of them), close it."""
+def overlay(t: Term, key: str, every_page: bool = True, close: str = ESC) -> list[str]:
+    """Open F1, F2 or F3, read its pages (F2: the newest, or all of them), close it with
+    ``close`` (Esc, or the same key again)."""
     t.send(key)
     t.wait_text(PAGES[key])
     screens = [settle(t)]
@@ -63,7 +57,7 @@ def overlay(t: Term, key: str, every_page: bool = True) -> list[str]:
         t.send(PGUP if key == F2 else PGDN)
         t.wait(turned(page, pages), what="the next page")
         screens.append(settle(t))
-    t.send(ESC)
+    t.send(close)
     t.wait(lambda t: PAGES[key] not in t.text(), what="the page to close")
     settle(t)
     return screens
@@ -141,8 +135,9 @@ def play(t: Term, scan: bool) -> tuple[dict[str, list[str]], list[list[list[int]
             step = (screen.split(" · ")[0], now)
             keys = ((F1, "F1"), (F2, "F2"), (F3, "F3")) if step not in steps else ((F2, "F2"),)
             steps.add(step)
-            for key, name in keys:
-                for page in overlay(t, key, every_page=key != F2):
+            for key, name in keys:  # (closed with the key: a lone Esc waits half a second
+                # to be known from the start of a key's sequence; game over closes with Esc)
+                for page in overlay(t, key, every_page=key != F2, close=key):
                     found.setdefault(name, []).extend(cut_lines(page))
         pages = choice_pages(t)
         if pages:

@@ -23,6 +23,9 @@ import pyte
 ROOT = Path(__file__).resolve().parent.parent
 MUNDUS = shutil.which("mundus", path=str(Path(sys.executable).parent)) or "mundus"
 WAIT = 60.0  # seconds: a deadline for every step, generous so a loaded machine is no failure
+# The terminal client (prompt_toolkit) hides the cursor as it starts drawing a frame and shows
+# it again, at the input line, once the frame is drawn: the marks of a whole frame.
+FRAME_BEGINS, FRAME_ENDS = b"\x1b[?25l", b"\x1b[?25h"
 
 # SGR parameters that set a colour: 30-37, 38;..., 39 aside, 40-47, 48;..., 90-97, 100-107.
 _SGR = re.compile(rb"\x1b\[([0-9;]*)m")
@@ -71,6 +74,9 @@ class Term:
         self.cols, self.rows = cols, rows
         self.child = pexpect.spawn(program, list(args), env=dict(env), cwd=str(cwd),
                                    dimensions=(rows, cols), encoding=None, timeout=WAIT)
+        # No pause before each key (pexpect's default, 50 ms): the tests wait for the screen
+        # to ask before they type, and the terminal keeps what is typed until it is read.
+        self.child.delaybeforesend = None
         self.screen = pyte.Screen(cols, rows)
         self.stream = pyte.ByteStream(self.screen)
         self.raw = bytearray()
@@ -92,6 +98,19 @@ class Term:
         self.raw += data
         self.stream.feed(data)
         return True
+
+    def settle(self, quiet: float = 0.08, timeout: float = 10) -> str:
+        """The screen once the last frame written is whole and nothing more waits to be read;
+        where the output has no whole frame to go by (the cursor stays hidden), once the
+        program has stopped writing for ``quiet`` seconds."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            before = len(self.raw)
+            whole = self.raw.rfind(FRAME_ENDS) > self.raw.rfind(FRAME_BEGINS)
+            self.pump(0.005 if whole else quiet)
+            if len(self.raw) == before:
+                break
+        return self.text()
 
     def lines(self) -> list[str]:
         return [line.rstrip() for line in self.screen.display]
