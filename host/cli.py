@@ -43,7 +43,7 @@ from mundus_net.host.gamelog import (
     restore,
 )
 from mundus_net.host.keys import HostKeys, own_sign_key
-from mundus_net.host.server import Host
+from mundus_net.host.server import LINGER_AFTER_END, Host
 from mundus_net.host.table import DEFAULT_BOT_SECONDS, Message, Table, TableSettings
 from mundus_net.i18n import Translator, add_console_language_argument, current, early_language, use
 from mundus_net.protocol import chain
@@ -152,6 +152,10 @@ def register(subparsers: Any) -> None:
                              "waits; --decision-seconds gives it the default decisions)")
     parser.add_argument("--bot-pace", type=float, default=0.0, metavar="S",
                         help="pause between host-bot decisions, to watch them (default 0)")
+    parser.add_argument("--linger", type=seconds(3600, "the linger", zero=True),
+                        default=LINGER_AFTER_END, metavar="S",
+                        help="seconds the host stays after the game while anyone is connected, "
+                             f"so that every client reads the end (default {LINGER_AFTER_END:g})")
     parser.add_argument("--round-limit", type=whole_number(1, 10_000, "the round limit"),
                         default=None, metavar="N", help="end after N rounds (R8.5)")
     parser.add_argument("--record", metavar="FILE", default=None,
@@ -482,7 +486,7 @@ def _serve(args: argparse.Namespace, table: Table, keys: HostKeys | None, state_
     # Tracebacks go to a file beside the game logs; the console has one line for each.
     errors = state_dir / ERROR_FILE if not args.no_log or log is not None else None
     host = Host(table, bind=args.bind, port=args.port, on_update=on_update, keys=keys,
-                insecure=args.insecure, error_file=errors)
+                insecure=args.insecure, error_file=errors, linger_after_end=args.linger)
     try:
         host.open()
     except Exception as exc:  # zmq.ZMQError: address in use, bad interface...

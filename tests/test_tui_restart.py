@@ -338,7 +338,8 @@ def test_a_host_replaced_by_a_new_game_is_said_and_j_joins_the_new_table(
 def test_a_watched_game_that_ends_shows_the_result_and_the_client_ends(
         tmp_path: Path, hosts: list[Host]) -> None:
     hosts.append(Host(tmp_path, "host.out", "--seats", "2", "--bots", "1", "--round-limit",
-                      "1", "--port", "0", "--seed", "3", "--name", "Short table"))
+                      "1", "--port", "0", "--seed", "3", "--name", "Short table",
+                      "--linger", "1"))  # the host goes 1 s after the game, not 10
     address = hosts[0].wait_line(r"join at (tcp://\S+)").group(1)
     key = hosts[0].wait_line(r"^host key: (\S{40})\s").group(1)
     env = environment(tmp_path)
