@@ -60,6 +60,9 @@ WAIT = 60.0
 V = PROTOCOL_VERSION  # in the attackers' hand-made messages
 BOT_PACE = 0.08  # seconds between host-bot decisions: a game of about 15 s, for attacks to hit
 QUICK_BOT_PACE = 0.02
+# --quick plays this many rounds (disk-full needs round 3): a scenario then takes half the
+# time, the figures are the same kind. Not the rollback: its players leave at the rewind.
+QUICK_ROUNDS = 5
 PLAYER_ROLES = ("honest", "honest", "attacker")  # the network seats, in joining order
 HELD_SUBSCRIBERS = 400  # subscriber churn: connections kept open at once (files: 1,024)
 BUSY_SECONDS = 600.0  # --busy loops stop by themselves after this, whatever happens
@@ -153,7 +156,7 @@ class Table:
     """A host process with its honest players, and what the attacker needs to know."""
 
     def __init__(self, work: Path, bot_pace: float = BOT_PACE,
-                 state_dir: Path | None = None) -> None:
+                 state_dir: Path | None = None, rounds: int | None = None) -> None:
         self.work = work
         self.port = _free_port()
         self.record = work / "record.json"
@@ -165,7 +168,8 @@ class Table:
              str(self.port),
              "--seats", "5", "--bots", "2", "--seed", str(SEED), "--fixed-seed",
              "--record", str(self.record), "--state-dir", str(self.state_dir),
-             "--name", "attack table", "--bot-pace", str(bot_pace)])
+             "--name", "attack table", "--bot-pace", str(bot_pace),
+             *(["--round-limit", str(rounds)] if rounds is not None else [])])
         self.address = self.wait_line(r"join at (tcp://\S+)").group(1)
         self.key = self.wait_line(r"^host key: (\S{40})").group(1)
         self.sign_key = self.wait_line(r"^record signing key: ([0-9a-f]{64})").group(1)
@@ -683,7 +687,8 @@ def run(name: str, seconds: float, quick: bool, work: Path, busy: int = 0) -> Ou
         if why is not None:
             outcome.not_played = why
             return outcome
-    table = Table(work / name, QUICK_BOT_PACE if quick else BOT_PACE, state_dir)
+    table = Table(work / name, QUICK_BOT_PACE if quick else BOT_PACE, state_dir,
+                  QUICK_ROUNDS if quick and name != "rollback" else None)
     outcome.expect_rewind = name == "rollback"
     try:
         outcome.sent, outcome.unit = SCENARIOS[name](table, seconds, quick)
@@ -713,7 +718,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--attack-seconds", type=float, default=20.0,
                         help="how long each attack lasts at most (default 20)")
     parser.add_argument("--quick", action="store_true",
-                        help="small budgets and 5-second attacks (for tests)")
+                        help="small budgets, 5-second attacks and 5-round games, the rollback's "
+                             "excepted (for tests)")
     parser.add_argument("--busy", type=int, default=0, metavar="N",
                         help="N busy loops beside the host during every scenario, the "
                              "baseline too (default 0; 2 starves a 2-core machine)")
