@@ -25,7 +25,6 @@ from mundus_net.client.connection import (
     ConnectTimeout,
     HostError,
     poll_all,
-    save_due_witnesses,
 )
 from mundus_net.client.core import ClientCore, ClientError, ClientSettings, OfferSecret
 from mundus_net.client.known_hosts import (
@@ -261,7 +260,8 @@ def play_all(players: Sequence[NetworkBot], poll_s: float = 1.0) -> list[Result 
         active = [player.conn for player in players if player.playing]
         if not active:
             break
-        save_due_witnesses(active, rounds=True)  # the round's, once the answers left
+        for conn in active:
+            conn.save_witness()  # the round's, once the answers left
         for conn, notices in poll_all(active, poll_s):
             player = owner[id(conn)]
             for notice in notices:
@@ -404,7 +404,7 @@ def run(args: argparse.Namespace) -> int:
     # traffic); with --seats N they are driven by this one thread and the first one's SUB
     # socket receives the public messages for all of them.
     conns: list[Connection] = []
-    witnesses = WitnessFile()  # one file: the seats' round saves are written together
+    witnesses = WitnessFile()  # a file per seat: the seats never wait on each other
     for k in range(seats):
         settings = ClientSettings(names[k], "player", bot=True, invite=args.invite,
                                   take_over=take_over)

@@ -47,7 +47,7 @@ from mundus_net.protocol.messages import MAX_HOST_FRAME, decode_host
 from mundus_net.protocol.security import fetch_key, make_client, parse_key, require_curve
 from mundus_net.protocol.shapes import Message
 
-__all__ = ["ConnectTimeout", "Connection", "HostError", "poll_all", "save_due_witnesses"]
+__all__ = ["ConnectTimeout", "Connection", "HostError", "poll_all"]
 
 Clock = Callable[[], float]
 # Plain ints: pyzmq's enum flags make every `&` a slow Python-level call.
@@ -105,10 +105,9 @@ class Connection:
         # ``witnesses``: what this computer's clients saw of each game (client/witness.py),
         # read at the welcome and kept at each round: a host that goes back is seen even
         # after this client restarts.
-        # ``defer_witness`` (mundus bot): a witness is saved before the next frame leaves
-        # rather than at once, so that poll_all saves all its seats' in one write (four
-        # reveals at once: one write, not four in turn); a round's save waits until the
-        # owner has answered (unsaved_witness, save_witness).
+        # ``defer_witness`` (mundus bot): a witness is saved just before the next frame leaves
+        # rather than at once; a round's save waits until the owner has answered
+        # (save_witness).
         self.witnesses = witnesses
         save = None if witnesses is None else \
             self._witness_due if defer_witness else witnesses.save
@@ -117,8 +116,6 @@ class Connection:
                                on_witness=save)
         self.core.defer_round_witness = defer_witness
         self._due: Witness | None = None  # saved before the next frame leaves
-        self._hold = False  # poll_all: frames wait until every seat's witness is saved
-        self._held: list[object] = []
         # Encryption (docs/security.md): CURVE with the host key ``server_key`` (Z85); without
         # one, connect() asks the host's key port and trusts the answer for this connection
         # (trust on first use, without memory: the commands keep known hosts). ``insecure``:
@@ -196,13 +193,7 @@ class Connection:
         """Do what the core asks, in order: frames for the DEALER and socket actions; then keep
         its notices for poll()."""
         core = self.core
-        if self._hold:
-            self._held.extend(core.outgoing())
-        elif self._held:  # held by a poll_all that failed: in order, before the new ones
-            self._release()
-            self._act(core.outgoing())
-        else:
-            self._act(core.outgoing())
+        self._act(core.outgoing())
         notices = core.notices()
         if notices:
             self._out.extend(notices)
@@ -225,11 +216,6 @@ class Connection:
                 self._subscribe(item.pub_port)
             elif isinstance(item, CloseSockets):
                 self._teardown()
-
-    def _release(self) -> None:
-        """Send what was held while poll_all read every seat's sockets."""
-        held, self._held = self._held, []
-        self._act(held)
 
     def _witness_due(self, witness: Witness) -> None:
         self._due = witness
@@ -456,21 +442,14 @@ class Connection:
         self.core.close("bye" if bye else "closed")
         self._pump()
 
-    def unsaved_witness(self) -> tuple[WitnessFile, Witness] | None:
-        """The witness whose save was deferred (``defer_witness``) and where it goes, once;
-        None when nothing waits."""
+    def save_witness(self) -> None:
+        """Save the witness if its save was deferred (``defer_witness``): a round's, left
+        until the owner has answered, or one due before the next frame."""
         round_saved = self.core.take_unsaved_witness()
         due, self._due = self._due, None
         witness = self.core.witness if round_saved or due else None  # the newest holds both
-        if witness is None or self.witnesses is None:
-            return None
-        return self.witnesses, witness
-
-    def save_witness(self) -> None:
-        """Save the witness if its round save was deferred (``defer_witness``)."""
-        unsaved = self.unsaved_witness()
-        if unsaved is not None:
-            unsaved[0].save(unsaved[1])
+        if witness is not None and self.witnesses is not None:
+            self.witnesses.save(witness)
 
     def __enter__(self) -> Connection:
         return self
@@ -502,21 +481,8 @@ def poll_all(conns: Sequence[Connection], timeout: float | None = 0.0
             wait = min(wait, max(0.0, deadline - now))
         ready = dict(poller_for(live).poll(math.ceil(wait * 1000)))
         if ready:
-            # Every seat's messages first, their frames held: the witnesses they must save
-            # before them (reveals) are then written at once (Connection(defer_witness)).
-            hold = len(live) > 1
             for conn in live:
-                conn._hold = hold
-            try:
-                for conn in live:
-                    conn._ready(ready)
-            finally:
-                for conn in live:
-                    conn._hold = False
-            if hold:
-                save_due_witnesses(live)
-                for conn in live:
-                    conn._release()
+                conn._ready(ready)
         now = clock()
         if any(conn._out or conn._calls for conn in conns) or (
                 deadline is not None and now >= deadline):
@@ -527,24 +493,6 @@ def poll_all(conns: Sequence[Connection], timeout: float | None = 0.0
             out.append((conn, conn._out))
             conn._out = []
     return out
-
-
-def save_due_witnesses(conns: Sequence[Connection], rounds: bool = False) -> None:
-    """The witnesses ``conns`` must save before their next frames leave (and with
-    ``rounds``, the round saves left to the owner too), one write per file."""
-    by_file: dict[int, tuple[WitnessFile, list[Witness]]] = {}
-    for conn in conns:
-        if rounds:
-            unsaved = conn.unsaved_witness()
-        else:
-            due, conn._due = conn._due, None
-            unsaved = None if due is None or conn.witnesses is None else \
-                (conn.witnesses, conn.core.witness or due)
-        if unsaved is not None:
-            store, witness = unsaved
-            by_file.setdefault(id(store), (store, []))[1].append(witness)
-    for store, witnesses in by_file.values():
-        store.save_all(witnesses)
 
 
 _pollers = threading.local()  # this thread's last poll_all sockets and their poller

@@ -437,8 +437,8 @@ class ClientCore:
         self.on_witness = on_witness
         self.load_witness = load_witness
         # ``defer_round_witness``: the once-a-round save is left to the owner, which takes
-        # it (take_unsaved_witness) when it has answered and waits (mundus bot: one write
-        # for all its seats, after the answer has left); the other saves stay at once.
+        # it (take_unsaved_witness) when it has answered and waits (mundus bot: the save is
+        # then off the path of its answer); the other saves stay at once.
         self.defer_round_witness = False
         self._witness_unsaved = False
         self.rewind: Rewound | None = None

@@ -70,8 +70,7 @@ class WitnessFile:
         self.save_all([witness])
 
     def save_all(self, witnesses: Sequence[Witness]) -> None:
-        """Save each witness to its own file (``mundus bot --seats N`` saves its seats'
-        together, before the frames that depend on them leave)."""
+        """Save each witness to its own file."""
         if not witnesses:
             return
         self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
