@@ -493,12 +493,14 @@ class Table:
                 raise ProtocolError("bad_token", "no seat has this token")
             seat = self.seats[index]
             self._check_seat_free(conn, seat, m)
-            self._log_flags(seat, m)
+            # What the hello changes of its seat, logged first (a restored table replays it).
+            program = seat.program if m.get("bot") is None else bool(m["bot"])
+            contribute = seat.contribute if m.get("contribute") is None or self.started \
+                else bool(m["contribute"])
+            if (program, contribute) != (seat.program, seat.contribute):
+                self._set_flags(seat, program, contribute)
             if m.get("bot") is not None:
-                seat.program = bool(m["bot"])
                 self.output.touch()
-            if m.get("contribute") is not None and not self.started:
-                seat.contribute = bool(m["contribute"])
             self._attach(conn, index, client=m.get("client"))
             self._maybe_start()
             return self.welcome(index)
@@ -553,13 +555,11 @@ class Table:
         if self.free_seats() == 0:
             self._full_since = self._clock()
 
-    def _log_flags(self, seat: Seat, m: Message) -> None:
-        """Log what a hello with a token changes of its seat (the hello changes it next)."""
-        program = seat.program if m.get("bot") is None else bool(m["bot"])
-        contribute = seat.contribute if m.get("contribute") is None or self.started \
-            else bool(m["contribute"])
-        if (program, contribute) != (seat.program, seat.contribute):
-            self._write("flags", seat=seat.index, bot=program, contribute=contribute)
+    def _set_flags(self, seat: Seat, program: bool, contribute: bool) -> None:
+        """A seat's flags changed by a hello with its token (logged first)."""
+        self._write("flags", seat=seat.index, bot=program, contribute=contribute)
+        seat.program = program
+        seat.contribute = contribute
 
     def snapshot_refusal(self, m: Message, unread: bool, now: float) -> Message | None:
         """The error reply to a snapshot request refused before the table looks at it, or
@@ -1170,10 +1170,7 @@ class Table:
 
     def set_seat_flags(self, index: int, program: bool, contribute: bool) -> None:
         """A logged ``flags`` row: what a hello with a token changed of its taken seat."""
-        seat = self.seats[index]
-        self._write("flags", seat=index, bot=program, contribute=contribute)
-        seat.program = program
-        seat.contribute = contribute
+        self._set_flags(self.seats[index], program, contribute)
         self._maybe_start()
 
     def time_out(self, index: int) -> None:
