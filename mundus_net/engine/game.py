@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Self
+from typing import Any, NamedTuple, Self, TypeVar
 
 from mundus_net.engine import combos
 from mundus_net.engine.cards import (
@@ -1555,22 +1555,27 @@ _PIRATE_DISCARDS: dict[tuple[int, ...], PirateDiscard] = {}
 _SPLITS: dict[tuple[str, ...], SplitFleet] = {}
 
 
-def _pirate_discard(cards: tuple[int, ...]) -> PirateDiscard:
-    found = _PIRATE_DISCARDS.get(cards)
+_K = TypeVar("_K")
+_D = TypeVar("_D")
+
+
+def _shared(table: dict[_K, _D], key: _K, make: Callable[[_K], _D]) -> _D:
+    """The one decision object for ``key`` (made by ``make`` the first time), from a table
+    forgotten wholesale when full."""
+    found = table.get(key)
     if found is None:
-        if len(_PIRATE_DISCARDS) >= _SHARED_LIMIT:
-            _PIRATE_DISCARDS.clear()
-        found = _PIRATE_DISCARDS[cards] = PirateDiscard(cards)
+        if len(table) >= _SHARED_LIMIT:
+            table.clear()
+        found = table[key] = make(key)
     return found
+
+
+def _pirate_discard(cards: tuple[int, ...]) -> PirateDiscard:
+    return _shared(_PIRATE_DISCARDS, cards, PirateDiscard)
 
 
 def _split_fleet(caravels: tuple[str, ...]) -> SplitFleet:
-    found = _SPLITS.get(caravels)
-    if found is None:
-        if len(_SPLITS) >= _SHARED_LIMIT:
-            _SPLITS.clear()
-        found = _SPLITS[caravels] = SplitFleet(caravels)
-    return found
+    return _shared(_SPLITS, caravels, SplitFleet)
 # Decisions other seats may not see when they are made (R5.3, R5.9, R6.9, R4.7). A set: its
 # test is a hash lookup, where a tuple compares the decision's type with each in turn.
 _SECRET_DECISIONS = frozenset((Offer, Gift, Store, PirateDiscard))
