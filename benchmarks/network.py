@@ -35,6 +35,15 @@
    host as shipped. Goals (issue 29): against its floor, a host without a log within 1.5x
    with one bot process for the four seats and within 2x with four bot processes; the host
    as shipped within 1.5x of the durable floor.
+4. **The fan-out floors** (issue 34). A networked decision also publishes one update that every
+   bot process receives. The same in-process game, each decision making one DEALER/ROUTER
+   round trip to a server that publishes one update (``UPDATE_BYTES``) on PUB before it
+   answers, received by as many subscriber processes as the layout has bot processes (4, or
+   1 for ``--seats 4``), CURVE on both sockets; the durable variant syncs one small write per
+   answer before answering. A play ends once every subscriber has received every update.
+   Goals: a host without a log within 1.5x of its fan-out floor with one bot process, 2x
+   with four; the host as shipped within 1.5x of the durable fan-out floor; the host
+   thread's own work (handling and publishing) at most 300 us per decision.
 
     python benchmarks/network.py                 # 2000 round trips, 3 games, 3 plays each
     python benchmarks/network.py --round-trips 5000 --games 5 --repeat 5 --seed 7
@@ -60,7 +69,7 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 import zmq
 
@@ -84,6 +93,10 @@ TARGET_GAME_FACTOR = 3.0
 # Issue 29's goals against the floors (one process for four seats / a process per seat).
 FLOOR_GOALS = {"one_process": 1.5, "processes": 2.0}
 DURABLE_FLOOR_GOAL = 1.5
+# Issue 34's goals against the fan-out floors, and the host thread's own work per decision.
+FANOUT_GOALS = {"one_process": 1.5, "processes": 2.0}
+DURABLE_FANOUT_GOAL = 1.5
+HOST_BUSY_GOAL_US = 300.0
 REQUEST_BYTES = 120  # about a decide message
 REPLY_BYTES = 20  # about an ok
 WAIT = 60.0
@@ -213,6 +226,144 @@ class BareEcho:
         self.proc.terminate()
 
 
+# -- the fan-out floor ---------------------------------------------------------------------------
+#
+# A networked decision is more than one round trip: the host also publishes one update that
+# every bot process receives (four processes wake per decision). The fan-out floor is the
+# in-process game with, per decision, one DEALER/ROUTER round trip to a server that publishes
+# one update of a typical size on PUB before it answers, received by each subscriber process
+# (CURVE on both sockets, as the host's); its durable variant also syncs one small write to
+# the disk per answer before it answers, as the host commits its game log. A play ends when
+# every subscriber has received every update.
+
+UPDATE_BYTES = 400  # about one update of a 4-player game (an event or two and the state's seq)
+_HELLO, _END_PLAY = b"hello", b"end"
+
+
+def _fanout_server(pipe: Connection_, secure: bool, sync_path: str | None) -> None:
+    ctx = zmq.Context()
+    router, pub = ctx.socket(zmq.ROUTER), ctx.socket(zmq.PUB)
+    public = None
+    if secure:
+        public, secret = new_client_keypair()
+        make_server(router, public, secret)
+        make_server(pub, public, secret)
+    ports = (router.bind_to_random_port("tcp://127.0.0.1"),
+             pub.bind_to_random_port("tcp://127.0.0.1"))
+    pipe.send((ports, None if public is None else public.decode("ascii")))
+    fd = None if sync_path is None else os.open(sync_path, os.O_WRONLY | os.O_CREAT, 0o600)
+    poller = zmq.Poller()
+    poller.register(router, zmq.POLLIN)
+    update, reply = b"u" * UPDATE_BYTES, b"r" * REPLY_BYTES
+    while True:
+        if poller.poll(50):  # as the host polls
+            identity, request = router.recv_multipart()
+            if request in (_HELLO, _END_PLAY):
+                pub.send(request)
+            else:
+                if fd is not None:
+                    os.pwrite(fd, b"0123456789abcdef", 0)
+                    os.fsync(fd)
+                pub.send(update)
+            router.send_multipart([identity, reply])
+
+
+def _fanout_subscriber(pipe: Connection_, port: int, key: str | None) -> None:
+    """Counts the updates it receives; says "ready" at its first hello, and the count at each
+    end of a play."""
+    ctx = zmq.Context()
+    sub = ctx.socket(zmq.SUB)
+    if key is not None:
+        make_client(sub, key)
+    sub.setsockopt(zmq.SUBSCRIBE, b"")
+    sub.connect(f"tcp://127.0.0.1:{port}")
+    poller = zmq.Poller()
+    poller.register(sub, zmq.POLLIN)
+    ready, count = False, 0
+    while True:
+        if poller.poll(50):  # as a bot polls its sockets
+            message = sub.recv()
+            if message == _HELLO:
+                if not ready:
+                    ready = True
+                    pipe.send("ready")
+            elif message == _END_PLAY:
+                pipe.send(count)
+                count = 0
+            else:
+                count += 1
+
+
+class FanOut:
+    """The fan-out floor's sockets: a DEALER to the server, ``subscribers`` processes with a
+    SUB each; with ``sync_dir``, the server syncs a write per answer (the durable variant)."""
+
+    def __init__(self, secure: bool, subscribers: int, sync_dir: Path | None = None) -> None:
+        sync_path = None if sync_dir is None else str(sync_dir / f"fanout-{subscribers}")
+        self.server, pipe = _child(_fanout_server, secure, sync_path)
+        (router_port, pub_port), key = pipe.recv()
+        ctx = multiprocessing.get_context("spawn")
+        self.subscribers: list[tuple[multiprocessing.process.BaseProcess, Connection_]] = []
+        for _ in range(subscribers):
+            parent, child = ctx.Pipe()
+            proc = ctx.Process(target=_fanout_subscriber, args=(child, pub_port, key),
+                               daemon=True)
+            proc.start()
+            self.subscribers.append((proc, parent))
+        self.ctx: zmq.Context[Any] = zmq.Context()
+        self.dealer = self.ctx.socket(zmq.DEALER)
+        if key is not None:
+            make_client(self.dealer, key)
+        self.dealer.connect(f"tcp://127.0.0.1:{router_port}")
+        self.poller = zmq.Poller()
+        self.poller.register(self.dealer, zmq.POLLIN)
+        self.request = b"q" * REQUEST_BYTES
+        self.sent = 0
+        deadline = time.monotonic() + WAIT
+        waiting = [pipe for _, pipe in self.subscribers]
+        while waiting:  # hellos until every subscriber hears them (PUB drops until then)
+            if time.monotonic() > deadline:
+                raise TimeoutError("a fan-out subscriber did not start")
+            self._send(_HELLO)
+            waiting = [pipe for pipe in waiting if not (pipe.poll(0.02) and pipe.recv())]
+        for _ in range(100):  # warm-up, as BareEcho's
+            self.round_trip()
+        self.end()
+
+    def _send(self, request: bytes) -> None:
+        self.dealer.send(request)
+        if not self.poller.poll(int(WAIT * 1000)):
+            raise TimeoutError("no answer from the fan-out server")
+        self.dealer.recv()
+
+    def round_trip(self) -> float:
+        start = time.perf_counter()
+        self._send(self.request)
+        self.sent += 1
+        return time.perf_counter() - start
+
+    def begin(self) -> None:
+        self.sent = 0
+
+    def end(self) -> None:
+        """Waits until every subscriber has received every update since ``begin``."""
+        self._send(_END_PLAY)
+        for _, pipe in self.subscribers:
+            if not pipe.poll(WAIT):
+                raise TimeoutError("a fan-out subscriber did not report")
+            received = pipe.recv()
+            if received != self.sent:
+                raise RuntimeError(f"a subscriber received {received} of {self.sent} updates")
+        self.sent = 0
+
+    def close(self) -> None:
+        self.dealer.close(linger=0)
+        self.ctx.term()
+        for proc, _ in self.subscribers:
+            proc.terminate()
+        self.server.terminate()
+
+
 # -- round trips through the host ---------------------------------------------------------------
 
 
@@ -278,12 +429,17 @@ def _ping(conn: Connection) -> float:
 # -- a 4-bot game -------------------------------------------------------------------------------
 
 
+class RoundTripper(Protocol):
+    def round_trip(self) -> float: ...
+
+
 class RoundTripBot:
     """A strategy whose every decision also makes one bare pyzmq round trip: the in-process
     game played this way is the floor of any networked one (no host, no protocol, no state
-    to send: only the one round trip each decision needs)."""
+    to send: only the one round trip each decision needs). With a ``FanOut`` as ``echo``,
+    each round trip also publishes one update that every subscriber process receives."""
 
-    def __init__(self, bot: Bot, echo: BareEcho) -> None:
+    def __init__(self, bot: Bot, echo: RoundTripper) -> None:
         self.bot = bot
         self.echo = echo
 
@@ -298,7 +454,7 @@ class DurableRoundTripBot(RoundTripBot):
     ``benchmarks/gamelog.py``'s durable floor): the floor of a host that keeps every answer
     through a power cut."""
 
-    def __init__(self, bot: Bot, echo: BareEcho, fd: int) -> None:
+    def __init__(self, bot: Bot, echo: RoundTripper, fd: int) -> None:
         super().__init__(bot, echo)
         self.fd = fd
 
@@ -309,13 +465,18 @@ class DurableRoundTripBot(RoundTripBot):
         return decision
 
 
-def in_process_game(seed: int, strategy: str, repeat: int = 3, echo: BareEcho | None = None,
-                    sync_dir: Path | None = None) -> tuple[float, Result, int]:
+def in_process_game(seed: int, strategy: str, repeat: int = 3,
+                    echo: RoundTripper | None = None, sync_dir: Path | None = None
+                    ) -> tuple[float, Result, int]:
     """The fastest of ``repeat`` plays of the same game (one game is short and noisy); with
     ``echo``, each decision also makes one bare round trip to it (RoundTripBot), and with
-    ``sync_dir`` one fsync'd write to a file there too (DurableRoundTripBot)."""
+    ``sync_dir`` one fsync'd write to a file there too (DurableRoundTripBot). With a
+    ``FanOut`` as ``echo``, a play ends when every subscriber process has received every
+    update."""
     best = float("inf")
     for _ in range(repeat):
+        if isinstance(echo, FanOut):
+            echo.begin()
         bots: list[Bot] = [load_bot(strategy, seat) for seat in range(PLAYERS)]
         fd = None
         if echo is not None and sync_dir is not None:
@@ -327,6 +488,8 @@ def in_process_game(seed: int, strategy: str, repeat: int = 3, echo: BareEcho | 
         game = Game.new(PLAYERS, seed)
         try:
             play_game(game, bots)
+            if isinstance(echo, FanOut):
+                echo.end()
         finally:
             if fd is not None:
                 os.close(fd)
@@ -337,21 +500,26 @@ def in_process_game(seed: int, strategy: str, repeat: int = 3, echo: BareEcho | 
 
 
 class TimedHost(Host):
-    """A host that adds up the time it spends handling messages and publishing."""
+    """A host that adds up the time it spends handling messages and publishing: on the wall
+    clock (which counts the time another process held the core), and the CPU its thread
+    spent meanwhile (``time.thread_time``: the host's own work whatever else runs)."""
 
     handling = 0.0
     flushing = 0.0
+    cpu = 0.0
     commits: CountingLog | None = None  # with a game log
 
     def _message(self, frames: list[bytes]) -> None:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.thread_time()
         super()._message(frames)
         self.handling += time.perf_counter() - start
+        self.cpu += time.thread_time() - cpu
 
     def _flush(self) -> None:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.thread_time()
         super()._flush()
         self.flushing += time.perf_counter() - start
+        self.cpu += time.thread_time() - cpu
 
 
 class NetworkGame:
@@ -374,6 +542,8 @@ class NetworkGame:
 # thread).
 LAYOUTS = {"processes": "4 processes, one per seat",
            "one_process": "1 process x 4 connections (mundus bot --seats 4)"}
+# The fan-out floor of each layout: one subscriber process per bot process.
+FANOUT_SUBSCRIBERS = {"processes": 4, "one_process": 1}
 
 
 # The host as `mundus host` runs it by default (a durable game log), and with --no-log.
@@ -499,51 +669,85 @@ def play_games(args: argparse.Namespace, echo: BareEcho) -> dict[str, dict[str, 
     with each host (HOST_LOGS); per layout and host, the medians over the seeds (and whether
     every play ended as in-process). Keys: ``LAYOUT`` (the host as shipped) and
     ``LAYOUT/no_log``."""
-    us = 1e6
     variants = [(layout, log) for layout in LAYOUTS for log in HOST_LOGS]
     figures: dict[tuple[str, str], list[dict[str, Any]]] = {v: [] for v in variants}
     secure = not args.insecure
     with tempfile.TemporaryDirectory(prefix="mundus-bench-") as tmp:
         folder = Path(tmp)
-        for i in range(args.games):
-            seed = args.seed + i
-            _stderr(f"game {i + 1}/{args.games} (seed {seed}), {args.repeat} plays each way...")
-            local_s, local_result, count = in_process_game(seed, args.strategy, args.repeat)
-            floor_s, floor_result, _ = in_process_game(seed, args.strategy, args.repeat, echo)
-            durable_s, durable_result, _ = in_process_game(seed, args.strategy, args.repeat,
-                                                           echo, folder)
-            assert floor_result == local_result == durable_result
-            print(f"game seed {seed}, in-process with one bare round trip per decision (the "
-                  f"floor): {floor_s * 1000:.1f} ms, {floor_s / local_s:.2f}x in-process; with "
-                  f"an fsync'd write too (the durable floor): {durable_s * 1000:.1f} ms, "
-                  f"{durable_s / local_s:.2f}x")
-            plays: dict[tuple[str, str], list[NetworkGame]] = {v: [] for v in variants}
-            for play in range(args.repeat):  # interleaved: a change of load falls on all
-                for layout, log in variants:
-                    log_dir = None
-                    if log == "shipped":
-                        log_dir = folder / f"{layout}-{seed}-{play}"
-                    plays[layout, log].append(
-                        network_game(seed, args.strategy, secure, layout, log_dir))
-            for (layout, log), played in plays.items():
-                best = min(played, key=lambda game: game.seconds)
-                host = best.host
-                agree = all(game.result == local_result for game in played)
-                figures[layout, log].append({
-                    "local": local_s, "remote": best.seconds, "count": count, "same": agree,
-                    "floor": floor_s, "durable_floor": durable_s,
-                    "busy": (host.handling + host.flushing) / count,
-                    "flush": host.flushing / count,
-                    "cpu": None if best.machine is None else best.machine[0] / count,
-                    "switches": None if best.machine is None else best.machine[1] / count,
-                    "ours": None if best.ours is None else best.ours / count,
-                    "commits": None if host.commits is None else host.commits.calls / count,
-                    "commit_writes": None if host.commits is None else
-                    host.commits.writes / count})
-                print(f"game seed {seed}, {LAYOUTS[layout]}, host {HOST_LOGS[log]}: in-process "
-                      f"{local_s * 1000:.1f} ms, over loopback {best.seconds * 1000:.1f} ms "
-                      f"(fastest of {args.repeat} each; {count} decisions; same result: "
-                      f"{agree})")
+        # the fan-out floors: as many subscriber processes as the layout has bot processes
+        fanouts = {(layout, durable): FanOut(secure, FANOUT_SUBSCRIBERS[layout],
+                                             folder if durable else None)
+                   for layout in LAYOUTS for durable in (False, True)}
+        try:
+            _play_seeds(args, echo, fanouts, folder, variants, figures)
+        finally:
+            for fanout in fanouts.values():
+                fanout.close()
+    return _game_figures(figures)
+
+
+def _play_seeds(args: argparse.Namespace, echo: BareEcho,
+                fanouts: dict[tuple[str, bool], FanOut], folder: Path,
+                variants: list[tuple[str, str]],
+                figures: dict[tuple[str, str], list[dict[str, Any]]]) -> None:
+    secure = not args.insecure
+    for i in range(args.games):
+        seed = args.seed + i
+        _stderr(f"game {i + 1}/{args.games} (seed {seed}), {args.repeat} plays each way...")
+        local_s, local_result, count = in_process_game(seed, args.strategy, args.repeat)
+        floor_s, floor_result, _ = in_process_game(seed, args.strategy, args.repeat, echo)
+        durable_s, durable_result, _ = in_process_game(seed, args.strategy, args.repeat,
+                                                       echo, folder)
+        fanout_s: dict[tuple[str, bool], float] = {}
+        for key, fanout in fanouts.items():
+            fanout_s[key], fanout_result, _ = in_process_game(
+                seed, args.strategy, args.repeat, fanout)
+            assert fanout_result == local_result
+        assert floor_result == local_result == durable_result
+        print(f"game seed {seed}, in-process with one bare round trip per decision (the "
+              f"floor): {floor_s * 1000:.1f} ms, {floor_s / local_s:.2f}x in-process; with "
+              f"an fsync'd write too (the durable floor): {durable_s * 1000:.1f} ms, "
+              f"{durable_s / local_s:.2f}x")
+        for layout in LAYOUTS:
+            plain, synced = fanout_s[layout, False], fanout_s[layout, True]
+            print(f"game seed {seed}, fan-out floor with {FANOUT_SUBSCRIBERS[layout]} "
+                  f"subscriber process(es): {plain * 1000:.1f} ms, {plain / local_s:.2f}x "
+                  f"in-process; durable {synced * 1000:.1f} ms, {synced / local_s:.2f}x")
+        plays: dict[tuple[str, str], list[NetworkGame]] = {v: [] for v in variants}
+        for play in range(args.repeat):  # interleaved: a change of load falls on all
+            for layout, log in variants:
+                log_dir = None
+                if log == "shipped":
+                    log_dir = folder / f"{layout}-{seed}-{play}"
+                plays[layout, log].append(
+                    network_game(seed, args.strategy, secure, layout, log_dir))
+        for (layout, log), played in plays.items():
+            best = min(played, key=lambda game: game.seconds)
+            host = best.host
+            agree = all(game.result == local_result for game in played)
+            figures[layout, log].append({
+                "local": local_s, "remote": best.seconds, "count": count, "same": agree,
+                "floor": floor_s, "durable_floor": durable_s,
+                "fanout_floor": fanout_s[layout, False],
+                "durable_fanout_floor": fanout_s[layout, True],
+                "busy": (host.handling + host.flushing) / count,
+                "busy_cpu": host.cpu / count,
+                "flush": host.flushing / count,
+                "cpu": None if best.machine is None else best.machine[0] / count,
+                "switches": None if best.machine is None else best.machine[1] / count,
+                "ours": None if best.ours is None else best.ours / count,
+                "commits": None if host.commits is None else host.commits.calls / count,
+                "commit_writes": None if host.commits is None else
+                host.commits.writes / count})
+            print(f"game seed {seed}, {LAYOUTS[layout]}, host {HOST_LOGS[log]}: in-process "
+                  f"{local_s * 1000:.1f} ms, over loopback {best.seconds * 1000:.1f} ms "
+                  f"(fastest of {args.repeat} each; {count} decisions; same result: "
+                  f"{agree})")
+
+
+def _game_figures(figures: dict[tuple[str, str], list[dict[str, Any]]]
+                  ) -> dict[str, dict[str, Any]]:
+    us = 1e6
 
     def median(rows: list[dict[str, Any]], key: str) -> float | None:
         values = [row[key] for row in rows if row[key] is not None]
@@ -555,6 +759,8 @@ def play_games(args: argparse.Namespace, echo: BareEcho) -> dict[str, dict[str, 
         remote_ms = statistics.median(row["remote"] for row in rows) * 1000
         floor_ms = statistics.median(row["floor"] for row in rows) * 1000
         durable_ms = statistics.median(row["durable_floor"] for row in rows) * 1000
+        fanout_ms = statistics.median(row["fanout_floor"] for row in rows) * 1000
+        durable_fanout_ms = statistics.median(row["durable_fanout_floor"] for row in rows) * 1000
         decisions = statistics.mean(row["count"] for row in rows)
         cpu, switches, ours = median(rows, "cpu"), median(rows, "switches"), median(rows, "ours")
         key = layout if log == "shipped" else f"{layout}/{log}"
@@ -568,10 +774,16 @@ def play_games(args: argparse.Namespace, echo: BareEcho) -> dict[str, dict[str, 
             "durable_floor_game_ms": round(durable_ms, 1),
             "vs_floor": round(remote_ms / floor_ms, 2),
             "vs_durable_floor": round(remote_ms / durable_ms, 2),
+            "fanout_subscribers": FANOUT_SUBSCRIBERS[layout],
+            "fanout_floor_game_ms": round(fanout_ms, 1),
+            "durable_fanout_floor_game_ms": round(durable_fanout_ms, 1),
+            "vs_fanout_floor": round(remote_ms / fanout_ms, 2),
+            "vs_durable_fanout_floor": round(remote_ms / durable_fanout_ms, 2),
             "per_decision_us": round(remote_ms * 1000 / decisions, 1),
             "local_per_decision_us": round(local_ms * 1000 / decisions, 1),
             "busy_us": round(statistics.median(row["busy"] for row in rows) * us, 1),
             "flush_us": round(statistics.median(row["flush"] for row in rows) * us, 1),
+            "busy_cpu_us": round(statistics.median(row["busy_cpu"] for row in rows) * us, 1),
             "ours_us": None if ours is None else round(ours * us, 1),
             "cpu_us": None if cpu is None else round(cpu * us, 1),
             "switches": None if switches is None else round(switches, 1),
@@ -623,6 +835,18 @@ def goals(games: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
             "ratio": ratio, "goal": DURABLE_FLOOR_GOAL, "met": ratio <= DURABLE_FLOOR_GOAL}
         ratio = round(games[layout]["remote_ms"] / games[f"{layout}/no_log"]["remote_ms"], 2)
         rows[f"{layout}_shipped_vs_no_log"] = {"ratio": ratio, "goal": None, "met": None}
+    # issue 34's rows: against the fan-out floors (every bot process receives every update)
+    for layout, goal in FANOUT_GOALS.items():
+        ratio = games[f"{layout}/no_log"]["vs_fanout_floor"]
+        rows[f"{layout}_no_log_vs_fanout_floor"] = {"ratio": ratio, "goal": goal,
+                                                    "met": ratio <= goal}
+        ratio = games[layout]["vs_durable_fanout_floor"]
+        rows[f"{layout}_shipped_vs_durable_fanout_floor"] = {
+            "ratio": ratio, "goal": DURABLE_FANOUT_GOAL, "met": ratio <= DURABLE_FANOUT_GOAL}
+    for name in ("busy_us", "busy_cpu_us"):
+        busy = games["processes"][name]
+        rows[f"processes_host_{name}"] = {"ratio": busy, "goal": HOST_BUSY_GOAL_US,
+                                          "met": busy <= HOST_BUSY_GOAL_US}
     return rows
 
 
@@ -679,10 +903,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"4 {args.strategy} bots, {g['bots']}, host {g['host']}: in-process "
               f"{g['local_ms']:.1f} ms, over loopback {g['remote_ms']:.1f} ms (medians): "
               f"{g['ratio']:.2f}x (target {TARGET_GAME_FACTOR:g}x); {g['vs_floor']:.2f}x the "
-              f"floor, {g['vs_durable_floor']:.2f}x the durable floor")
+              f"floor, {g['vs_durable_floor']:.2f}x the durable floor; {g['vs_fanout_floor']:.2f}x "
+              f"the fan-out floor ({g['fanout_floor_game_ms']:.1f} ms, "
+              f"{g['fanout_subscribers']} subscriber process(es)), "
+              f"{g['vs_durable_fanout_floor']:.2f}x the durable fan-out floor "
+              f"({g['durable_fanout_floor_game_ms']:.1f} ms)")
         print(f"  per decision over loopback: {g['per_decision_us']:.0f} us, of which the "
               f"host's own work {g['busy_us']:.0f} us (handling "
-              f"{g['busy_us'] - g['flush_us']:.0f}, publishing {g['flush_us']:.0f}); "
+              f"{g['busy_us'] - g['flush_us']:.0f}, publishing {g['flush_us']:.0f}; the host "
+              f"thread's CPU in them {g['busy_cpu_us']:.0f} us); "
               f"in-process {g['local_per_decision_us']:.0f} us")
         if g["log_commit_calls"] is not None:
             print(f"  game log: {g['log_commit_calls']:.2f} commit calls per decision, "
@@ -708,9 +937,10 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"{main_layout['durable_floor_game_ms']:.1f} ms")
     table = goals(games)
     for name, row in table.items():
+        unit = " us" if name.endswith("_us") else "x"
         goal = "" if row["goal"] is None else (
-            f" (goal {row['goal']:g}x: {'met' if row['met'] else 'not met'})")
-        print(f"{name.replace('_', ' ')}: {row['ratio']:.2f}x{goal}")
+            f" (goal {row['goal']:g}{unit}: {'met' if row['met'] else 'not met'})")
+        print(f"{name.replace('_', ' ')}: {row['ratio']:.2f}{unit}{goal}")
     figures = {
         "security": mode,
         "bare_rtt_p50_us": round(steady50 * us, 1),
@@ -729,6 +959,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "network_game_ms": main_layout["remote_ms"],
         "network_us_per_decision": main_layout["per_decision_us"],
         "host_busy_us_per_decision": main_layout["busy_us"],
+        "host_busy_cpu_us_per_decision": main_layout["busy_cpu_us"],
         "host_publish_us_per_decision": main_layout["flush_us"],
         "our_cpu_us_per_decision": main_layout["ours_us"],
         "machine_cpu_us_per_decision": main_layout["cpu_us"],

@@ -95,6 +95,12 @@ def test_network_benchmark_reports_the_floors_both_layouts_and_both_hosts() -> N
     assert {"processes_no_log_vs_floor", "one_process_no_log_vs_floor",
             "processes_shipped_vs_durable_floor", "one_process_shipped_vs_durable_floor"} <= set(
         figures["goals"])
+    # issue 34's fan-out floors: every bot process receives every update, durable and not
+    assert {"processes_no_log_vs_fanout_floor", "one_process_no_log_vs_fanout_floor",
+            "processes_shipped_vs_durable_fanout_floor",
+            "one_process_shipped_vs_durable_fanout_floor", "processes_host_busy_us",
+            "processes_host_busy_cpu_us"} <= set(figures["goals"])
+    assert figures["one_process"]["fanout_subscribers"] == 1
     assert all(row["ratio"] > 0 for row in figures["goals"].values())
 
 
