@@ -229,6 +229,8 @@ class Table:
         if bot_seconds <= 0:
             raise ValueError("bot_seconds must be positive")
         self.deck = deck or default_deck()
+        # The deck as every welcome lists it (§4): the same for each, made once.
+        self._deck_wire = [card_wire(asdict(c)) for c in self.deck.cards]
         self.name = name
         self.game_id = game_id or secrets.token_hex(8)
         # Fair deals (§15): the engine seed is derived at the start from this secret host
@@ -401,7 +403,7 @@ class Table:
             "game": self.game_id, "name": self.name, "players": self.players,
             "names": self.names,
             "options": self.output.options_wire(),
-            "deck": [card_wire(asdict(c)) for c in self.deck.cards],
+            "deck": self._deck_wire,
             "pub_port": self.pub_port, "heartbeat_ms": self.heartbeat_ms,
             "host_key": self.host_key, "sign_key": self.sign_key,
             "seed_commitment": self.seed_commitment,
