@@ -24,7 +24,7 @@ from support.net import Net, Peer, play
 from mundus_net.bots import load_bot
 from mundus_net.bots.base import Bot
 from mundus_net.client.core import Channel, ClientError
-from mundus_net.client.notices import Rewound
+from mundus_net.client.notices import Refused, Rewound
 from mundus_net.engine.decisions import Offer
 from mundus_net.host import gamelog
 from mundus_net.host.gamelog import BotSpec, GameLog, mark_path, restore, write_mark
@@ -581,3 +581,45 @@ def test_the_chain_packs_each_value_in_its_shortest_msgpack_form() -> None:
         + "a16e" + "ccc8"  # "n": 200, uint 8 (never int 16)
         + "a173" + "a2c3a9")  # "s": "é", UTF-8
     assert link(GENESIS, event) == hashlib.sha256(GENESIS + packed).digest()
+
+
+def test_an_offer_step_asked_again_whose_offer_is_no_longer_legal_gets_a_new_one(
+        tmp_path: Path) -> None:
+    """R5.3, docs/protocol.md §5 "An offer step asked again" (issue 37, protocol 4 item 2):
+    when the offer a seat revealed is not among the legal offers of the step asked again (the
+    rewound game dealt otherwise; forged here by taking it out of what the host says is
+    legal), the client chooses another one with a fresh commitment, and the host takes it
+    like any commit: no illegal reveal, no default offer, no violation."""
+    net, log, players = logged_game(tmp_path)
+    play_to_round(net, players, 3)  # round 2's offers are revealed
+    first = {peer: [m["commitment"] for m in peer.sent if m["t"] == "commit"]
+             for peer in players}
+    shown = {peer: list(peer.core.witness.revealed[2][0]) for peer in players
+             if peer.core.witness is not None}
+
+    def without_the_old_offer(peer: Peer, message: dict[str, Any]) -> dict[str, Any]:
+        private = message.get("private")
+        if not isinstance(private, dict) or not private.get("pending"):
+            return message
+        pending = private["pending"]
+        if pending["kind"] != "commit" or pending["detail"]["round"] != 2:
+            return message
+        legal = [d for d in pending["legal"] if d.get("cards") != shown[peer]]
+        return {**message, "private": {**private, "pending": {**pending, "legal": legal}}}
+
+    log.close()
+    cut_log(log.path, _last_commit_row(log.path, 2))
+    net.rewrite = without_the_old_offer
+    resume(net, log.path)
+    sent = {peer: len(peer.sent) for peer in players}
+    for peer in players:
+        assert [n.kind for n in rewound(peer)] == [EARLIER]
+        peer.core.accept_rewind(net.clock.now)
+    play(net, players, until=lambda: net.table.game.round >= 3)
+    for peer in players:
+        again = [m["commitment"] for m in peer.sent[sent[peer]:] if m["t"] == "commit"]
+        assert again and again[0] not in first[peer], "a new offer, a new commitment"
+    events = net.host_snapshot(next(iter(players)))["events"]
+    assert not [e for e in events if e["kind"] in ("violation", "timeout")]
+    assert all(r.code not in ("illegal", "commit_mismatch")
+               for peer in players for r in peer.of(Refused))
