@@ -15,7 +15,7 @@ import hashlib
 import shutil
 import sqlite3
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from support.clock import FakeClock
@@ -623,3 +623,27 @@ def test_an_offer_step_asked_again_whose_offer_is_no_longer_legal_gets_a_new_one
     assert not [e for e in events if e["kind"] in ("violation", "timeout")]
     assert all(r.code not in ("illegal", "commit_mismatch")
                for peer in players for r in peer.of(Refused))
+
+
+def test_the_record_counts_every_resume_even_after_rows_are_rolled_back(
+        tmp_path: Path) -> None:
+    """docs/record.md `resumed` (issue 37, protocol 4 item 9): a host started 4 times (made,
+    then resumed 3 times) says "resumed 3 times" though the rollback before its last start
+    took the rows of the resume before it out of the log: the starts file beside the log
+    keeps the count."""
+    net, log, players = logged_game(tmp_path)
+    play_to_round(net, players, 2)
+    path = log.path
+    for round_ in (3, 4):  # two resumes, each followed by some play
+        log.close()
+        resume(net, path)
+        log = cast(GameLog, net.table.journal)
+        play_to_round(net, players, round_)
+    assert net.table.record.meta["resumed"] == 2
+    log.close()
+    resumed_rows = [seq for seq, kind, _ in rows(path) if kind == "resumed"]
+    cut_log(path, resumed_rows[-1] - 1)  # the second resume's row and all after it
+    resume(net, path)
+    assert net.table.record.meta["resumed"] == 3
+    cast(GameLog, net.table.journal).close()
+    assert [kind for _, kind, _ in rows(path)].count("resumed") == 2  # the log lost one
