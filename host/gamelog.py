@@ -367,7 +367,7 @@ def count_resume(path: Path, counted: int) -> int:
     included); the starts file beside the log keeps the count when rows are taken out of the
     log afterwards (a rollback, docs/security.md), so the larger of the two is the count,
     written back to the file. A starts file that cannot be read counts as none; one that
-    cannot be written leaves the log's count (the record then says what the log says)."""
+    cannot be written is left as it was (a later resume counts from the log's rows again)."""
     starts = starts_path(path)
     try:
         before = int(starts.read_text(encoding="ascii").strip() or 0)
