@@ -475,6 +475,7 @@ class ClientCore:
         self._snapshot_request: int | None = None  # the id of the last snapshot request
         self._behind_since: float | None = None  # a private message is ahead of self.seq
         self._answered: int | None = None  # the pending id answered last
+        self._welcomed = False  # welcomed since the last snapshot: the next is taken whole
         self._answer_request: tuple[int, float] | None = None  # (request id, sent at)
         self._hold_until: float | None = None  # rate-limited: send nothing before this
         self._rejoined_at = -1e18  # the last hello after a not_joined (at most one a heartbeat)
@@ -1140,7 +1141,13 @@ class ClientCore:
             self._send({"t": "contribute", "token": self.token, "value": self.contribution},
                        now)
         # A late join (or a rejoin) starts from a snapshot; updates that arrive before it
-        # are buffered (§5).
+        # are buffered (§5). That snapshot is the starting point whatever its seq: a host
+        # resumed from an older copy of its log numbers updates and pending ids again from
+        # that older point (§5, §11), so nothing buffered or answered before is kept.
+        self._buffer.clear()
+        self._private_ahead.clear()
+        self._answered = None
+        self._welcomed = True
         self._ask_snapshot(now)
 
     def _another_game(self, welcome: Welcome) -> bool:
@@ -1155,7 +1162,8 @@ class ClientCore:
     def _on_snapshot(self, m: SnapshotMessage, now: float) -> None:
         self._requests.pop(m.get("id", -1), None)
         seq = int(m["seq"])
-        if self.synced and seq <= self.seq:
+        welcomed, self._welcomed = self._welcomed, False
+        if self.synced and seq <= self.seq and not welcomed:
             # Nothing new in it. The answer to the last request (request_snapshot with
             # nothing missed) ends the wait; an older one (a retried request) does not.
             if m.get("id") is not None and m.get("id") == self._snapshot_request:
@@ -1163,8 +1171,9 @@ class ClientCore:
                 self._apply_buffered(now)
             return
         history = list(m.get("events") or ())
-        # A snapshot newer than what was applied (an older one, the reply to a retried
-        # request, is dropped above): its history must go on from what was witnessed.
+        # A snapshot newer than what was applied, or the first after a welcome (an older one,
+        # the reply to a retried request, is dropped above): its history must go on from
+        # what was witnessed.
         witness = self.witness
         if witness is not None and self.rewind is None:
             state = m.get("state") or {}

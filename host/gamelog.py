@@ -42,8 +42,10 @@ before its head is truncated. Row kinds (each written before the change it descr
   what it raised, or what it returned; the nonce of its offer);
 * ``void`` (seat): the engine refused a logged decision from its own legal list (a bug);
 * ``reserve`` (seq, ids): bounds on the update numbers and pending ids handed out;
-* ``resumed`` (time, ids, seq): a host resumed the game here, and where its pending ids and
-  update numbers went on.
+* ``resumed`` (time, ids, seq, resumes): a host resumed the game here, and where its pending
+  ids and update numbers went on; ``resumes`` counts the resumes of the game so far, this one
+  included, from the starts file beside the log (:func:`count_resume`), so that rows taken
+  out of the log (a rollback) do not take the restarts they saw out of the count.
 
 A message the table refuses is never logged: its row is taken back out of the open
 transaction before the commit (``mark``/``undo``). Rows are committed together at the points
@@ -94,12 +96,12 @@ from mundus_net.protocol.statedir import atomic_write, state_dir
 
 __all__ = [
     "APPLICATION_ID", "FORMAT", "GENESIS", "MARK_MAGIC", "MARK_SLOT_BYTES", "MARK_SUFFIX",
-    "RESERVE", "SCHEMA", "SUFFIX", "WAL_ROOM", "BotSpec", "GameInfo", "GameLog", "GameLogError",
-    "Journal", "LogFailure", "MarkFile", "ReplayedFault", "Restored", "Row", "bot_choice_wire",
-    "bot_row", "deck_of", "default_state_dir", "dumps", "ensure_private_dir", "exact_decision",
-    "find_game", "format_listing", "game_files", "game_info", "list_games", "make_wal_room",
-    "mark_path", "new_table", "read_mark", "read_rows", "restore", "row_hash", "wal_pages",
-    "wal_path", "write_mark"
+    "RESERVE", "SCHEMA", "STARTS_SUFFIX", "SUFFIX", "WAL_ROOM", "BotSpec", "GameInfo", "GameLog",
+    "GameLogError", "Journal", "LogFailure", "MarkFile", "ReplayedFault", "Restored", "Row",
+    "bot_choice_wire", "bot_row", "count_resume", "deck_of", "default_state_dir", "dumps",
+    "ensure_private_dir", "exact_decision", "find_game", "format_listing", "game_files",
+    "game_info", "list_games", "make_wal_room", "mark_path", "new_table", "read_mark",
+    "read_rows", "restore", "row_hash", "starts_path", "wal_pages", "wal_path", "write_mark"
 ]
 
 FORMAT = "mundus-gamelog/1"
@@ -350,6 +352,31 @@ MARK_SUFFIX = ".mark"  # beside the log: the last committed row, outside the dat
 
 def mark_path(path: Path) -> Path:
     return path.with_name(path.name.removesuffix(SUFFIX) + MARK_SUFFIX)
+
+
+STARTS_SUFFIX = ".starts"  # beside the log: how many times a host resumed the game
+
+
+def starts_path(path: Path) -> Path:
+    return path.with_name(path.name.removesuffix(SUFFIX) + STARTS_SUFFIX)
+
+
+def count_resume(path: Path, counted: int) -> int:
+    """One more resume of the game logged at ``path``: the number of resumes so far, this
+    one included. ``counted`` is the number the log's own ``resumed`` rows give (this one
+    included); the starts file beside the log keeps the count when rows are taken out of the
+    log afterwards (a rollback, docs/security.md), so the larger of the two is the count,
+    written back to the file. A starts file that cannot be read counts as none; one that
+    cannot be written is left as it was (a later resume counts from the log's rows again)."""
+    starts = starts_path(path)
+    try:
+        before = int(starts.read_text(encoding="ascii").strip() or 0)
+    except (OSError, ValueError):
+        before = 0
+    resumes = max(counted, before + 1)
+    with contextlib.suppress(OSError):
+        atomic_write(starts, f"{resumes}\n")
+    return resumes
 
 
 # The mark file: two slots of fixed size, written in turn in place (a torn write spoils one
@@ -1000,10 +1027,13 @@ def restore(log: GameLog, clock: Callable[[], float] | None = None,
     if record_resume:
         # Continue above everything handed out before the crash (a later restore makes the
         # same jump at this row).
+        counted = int(table.record.meta.get("resumed", 0)) + 1
         jump = {"time": time.time(), "ids": max(table.next_pending_id, log.reserved_ids + 1),
-                "seq": max(table.seq, log.reserved_seq)}
+                "seq": max(table.seq, log.reserved_seq),
+                "resumes": count_resume(log.path, counted)}
         log.write("resumed", jump)
         table.resume(int(jump["ids"]), int(jump["seq"]))
+        table.record.meta["resumed"] = int(jump["resumes"])
     # The history becomes the snapshot's, and the rows are committed; nobody is listening
     # yet, so what the table would send is dropped.
     table.drain()
@@ -1016,6 +1046,8 @@ def _replay_row(table: Table, row: Row, replay: _Replay, warn: Callable[[str], N
     if kind == "resumed":
         replay.pos += 1  # the log's own row: the table does not write it again
         table.resume(int(data["ids"]), int(data["seq"]))
+        if "resumes" in data:  # counted with the starts file (logs before it: by the rows)
+            table.record.meta["resumed"] = int(data["resumes"])
     elif kind == "bot":
         # The real bot is asked again and the logged choice played (the table refuses the
         # row when this seat's host bot is not the one to play).

@@ -19,11 +19,12 @@ its msgpack decoder gives, and the schema's standard keywords describe the conve
   the exact value for the check of §15: only the validator's copy is rounded).
 
 Two keywords of this schema's own say what the value was on the wire; validators that do not
-know them ignore them (ajv: ``strict: false``, or declare them with ``addKeyword``):
-``"x-msgpack": "bin"`` with ``"x-bytes": N`` (it came as msgpack bin of N bytes, never as
-text: a validator that records which values were bin checks this exactly, text that
-happens to look like hex included), and ``"x-msgpack": "uint64"`` (an unsigned integer of up
-to 64 bits).
+know them ignore them (ajv's strict mode loads the schema once they are declared with
+``addKeyword``): ``"x-msgpack": "bin"`` with ``"x-bytes": N`` (it came as msgpack bin of N
+bytes, never as text: a validator that records which values were bin checks this exactly,
+text that happens to look like hex included), ``"x-msgpack": "str"`` (it came as msgpack
+str, never as bin: the host refuses bin in every text field a client sends) and
+``"x-msgpack": "uint64"`` (an unsigned integer of up to 64 bits).
 
 ``python -m mundus_net.protocol.schema`` prints the schema as JSON.
 """
@@ -197,15 +198,27 @@ def decision_schemas() -> dict[str, Schema]:
 
 # -- client -> host (protocol/messages.py) ---------------------------------------------------
 
+def client_text(least: int, most: int, description: str | None = None) -> Schema:
+    """Text the host accepts (protocol/messages.py ``text``): msgpack str, never bin, of
+    ``least`` to ``most`` characters (code points), none of them a control character below
+    U+0020."""
+    out: Schema = {"type": "string", "minLength": least, "maxLength": most,
+                   "pattern": "^[^\\x00-\\x1f]*$", "x-msgpack": "str"}
+    if description:
+        out["description"] = description
+    return out
+
+
 _VALIDATOR_SCHEMAS: dict[str, Schema] = {
-    "name": {"type": "string", "minLength": 1, "maxLength": MAX_NAME},
+    "name": client_text(1, MAX_NAME, "the player's name; the table removes control, format "
+                                     "and bidi characters and makes it unique (§3)"),
     "role": {"enum": ["player", "spectator"]},
-    "token": ref("token"),
+    "token": ref("token") | {"x-msgpack": "str"},
     "bot": BOOL,
     "contribute": BOOL,
-    "client": {"type": "string", "minLength": 1, "maxLength": MAX_CLIENT_ID,
-               "description": "the client program's own id, the same in all its hellos: a "
-                              "reconnect keeps the seat without take_over (§3)"},
+    "client": client_text(1, MAX_CLIENT_ID, "the client program's own id, the same in all "
+                                            "its hellos: a reconnect keeps the seat without "
+                                            "take_over (§3)"),
     "take_over": {"type": "boolean", "description": "take the seat over from the live "
                                                     "connection that holds it (§3)"},
     "value": binary(CONTRIBUTION_BYTES),
@@ -214,10 +227,9 @@ _VALIDATOR_SCHEMAS: dict[str, Schema] = {
     "commitment": binary(COMMITMENT_BYTES),
     "offer": ref("cards"),
     "nonce": binary(NONCE_BYTES),
-    "text": {"type": "string", "minLength": 1, "maxLength": MAX_CHAT},
-    "invite": {"type": "string", "minLength": 1, "maxLength": MAX_INVITE,
-               "description": "the table's invite code, as the host prints it (case and "
-                              "dashes do not matter)"},
+    "text": client_text(1, MAX_CHAT),
+    "invite": client_text(1, MAX_INVITE, "the table's invite code, as the host prints it "
+                                         "(case and dashes do not matter)"),
 }
 
 
@@ -430,18 +442,21 @@ WAITING_STATE = obj({**TABLE_STATE, "round_limit": GAME_STATE["round_limit"],
                      "table": WAITING_TABLE})
 PLAYING_STATE = obj({**TABLE_STATE, **GAME_STATE,
                      "table": obj({**TABLE["properties"], "started": {"const": True}})})
+# A table that has not started, as an `if` tells it (types stated: ajv's strict mode, §2).
+_NOT_STARTED = {"type": "object", "properties": {"started": {"const": False}}}
 # An update's changed keys; one that says the table has not started (only an update before
 # the start carries table.started false) changes the table's keys alone.
 PUBLIC_CHANGES = {"type": "object",
                   "properties": {**TABLE_STATE, **GAME_STATE}, "additionalProperties": False,
-                  "if": {"required": ["table"], "properties": {"table": {"properties": {
-                      "started": {"const": False}}}}},
-                  "then": {"propertyNames": {"enum": sorted(WAITING_STATE["properties"])},
+                  "if": {"type": "object", "required": ["table"],
+                         "properties": {"table": _NOT_STARTED}},
+                  "then": {"type": "object",
+                           "propertyNames": {"enum": sorted(WAITING_STATE["properties"])},
                            "properties": WAITING_STATE["properties"]}}
 # Told apart by table.started (an if, not a oneOf: the field is not at the top level).
 PUBLIC_STATE = {"description": "the public state (§6): before the start (table.started "
                                "false) only the table's keys, then every key of the game",
-                "if": {"properties": {"table": {"properties": {"started": {"const": False}}}}},
+                "if": {"type": "object", "properties": {"table": _NOT_STARTED}},
                 "then": WAITING_STATE, "else": PLAYING_STATE}
 PRIVATE_FIELDS: dict[str, Schema] = {
     "seat": SEAT, "my_offer": nullable(CARDS), "events": array(ref("event")),
@@ -453,7 +468,7 @@ PRIVATE_DEALT: dict[str, Schema] = {"hand": ref("pile"), "stored": CARDS}
 PRIVATE_STATE = {
     "description": "a seat's private state (§6): before the start only seat, my_offer "
                    "(nil), pending (nil) and no events; from the start hand and stored too",
-    "if": {"required": ["hand"]},
+    "if": {"type": "object", "required": ["hand"], "properties": {"hand": True}},
     "then": obj({**PRIVATE_FIELDS, **PRIVATE_DEALT}),
     "else": obj({"seat": SEAT, "my_offer": {"type": "null"}, "pending": {"type": "null"},
                  "events": array(ref("event"), 0)})}
@@ -522,9 +537,9 @@ KEY_PORT_REPLY = obj(
      "sign_key": nullable(SIGN_KEY), "insecure": BOOL},
     description="the key port's answer to any one-frame request (PORT+2, plain, §16): key "
                 "is nil exactly when insecure is true")
-KEY_PORT_REPLY |= {"if": {"properties": {"insecure": {"const": False}}},
-                   "then": {"properties": {"key": HOST_KEY}},
-                   "else": {"properties": {"key": {"type": "null"}}}}
+KEY_PORT_REPLY |= {"if": {"type": "object", "properties": {"insecure": {"const": False}}},
+                   "then": {"type": "object", "properties": {"key": HOST_KEY}},
+                   "else": {"type": "object", "properties": {"key": {"type": "null"}}}}
 
 # The LAN beacon (§14): JSON in a UDP datagram, not msgpack; what a host of this version sends.
 BEACON = obj(

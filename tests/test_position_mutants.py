@@ -61,8 +61,6 @@ ALLOWED_KINDS = {
     "card stored>discard": "as card draw>stored",
     "card stored>draw": "as card draw>stored",
     "card stored>stored": "which cards each seat stored is its secret choice (R6.9)",
-    "card hand>stored": "storing is a choice: a seat may keep fewer, or more up to its "
-                        "warehouses (R6.9)",
     "stored of two seats swapped": "as card stored>stored, within each seat's warehouses",
     "hands of two seats swapped": "after round 1 the hands are the deal of a reshuffled or "
                                   "unknown-order pile, changed by takes of unknown cards",
@@ -104,7 +102,6 @@ ALLOWED_KINDS = {
     "offer dropped": "in the offers, a seat may not have chosen yet (R5.3)",
     "store choice dropped": "in the storage step, a seat may not have chosen yet (R6.9)",
     "fleet dropped": "a seat that has played may have taken its caravels this round (R6.6)",
-    "tm+1": "with no takes, nothing in the position shows who won the offers (R5.4)",
 }
 
 _INT_FIELDS = ("seed", "round", "tm", "active", "announced", "turn_index", "turn_sets",

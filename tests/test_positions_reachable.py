@@ -446,6 +446,7 @@ def test_every_position_of_many_bot_games_reads_back_unchanged() -> None:
         while True:
             text = format_position(game)
             parsed = parse_position(text)
+            assert problems_of(parsed) == [], text  # read by the default reader too
             assert format_position(parsed) == text
             assert position_differences(parsed, game) == [], text
             positions += 1
@@ -832,6 +833,118 @@ def test_R3_4_kings_aid_sets_made_before_taking_juan_de_la_cosa_are_read() -> No
     game = parse_position(KINGS_AID_THEN_COSA)
     assert game.turn_sets == 2 and game.owner["cosa"] == game.active == 1
     assert format_position(game) == KINGS_AID_THEN_COSA
+
+
+def test_R3_4_two_kings_aid_sets_by_an_owner_of_juan_de_la_cosa_before_are_refused() -> None:
+    """Juan de la Cosa's owner is not helped by King's Aid (R3.4): a second set follows only a
+    set that took him last, so a seat owning him before its last set made one set at most."""
+    devs = field_of(KINGS_AID_THEN_COSA, "devs")
+    assert devs == "D06/D17,D36,D22,D27,D37"  # D37 last: read (test above)
+    for owned in ("D37,D17,D36,D22,D27", "D17,D36,D37,D22,D27"):
+        text = with_field(KINGS_AID_THEN_COSA, "devs", f"D06/{owned}")
+        message = _refused(text, "sets_by_juan_de_la_cosa", "turn_sets", "R3.4")
+        assert "2 identical sets in seat 1's turn, which owned Juan de la Cosa" in message
+        _refused_unseeded(text, "sets_by_juan_de_la_cosa")
+
+
+def _refused_unseeded(text: str, name: str) -> None:
+    """``text`` is refused with the problem ``name`` by the default reader too (no seed)."""
+    with pytest.raises(NotationError) as info:
+        read_position(text)
+    assert name in [p.name for p in info.value.problems], str(info.value)
+
+
+def _hand_to_discard(text: str, seat: int, count: int) -> str:
+    """Move ``count`` cards of ``seat``'s hand to the top of the discard pile."""
+    hands = field_of(text, "hands").split("/")
+    moved, hands[seat] = hands[seat][:count], hands[seat][count:] or "-"
+    discard = field_of(text, "discard").replace("-", "") + moved
+    return with_field(with_field(text, "hands", "/".join(hands)), "discard", discard)
+
+
+def test_R6_2_the_seat_to_play_holds_its_dealt_cards_until_a_combination() -> None:
+    """R4.2, R6.2: nothing but a combination takes a card from the hand in a turn, so the seat
+    to play holds what the supply and the trade left it, less what its combinations spent
+    (at most 5 a set, 9 a series, 5 a relic set, 10 the perfect combination)."""
+    text, game = _position(lambda g: g.phase == "turn" and g.round >= 2 and not (
+        g.turn_sets or g.turn_series or g.turn_relics or g.turn_perfect))
+    seat = game.active
+    message = _refused(_hand_to_discard(text, seat, 1), "hand_short_in_turn", "hands", "R6.2")
+    assert f"seat {seat} holds" in message and "its turn has made no combination" in message
+    _refused_unseeded(_hand_to_discard(text, seat, 1), "hand_short_in_turn")
+    # A series may have spent up to 9 cards: the same hand is read once the turn made one.
+    short = _hand_to_discard(text, seat, 4)
+    _refused(short, "hand_short_in_turn", "hands", "R6.2")
+    assert "hand_short_in_turn" not in _problem_names(with_field(short, "turn_series", "1"))
+    # The storage step (rules edition 2): the last turn's seat, as its turn left it.
+    text, game = _position(lambda g: g.phase == "store" and g.options.rules == 2 and not (
+        g.turn_sets or g.turn_series or g.turn_relics or g.turn_perfect)
+        and sum(g.hands[g.turn_order[-1]]) > len(g.store_chosen.get(g.turn_order[-1], ())))
+    _refused(_hand_to_discard(text, game.turn_order[-1], 1), "hand_short_in_turn", "hands",
+             "R6.2")
+
+
+def _problem_names(text: str) -> list[str]:
+    """The names of the problems the seeded reader finds in ``text`` (none: it is read)."""
+    try:
+        parse_position(text)
+    except NotationError as exc:
+        return [p.name for p in exc.problems]
+    return []
+
+
+def test_R5_8_a_trade_of_three_or_more_players_ends_with_every_other_offer_taken() -> None:
+    """R5.6, R5.8: the new Trade Master takes first and a trade ends only when the next taker
+    can take no card of another seat: every other seat's offer of N cards is taken whole (only
+    Las Casas's owner may offer fewer, R5.2). A trade with no take needs 2 players and the
+    other seat owning Las Casas."""
+    text, game = _position(lambda g: g.phase == "turn" and g.round >= 2 and g.players >= 3
+                           and "casas" not in g.owner)
+    message = _refused(with_field(text, "takes", "-"), "trade_ended_early", "takes", "R5.8")
+    assert f"the trade ended with seat {game.tm} to take next" in message
+    assert "the new Trade Master takes first, R5.6" in message
+    _refused_unseeded(with_field(text, "takes", "-"), "trade_ended_early")
+    takes = field_of(text, "takes").split(",")
+    _refused(with_field(text, "takes", ",".join(takes[:-1])), "trade_ended_early", "takes",
+             "R5.8")
+    # Before this round's takes the last round's trade is checked too, whatever N was.
+    text, game = _position(lambda g: g.phase == "offer" and g.round >= 2 and g.players >= 3
+                           and "casas" not in g.owner)
+    message = _refused(with_field(text, "takes", "-"), "trade_ended_early", "takes", "R5.8")
+    assert "N (2, 3 or 4, the same for every seat)" in message
+    text, game = _position(lambda g: g.phase == "first" and g.players == 2
+                           and "casas" not in g.owner)
+    _refused(with_field(text, "takes", "-"), "trade_ended_early", "takes", "R5.8")
+
+
+def test_R5_8_two_players_trade_nothing_when_the_other_seat_offers_nothing() -> None:
+    """R5.2, R5.8: with 2 players, Las Casas's owner offering nothing to the Trade Master ends
+    the trade before any take; a position that says so is read."""
+    text = first_position(lambda g: g.phase == "first" and g.players == 2
+                          and g.owner.get("casas") not in (None, g.tm))
+    assert "trade_ended_early" not in _problem_names(with_field(text, "takes", "-"))
+
+
+def test_R3_2_R3_3_the_event_of_a_turn_is_queue_card_1s_unless_a_set_took_it() -> None:
+    """R3.2, R3.3, R6.4: until a set of this round may have taken queue card 1, the event is
+    its icon (or Coronado's choice); after, the icon of a development taken this round. The
+    default reader (no seed) checks it too."""
+    text, game = _position(lambda g: g.phase == "turn" and g.round >= 2 and g.turn_index == 0
+                           and g.turn_sets == 0 and "coronado" not in g.owner)
+    icon = game.deck[game.queue[0]].icon
+    wrong = next(e for e in ("KA", "IP", "ST", "FI", "PI", "-") if e != (icon or "-"))
+    with pytest.raises(NotationError) as info:
+        read_position(with_field(text, "event", wrong))
+    problem = next(p for p in info.value.problems if p.name == "event_not_from_queue")
+    assert (problem.field, problem.rule) == ("event", "R3.2")
+    assert f"one of {game.queue[0]}" in problem.text
+    # A later turn: queue card 1 or the developments the seats that played took this round.
+    text, game = _position(lambda g: g.phase == "turn" and g.round >= 2 and g.turn_index >= 1
+                           and "coronado" not in g.owner and g.event is not None)
+    icons = {game.deck[game.queue[0]].icon} | {
+        game.deck[d].icon for s in game.turn_order[:game.turn_index + 1] for d in game.devs[s]}
+    wrong = next(e for e in ("KA", "IP", "ST", "FI", "PI") if e not in icons)
+    _refused_unseeded(with_field(text, "event", wrong), "event_not_from_queue")
 
 
 def test_an_arranged_position_is_read_unless_held_to_its_seed() -> None:

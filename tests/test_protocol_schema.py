@@ -9,8 +9,11 @@ having been bin); the key port's answer and the beacon too."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
 import socket
+import subprocess
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -34,7 +37,8 @@ from mundus_net.host.keys import HostKeys
 from mundus_net.host.server import Host
 from mundus_net.protocol.beacon import MAX_BEACON, encode_beacon
 from mundus_net.protocol.codec import DECISION_KINDS
-from mundus_net.protocol.messages import PROTOCOL_VERSION, encode
+from mundus_net.protocol.errors import ProtocolError
+from mundus_net.protocol.messages import PROTOCOL_VERSION, decode_client, encode
 from mundus_net.protocol.schema import (
     EVENTS,
     HOST_MESSAGES,
@@ -68,9 +72,11 @@ def as_validated(value: Any) -> Any:
 
 def _msgpack_keyword(validator: Any, value: str, instance: Any,
                      schema: dict[str, Any]) -> Iterator[ValidationError]:
-    """``x-msgpack``: ``bin`` was msgpack bin (of ``x-bytes`` bytes), never text; ``uint64``
-    an unsigned integer of at most 64 bits."""
-    if value == "bin":
+    """``x-msgpack``: ``bin`` was msgpack bin (of ``x-bytes`` bytes), never text; ``str`` was
+    text, never bin; ``uint64`` an unsigned integer of at most 64 bits."""
+    if value == "str" and isinstance(instance, Bin):
+        yield ValidationError(f"{instance!r} was msgpack bin, not text")
+    elif value == "bin":
         if not isinstance(instance, Bin):
             yield ValidationError(f"{instance!r} was not msgpack bin")
         elif "x-bytes" in schema and len(instance) != 2 * schema["x-bytes"]:
@@ -389,6 +395,92 @@ def test_the_schema_is_as_strict_as_the_host(frames: list[tuple[str, bytes]]) ->
                    "snapshot" and m["state"]["table"]["started"])
     lacking = {k: v for k, v in playing["state"].items() if k != "market"}
     assert not host.is_valid({**playing, "state": lacking})
+
+
+# Text a client may send, and what it is probed with: the host's own validators decide.
+_TEXT_PROBES: list[Any] = ["a", "a\x01b", "a\x1f", "a\tb", "a\x7fb", "a\u0085b", "a\u200bb",
+                           "x" * 32, "x" * 33, "\U0001f600" * 32, "\U0001f600" * 33, "",
+                           "x" * 200, "x" * 201, b"abc", b"\xab" * 16, "ab" * 16]
+
+
+def test_the_schema_accepts_exactly_the_text_the_host_accepts() -> None:
+    """Issue 37 (protocol 4, item 5): for every text field a client sends (a hello's name,
+    client and invite, a chat's text, every token), the schema accepts what the host's
+    decoder accepts and refuses the rest: control characters below U+0020, lengths counted
+    in code points, and msgpack bin where text belongs (x-msgpack str)."""
+    token = "0123456789abcdef" * 2
+    bases: dict[str, Message] = {
+        "hello": {"t": "hello", "name": "Ann", "role": "player", "client": "c1",
+                  "invite": "K7QF-M2XD", "token": token},
+        "chat": {"t": "chat", "token": token, "text": "hi"}}
+    validator = _validator("client_message")
+    checked = 0
+    for base in bases.values():
+        for field in (k for k in base if k not in ("t", "role")):
+            for probe in _TEXT_PROBES:
+                frame = encode({**base, field: probe})
+                try:
+                    decode_client(frame)
+                    host_accepts = True
+                except ProtocolError as exc:
+                    assert exc.code == "bad_field", exc
+                    host_accepts = False
+                seen = as_validated(msgpack.unpackb(frame, raw=False, strict_map_key=True))
+                assert validator.is_valid(seen) == host_accepts, (base["t"], field, probe)
+                checked += 1
+    assert checked == 6 * len(_TEXT_PROBES)
+
+
+def test_the_schema_loads_in_ajv_strict_mode(tmp_path: Path) -> None:
+    """Issue 37 (protocol 4, item 6), docs/protocol.md §2: ajv 8 in strict mode (strictTypes,
+    strictRequired and the rest on) compiles the schema once x-msgpack and x-bytes are
+    declared with addKeyword. Runs where node finds ajv (NODE_PATH, or `npm install ajv@8`
+    in a folder named by MUNDUS_AJV_DIR); the standard keywords' rules it rests on are
+    checked without it by the next test."""
+    node = shutil.which("node")
+    folder = os.environ.get("MUNDUS_AJV_DIR", "")
+    if node is None or not (Path(folder) / "node_modules" / "ajv").is_dir():
+        pytest.skip("node and ajv 8 not available: set MUNDUS_AJV_DIR to a folder where "
+                    "`npm install ajv@8` ran")
+    script = tmp_path / "strict.js"
+    script.write_text(_AJV_STRICT)
+    done = subprocess.run([node, str(script), str(ROOT / "docs" / "protocol.schema.json")],
+                          cwd=folder, capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "NODE_PATH": str(Path(folder) / "node_modules")})
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stdout + done.stderr
+
+
+_AJV_STRICT = """\
+const Ajv2020 = require("ajv/dist/2020");
+const schema = JSON.parse(require("fs").readFileSync(process.argv[2], "utf8"));
+const ajv = new Ajv2020({strict: true});
+ajv.addKeyword("x-msgpack");
+ajv.addKeyword("x-bytes");
+ajv.compile(schema);
+console.log("ok");
+"""
+
+
+def test_every_if_of_the_schema_states_its_types_as_ajv_strict_mode_asks() -> None:
+    """What ajv's strictTypes and strictRequired refused in the schema before issue 37: an
+    object keyword (properties, required) in a sub-schema that does not say "type":
+    "object", and a required key its own properties do not name, in every if, then and else."""
+    def walk(node: Any) -> Iterator[Schema]:
+        if isinstance(node, dict):
+            for key in ("if", "then", "else"):
+                if isinstance(node.get(key), dict):
+                    yield node[key]
+            for value in node.values():
+                yield from walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                yield from walk(value)
+    branches = list(walk(schema()))
+    assert len(branches) >= 9
+    for branch in branches:
+        if "properties" in branch or "required" in branch:
+            assert branch.get("type") == "object", branch
+            assert set(branch.get("required", ())) <= set(branch.get("properties", {})), branch
 
 
 def test_the_key_port_reply_and_the_beacon_match_the_schema() -> None:

@@ -11,10 +11,11 @@ rewind. Rules: R5.3 (offers committed and revealed in secret).
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 import sqlite3
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from support.clock import FakeClock
@@ -22,12 +23,14 @@ from support.net import Net, Peer, play
 
 from mundus_net.bots import load_bot
 from mundus_net.bots.base import Bot
-from mundus_net.client.core import ClientError
-from mundus_net.client.notices import Rewound
+from mundus_net.client.core import Channel, ClientError
+from mundus_net.client.notices import Refused, Rewound
 from mundus_net.engine.decisions import Offer
+from mundus_net.host import gamelog
 from mundus_net.host.gamelog import BotSpec, GameLog, mark_path, restore, write_mark
 from mundus_net.host.table import Table, TableSettings
 from mundus_net.protocol.chain import ANOTHER, EARLIER, GENESIS, Witness, durable, link
+from mundus_net.protocol.messages import encode
 
 GAME = "rewind-game-0001"
 
@@ -523,3 +526,124 @@ def test_a_real_host_resumed_from_a_rolled_back_log_is_named_by_its_network_bots
     finally:
         for process in processes:
             process.kill()
+
+
+def test_a_host_resumed_from_an_older_copy_is_followed_from_its_snapshot_whatever_its_seq(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/protocol.md §5, §11 (issue 37, protocol 4 item 1): a host resumed from an older
+    copy of its state folder hands out update numbers and pending ids again from that older
+    point. After the welcome, a client takes the snapshot it asks for whatever its seq: it
+    compares it (the rewind is named at once), follows the updates from its seq, drops what
+    it buffered from the earlier run, and answers the pending ids given out again."""
+    # Numbers reserved 10 at a time (1,000 in a host): the copy's reserve is passed by round 4.
+    monkeypatch.setattr(gamelog, "RESERVE", 10)
+    state = tmp_path / "games"
+    net, log, players = logged_game(state)
+    play_to_round(net, players, 2)
+    backup = tmp_path / "backup"
+    shutil.copytree(state, backup)
+    play_to_round(net, players, 4)
+    seen = {peer: peer.core.seq for peer in players}
+    for peer in players:  # an update of the first run, out of order: buffered, waiting
+        peer.core.receive(Channel.PUBLIC, encode({"t": "update", "seq": seen[peer] + 2,
+                                                  "events": [], "changed": {"round": 77}}),
+                          net.clock.now)
+    log.close()
+    shutil.rmtree(state)
+    shutil.copytree(backup, state)
+    resume(net, log.path)
+    assert net.table.seq < min(seen.values())
+    for peer in players:
+        assert [n.kind for n in rewound(peer)] == [EARLIER]
+        assert peer.core.seq == net.table.seq  # followed from the snapshot, lower or not
+        peer.core.accept_rewind(net.clock.now)
+    play(net, players, until=lambda: net.table.seq > max(seen.values()) + 4)
+    for peer in players:
+        assert peer.core.state["round"] == net.table.game.round != 77
+        assert peer.core.seq == net.table.seq
+    play(net, players)
+    assert all(peer.core.result is not None for peer in players)
+    assert not [e for e in net.host_snapshot(next(iter(players)))["events"]
+                if e["kind"] in ("timeout", "violation")]
+
+
+def test_the_chain_packs_each_value_in_its_shortest_msgpack_form() -> None:
+    """docs/protocol.md §5 (issue 37, protocol 4 item 9): the chained bytes are the shortest
+    msgpack forms, keys sorted: uint formats for integers >= 0, int formats below 0, float 64
+    for every float, str 8 for text, written out byte for byte here."""
+    event = {"s": "é", "n": 200, "m": -200, "kind": "x", "f": 1.0, "b": b"\x01"}
+    packed = bytes.fromhex(
+        "86"  # a map of 6, its keys sorted
+        + "a162" + "c40101"  # "b": bin 8
+        + "a166" + "cb3ff0000000000000"  # "f": float 64, even for a whole value
+        + "a46b696e64" + "a178"  # "kind": fixstr
+        + "a16d" + "d1ff38"  # "m": -200, int 16
+        + "a16e" + "ccc8"  # "n": 200, uint 8 (never int 16)
+        + "a173" + "a2c3a9")  # "s": "é", UTF-8
+    assert link(GENESIS, event) == hashlib.sha256(GENESIS + packed).digest()
+
+
+def test_an_offer_step_asked_again_whose_offer_is_no_longer_legal_gets_a_new_one(
+        tmp_path: Path) -> None:
+    """R5.3, docs/protocol.md §5 "An offer step asked again" (issue 37, protocol 4 item 2):
+    when the offer a seat revealed is not among the legal offers of the step asked again (the
+    rewound game dealt otherwise; forged here by taking it out of what the host says is
+    legal), the client chooses another one with a fresh commitment, and the host takes it
+    like any commit: no illegal reveal, no default offer, no violation."""
+    net, log, players = logged_game(tmp_path)
+    play_to_round(net, players, 3)  # round 2's offers are revealed
+    first = {peer: [m["commitment"] for m in peer.sent if m["t"] == "commit"]
+             for peer in players}
+    shown = {peer: list(peer.core.witness.revealed[2][0]) for peer in players
+             if peer.core.witness is not None}
+
+    def without_the_old_offer(peer: Peer, message: dict[str, Any]) -> dict[str, Any]:
+        private = message.get("private")
+        if not isinstance(private, dict) or not private.get("pending"):
+            return message
+        pending = private["pending"]
+        if pending["kind"] != "commit" or pending["detail"]["round"] != 2:
+            return message
+        legal = [d for d in pending["legal"] if d.get("cards") != shown[peer]]
+        return {**message, "private": {**private, "pending": {**pending, "legal": legal}}}
+
+    log.close()
+    cut_log(log.path, _last_commit_row(log.path, 2))
+    net.rewrite = without_the_old_offer
+    resume(net, log.path)
+    sent = {peer: len(peer.sent) for peer in players}
+    for peer in players:
+        assert [n.kind for n in rewound(peer)] == [EARLIER]
+        peer.core.accept_rewind(net.clock.now)
+    play(net, players, until=lambda: net.table.game.round >= 3)
+    for peer in players:
+        again = [m["commitment"] for m in peer.sent[sent[peer]:] if m["t"] == "commit"]
+        assert again and again[0] not in first[peer], "a new offer, a new commitment"
+    events = net.host_snapshot(next(iter(players)))["events"]
+    assert not [e for e in events if e["kind"] in ("violation", "timeout")]
+    assert all(r.code not in ("illegal", "commit_mismatch")
+               for peer in players for r in peer.of(Refused))
+
+
+def test_the_record_counts_every_resume_even_after_rows_are_rolled_back(
+        tmp_path: Path) -> None:
+    """docs/record.md `resumed` (issue 37, protocol 4 item 9): a host started 4 times (made,
+    then resumed 3 times) says "resumed 3 times" though the rollback before its last start
+    took the rows of the resume before it out of the log: the starts file beside the log
+    keeps the count."""
+    net, log, players = logged_game(tmp_path)
+    play_to_round(net, players, 2)
+    path = log.path
+    for round_ in (3, 4):  # two resumes, each followed by some play
+        log.close()
+        resume(net, path)
+        log = cast(GameLog, net.table.journal)
+        play_to_round(net, players, round_)
+    assert net.table.record.meta["resumed"] == 2
+    log.close()
+    resumed_rows = [seq for seq, kind, _ in rows(path) if kind == "resumed"]
+    cut_log(path, resumed_rows[-1] - 1)  # the second resume's row and all after it
+    resume(net, path)
+    assert net.table.record.meta["resumed"] == 3
+    cast(GameLog, net.table.journal).close()
+    assert [kind for _, kind, _ in rows(path)].count("resumed") == 2  # the log lost one

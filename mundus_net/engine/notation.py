@@ -1048,6 +1048,12 @@ def _check_turns(g: Game, add: _Add) -> None:
         add("sets_without_kings_aid", "turn_sets", "R6.2",
             f"{g.turn_sets} identical sets in {whose}: one per turn, any number only with "
             "King's Aid")
+    elif (g.turn_sets > 1 and seat is not None and g.owner.get("cosa") == seat
+          and g.deck[g.devs[seat][-1]].power != "cosa"):
+        add("sets_by_juan_de_la_cosa", "turn_sets", "R3.4",
+            f"{g.turn_sets} identical sets in seat {seat}'s turn, which owned Juan de la Cosa "
+            "before its last set: King's Aid does not help his owner, so only a last set "
+            "that takes him can follow another")
     if ((g.phase in _BEFORE_TURNS and g.round >= 2) or g.phase == OVER) and (
             g.turn_index != n or not order):
         add("turn_index_between_rounds", "turn_index", "R6.1",
@@ -1412,7 +1418,35 @@ def _check_takes(g: Game, add: _Add) -> None:
             break
 
 
+def _check_trade_ended(g: Game, add: _Add) -> None:
+    """R5.6, R5.8: a trade ends only when the next taker can take no card of another seat, so
+    every seat but that last next taker had its whole offer taken: N cards, its hand holding
+    at least 5 (docs/rules.md R4.2), or 0 to N for Las Casas's owner (R5.2). So with 3 or
+    more players the new Trade Master always takes. Before this round's N is known (offer,
+    tm_tie), the last round's N was 2, 3 or 4, the same for every seat."""
+    if (g.phase == TAKE or (g.round == 1 and g.phase not in _TAKES_DONE)
+            or not _deals_in_full(g)):
+        return
+    last = g.takes[-1][1] if g.takes else g.tm  # the Trade Master of that trade takes first
+    sizes = (g.announced,) if g.phase in _LAST_N_KEPT else (2, 3, 4)
+    taken = [sum(source == s for _, source in g.takes) for s in range(g.players)]
+    whole = [s for s in range(g.players) if s not in (last, g.owner.get("casas"))]
+    if not whole or any(all(taken[s] == n for s in whole) for n in sizes):
+        return
+    seat = next(s for s in whole if taken[s] != max(taken[t] for t in whole)
+                or taken[s] not in sizes)
+    n_text = str(sizes[0]) if len(sizes) == 1 else "N (2, 3 or 4, the same for every seat)"
+    add("trade_ended_early", "takes", "R5.8",
+        f"the trade ended with seat {last} to take next, and {taken[seat]} of seat {seat}'s "
+        f"{n_text} offered card(s) taken: it ends only when the next taker can take no card "
+        "of another seat, so every other offer is taken whole"
+        + (" (the new Trade Master takes first, R5.6)" if not g.takes else ""))
+
+
 # -- the progression step, from what it leaves (R3.2, R6.2, R6.7, R6.10) -----------------------
+
+_MOST_IN_A_SET = 5  # R6.2: an identical set has 3, 4 or 5 cards
+_PERFECT_CARDS = 10  # R8.1: 9 distinct values and 1 relic
 
 
 def _played(g: Game) -> list[int]:
@@ -1423,19 +1457,43 @@ def _played(g: Game) -> list[int]:
     return [s for s in g.turn_order if s not in unplayed]
 
 
+def _taken_this_round(g: Game) -> list[str]:
+    """The developments the seats that have played this round may have taken in their turns
+    (R6.3), kept in the order taken: the last turn_sets of the seat the turn_* fields
+    describe, and the last one of every other seat that has played (one set a turn, R6.2;
+    all of them under King's Aid)."""
+    described = _turn_seat(g)
+    found: list[str] = []
+    for s in _played(g):
+        devs = g.devs[s]
+        count = g.turn_sets if s == described else len(devs) if g.event == "KA" else 1
+        found += devs[max(0, len(devs) - count):] if count else []
+    return found
+
+
 def _check_event_after_turns(g: Game, add: _Add) -> None:
     """R3.2, R3.3 once a turn may have taken queue card 1 (R6.4): the event is the icon of a
-    card that can have been card 1 when the round began. That card was drawn no later than
-    today's card 1 (the queue keeps draw order), so it is today's card 1 or a card drawn
-    before it that a seat who has played this round owns."""
+    card that can have been card 1 when the round began: today's card 1 or a development a
+    seat that has played took this round. Held to the seed, that card was also drawn no
+    later than today's card 1 (the queue keeps draw order)."""
+    _event_after_turns(g, add, seeded=False)
+
+
+def _check_event_after_turns_seeded(g: Game, add: _Add) -> None:
+    _event_after_turns(g, add, seeded=True)
+
+
+def _event_after_turns(g: Game, add: _Add, *, seeded: bool) -> None:
     if g.round == 1 or g.phase not in (TURN, STORE, OVER):
         return
-    order = {card_id: i for i, card_id in enumerate(_seed_setup(g).devs_in_order)}
-    head = order[g.queue[0]] if g.queue else len(order)
     candidates = [g.queue[0]] if g.queue else []
-    took = [s for s in _played(g) if s != _turn_seat(g) or g.turn_sets]  # R6.3: by a set
-    candidates += sorted((d for s in took for d in g.devs[s] if order[d] < head),
-                         key=order.__getitem__)
+    if seeded:
+        order = {card_id: i for i, card_id in enumerate(_seed_setup(g).devs_in_order)}
+        head = order[g.queue[0]] if g.queue else len(order)
+        candidates += sorted((d for d in _taken_this_round(g) if order[d] < head),
+                             key=order.__getitem__)
+    else:
+        candidates += _taken_this_round(g)
     icons = {g.deck[c].icon for c in candidates}
     if g.event in icons or (None in icons and "coronado" in g.owner) or (
             not candidates and (g.event is None or "coronado" in g.owner)):
@@ -1463,19 +1521,33 @@ def _check_played_hands(g: Game, add: _Add) -> None:
                     "hand is discarded when the turn ends")
                 break
             held = sum(g.stored[s])  # stored from this turn's hand, the rest discarded
-        most = _hand_after_trade(g, s)[1]
+        least, most = _hand_after_trade(g, s)
         # R6.2: the perfect combination spends 10 cards; the turn described by the turn_*
-        # fields at least 3 a set, 4 for a series and 1 for a relic set.
-        spent = 10 * (s in g.perfect_shown)
-        if s == _turn_seat(g):
+        # fields at least 3 a set, 4 for a series and 1 for a relic set, and at most 5 a
+        # set, 9 for a series and 5 for a relic set: nothing else leaves a hand in a turn.
+        spent = _PERFECT_CARDS * (s in g.perfect_shown)
+        described = s == _turn_seat(g)
+        if described:
             spent = max(spent, 3 * g.turn_sets + 4 * g.turn_series + g.turn_relics
-                        + 10 * g.turn_perfect)
+                        + _PERFECT_CARDS * g.turn_perfect)
         if held + spent > most:
             add("hand_grew_in_turn", "hands", "R6.2",
                 f"seat {s} holds {held} card(s) in phase {g.phase}"
                 + (" (stored)" if first_edition and done else "")
                 + (f" and has spent at least {spent}" if spent else "")
                 + f": the supply and the trade left it at most {most}")
+            break
+        if not described or (first_edition and done):
+            continue
+        spent_most = (_MOST_IN_A_SET * g.turn_sets + max(SERIES_PAY) * g.turn_series
+                      + max(RELIC_PAY) * g.turn_relics + _PERFECT_CARDS * g.turn_perfect)
+        if held + spent_most < least:
+            add("hand_short_in_turn", "hands", "R6.2",
+                f"seat {s} holds {held} card(s) in phase {g.phase}"
+                + (f" and has spent at most {spent_most}" if spent_most else
+                   ", and its turn has made no combination")
+                + f": the supply and the trade left it at least {least}, and only "
+                "combinations take cards from a hand in a turn")
             break
 
 
@@ -1680,15 +1752,18 @@ def _check_asked_in_simultaneous_steps(g: Game, add: _Add) -> None:
 _REACHABILITY_CHECKS: tuple[Callable[[Game, _Add], None], ...] = (
     _check_asked_seat, _check_trade, _check_market, _check_stored, _check_round,
     _check_turns, _check_queue, _check_supply, _check_hands, _check_result, _check_seed,
-    _check_takes, _check_event_after_turns, _check_played_hands, _check_income,
+    _check_takes, _check_trade_ended, _check_event_after_turns,
+    _check_event_after_turns_seeded, _check_played_hands, _check_income,
     _check_round_1_developments, _check_draws, _check_round_1_doubloons, _check_round_1_hands,
     _check_trade_master_offer, _check_asked_in_simultaneous_steps)
 
 
 # The checks that hold a position to its seed's deal (R2.6): only with ``seeded``. A position
 # may be arranged by hand for study or for a test (docs/notation.md, "The seed"); its seed
-# then decides what is drawn after a reshuffle, not what was laid out before it.
-_SEED_CHECKS = frozenset({_check_seed, _check_round_1_hands, _check_event_after_turns})
+# then decides what is drawn after a reshuffle, not what was laid out before it. Held to the
+# seed, a check of _SEED_CHECKS stands in for its twin of _UNSEEDED_CHECKS.
+_SEED_CHECKS = frozenset({_check_seed, _check_round_1_hands, _check_event_after_turns_seeded})
+_UNSEEDED_CHECKS = frozenset({_check_event_after_turns})
 
 
 def position_problems(game: Game, *, seeded: bool = False) -> list[PositionProblem]:
@@ -1701,8 +1776,9 @@ def position_problems(game: Game, *, seeded: bool = False) -> list[PositionProbl
     def add(name: str, field: str, rule: str, text: str) -> None:
         found.append(PositionProblem(name, field, rule, text))
 
+    skipped = _UNSEEDED_CHECKS if seeded else _SEED_CHECKS
     for check in _REACHABILITY_CHECKS:
-        if seeded or check not in _SEED_CHECKS:
+        if check not in skipped:
             check(game, add)
     return found
 
