@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 from babel.messages.catalog import Catalog
 
-from mundus_net.client.i18n_build import LANGUAGES, read
+from mundus_net.client.i18n_build import read
 from mundus_net.engine.cards import RESOURCE_NAMES
 from mundus_net.engine.deck import EVENT_NAMES, default_deck
-from mundus_net.i18n import DOMAIN, LOCALE_DIR, korean_particles, translator
+from mundus_net.i18n import DOMAIN, LANGUAGES, LOCALE_DIR, korean_particles, translator
 
 NUMBERS = (1, 2, 5, 21)
 AMBIGUOUS = ("을(를)", "이(가)", "은(는)", "과(와)", "(으)로")
@@ -36,7 +36,8 @@ KOREAN = {
     "화재": "를가는와로", "해적": "을이은과으로",
     "조선소": "를가는와로", "교역소": "를가는와로", "창고 (1장)": "를가는와로",
     "캐러벨선 2": "를가는와로", "캐러벨선 6": "을이은과으로", "캐러벨선 7": "을이은과로",
-    "캐러벨선 10": "을이은과으로", "일반 자원 상인": "을이은과으로", "후안 데 라 코사": "를가는와로",
+    "캐러벨선 10": "을이은과으로", "일반 자원 상인": "을이은과으로",
+    "후안 데 라 코사": "를가는와로",
 }
 
 
@@ -97,8 +98,8 @@ def test_every_message_formats_with_every_number_and_every_name(language: str) -
 
 def _plural(language: str) -> Callable[[int], int]:
     """The index of the plural form for a number, by the compiled catalog's own rule."""
-    rule: Callable[[int], int] = getattr(gettext.translation(DOMAIN, LOCALE_DIR, [language]),
-                                         "plural")
+    catalog = gettext.translation(DOMAIN, LOCALE_DIR, [language])
+    rule: Callable[[int], int] = catalog.plural  # type: ignore[attr-defined]
     return rule
 
 

@@ -29,12 +29,12 @@ from mundus_net.tools.results import (
     check_spec,
     player_count,
     r6,
+    short_label,
     speed_line,
     table_lines,
     tally,
     wilson,
 )
-from mundus_net.tools.tournament import entry_label
 
 __all__ = ["check_bots", "format_summary", "register", "run_sim"]
 
@@ -194,8 +194,8 @@ NAME_ROOM = WIDTH - 3 - 9 - 2 - 24 - 10 - 8  # what the table's other columns le
 
 def _cut(name: str, width: int) -> str:
     """``name`` padded to ``width`` with a space at least after it: as the tournament's
-    tables name an entry too long for them (its class, cut with …: entry_label)."""
-    return entry_label(name, width - 1).ljust(width)
+    tables name an entry too long for them (its class, cut with …: results.short_label)."""
+    return short_label(name, width - 1).ljust(width)
 
 
 def format_summary(s: dict[str, Any], elapsed: float | None = None) -> str:
