@@ -52,7 +52,7 @@ from mundus_net.protocol.invite import normal as invite_normal
 from mundus_net.protocol.messages import MAX_INVITE
 from mundus_net.protocol.security import SecurityError, fingerprint_bytes, require_curve
 from mundus_net.protocol.signing import sign_record
-from mundus_net.protocol.statedir import atomic_write
+from mundus_net.protocol.statedir import atomic_write, new_record_path
 
 __all__ = [
     "DEFAULT_PORT", "ERROR_FILE", "StopRequest", "describe_event", "game_over", "invite_for",
@@ -158,8 +158,12 @@ def register(subparsers: Any) -> None:
                              f"so that every client reads the end (default {LINGER_AFTER_END:g})")
     parser.add_argument("--round-limit", type=whole_number(1, 10_000, "the round limit"),
                         default=None, metavar="N", help="end after N rounds (R8.5)")
-    parser.add_argument("--record", metavar="FILE", default=None,
-                        help="write the game record (JSON) to FILE at the end")
+    kept = parser.add_mutually_exclusive_group()
+    kept.add_argument("--record", metavar="FILE", default=None,
+                      help="where to write the game record (JSON, docs/record.md) when the game "
+                           "ends (default: a new file in the state folder's records/, as "
+                           "mundus play keeps its records)")
+    kept.add_argument("--no-record", action="store_true", help="keep no record of the game")
     parser.add_argument("--resume", metavar="GAME", default=None,
                         help="restore game GAME (an id or the start of one, as --list shows, "
                              "or its log file) exactly as it was, after a crash, and serve it "
@@ -345,6 +349,8 @@ def _main(args: argparse.Namespace) -> int:
                              fixed_seed=args.fixed_seed, invite=invite_for(args),
                              stand_in_after=args.stand_in_after)
     table = Table(args.seats, settings, seed=args.seed, deck=deck, bots=bots, bot_names=names)
+    if args.record is None and not args.no_record:  # kept by default, as mundus play does
+        args.record = str(new_record_path())
     specs_seeded = [BotSpec(spec, derive_seed(seed, "host-bot", i))
                     for i, spec in enumerate(specs)]
     return _serve(args, table, keys, state_dir, specs_seeded)
@@ -388,7 +394,8 @@ def _resume(args: argparse.Namespace, state_dir: Path) -> int:
 
     args.port = served.get("port", DEFAULT_PORT) if args.port is None else args.port
     args.bind = served.get("bind", "0.0.0.0") if args.bind is None else args.bind
-    args.record = served.get("record") if args.record is None else args.record
+    if args.record is None and not args.no_record:  # where it went, unless told otherwise
+        args.record = served.get("record")
     args.insecure = args.insecure or bool(served.get("insecure"))
     args.key_dir = args.key_dir or served.get("key_dir")
     args.no_beacon = args.no_beacon or bool(served.get("no_beacon"))
@@ -450,7 +457,7 @@ def _record_of_finished(args: argparse.Namespace, table: Table, served: dict[str
     served."""
     t = current()
     rounds = _rounds(table.game.round)
-    path = args.record if args.record is not None else served.get("record")
+    path = args.record if args.record is not None or args.no_record else served.get("record")
     if path is None:
         _say(_HOST + t._("game {game} is over (after {rounds}): there is nothing to resume; "
                      "{command} --record FILE writes its record again").format(
@@ -475,6 +482,7 @@ def _serve(args: argparse.Namespace, table: Table, keys: HostKeys | None, state_
            bots: list[BotSpec] | None = None, log: GameLog | None = None) -> int:
     """Serve ``table`` until its game is over (with its game log: a new one unless given)."""
     specs = bots if bots is not None else [s for s in table.seats if s.host_bot is not None]
+    resumed = log is not None  # a new game's log is made below
 
     def on_update(update: Message) -> None:  # in the host's thread, right after the flush
         names = table.names
@@ -513,14 +521,15 @@ def _serve(args: argparse.Namespace, table: Table, keys: HostKeys | None, state_
             return 1
     try:
         with _stop_signals() as stop:
-            return _run(args, table, host, keys, len(specs), log, stop)
+            return _run(args, table, host, keys, len(specs), log, stop, resumed=resumed)
     finally:
         if log is not None:
             log.close()
 
 
 def _run(args: argparse.Namespace, table: Table, host: Host, keys: HostKeys | None,
-         host_bots: int, log: GameLog | None, stop: StopRequest | None = None) -> int:
+         host_bots: int, log: GameLog | None, stop: StopRequest | None = None,
+         resumed: bool = False) -> int:
     t = current()
     address = join_address(args.bind, host.port)
     resume = resume_command(args, table.game_id)
@@ -547,17 +556,21 @@ def _run(args: argparse.Namespace, table: Table, host: Host, keys: HostKeys | No
             print(t._("invite code: {code} (seats and watching are for those who know it; "
                       "--no-invite opens the table to anyone who reaches it)").format(
                 code=table.invite))
-        if table.free_seats():
+        # Resumed, the commands again: a player who comes back after the crash finds them
+        # here, not in the scrollback of the host that stopped (a bot only for a free seat).
+        if table.free_seats() or resumed:
             hints = [
                 (t._("players join with:"),
                  join_command(address, table.invite, insecure=keys is None)),
                 (t._("spectators watch with:"),
-                 join_command(address, table.invite, watch=True, insecure=keys is None)),
-                (t._("a bot joins with:"), f"{command('bot', '--connect', address, *invite)} "
-                                           f"{pin}")]
+                 join_command(address, table.invite, watch=True, insecure=keys is None))]
+            if table.free_seats():
+                hints.append((t._("a bot joins with:"),
+                              f"{command('bot', '--connect', address, *invite)} {pin}"))
             width = max(_cells(label) for label, _ in hints)
             for label, typed in hints:  # the commands in one column
-                print(f"  {label}{' ' * (width - _cells(label))} {typed}")
+                print(f"  {label}{' ' * (width - _cells(label))} {typed}", flush=True)
+        if table.free_seats():
             print(t.ngettext("waiting for {count} player...", "waiting for {count} players...",
                              table.free_seats()).format(count=table.free_seats()), flush=True)
         host.start()
@@ -745,6 +758,7 @@ def _write_record(path: str | None, table: Table, keys: HostKeys | None = None) 
     if path is None:
         return True
     try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
         atomic_write(Path(path), record_text(table, keys), 0o644)
     except OSError as exc:
         _say(_HOST + current()._("cannot write the record to {path}: {error}").format(path=path,

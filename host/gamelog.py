@@ -75,6 +75,7 @@ import json
 import os
 import sqlite3
 import struct
+import textwrap
 import time
 import zlib
 from collections.abc import Callable, Sequence
@@ -831,15 +832,26 @@ def list_games(directory: Path) -> list[GameInfo]:
     return sorted((game_info(p) for p in game_files(directory)), key=lambda g: -g.started)
 
 
+_LISTING_WIDTH = 80  # mundus host --list fits a terminal of 80 columns
+
+
 def format_listing(games: Sequence[GameInfo]) -> str:
-    lines = [f"{'GAME':<16}  {'NAME':<20}  {'STARTED':<16}  {'ROUND':>5}  {'SEATS':<13}  STATUS"]
+    """The games of ``--list``, one row each, in 80 columns: a status too long for the end of
+    its row (damaged: ..., in use ...) goes on the rows below it, indented."""
+    lines = [f"{'GAME':<16}  {'NAME':<14}  {'STARTED':<16}  {'ROUND':>5}  {'SEATS':<12}  STATUS"]
     for g in games:
         started = datetime.fromtimestamp(g.started).strftime("%Y-%m-%d %H:%M") if g.started \
             else "?"
         seats = f"{g.taken}/{g.players} ({g.bots} bot{'s' if g.bots != 1 else ''})" \
             if g.players else "?"
-        lines.append(f"{g.game:<16}  {g.name[:20]:<20}  {started:<16}  {g.round:>5}  "
-                     f"{seats:<13}  {g.status}")
+        name = g.name if len(g.name) <= 14 else g.name[:13] + "…"
+        row = f"{g.game:<16}  {name:<14}  {started:<16}  {g.round:>5}  {seats:<12}  "
+        if len(row) + len(g.status) <= _LISTING_WIDTH:
+            lines.append(row + g.status)
+        else:
+            lines.append(row.rstrip())
+            lines += textwrap.wrap(g.status, _LISTING_WIDTH, initial_indent="    ",
+                                   subsequent_indent="    ", break_on_hyphens=False)
     return "\n".join(lines)
 
 

@@ -10,16 +10,24 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from pathlib import Path
 
 from platformdirs import user_state_path
 
-__all__ = ["atomic_write", "state_dir"]
+__all__ = ["atomic_write", "new_record_path", "state_dir"]
 
 
 def state_dir() -> Path:
     """The folder for mundus-net's state (read from the environment at each call)."""
     return user_state_path("mundus-net", appauthor=False, ensure_exists=False)
+
+
+def new_record_path() -> Path:
+    """Where a game record goes when none is asked for (``mundus play`` and ``mundus host``
+    keep their records by default): ``records/game-DATE-TIME.json`` in the state folder,
+    named for the moment the game starts."""
+    return state_dir() / "records" / f"game-{time.strftime('%Y-%m-%d-%H%M%S')}.json"
 
 
 def atomic_write(path: Path, data: str | bytes, mode: int = 0o600) -> None:

@@ -301,3 +301,19 @@ def test_status_pieces_are_whole_or_left_out() -> None:
     assert render.fit_pieces(long, 80) == [
         "Refused: R5.5: you may not take a card from greedy 2 again (no ping-pong);",
         "  choose another card"]
+
+
+@pytest.mark.parametrize("language", ["en", "it", "ru", "nl", "ko"])
+def test_the_market_line_keeps_the_pile_sizes_at_80_columns(language: str) -> None:
+    """Issue 36, item 10: the longest market names (Italian's canna da zucchero, granturco,
+    vaniglia) do not push the pile sizes off the line: the market goes by value then."""
+    from mundus_net.client.i18n import translator, use
+
+    g = new_game(4, seed=3)
+    g.market = [2, 6, 9]  # the three longest Italian names
+    g.display = [1, 3, 5, 7]
+    use(language)
+    text = "\n".join(render.lines_of(render.market(PlayerView(g, 0), 80)))
+    piles = translator(language)._(
+        "  draw {draw} · discard {discard} · dev pile {developments}").split("{")[0].strip()
+    assert piles in text and get_cwidth(text) <= 80, text

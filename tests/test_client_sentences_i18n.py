@@ -125,7 +125,7 @@ def test_the_same_event_reads_in_each_language() -> None:
         "it": "Bo ha preso granturco da te, scambiandola con caffè del mercato",
         "ru": "Bo берёт: кукуруза (из предложения: вы); обмен на карту с рынка: кофе",
         "nl": "Bo nam maïs van jou en ruilde die voor koffie op de markt",
-        "ko": "Bo님이 당신에게서 옥수수을(를) 가져왔습니다; 시장의 커피와(과) 교환",
+        "ko": "Bo님이 당신에게서 옥수수를 가져왔습니다; 시장의 커피와 교환",
     }
 
 

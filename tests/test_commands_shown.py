@@ -124,9 +124,9 @@ def test_the_lobby_shows_the_code_the_welcome_tells_or_the_one_this_client_gave(
                       names=("greedy bot 0", "Ann", ""), options={}, deck=deck, pub_port=7701,
                       heartbeat_ms=1000, invite=CODE)
     model = tui_app.TableModel(address=address)
-    assert model.join_command() == f"mundus join {address}"
+    assert model.join_command() == f"mundus join {address} --name NAME"
     model.on_notice(Joined(welcome, resumed=False), tui_app.Snapshot(None, None))
-    assert model.join_command() == f"mundus join {address} --invite {CODE}"
+    assert model.join_command() == f"mundus join {address} --invite {CODE} --name NAME"
     spectator = tui_app.TableModel(address=address, invite="k7qm-p2xd", spectator=True,
                                    insecure=True)
     assert spectator.join_command(watch=True) == \
@@ -202,15 +202,17 @@ def test_the_join_commands_of_the_host_the_lobby_and_the_leave_message_work_as_s
         ann.wait(lambda t: CODE in (_lobby_command(t, "Others join with:") or ""),
                  what="the lobby's join command, whole")
         shown = _lobby_command(ann, "Others join with:")
-        assert shown is not None and shown == printed, (shown, printed)
+        # The host's command, and the name for the person to fill in (issue 36, item 14).
+        assert shown is not None and shown == f"{printed} --name NAME", (shown, printed)
         assert all(len(line) <= 80 for line in ann.lines())
         ann.resize(120, 40)  # wide enough: the command beside its label, the same words
-        ann.wait(lambda t: any(line.startswith("Others join with:  " + printed)
+        ann.wait(lambda t: any(line.startswith("Others join with:  " + shown)
                                for line in t.lines()), what="the command beside its label")
         _not_asked(ann)
 
         bo_env = _friend(tmp_path, "Bo")
-        bo = _run_as_shown(shown, bo_env, tmp_path / "bo-folder")
+        bo = _run_as_shown(shown.replace("--name NAME", "--name Bo"), bo_env,
+                           tmp_path / "bo-folder")
         bo.wait(lambda t: re.search(r"Hand \d", t.text()) and "seated" not in t.text(),
                 what="Bo at the table, the game started")
         host_at[0].wait_line(r"^Bo took seat 2$")

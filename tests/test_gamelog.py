@@ -530,6 +530,9 @@ def test_the_listing_shows_what_can_be_resumed(tmp_path: Path) -> None:
     assert games["f" * 16].status.startswith("damaged: not a game log")
     text = format_listing(list(games.values()))
     assert table.game_id in text and "4/4 (2 bots)" in text and "playing" in text
+    # 80 columns (issue 36, item 9): a status too long for its row goes below it, whole.
+    assert all(len(line) <= 80 for line in text.splitlines()), text
+    assert " ".join(text.split()).count(games["f" * 16].status) == 1
     assert find_game(tmp_path, table.game_id[:6]) == log.path
     assert find_game(tmp_path, str(log.path)) == log.path
     with pytest.raises(GameLogError, match="no game 'zz'"):

@@ -132,6 +132,9 @@ def play(processes: list[Process], tmp: Path, crash_round: int | None) -> dict[s
         resumed = start_host(processes, tmp, "--resume", game[:8])  # a prefix is enough
         resumed.wait_line(rf"resuming game {game} from ")
         resumed.wait_line(re.escape(f"join at {address}"))  # the same port, by default
+        # The commands again, for a player who comes back after the crash (issue 36, item 11).
+        resumed.wait_line(r"^  players join with:\s+\S*mundus join " + re.escape(address))
+        resumed.wait_line(r"^  spectators watch with:\s+\S*mundus watch " + re.escape(address))
         host = resumed
     results = []
     for bot in bots:

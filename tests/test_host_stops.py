@@ -19,6 +19,7 @@ import pytest
 from mundus_net.host import local
 from mundus_net.host.gamelog import GameLog, find_game
 from mundus_net.host.keys import HostKeys
+from mundus_net.protocol.statedir import state_dir
 
 WAIT = 60.0
 MUNDUS = [sys.executable, "-m", "mundus_net.cli"]
@@ -134,7 +135,8 @@ def test_a_finished_games_record_is_made_again_from_its_log(tmp_path: Path) -> N
 def test_a_finished_game_without_a_record_file_says_how_to_write_one(tmp_path: Path) -> None:
     state = ["--state-dir", str(tmp_path / "state")]
     done = _run([*MUNDUS, "host", "--seats", "2", "--bots", "2", "--bind", "127.0.0.1",
-                 "--port", "0", "--no-beacon", "--insecure", "--round-limit", "1", *state])
+                 "--port", "0", "--no-beacon", "--insecure", "--round-limit", "1", "--no-record",
+                 *state])
     assert done.returncode == 0, done.stderr
     game = done.stdout.split(" game ", 1)[1].split()[0]
     again = _run([*MUNDUS, "host", "--resume", game, *state])
@@ -142,6 +144,21 @@ def test_a_finished_game_without_a_record_file_says_how_to_write_one(tmp_path: P
     assert f"game {game} is over (after 1 round): there is nothing to resume; " in again.stderr
     assert f"--resume {game} --state-dir {tmp_path / 'state'} --record FILE writes its " \
            "record again" in again.stderr
+
+
+def test_a_host_keeps_its_record_by_default_as_mundus_play_does(tmp_path: Path) -> None:
+    """Without --record the record goes to the state folder's records/, as mundus play's
+    does, so that the game over's `mundus verify` on the game's record has a record to run
+    on (issue 36, item 6); the console says where."""
+    state = ["--state-dir", str(tmp_path / "state"), "--key-dir", str(tmp_path / "keys")]
+    done = _run([*MUNDUS, "host", "--seats", "2", "--bots", "2", "--bind", "127.0.0.1",
+                 "--port", "0", "--no-beacon", "--round-limit", "1", *state])
+    assert done.returncode == 0, done.stderr
+    records = sorted((state_dir() / "records").glob("game-*.json"))
+    assert len(records) == 1, records
+    assert f"record written to {records[0]}, signed by " in done.stdout
+    verified = _run([*MUNDUS, "verify", str(records[0])])
+    assert verified.returncode == 0, verified.stdout
 
 
 def test_the_play_table_stops_on_sigterm_telling_why_and_keeping_the_record(

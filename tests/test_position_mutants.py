@@ -59,7 +59,6 @@ ALLOWED_KINDS = {
     "card draw>stored": "as card hand>draw: stored cards are the seat's choice (R6.9)",
     "card discard>stored": "as card draw>stored",
     "card stored>discard": "as card draw>stored",
-    "card stored>draw": "as card draw>stored",
     "card stored>stored": "which cards each seat stored is its secret choice (R6.9)",
     "stored of two seats swapped": "as card stored>stored, within each seat's warehouses",
     "hands of two seats swapped": "after round 1 the hands are the deal of a reshuffled or "

@@ -124,11 +124,26 @@ def test_R4_1_stored_cards_in_the_middle_of_a_round_are_refused() -> None:
 
 
 def test_R6_9_cards_stored_under_fire_are_refused() -> None:
-    text, game = _position(lambda g: g.phase == "over" and any(map(any, g.stored))
-                           and "cosa" not in g.owner)
+    # A game that is over keeps what its last round stored only by the first edition's rules
+    # (mn1): by the current ones the last round stores nothing (R6.9). Seed 3 stores some.
+    game = Game.new(4, 3, rules=1)
+    bots = [RandomBot(30 + s) for s in range(4)]
+    while not game.is_over:
+        bot_step(game, bots)
+    assert any(map(any, game.stored)) and "cosa" not in game.owner
+    text = format_position(game)
     seat = next(s for s in range(game.players) if any(game.stored[s]))
     message = _refused(with_field(text, "event", "FI"), "stored_under_fire", "stored", "R6.9")
     assert f"seat {seat} has cards stored in a round of Fire" in message
+
+
+def test_R6_9_cards_stored_in_a_game_that_is_over_are_refused() -> None:
+    """R6.9 ruling: the last round stores nothing (no round follows for the cards)."""
+    text, _game = _position(lambda g: g.phase == "over" and g.result is not None
+                            and len(g.draw) > 0)
+    message = _refused(_from_draw(text, 1, "stored", 0),
+                       "stored_after_the_last_round", "stored", "R6.9")
+    assert "seat 0 has cards stored in a game that is over" in message
 
 
 # -- the trade step (R5) ----------------------------------------------------------------------

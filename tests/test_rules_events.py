@@ -10,6 +10,7 @@ from support.positions import (
     end_turns,
     events,
     give,
+    halt_at_round_end,
     new_game,
     put_queue_first,
     set_hand,
@@ -173,7 +174,7 @@ def test_R3_4_cosa_owner_ignores_indigenous_people() -> None:
 def test_R3_4_cosa_owner_may_store_under_fire() -> None:
     """R3.4: Fire does not stop Cosa's owner from storing (in the storage step after the last
     turn, R6.9), while another warehouse owner is not asked."""
-    g = new_game(3, seed=5, round_limit=1)  # the game stops at the round end: stored stays
+    g = halt_at_round_end(new_game(3, seed=5))  # stored stays
     give(g, 0, "D37", "D26")
     give(g, 1, "D27")
     start_turn(g, 0, [5, 6], event="FI", last=True, kept={1: [7]})

@@ -11,6 +11,7 @@ from support.positions import (
     end_turns,
     events,
     give,
+    halt_at_round_end,
     invalidate,
     new_game,
     put_queue_first,
@@ -389,7 +390,7 @@ def test_R6_5_bad_conversions_are_refused() -> None:
 def test_R6_5_converted_card_reverts_at_the_end_of_the_turn() -> None:
     """R6.5: the new value holds for the rest of the turn only: the card is stored or
     discarded as what it is."""
-    g = new_game(3, seed=5, round_limit=1)  # the game stops at the round end: stored stays
+    g = halt_at_round_end(new_game(3, seed=5))  # stored stays
     give(g, 0, "D13", "D26")
     start_turn(g, 0, [5, 6])
     g.apply(0, Convert(5, 2))
@@ -487,7 +488,7 @@ def test_R6_8_shipyards_pay_per_opponent_with_more_caravels() -> None:
 
 def test_R6_9_store_up_to_the_warehouses_capacity() -> None:
     """R6.9: a warehouse for 2 and one for 1 keep up to 3 cards; more is refused."""
-    g = new_game(3, seed=8, round_limit=1)  # the game stops at the round end: stored stays
+    g = halt_at_round_end(new_game(3, seed=8))  # stored stays
     give(g, 0, "D22", "D26")
     start_turn(g, 0, [1, 5, 9, R])
     g.apply(0, EndTurn())
@@ -504,7 +505,7 @@ def test_R6_9_store_up_to_the_warehouses_capacity() -> None:
 
 def test_R6_9_stored_cards_are_hidden() -> None:
     """R6.9: opponents see how many cards are stored, not which."""
-    g = new_game(3, seed=8, round_limit=1)
+    g = halt_at_round_end(new_game(3, seed=8))
     give(g, 0, "D22")
     start_turn(g, 0, [7, 9])
     g.apply(0, EndTurn())
@@ -564,10 +565,12 @@ def test_R6_9_storage_is_chosen_only_after_the_last_progression_turn() -> None:
     assert all(g.legal(s) for s in range(3))
 
 
-def _storage_step(round_limit: int | None = None) -> Game:
+def _storage_step(halt: bool = False) -> Game:
     """Three seats with warehouses, every turn played: seat 2 played last; seats 0 and 1 kept
     their hands."""
-    g = new_game(3, seed=9, round_limit=round_limit)
+    g = new_game(3, seed=9)
+    if halt:
+        halt_at_round_end(g)
     give(g, 0, "D22")  # holds 2
     give(g, 1, "D26")  # holds 1
     give(g, 2, "D28")  # holds 1
@@ -632,7 +635,7 @@ def test_R6_9_fire_seats_hit_are_not_asked_cosa_is_income_still_paid() -> None:
     """R6.9 ruling and R3.4: under Fire no seat hit by it is asked and all its cards are
     discarded, while its warehouse income is still paid; the owner of Juan de la Cosa (D37) is
     not hit, and is asked."""
-    g = new_game(4, seed=10, round_limit=1)
+    g = halt_at_round_end(new_game(4, seed=10))
     give(g, 0, "D26")  # warehouse for 1, income 1: hit by Fire
     give(g, 1, "D37", "D22")  # Cosa and a warehouse for 2: not hit
     give(g, 3, "D28")  # a warehouse, but an empty hand
@@ -708,12 +711,46 @@ def test_R6_9_first_edition_stores_at_the_end_of_each_turn() -> None:
     assert_conserved(g)
 
 
+def test_R6_9_the_last_round_asks_no_storage_at_the_round_limit() -> None:
+    """R6.9 ruling: when the end of the round ends the game (here the round limit, R8.5), no
+    round follows for stored cards to come back in: nobody is asked, every hand is discarded
+    (R6.10) and the game is over."""
+    g = new_game(3, seed=9, round_limit=1)
+    give(g, 0, "D22")
+    give(g, 1, "D26")
+    calm(g)
+    start_turn(g, 2, [3, 8], last=True, kept={0: [1, 5, 9, R], 1: [2, 6, 6]})
+    mark = len(g.log)
+    g.apply(2, EndTurn())
+    assert g.phase == "over" and g.result is not None and g.result.reason == "round_limit"
+    assert events(g, "store", mark) == []
+    assert events(g, "discard", mark) == [{"seat": 0, "cards": (1, 5, 9, R)},
+                                          {"seat": 1, "cards": (2, 6, 6)},
+                                          {"seat": 2, "cards": (3, 8)}]
+    assert g.stored[0] == g.stored[1] == [0] * 11
+    assert_conserved(g)
+
+
+def test_R6_9_no_storage_once_the_end_of_the_round_is_certain_by_r8_2() -> None:
+    """R6.9 ruling: 75 doubloons reached in a progression turn end the game at the end of the
+    round (R8.2), whatever is stored: no storage step. Short of it, the step comes."""
+    for money, asked in ((75, False), (74, True)):
+        g = new_game(3, seed=9)
+        give(g, 0, "D22")
+        calm(g)
+        start_turn(g, 2, [3, 8], last=True, kept={0: [1, 5, 9, R], 1: [2, 6, 6]})
+        g.doubloons[1] = money
+        g.apply(2, EndTurn())
+        assert (g.phase == "store") is asked, money
+        assert (g.result is not None and g.result.reason == "doubloons") is not asked
+
+
 def test_R6_10_every_hand_is_discarded_at_once_face_up_after_the_last_choice() -> None:
     """R6.10: when the last storage choice is in, every other card of every hand is
     discarded: all the discard events come together, in seat order, with no decision between
     them, their cards public (every seat and a spectator read them); the hands are then empty
     and the round ends."""
-    g = _storage_step(round_limit=1)
+    g = _storage_step(halt=True)
     g.apply(2, Store(()))
     g.apply(1, Store((6,)))
     discard_before = len(g.discard)
@@ -721,8 +758,7 @@ def test_R6_10_every_hand_is_discarded_at_once_face_up_after_the_last_choice() -
     g.apply(0, Store((9, R)))
     assert [(e.kind, e.public.get("seat")) for e in g.log[mark:]] == [
         ("decision", 0), ("store", 0), ("store", 1), ("store", 2),
-        ("discard", 0), ("discard", 1), ("discard", 2), ("round_end", None),
-        ("game_over", None)]
+        ("discard", 0), ("discard", 1), ("discard", 2), ("round_end", None)]
     expected = [{"seat": 0, "cards": (1, 5)}, {"seat": 1, "cards": (2, 6)},
                 {"seat": 2, "cards": (3, 8)}]
     assert events(g, "discard", mark) == expected

@@ -164,3 +164,17 @@ def test_wilson_interval() -> None:
     lo, hi = wilson(50, 100)
     assert lo == pytest.approx(0.4038, abs=1e-3) and hi == pytest.approx(0.5962, abs=1e-3)
     assert wilson(0, 10)[0] == 0.0 and wilson(10, 10)[1] == 1.0
+
+
+def test_the_human_output_fits_80_columns_with_file_named_bots(tmp_path: Path) -> None:
+    """Issue 36, item 9: bots named by their files (docs/bots.md's `taker.py:Taker`, and a
+    longer path) keep every line of the summary within 80 columns, each name whole or cut."""
+    bot = tmp_path / "a_rather_long_folder_name" / "my_cautious_taker_bot.py"
+    bot.parent.mkdir()
+    bot.write_text("from mundus_net.bots.greedy import GreedyBot as Taker\n")
+    s = run_sim(4, [f"{bot}:Taker", "greedy", "random", "random"], 2, seed=7, rotate=True,
+                promo=True, round_limit=12)
+    text = format_summary(s, elapsed=1.0)
+    assert all(len(line) <= 80 for line in text.splitlines()), text
+    assert "strategy" in text and "seats rotated" in text
+    assert "0  Taker " in text  # the class, as the tournament's tables name a long entry

@@ -8,7 +8,15 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from support.positions import R, end_turns, give, invalidate, new_game, start_turn
+from support.positions import (
+    R,
+    end_turns,
+    give,
+    halt_at_round_end,
+    invalidate,
+    new_game,
+    start_turn,
+)
 
 from mundus_net.bots.random_bot import RandomBot
 from mundus_net.engine.cards import from_counts, submultisets, to_counts
@@ -186,7 +194,7 @@ def test_public_log_hides_offers_gifts_deals_and_secret_decisions_from_others() 
 
 def test_R6_9_stored_cards_stay_hidden_in_the_view() -> None:
     """R6.9: stored cards are hidden from opponents but counted."""
-    g = new_game(3, seed=1, round_limit=1)  # the game stops at the round end: stored stays
+    g = halt_at_round_end(new_game(3, seed=1))  # stored stays
     give(g, 0, "D22")
     start_turn(g, 0, [R, 9, 1])
     g.apply(0, EndTurn())

@@ -169,8 +169,8 @@ def _target_label(view: View, target: int, value: int) -> str:
     if target == TARGET_DRAW:
         return t._("the pile's top card (Almagro)")
     if target == TARGET_CASH:
-        return t._("{doubloons} doubloons (Vicente)").format(
-            doubloons=VICENTE_PAY[CLASS_OF[value]])
+        return t._("{doubloons} (Vicente)").format(
+            doubloons=t.doubloons(VICENTE_PAY[CLASS_OF[value]]))
     queue = view.queue
     name = dev_name(queue[target - 1], view.deck) if target <= len(queue) else "?"
     return f"{target} {name}"
@@ -191,8 +191,9 @@ def _set_words(value: int, cards: Sequence[int]) -> str:
     relics = sum(1 for c in cards if c == RELIC)
     own = len(cards) - relics
     if own == 0:
-        return t._("set of {count} relics as {resource}").format(count=len(cards),
-                                                                 resource=card_name(value))
+        return t.ngettext("set of {count} relics as {resource}",
+                          "set of {count} relics as {resource}", len(cards)).format(
+            count=len(cards), resource=card_name(value))
     if relics == 0:
         return t._("set of {count} {resource}").format(count=len(cards),
                                                        resource=card_name(value))
@@ -319,8 +320,9 @@ def suggestions(view: View, hand: Sequence[int] | None = None) -> list[Suggestio
     out += sets
     if opts.relics:
         k = opts.relics
-        out.append(Suggestion("relics", t._("Relic set of {count} for {doubloons}").format(
-                                  count=k, doubloons=RELIC_PAY[k]),
+        out.append(Suggestion("relics", t.ngettext(
+            "Relic set of {count} for {doubloons}", "Relic set of {count} for {doubloons}",
+            k).format(count=k, doubloons=RELIC_PAY[k]),
                               (MakeRelicSet(k),), gain=RELIC_PAY[k]))
     out += _conversions(view, ctx, opts)
     return out

@@ -521,11 +521,15 @@ class TableModel:
 
     def join_command(self, watch: bool = False) -> str:
         """The command that joins (or watches) this table, as the lobby shows it: runnable
-        as shown, with the invite code when this client knows it (cli_args.join_command)."""
+        as shown, with the invite code when this client knows it (cli_args.join_command);
+        the join command ends in ``--name NAME``, a placeholder the person replaces, so that
+        a second player at this computer does not come back as whoever sat last."""
         key = (self.address, self.invite, watch)
         if key not in self._commands:
+            name = None if watch else current()._("NAME")  # what the person types instead
             self._commands[key] = join_command(self.address, self.invite, watch=watch,
-                                               insecure=self.insecure) if self.address else ""
+                                               name=name, insecure=self.insecure) \
+                if self.address else ""
         return self._commands[key]
 
     def _joined(self, notice: Joined) -> None:

@@ -161,11 +161,12 @@ def describe(d: Decision, view: StateView, names: Sequence[str]) -> str:
             ip = view.seat is not None and view.event == "IP" and \
                 advisor.affected(view, view.seat)
             values = "-".join(str(c) for c in cards)
-            return t._("series {values}: {doubloons} doubloons").format(
-                values=values, doubloons=advisor.series_pay(len(cards), ip))
+            return t._("series {values}: {doubloons}").format(
+                values=values, doubloons=t.doubloons(advisor.series_pay(len(cards), ip)))
         case MakeRelicSet(size):
-            return t._("relic set of {count}: {doubloons} doubloons").format(
-                count=size, doubloons=RELIC_PAY.get(size, 0))
+            return t.ngettext("relic set of {count}: {doubloons}",
+                              "relic set of {count}: {doubloons}", size).format(
+                count=size, doubloons=t.doubloons(RELIC_PAY.get(size, 0)))
         case MakePerfect():
             return t._("the perfect combination")
         case EndTurn():

@@ -501,12 +501,17 @@ def market(view: View, width: int) -> StyleAndTextTuples:
     """Market, caravel display, and the pile sizes."""
     t = current()
     compact = width < 100
-    line: Line = [("class:title", t._("Market ")), *_cards(view.market, compact=False),
-                  ("class:title", t._("  Display ")), *_cards(view.display, compact=compact)]
     piles = t._("  draw {draw} · discard {discard} · dev pile {developments}").format(
         draw=view.draw_size, discard=len(view.discard), developments=view.devpile_size)
-    if line_width(line) + get_cwidth(piles) <= width:
-        line.append(("class:dim", piles))
+    # The market by name; by value (its digits, coloured by class) when the names would push
+    # the pile sizes off the line (long names: Italian's canna da zucchero, granturco).
+    for by_value in (False, True):
+        line: Line = [("class:title", t._("Market ")), *_cards(view.market, compact=by_value),
+                      ("class:title", t._("  Display ")),
+                      *_cards(view.display, compact=compact)]
+        if line_width(line) + get_cwidth(piles) <= width:
+            line.append(("class:dim", piles))
+            break
     return _join([line], width)
 
 

@@ -1302,7 +1302,13 @@ class Game:
             self._end_round()
 
     def _start_storage(self) -> None:
-        """R6.9: every player who can store chooses at once and in secret."""
+        """R6.9: every player who can store chooses at once and in secret; not in the last
+        round (ruling, docs/rules.md R6.9): storage, the discard and the doubloons change
+        nothing R8 reads, so when the end of this round ends the game (round_result), it is
+        certain now and no stored card would ever come back."""
+        if self.round_result() is not None:
+            self._discard_all()
+            return
         self.store_due = {s: self.capacity[s] for s in range(self.players) if self._may_store(s)}
         self.store_chosen = {}
         if self.store_due:

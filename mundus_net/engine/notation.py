@@ -873,7 +873,7 @@ def _turn_seat(g: Game) -> int | None:
 def _stored_now(g: Game) -> list[int]:
     """The seats that may have cards in warehouses now: from the storage step to the next
     supply step (R6.9, R4.1); in the first edition, also those whose turn is over."""
-    if g.phase in (CORONADO, OVER):
+    if g.phase == CORONADO or (g.phase == OVER and g.options.rules < 2):
         return list(range(g.players))
     if g.options.rules < 2 and g.phase in (TURN, STORE):
         return g.turn_order[:g.turn_index]
@@ -972,7 +972,11 @@ def _check_stored(g: Game, add: _Add) -> None:
             add("stored_over_capacity", "stored", "R6.9",
                 f"seat {s} has {k} card(s) stored and "
                 + (f"its warehouses hold {cap}" if cap else "owns no warehouse"))
-        if s not in may:
+        if g.phase == OVER and s not in may:
+            add("stored_after_the_last_round", "stored", "R6.9",
+                f"seat {s} has cards stored in a game that is over: the last round stores "
+                "nothing, no round follows for them to come back in")
+        elif s not in may:
             add("stored_outside_storage", "stored", "R4.1",
                 f"seat {s} has cards stored in phase {g.phase} of round {g.round}: stored "
                 "cards go back to the hand at the supply step and are stored again only "

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import gettext
+import re
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
@@ -35,6 +36,7 @@ __all__ = [
     "AUTO", "CARAVEL_NAME", "CARD", "DEFAULT_LANGUAGE", "DOMAIN", "ENDINGS", "EVENT", "LANGUAGES",
     "LOCALE_DIR", "LOCALE_VARIABLES", "NAME_CONTEXTS", "N_", "RESOURCE", "STEP", "STEPS", "TERM",
     "TERMS", "Translator", "add_console_language_argument", "current", "early_language",
+    "korean_particles",
     "language_of_locale", "language_option", "system_language", "translator", "use"
 ]
 
@@ -74,24 +76,85 @@ ENDINGS = {
 }
 
 
+# Korean particles that depend on the word before them (조사): the catalog writes the form
+# with batchim first and the other in parentheses (을(를), 이(가), 은(는), 과(와), (으)로), and
+# korean_particles picks one once the word is filled in, as Korean software does.
+_PARTICLES = {"을(를)": ("을", "를"), "이(가)": ("이", "가"), "은(는)": ("은", "는"),
+              "과(와)": ("과", "와"), "(으)로": ("으로", "로")}
+_PARTICLE = re.compile("|".join(re.escape(form) for form in _PARTICLES))
+_CLOSING = "\"'”’]」』>*`"  # marks between a word and its particle, looked through
+# How a digit is read at the end of a number (영 일 이 삼 사 오 육 칠 팔 구): its final
+# consonant, 0 for none, 8 for ㄹ (the code of a Hangul syllable's final consonant).
+_DIGIT_FINAL = {"0": 21, "1": 8, "2": 0, "3": 16, "4": 0, "5": 0, "6": 1, "7": 8, "8": 8,
+                "9": 0}
+_LETTER_FINAL = {"l": 8, "m": 16, "n": 4}  # el, em, en; other letters end in a vowel
+
+
+def _final_consonant(text: str) -> int | None:
+    """The final consonant (받침) of the last word of ``text`` as read aloud: 0 for none,
+    8 for ㄹ; None when it cannot be told (no letter, digit or syllable before)."""
+    word = text.rstrip(_CLOSING + " ")
+    while word.endswith(")") and "(" in word:  # "창고 (1장)": the word before the brackets
+        word = word[:word.rindex("(")].rstrip(_CLOSING + " ")
+    if not word:
+        return None
+    last = word[-1]
+    if "가" <= last <= "힣":
+        return (ord(last) - ord("가")) % 28
+    if last in _DIGIT_FINAL:
+        return _DIGIT_FINAL[last]
+    if last.isascii() and last.isalpha():
+        return _LETTER_FINAL.get(last.lower(), 0)
+    return None
+
+
+def korean_particles(text: str) -> str:
+    """Each particle written 을(를) (이(가), 은(는), 과(와), (으)로) in ``text`` made the one
+    the word before it takes: 카카오를, 해적을, 면은, 감자와, 유물로, 캐러벨선 7로; left as
+    written after something that cannot be read (a symbol)."""
+    out: list[str] = []
+    last = 0
+    for m in _PARTICLE.finditer(text):
+        out.append(text[last:m.start()])
+        final = _final_consonant("".join(out))
+        with_final, without = _PARTICLES[m.group(0)]
+        if final is None:
+            out.append(m.group(0))
+        elif m.group(0) == "(으)로":
+            out.append(without if final in (0, 8) else with_final)  # ㄹ takes 로
+        else:
+            out.append(with_final if final else without)
+        last = m.end()
+    out.append(text[last:])
+    return "".join(out)
+
+
+class _Korean(str):
+    """A Korean message: once formatted, its particles fit the words filled in."""
+
+    def format(self, *args: object, **kwargs: object) -> str:
+        return korean_particles(str.format(self, *args, **kwargs))
+
+
 class Translator:
     """One language's messages: gettext's functions, and the game's names."""
 
     def __init__(self, language: str, catalog: gettext.NullTranslations) -> None:
         self.language = language
         self._catalog = catalog
+        self._text = _Korean if language == "ko" else str
 
     def _(self, message: str) -> str:
-        return self._catalog.gettext(message)
+        return self._text(self._catalog.gettext(message))
 
     def ngettext(self, singular: str, plural: str, count: int) -> str:
-        return self._catalog.ngettext(singular, plural, count)
+        return self._text(self._catalog.ngettext(singular, plural, count))
 
     def pgettext(self, context: str, message: str) -> str:
-        return self._catalog.pgettext(context, message)
+        return self._text(self._catalog.pgettext(context, message))
 
     def npgettext(self, context: str, singular: str, plural: str, count: int) -> str:
-        return self._catalog.npgettext(context, singular, plural, count)
+        return self._text(self._catalog.npgettext(context, singular, plural, count))
 
     def resource(self, resource: int) -> str:
         """A resource's name (1-9, or the relic)."""

@@ -25,7 +25,7 @@ from mundus_net.client.tui.session import Seating, default_name, needs_terminal,
 from mundus_net.host import local
 from mundus_net.host.keys import own_sign_key
 from mundus_net.protocol.security import fingerprint_bytes
-from mundus_net.protocol.statedir import state_dir
+from mundus_net.protocol.statedir import new_record_path, state_dir
 
 __all__ = ["DEFAULT_BOT_PACE", "RECORD_WAIT_S", "record_path", "register", "run"]
 
@@ -80,8 +80,7 @@ def record_path(args: argparse.Namespace) -> Path | None:
         return None
     if args.record is not None:
         return Path(args.record).absolute()
-    stamp = time.strftime("%Y-%m-%d-%H%M%S")
-    return state_dir() / "records" / f"game-{stamp}.json"
+    return new_record_path()
 
 
 def run(args: argparse.Namespace) -> int:

@@ -11,13 +11,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mundus_net.bots.base import load_bot
+from mundus_net.bots.base import load_bot, split_options
 from mundus_net.cli_args import positive_int
 from mundus_net.tools.referee import FAULT_KINDS
 
 __all__ = [
     "REASONS", "Row", "Tally", "bot_list", "check_spec", "cpu_figures", "file_error",
-    "player_count", "r6", "speed_line", "table_lines", "tally", "wilson"
+    "player_count", "r6", "short_label", "speed_line", "table_lines", "tally", "wilson"
 ]
 
 Row = dict[str, Any]
@@ -147,3 +147,14 @@ def table_lines(s: dict[str, Any]) -> list[str]:
 
 def speed_line(games: int, elapsed: float) -> str:
     return f"speed: {games / max(elapsed, 1e-9):.1f} games/s ({elapsed:.1f} s)"
+
+
+def short_label(spec: str, width: int) -> str:
+    """A bot's name for a table of ``width`` columns: the spec if it fits, else its strategy
+    (a class name for ``module:Class`` and ``file.py:Class``) with its options, cut with …
+    (the tables of mundus tournament and mundus sim)."""
+    if len(spec) <= width:
+        return spec
+    base, _ = split_options(spec)
+    short = base.rpartition(":")[2] + spec[len(base):]
+    return short if len(short) <= width else short[:width - 1] + "…"

@@ -14,6 +14,7 @@ import argparse
 import json
 import os
 import sys
+import textwrap
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -28,6 +29,7 @@ from mundus_net.tools.results import (
     check_spec,
     player_count,
     r6,
+    short_label,
     speed_line,
     table_lines,
     tally,
@@ -186,6 +188,16 @@ def _main(args: argparse.Namespace) -> int:
     return 0
 
 
+WIDTH = 80  # the human output's columns
+NAME_ROOM = WIDTH - 3 - 9 - 2 - 24 - 10 - 8  # what the table's other columns leave a name
+
+
+def _cut(name: str, width: int) -> str:
+    """``name`` padded to ``width`` with a space at least after it: as the tournament's
+    tables name an entry too long for them (its class, cut with …: results.short_label)."""
+    return short_label(name, width - 1).ljust(width)
+
+
 def format_summary(s: dict[str, Any], elapsed: float | None = None) -> str:
     """The human-readable form of a run_sim summary (with the speed if ``elapsed`` given)."""
     options = []
@@ -198,24 +210,29 @@ def format_summary(s: dict[str, Any], elapsed: float | None = None) -> str:
     if s["deck"] != "default":
         options.append(f"deck {s['deck']}")
     extra = f" ({', '.join(options)})" if options else ""
-    lines = [f"{s['games']} games, {s['players']} players, seed {s['seed']}, "
-             f"bots {','.join(s['bots'])}{extra}", ""]
-    width = max(len(b["bot"]) for b in s["per_bot"]) + 2
+    # 80 columns: the first line broken between words, the bots' names column as wide as
+    # the longest (a file-named bot's too) but the rows no wider than 80 (then cut, with …).
+    lines = [*textwrap.wrap(f"{s['games']} games, {s['players']} players, seed {s['seed']}, "
+                            f"bots {','.join(s['bots'])}{extra}", WIDTH,
+                            subsequent_indent="  ", break_on_hyphens=False), ""]
+    width = min(max(len(b["bot"]) for b in s["per_bot"]) + 2, NAME_ROOM)
     lines.append(f"{'bot':<{width + 3}}{'wins':>9}  {'win rate (95% CI)':<24}"
                  f"{'doubloons':>10}{'place':>8}")
     for b in s["per_bot"]:
         lo, hi = b["win_rate_ci95"]
         rate = f"{b['win_rate']:.1%} ({lo:.1%}-{hi:.1%})"
-        lines.append(f"{b['index']:<3}{b['bot']:<{width}}{b['wins']:>9.2f}  {rate:<24}"
+        lines.append(f"{b['index']:<3}{_cut(b['bot'], width)}{b['wins']:>9.2f}  {rate:<24}"
                      f"{b['mean_doubloons']:>10.1f}{b['mean_place']:>8.2f}")
     if len(s["by_name"]) < len(s["per_bot"]):
         lines.append("")
         lines.append("by strategy (win rate per seat played):")
+        lines.append(f"   {'strategy':<{width}}{'wins':>9}  {'win rate (95% CI)':<24}"
+                     f"{'doubloons':>10}{'seats':>8}")
         for name, e in s["by_name"].items():
             lo, hi = e["win_rate_ci95"]
-            lines.append(f"   {name:<{width}}{e['wins']:>9.2f}  "
-                         f"{e['win_rate']:.1%} ({lo:.1%}-{hi:.1%}) over {e['seats']} seat(s), "
-                         f"mean doubloons {e['mean_doubloons']:.1f}")
+            rate = f"{e['win_rate']:.1%} ({lo:.1%}-{hi:.1%})"
+            lines.append(f"   {_cut(name, width)}{e['wins']:>9.2f}  {rate:<24}"
+                         f"{e['mean_doubloons']:>10.1f}{e['seats']:>8}")
     lines.append("")
     lines += table_lines(s)
     if elapsed is not None:

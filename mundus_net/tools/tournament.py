@@ -47,6 +47,7 @@ from mundus_net.tools.results import (
     bot_list,
     check_spec,
     player_count,
+    short_label,
     speed_line,
     table_lines,
 )
@@ -359,13 +360,8 @@ H2H_CELL = 19  # a head-to-head cell: "100% +51.3 (10000)"
 
 
 def entry_label(spec: str, width: int = NAME_WIDTH) -> str:
-    """An entry's name for the tables: the spec if it fits, else its strategy (a class name
-    for ``module:Class`` and ``file.py:Class``) with its options, cut to ``width``."""
-    if len(spec) <= width:
-        return spec
-    base, _ = split_options(spec)
-    short = base.rpartition(":")[2] + spec[len(base):]
-    return short if len(short) <= width else short[:width - 1] + "…"
+    """An entry's name for the tables (results.short_label, at the tables' width)."""
+    return short_label(spec, width)
 
 
 def _wrapped(text: str, indent: str = "  ") -> list[str]:

@@ -198,6 +198,14 @@ def new_game(players: int = 4, seed: int = 0, **options: Any) -> Game:
     return Game.new(players, seed, **options)
 
 
+def halt_at_round_end(g: Game) -> Game:
+    """``g``, halting when its round ends (Game.on_round_end), with no result: a storage step
+    to test whose stored cards stay stored. (A round limit no longer does: the last round
+    asks no storage, docs/rules.md R6.9.)"""
+    g.on_round_end = lambda _game: True
+    return g
+
+
 def begin_round(g: Game, number: int = 2, *, tm: int | None = None,
                 hands: dict[int, Sequence[int]] | None = None,
                 display: Sequence[int] | None = None) -> None:
