@@ -362,6 +362,7 @@ class TableModel:
     plan_after: int | None = None
     asked: int | None = None  # the pending id last shown as a question
     greeting: str | None = None  # said once the table's story so far is in the log
+    after_game: str | None = None  # logged when the game is over (mundus play: the review)
     help_open: bool = False
     overlay: str | None = None  # a full-screen page over the table: "log" or "players"
     overlay_page: int = 0  # pages back from the newest (log), or down from the top
@@ -478,6 +479,8 @@ class TableModel:
             self.plan = []
             self.say(current()._("The game is over: press Enter (or Ctrl-D) to leave."),
                      error=False)
+            if self.after_game:
+                self.log(self.after_game)
             if snap.witnessed is not None:
                 count, digest = snap.witnessed
                 self.log(current()._(
