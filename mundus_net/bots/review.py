@@ -41,7 +41,7 @@ from mundus_net.engine.record import GameRecord
 from mundus_net.engine.view import PlayerView
 
 __all__ = [
-    "BLUNDER", "DEFAULT_ITERATIONS", "FORMAT", "INACCURACY", "LABELS", "MISTAKE",
+    "BLUNDER", "DEFAULT_ITERATIONS", "FORMAT", "INACCURACY", "LABELS", "MISTAKE", "SHARE_DIGITS",
     "DecisionReview", "Estimator", "GameReview", "ReviewError", "accuracy",
     "decision_accuracy", "label_for", "largest_losses", "review_game", "review_record",
 ]
@@ -55,6 +55,7 @@ INACCURACY = 0.03
 MISTAKE = 0.06
 BLUNDER = 0.12
 LABELS = (("blunder", BLUNDER), ("mistake", MISTAKE), ("inaccuracy", INACCURACY))
+SHARE_DIGITS = 4  # shares of the win are kept to four decimals (0.01 of a percentage point)
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,8 +166,10 @@ class Estimator:
         mine = cands.index(played)
         if shares[mine] >= shares[best] - 1e-9:
             best = mine
+        # Rounded as the JSON keeps them, so a review read back labels as it was written.
         return DecisionReview(index, seat, view.round, view.phase, played, cands[best],
-                              shares[mine], shares[best], len(cands))
+                              round(shares[mine], SHARE_DIGITS),
+                              round(shares[best], SHARE_DIGITS), len(cands))
 
 
 def review_game(game: Game, decisions: Sequence[tuple[int, Decision]],
@@ -260,7 +263,7 @@ class GameReview:
             "decisions": [{
                 "index": r.index, "seat": r.seat, "round": r.round, "phase": r.phase,
                 "played": format_decision(r.played), "best": format_decision(r.best),
-                "played_share": round(r.played_share, 4), "best_share": round(r.best_share, 4),
+                "played_share": r.played_share, "best_share": r.best_share,
                 "loss": round(r.loss, 4), "label": r.label, "accuracy": round(r.accuracy, 1),
                 "compared": r.compared, **self.extra.get(r.index, {}),
             } for r in self.decisions],
