@@ -150,6 +150,8 @@ def test_the_json_holds_every_decision_and_a_summary_per_player(review: GameRevi
         assert player["decisions"] == len(mine)
         assert player["accuracy"] == round(accuracy(mine) or 0.0, 1)
         assert player["largest_losses"] == [r.index for r in largest_losses(mine)]
+        assert player["blunders"] == sum(1 for r in mine if r.label == "blunder")
+        assert player["inaccuracies"] == sum(1 for r in mine if r.label == "inaccuracy")
     back = GameReview.from_json(review.to_json())
     assert back.decisions == review.decisions
 
@@ -283,3 +285,18 @@ def test_the_game_over_screen_offers_the_review() -> None:
     model.on_notice(GameOver(game.result), model.snap)
     assert model.over
     assert f"see it: {line}" in model.sentences
+
+
+@pytest.mark.network
+def test_the_replay_reviews_the_game_itself_when_given_no_file(
+        tmp_path: Path, record_file: Path, review: GameReview) -> None:
+    r = review.decisions[0]
+    t = Term(["replay", str(record_file), "--review", "--as", str(r.seat), "--at",
+              str(r.index + 1), "--lang", "en"], environment(tmp_path), cols=80, rows=24)
+    try:
+        t.wait(lambda t: any(line.startswith(f"Review: {NAMES[r.seat]}: ")
+                             for line in t.lines()), what="the review line")
+        t.send("q")
+        assert t.finish() == 0
+    finally:
+        t.close()

@@ -479,14 +479,14 @@ class TableModel:
             self.plan = []
             self.say(current()._("The game is over: press Enter (or Ctrl-D) to leave."),
                      error=False)
-            if self.after_game:
-                self.log(self.after_game)
             if snap.witnessed is not None:
                 count, digest = snap.witnessed
                 self.log(current()._(
                     "Your client saw {count} public events of this game, chain digest "
                     "{digest}: `mundus verify` on the game's record shows the host's, which "
                     "must be the same.").format(count=count, digest=digest[:16]))
+            if self.after_game:  # the last line of the log: mundus play's review command
+                self.log(self.after_game)
         elif isinstance(notice, (Accepted, Synced, Closed)):
             pass
         return self._continue_plan()

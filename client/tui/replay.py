@@ -427,9 +427,10 @@ def register(subparsers: Any) -> None:
     p.add_argument("--at", type=int, default=0, metavar="K",
                    help="start after the first K decisions (default 0; negative counts from "
                         "the end)")
-    p.add_argument("--review", metavar="FILE", default=None,
+    p.add_argument("--review", metavar="FILE", nargs="?", const="", default=None,
                    help="show this review of the game (mundus review RECORD --json FILE) "
-                        "beside each decision")
+                        "beside each decision; without FILE, review the game first (seed 0, "
+                        "some seconds of CPU: docs/review.md)")
     add_deck_option(p, recorded=True)
     add_language_argument(p)
     p.set_defaults(func=run)
@@ -445,7 +446,7 @@ def run(args: argparse.Namespace) -> int:
     except DeckError as exc:
         print(f"mundus replay: --deck: {exc}", file=sys.stderr)
         return 2
-    if args.review is not None:
+    if args.review:
         try:
             model.set_review(load_review(args.review))
         except (ReviewError, RecordError) as exc:
@@ -461,6 +462,11 @@ def run(args: argparse.Namespace) -> int:
         print(t._("mundus replay: the replay screen needs a terminal (standard input and "
                   "output)"), file=sys.stderr)
         return 2
+    if args.review == "":  # after the check above: some seconds not spent for nothing
+        print(t._("mundus replay: reviewing the game first (docs/review.md) …"), flush=True)
+        review = GameReview.of_record(model.record, model.deck)
+        review.names = list(model.names)
+        model.set_review(review)
     note = unfinished_note(model)
     if note is not None:  # stays on the terminal after the screen closes
         print(t._("mundus replay: the game in {record} did not finish ({note})").format(

@@ -235,6 +235,21 @@ class GameReview:
     decisions: list[DecisionReview]
     extra: dict[int, dict[str, Any]] = field(default_factory=dict)
 
+    @classmethod
+    def of_record(cls, record: GameRecord, deck: Deck | None = None,
+                  seats: Iterable[int] | None = None, *, seed: int = 0,
+                  iterations: int = DEFAULT_ITERATIONS,
+                  progress: Callable[[int, int], None] | None = None) -> GameReview:
+        """Review ``record`` (:func:`review_record`): its decisions by ``seats`` (all by
+        default), the seats named as in the record (``Player N`` where it names none)."""
+        players = record.options.players
+        wanted = sorted(set(range(players) if seats is None else seats))
+        names = [record.names[s] if s < len(record.names) and record.names[s]
+                 else f"Player {s + 1}" for s in range(players)]
+        reviews = review_record(record, deck, wanted, seed=seed, iterations=iterations,
+                                progress=progress)
+        return cls(record.game_id, players, names, seed, iterations, wanted, reviews)
+
     def of_seat(self, seat: int) -> list[DecisionReview]:
         return [r for r in self.decisions if r.seat == seat]
 
@@ -252,7 +267,8 @@ class GameReview:
                 "seat": seat, "name": self.names[seat] if seat < len(self.names) else "",
                 "decisions": len(mine),
                 "accuracy": None if score is None else round(score, 1),
-                **{f"{name}s": counts[name] for name in ("inaccuracy", "mistake", "blunder")},
+                "inaccuracies": counts["inaccuracy"], "mistakes": counts["mistake"],
+                "blunders": counts["blunder"],
                 "largest_losses": [r.index for r in largest_losses(mine)],
             })
         return {

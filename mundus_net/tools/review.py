@@ -25,7 +25,6 @@ from mundus_net.bots.review import (
     GameReview,
     accuracy,
     largest_losses,
-    review_record,
 )
 from mundus_net.cli_args import add_deck_option, command, positive_int
 from mundus_net.client.i18n import (
@@ -60,17 +59,15 @@ def make_review(record: GameRecord, deck: Deck | None = None, seats: Sequence[in
     in the current language (kept in the review's ``extra``: the JSON's ``reason`` and
     ``line``)."""
     deck = deck or deck_for_record(record.deck_digest) or default_deck()
-    players = record.options.players
-    names = [seat_name(record.names, s) for s in range(players)]
-    wanted = list(range(players)) if seats is None else sorted(set(seats))
-    reviews = review_record(record, deck, wanted, seed=seed, iterations=iterations,
-                            progress=progress)
-    review = GameReview(record.game_id, players, names, seed, iterations, wanted, reviews)
+    review = GameReview.of_record(record, deck, seats, seed=seed, iterations=iterations,
+                                  progress=progress)
+    review.names = [seat_name(record.names, s) for s in range(review.players)]
+    names = review.names
     # The words need each seat's view at its decision: one more replay, cheap beside the review.
     decisions = [(d.seat, d.decision) for d in record.decisions]
     words = record.replay(deck, upto=0)
     views = PlayerView.for_seats(words)
-    todo = {r.index: r for r in reviews}
+    todo = {r.index: r for r in review.decisions}
     for index, (seat, decision) in enumerate(decisions):
         r = todo.get(index)
         if r is not None:
