@@ -198,6 +198,13 @@ def test_bad_arguments_are_refused_with_exit_status_2(
     assert "--seat" in capsys.readouterr().err
     assert main(["review", str(record_file), "--seat", "spectator", "--lang", "en"]) == 2
     assert "a spectator makes no decisions" in capsys.readouterr().err
+    assert main(["review", str(record_file), "--json", str(tmp_path / "no" / "r.json"),
+                 "--lang", "en"]) == 2
+    assert "--json" in capsys.readouterr().err
+    bad = tmp_path / "bad.json"
+    bad.write_text(record_file.read_text("utf-8").replace('"announce:', '"offer:', 1), "utf-8")
+    assert main(["review", str(bad), "--lang", "en"]) == 2
+    assert "does not replay" in capsys.readouterr().err
 
 
 # -- the picture --------------------------------------------------------------------------------

@@ -121,8 +121,8 @@ class Estimator:
 
     def candidates(self, view: PlayerView, legal: Sequence[Decision],
                    played: Decision) -> list[Decision]:
-        """The search's candidates for this question, the decision played added (first
-        when it is greedy's choice; greedy's choice always comes first)."""
+        """The search's candidates for this question (greedy's choice first), then the
+        decision played when it is not among them."""
         search = self.search
         search.rng.seed(question_seed(self.seed, view, legal))
         choice = search.greedy.decide(view, legal)

@@ -44,7 +44,7 @@ from mundus_net.client.tui.reviewtext import (
     share,
 )
 from mundus_net.client.tui.sentences import seat_name
-from mundus_net.engine.deck import Deck, DeckError, deck_for_record, default_deck, load_deck
+from mundus_net.engine.deck import Deck, DeckError, load_deck
 from mundus_net.engine.record import GameRecord, RecordError
 from mundus_net.engine.view import PlayerView
 from mundus_net.tools.results import file_error
@@ -58,7 +58,6 @@ def make_review(record: GameRecord, deck: Deck | None = None, seats: Sequence[in
     """Review ``record`` (RecordError if it does not replay) and word each decision's reason
     in the current language (kept in the review's ``extra``: the JSON's ``reason`` and
     ``line``)."""
-    deck = deck or deck_for_record(record.deck_digest) or default_deck()
     review = GameReview.of_record(record, deck, seats, seed=seed, iterations=iterations,
                                   progress=progress)
     review.names = [seat_name(record.names, s) for s in range(review.players)]
@@ -172,7 +171,6 @@ def run(args: argparse.Namespace) -> int:
     try:
         record = GameRecord.from_json(raw)
         deck = load_deck(args.deck) if args.deck is not None else None
-        record.replay(deck)
     except RecordError as exc:
         print(f"mundus review: {args.record}: {exc}", file=sys.stderr)
         return 2
@@ -192,8 +190,16 @@ def run(args: argparse.Namespace) -> int:
             print(t._("mundus review: --seat: a spectator makes no decisions: give a seat "
                       "number or a player's name"), file=sys.stderr)
             return 2
-    review = make_review(record, deck, None if seat is None else [seat], seed=args.seed,
-                         iterations=args.iterations, progress=_progress(sys.stderr))
+    if args.json is not None and not Path(args.json).absolute().parent.is_dir():
+        print(t._("mundus review: --json {file}: there is no such folder").format(
+            file=args.json), file=sys.stderr)
+        return 2
+    try:  # a record that does not replay is refused before the long part starts
+        review = make_review(record, deck, None if seat is None else [seat], seed=args.seed,
+                             iterations=args.iterations, progress=_progress(sys.stderr))
+    except RecordError as exc:
+        print(f"mundus review: {args.record}: {exc}", file=sys.stderr)
+        return 2
     print_review(review, sys.stdout, detail=seat)
     if args.json is not None:
         try:
