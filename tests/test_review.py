@@ -187,7 +187,7 @@ def test_one_seat_lists_every_decision_in_the_players_language(
     text = capsys.readouterr().out
     assert "Bo (posto 1): precisione" in text
     assert "Ana (posto 0)" not in text
-    assert "ogni decisione" in text
+    assert "ogni decisione: il numero" in text
 
 
 def test_bad_arguments_are_refused_with_exit_status_2(

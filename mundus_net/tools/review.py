@@ -43,7 +43,7 @@ from mundus_net.client.tui.reviewtext import (
     review_line,
     share,
 )
-from mundus_net.client.tui.sentences import seat_name
+from mundus_net.client.tui.sentences import PHASE_WORDS, seat_name, words
 from mundus_net.engine.deck import Deck, DeckError, load_deck
 from mundus_net.engine.record import GameRecord, RecordError
 from mundus_net.engine.view import PlayerView
@@ -104,13 +104,14 @@ def print_review(review: GameReview, out: TextIO, *, detail: int | None = None) 
             line = review.extra.get(r.index, {}).get("line", "")
             print(f"  {_where(r, t)}: {line}", file=out)
         if seat == detail:
-            print("  " + t._("every decision (played → share · best → share · loss):"),
+            print("  " + t._("every decision: its number, the round, the share of the win after "
+                             "the decision played → after the best, the points lost, the step"),
                   file=out)
             for r in mine:
-                label = label_word(r.label)
-                print(f"  {r.index + 1:>4} r{r.round:<2} {r.phase:<8} "
-                      f"{share(r.played_share):>4} → {share(r.best_share):>4}  "
-                      f"−{points(r.loss):>4} {label}".rstrip(), file=out)
+                label = f" · {label_word(r.label)}" if r.label else ""
+                print(f"  {r.index + 1:>4} r{r.round:<2} {share(r.played_share):>4} → "
+                      f"{share(r.best_share):>4}  −{points(r.loss):>4}  "
+                      f"{words(PHASE_WORDS[r.phase])}{label}", file=out)
                 text = review.extra.get(r.index, {}).get("reason")
                 if r.label is not None and text:
                     print(f"        {text}", file=out)
