@@ -38,6 +38,8 @@ COMMANDS: dict[str, Command] = {
                           "many games between bots, seats rotated, with ratings"),
     "replay": Command("mundus_net.client.tui.replay",
                       "step through a recorded game, as a seat or as a spectator"),
+    "review": Command("mundus_net.tools.review",
+                      "review a game: what each decision cost, from each seat's own view"),
     "report": Command("mundus_net.tools.report",
                       "draw pictures of a game record or of tournament results"),
     "verify": Command("mundus_net.tools.verify",

@@ -83,7 +83,8 @@ def test_every_command_module_exists_and_registers_its_command() -> None:
 def _minimal(name: str) -> list[str]:
     """Arguments that make each command's parser accept a line (nothing is run)."""
     return {"bot": ["--connect", "tcp://127.0.0.1:1"], "rules": ["new", "--players", "2"],
-            "replay": ["x.json"], "report": ["x.json"], "verify": ["x.json"],
+            "replay": ["x.json"], "report": ["x.json"], "review": ["x.json"],
+            "verify": ["x.json"],
             "tournament": ["--bots", "random,random"]}.get(name, [])
 
 

@@ -180,7 +180,7 @@ TOOL_FLOORS = {
     "report_data": 4,  # reading results into numbers (no drawing)
     "tournament_network": 4,  # one game through host and bot processes
     # the commands
-    "tournament": 5, "sim": 5, "report": 5, "verify": 5, "play": 5, "rules_cli": 5,
+    "tournament": 5, "sim": 5, "report": 5, "review": 5, "verify": 5, "play": 5, "rules_cli": 5,
 }
 TOOLS = sorted(m for m in MODULES if m.startswith("mundus_net.tools.")
                and m != "mundus_net.tools")

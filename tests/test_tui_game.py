@@ -151,6 +151,8 @@ def test_a_whole_game_against_three_bots_by_the_words(tmp_path: Path) -> None:
         final = t.text()
         t.send("\x04")  # Ctrl-D leaves
         t.wait_raw(r"Game over after 3 rounds \(the round limit\): .*(?:wins?|share\s+the)")
+        # The review of the game, offered on the game-over screen and again as you leave.
+        t.wait_raw(r"review it: \S+ review \S+game\.json --seat Ana")
         assert t.finish() == 0
     finally:
         t.close()
@@ -160,6 +162,7 @@ def test_a_whole_game_against_three_bots_by_the_words(tmp_path: Path) -> None:
     # Only the 16 basic colours: a 16-colour terminal shows everything.
     assert not [c for c in coloured if b"38;5;" in c or b"48;5;" in c or b"38;2;" in c]
     assert final.count("Game over after") == 1, final  # one game-over line
+    assert "see where the game was won and lost:" in final, final
 
     data = json.loads(record.read_text())
     result = data["result"]

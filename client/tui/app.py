@@ -362,6 +362,7 @@ class TableModel:
     plan_after: int | None = None
     asked: int | None = None  # the pending id last shown as a question
     greeting: str | None = None  # said once the table's story so far is in the log
+    after_game: str | None = None  # logged when the game is over (mundus play: the review)
     help_open: bool = False
     overlay: str | None = None  # a full-screen page over the table: "log" or "players"
     overlay_page: int = 0  # pages back from the newest (log), or down from the top
@@ -484,6 +485,8 @@ class TableModel:
                     "Your client saw {count} public events of this game, chain digest "
                     "{digest}: `mundus verify` on the game's record shows the host's, which "
                     "must be the same.").format(count=count, digest=digest[:16]))
+            if self.after_game:  # the last line of the log: mundus play's review command
+                self.log(self.after_game)
         elif isinstance(notice, (Accepted, Synced, Closed)):
             pass
         return self._continue_plan()

@@ -29,6 +29,7 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import HSplit, Layout, Window
 from prompt_toolkit.output import ColorDepth
 
+from mundus_net.bots.review import GameReview, ReviewError
 from mundus_net.cli_args import add_deck_option
 from mundus_net.client.i18n import (
     N_,
@@ -40,6 +41,7 @@ from mundus_net.client.i18n import (
 )
 from mundus_net.client.tui import render
 from mundus_net.client.tui.app import ScreenControl
+from mundus_net.client.tui.reviewtext import label_word, points, review_line
 from mundus_net.client.tui.sentences import Narrator, seat_name
 from mundus_net.engine.decisions import RuleError
 from mundus_net.engine.deck import Deck, DeckError, deck_for_record, default_deck, load_deck
@@ -50,10 +52,11 @@ from mundus_net.engine.view import PlayerView, public_log
 
 __all__ = [
     "CACHE_EVERY", "KEYS_HELP", "REPLAY_STYLE_RULES", "SECRET_WORDS", "Replay", "ReplayApp",
-    "load_replay", "parse_viewer", "register", "run", "unfinished_note"
+    "load_replay", "load_review", "parse_viewer", "register", "run", "unfinished_note"
 ]
 
 CACHE_EVERY = 16  # keep the game state every this many decisions
+REVIEW_LINES = 2  # lines at most for the review of a decision (mundus replay --review)
 
 KEYS_HELP = N_("→/n next · ←/p back · PgDn/PgUp next/prev. round · Home/End · s view · q quit")
 
@@ -69,6 +72,7 @@ SECRET_WORDS = {
 REPLAY_STYLE_RULES: dict[str, tuple[str, str]] = {
     "status": ("bold reverse", "bold reverse"),
     "keys": ("ansibrightblack", ""),
+    "review": ("ansiyellow", ""),
 }
 
 
@@ -115,6 +119,7 @@ class Replay:
         self._current: tuple[int, Game] | None = None
         self.position = 0
         self.seat = self._check_seat(seat)
+        self.review: GameReview | None = None  # mundus review's JSON, shown beside each step
 
     def _check_seat(self, seat: int | None) -> int | None:
         if seat is not None and not 0 <= seat < self.players:
@@ -227,6 +232,36 @@ class Replay:
             return self.t._("{seat}: {decision} (default)").format(seat=who, decision=text)
         return f"{who}: {text}"
 
+    def set_review(self, review: GameReview) -> None:
+        """Show ``review`` (of this game: RecordError otherwise) beside each decision."""
+        if review.players != self.players or any(
+                r.index >= self.total or r.seat != self.record.decisions[r.index].seat
+                or r.played != self.record.decisions[r.index].decision
+                for r in review.decisions):
+            raise RecordError(self.t._("the review is of another game (mundus review this "
+                                       "record --json FILE)"))
+        self.review = review
+
+    def review_text(self) -> str | None:
+        """The review of the decision that led here, as the viewer may know it (None without
+        a review). Another seat's secret decision (an offer, a gift...) keeps its cards: its
+        label and loss only."""
+        if self.review is None:
+            return None
+        t = self.t
+        k = self.position
+        r = self.review.at(k - 1) if k > 0 else None
+        if r is None:
+            return t._("Review: no decision reviewed here")
+        who = self.names[r.seat]
+        if r.seat != self.seat and type(r.played).__name__ in SECRET_WORDS:
+            what = label_word(r.label) or t._("no label")
+            return t._("Review: {seat}: {label} (−{points}), a secret decision (s: see it as "
+                       "that seat)").format(seat=who, label=what, points=points(r.loss))
+        view = PlayerView(self.game_at(k - 1), r.seat)
+        return t._("Review: {seat}: {line}").format(seat=who,
+                                                    line=review_line(r, view, self.names))
+
     def status(self) -> str:
         t = self.t
         if self.position == self.total and self.final.is_over:
@@ -244,9 +279,21 @@ class Replay:
         bottom: StyleAndTextTuples = [
             ("class:status", render.cut(self.status(), width).ljust(width)), ("", "\n"),
             ("class:keys", render.cut(self.t._(KEYS_HELP), width))]
-        if height <= 2:
-            return bottom if height == 2 else bottom[:1] if height == 1 else []
-        top_h = height - 2
+        review = self.review_text()
+        if review is not None:  # at most REVIEW_LINES lines, the last one ending in "…"
+            rows = render.wrap_line([("class:review", review)], width)
+            if len(rows) > REVIEW_LINES:
+                rows = rows[:REVIEW_LINES]
+                last = "".join(text for _, text in rows[-1])
+                rows[-1] = [("class:review", render.cut(last + " …", width))]
+            bottom[:0] = [f for row in rows for f in (*row, ("", "\n"))]
+        rows = render.split_rows(bottom)
+        lines = len(rows)
+        if height <= lines:
+            shown = rows[lines - height:] if height > 0 else []
+            return [f for i, row in enumerate(shown)
+                    for f in (*row, *((("", "\n"),) if i < len(shown) - 1 else ()))]
+        top_h = height - lines
         top = render.screen(self.view(), self.names, width, top_h, sentences=self.sentences())
         rows = render.split_rows(top)
         rows += [[("", "")]] * (top_h - len(rows))
@@ -281,6 +328,15 @@ def load_replay(path: str | Path, deck_path: str | None = None) -> Replay:
     record = GameRecord.from_json(raw)
     deck = load_deck(deck_path) if deck_path is not None else None
     return Replay(record, deck)
+
+
+def load_review(path: str | Path) -> GameReview:
+    """Read a review (mundus review --json); ReviewError says what is wrong with the file."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise ReviewError(_file_error(exc)) from None
+    return GameReview.from_json(raw)
 
 
 def unfinished_note(model: Replay) -> str | None:
@@ -371,6 +427,10 @@ def register(subparsers: Any) -> None:
     p.add_argument("--at", type=int, default=0, metavar="K",
                    help="start after the first K decisions (default 0; negative counts from "
                         "the end)")
+    p.add_argument("--review", metavar="FILE", nargs="?", const="", default=None,
+                   help="show this review of the game (mundus review RECORD --json FILE) "
+                        "beside each decision; without FILE, review the game first (seed 0, "
+                        "some seconds of CPU: docs/review.md)")
     add_deck_option(p, recorded=True)
     add_language_argument(p)
     p.set_defaults(func=run)
@@ -386,6 +446,12 @@ def run(args: argparse.Namespace) -> int:
     except DeckError as exc:
         print(f"mundus replay: --deck: {exc}", file=sys.stderr)
         return 2
+    if args.review:
+        try:
+            model.set_review(load_review(args.review))
+        except (ReviewError, RecordError) as exc:
+            print(f"mundus replay: --review {args.review}: {exc}", file=sys.stderr)
+            return 2
     try:
         model.set_seat(parse_viewer(args.viewer, model.names))
     except ValueError as exc:
@@ -396,6 +462,11 @@ def run(args: argparse.Namespace) -> int:
         print(t._("mundus replay: the replay screen needs a terminal (standard input and "
                   "output)"), file=sys.stderr)
         return 2
+    if args.review == "":  # after the check above: some seconds not spent for nothing
+        print(t._("mundus replay: reviewing the game first (docs/review.md) …"), flush=True)
+        review = GameReview.of_record(model.record, model.deck)
+        review.names = list(model.names)
+        model.set_review(review)
     note = unfinished_note(model)
     if note is not None:  # stays on the terminal after the screen closes
         print(t._("mundus replay: the game in {record} did not finish ({note})").format(

@@ -146,6 +146,8 @@ class Seating:
     game_over: bool = False
     # The language the player reads (mundus_net.client.i18n.choose_language: --lang).
     language: str = DEFAULT_LANGUAGE
+    # A line for the log when the game is over (mundus play: how to review the game).
+    after_game: str | None = None
 
 
 def _remember(s: Seating, core: ClientCore, secret: OfferSecret | None) -> None:
@@ -237,6 +239,7 @@ def _sit(s: Seating) -> int:
         elif saved is not None:
             app.model.greeting = t._("Welcome back: seat {number} is yours again, as you "
                                      "left it.").format(number=welcome.seat or 0)
+        app.model.after_game = s.after_game
         outcome = app.run()
         gone = app.gone
         if outcome == REJOIN:

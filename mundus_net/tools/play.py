@@ -27,7 +27,9 @@ from mundus_net.host.keys import own_sign_key
 from mundus_net.protocol.security import fingerprint_bytes
 from mundus_net.protocol.statedir import new_record_path, state_dir
 
-__all__ = ["DEFAULT_BOT_PACE", "RECORD_WAIT_S", "record_path", "register", "run"]
+__all__ = [
+    "DEFAULT_BOT_PACE", "RECORD_WAIT_S", "record_path", "register", "review_command", "run"
+]
 
 
 def _strategy(spec: str) -> str:
@@ -114,12 +116,15 @@ def run(args: argparse.Namespace) -> int:
                       known_hosts=KnownHosts(),
                       left_note=[t._("The table runs on in the background (process {pid}) "
                                      "and waits {minutes} for you.").format(
-                                         pid=pid, minutes=minutes)], language=language)
+                                         pid=pid, minutes=minutes)], language=language,
+                      after_game=None if record is None else t._(
+                          "Once you leave, see where the game was won and lost: {command}"
+                      ).format(command=review_command(record, name)))
     status = sit(seating)
     if record is not None:
         if seating.game_over:  # the table writes it within a moment of the result
             _wait_for(record, table.process)
-        _tell_record(record, table.sign_key)
+        _tell_record(record, table.sign_key, name)
     return status
 
 
@@ -146,7 +151,7 @@ def _signer(sign_key: str | None, own_key: str | None) -> str:
     return t._("signed by the record signing key {fingerprint}").format(fingerprint=fp)
 
 
-def _tell_record(record: Path, sign_key: str | None) -> None:
+def _tell_record(record: Path, sign_key: str | None, name: str) -> None:
     """Where the record is, which key signs it (as ``mundus verify`` will name it), and the
     commands that replay and check it."""
     t = current()
@@ -157,5 +162,11 @@ def _tell_record(record: Path, sign_key: str | None) -> None:
         return
     print(t._("The game's record: {record}").format(record=record) + f"\n  {signer}\n  "
           + t._("replay it: {command}").format(command=command("replay", str(record)))
-          + "\n  " + t._("check it:  {command}").format(command=command("verify", str(record))),
+          + "\n  " + t._("check it:  {command}").format(command=command("verify", str(record)))
+          + "\n  " + t._("review it: {command}").format(command=review_command(record, name)),
           flush=True)
+
+
+def review_command(record: Path, name: str) -> str:
+    """The command that reviews the player's decisions in ``record`` (mundus review)."""
+    return command("review", str(record), "--seat", name)

@@ -10,6 +10,8 @@ records, or of several tournaments side by side (docs/report.md).
   per-game rows: it gives what its summary holds (win rates, by strategy, by seat).
 - A folder of records (``mundus tournament --records DIR``): each entry's mean doubloons at the
   end of each round with a 95% band, and the game lengths and ends.
+- A game's review (``mundus review RECORD --json FILE``, docs/review.md): every reviewed
+  seat's estimated share of the win after each of its decisions, the labelled ones marked.
 - Several tournament files with ``--overlay``: their win rates and rating progress in one
   picture each.
 
@@ -30,6 +32,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mundus_net.bots.review import LABELS, GameReview
 from mundus_net.cli_args import add_deck_option
 from mundus_net.engine.deck import Deck, DeckError, load_deck
 from mundus_net.engine.errors import MundusError
@@ -61,9 +64,9 @@ if TYPE_CHECKING:
 __all__ = [
     "BANDS_UP_TO", "FORMATS", "INSTALL_HINT", "MissingMatplotlib", "draw_doubloons",
     "draw_game_lengths", "draw_head_to_head", "draw_overlay_ratings", "draw_overlay_win_rates",
-    "draw_ratings", "draw_record", "draw_round_means", "draw_seats", "draw_strategies",
-    "draw_win_rates", "end_words", "main", "nice_axis", "overlay_report", "register", "report",
-    "run"
+    "draw_ratings", "draw_record", "draw_review", "draw_round_means", "draw_seats",
+    "draw_strategies", "draw_win_rates", "end_words", "main", "nice_axis", "overlay_report",
+    "register", "report", "run"
 ]
 
 FORMATS = ("png", "svg")
@@ -189,6 +192,38 @@ def draw_record(series: RoundSeries, path: Path, fmt: str = "png") -> Path:
     fig.legend(loc="outside right upper", fontsize=8, frameon=False,
                title="final doubloons" if series.unfinished is None else "doubloons so far",
                title_fontsize=8)
+    return _save(fig, path, fmt)
+
+
+REVIEW_MARKS = {"blunder": "X", "mistake": "D", "inaccuracy": "o"}  # largest first
+
+
+def draw_review(review: GameReview, path: Path, fmt: str = "png") -> Path:
+    """Each reviewed seat's estimated share of the win after its decisions (the decision's
+    number in the record on x), one line per seat; labelled decisions marked."""
+    fig = _figure(9, 4.5)
+    ax = fig.subplots()
+    for seat in review.seats:
+        mine = review.of_seat(seat)
+        colour = _colour(seat)
+        ax.plot([r.index + 1 for r in mine], [100 * r.played_share for r in mine],
+                linewidth=1.4, color=colour, label=review.names[seat])
+        for name, _ in LABELS:
+            marked = [r for r in mine if r.label == name]
+            if marked:
+                ax.scatter([r.index + 1 for r in marked], [100 * r.played_share for r in marked],
+                           marker=REVIEW_MARKS[name], s=28, color=colour, zorder=3)
+    for name, _ in LABELS:  # one legend entry per label, in grey
+        ax.scatter([], [], marker=REVIEW_MARKS[name], s=28, color="0.4", label=name)
+    ax.axhline(100 / max(review.players, 1), color="0.5", linestyle="--", linewidth=1)
+    ax.set_ylim(0, 100)
+    ax.set_xlabel("decision (its number in the record)")
+    ax.set_ylabel("estimated share of the win (%)")
+    ax.set_title(f"Game {review.game}: each seat's share of the win after its decisions, "
+                 f"from its own view\n(mundus review, seed {review.seed}, {review.iterations} "
+                 "deals a decision; dashed: an equal share)", fontsize=11)
+    ax.grid(True, alpha=0.3)
+    fig.legend(loc="outside right upper", fontsize=8, frameon=False)
     return _save(fig, path, fmt)
 
 
@@ -560,6 +595,8 @@ def report(results: Results, out: Path, stem: str, fmt: str = "png",
             f"the game did not finish ({series.unfinished}): the picture shows it up to "
             "there"]
         return [draw_record(series, out / f"{stem}-doubloons-by-round.{fmt}", fmt)], notes
+    if isinstance(results, GameReview):
+        return [draw_review(results, out / f"{stem}-win-shares.{fmt}", fmt)], []
     if isinstance(results, RecordFolder):
         paths = [draw_round_means(results, out / f"{stem}-doubloons-by-round.{fmt}", fmt)]
         if results.lengths:

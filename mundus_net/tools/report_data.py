@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from mundus_net.bots.base import split_options
+from mundus_net.bots.review import FORMAT as REVIEW_FORMAT
+from mundus_net.bots.review import GameReview, ReviewError
 from mundus_net.engine.deck import Deck
 from mundus_net.engine.errors import MundusError
 from mundus_net.engine.record import FORMAT as RECORD_FORMAT
@@ -141,7 +143,7 @@ class RecordFolder:
     reached: list[int]  # the last round of every game, finished or not
 
 
-Results = GameRecord | Tournament | RecordFolder
+Results = GameRecord | Tournament | RecordFolder | GameReview
 
 
 def _record_words(data: str | bytes) -> str:
@@ -153,9 +155,10 @@ def _record_words(data: str | bytes) -> str:
     return "it is not a game record"
 
 
-def load_results(path: str | Path) -> GameRecord | Tournament:
-    """A game record or tournament results, read from a JSON file (ReportError if neither;
-    its message says in plain words what the file is instead)."""
+def load_results(path: str | Path) -> GameRecord | Tournament | GameReview:
+    """A game record, tournament results or a game's review (``mundus review --json``), read
+    from a JSON file (ReportError if none; its message says in plain words what the file is
+    instead)."""
     try:
         raw = Path(path).read_bytes()
     except OSError as exc:
@@ -169,6 +172,11 @@ def load_results(path: str | Path) -> GameRecord | Tournament:
         try:
             return GameRecord.from_json(text)
         except RecordError as exc:
+            raise ReportError(str(exc)) from None
+    if isinstance(data, dict) and data.get("format") == REVIEW_FORMAT:
+        try:
+            return GameReview.from_json(text)
+        except ReviewError as exc:
             raise ReportError(str(exc)) from None
     if isinstance(data, dict) and ("summary" in data or "per_bot" in data):
         return tournament_stats(data)
