@@ -359,10 +359,8 @@ def offer_cells(offers: Sequence[Sequence[int]], width: int) -> list[Line]:
             _joined([(card_style(card), short[card]) for card in sorted(cards)], " "),
             _joined([(card_style(card), short[card] + (f"×{n}" if n > 1 else ""))
                      for card, n in counted], " ")])
-    last = 3
-    way = next((k for k in range(last + 1)
-                if all(line_width(tries[k]) <= width for tries in ways)), last)
-    return [fit(tries[way], width) for tries in ways]
+    way = next((k for k in range(4) if all(line_width(each[k]) <= width for each in ways)), 3)
+    return [fit(each[way], width) for each in ways]
 
 
 def _joined(pieces: Sequence[Fragment], sep: str) -> Line:
