@@ -233,6 +233,7 @@ def test_a_rounds_summary_keeps_every_players_sources(tmp_path: Path) -> None:
     strategy.write_text("from mundus_net.bots.greedy import GreedyBot\n\n\n"
                         f"class {BOT}(GreedyBot):\n    pass\n")
     checked = 0
+    rounds = 1
     with playing(tmp_path, 80, 24, "--round-limit", "5", "--strategy",
                  f"{strategy}:{BOT}") as t:
         while True:
@@ -241,14 +242,19 @@ def test_a_rounds_summary_keeps_every_players_sources(tmp_path: Path) -> None:
             screen = t.settle()
             if now == "over":
                 break
-            if re.search(r"^Round \d+ is over", screen, re.M):
+            m = re.match(r"Round (\d+) · ", screen)
+            if m and int(m.group(1)) > rounds:  # a new round's first question: the summary
+                rounds = int(m.group(1))       # of the last is on the screen (or comes)
+                t.wait(lambda t: re.search(r"^Round \d+ is over", t.text(), re.M),
+                       what="the round's summary")
+                t.settle()
                 rows = _summary_rows(t.lines())
                 for who, sources in _sources_in_f3(t).items():
-                    assert f"({sources})" in rows.get(who, ""), (who, sources, screen)
+                    assert f"({sources})" in rows.get(who, ""), (who, sources, t.text())
                     checked += 1
             _, items = choices(t)
             answer(t, str(preferred(str(now), items, None).number))
-    assert checked >= 8
+    assert rounds == 5 and checked >= 8
 
 
 def _pages(t: Term) -> list[list[str]]:
