@@ -145,7 +145,8 @@ def test_players_table_shows_money_fleet_developments_tm_and_away() -> None:
     assert row.startswith("> ")  # Bo's turn
     assert "42" in row and "3+7=10" in row
     # At 80 columns the developments that do not fit are counted, none is cut inside.
-    assert row.endswith("merch u · store 2 and 2 more") and "…" not in row.split("42")[1]
+    # (Almagro; the income +2/round is no development of its own)
+    assert row.endswith("merch u · store 2 and 1 more") and "…" not in row.split("42")[1]
     wide = render.to_plain(render.players(PlayerView(g, 0), NAMES, 120))
     assert "merchants uncommon · warehouses 2 · Almagro · +2/round" in wide
     cy = next(line for line in text.split("\n") if "Cy" in line)

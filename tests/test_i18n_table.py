@@ -82,7 +82,9 @@ def english_words(template: Catalog, language: str) -> set[str]:
         texts = [string] if isinstance(string, str) else list(string or ())
         for text in texts:
             theirs |= _words(re.sub(r"\{\w+\}", "", text))
-    return source - theirs - _words(" ".join(NAMES))
+    # (the cards' short names of the "On table" column are the language's own words)
+    short = " ".join(render.short_names(translator(language)).values())
+    return source - theirs - _words(" ".join(NAMES)) - _words(short)
 
 
 def questions(seed: int) -> Iterator[tuple[TableModel, Game]]:

@@ -170,11 +170,11 @@ def _model(game: Game, seat: int, **changes: object) -> TableModel:
 def test_page_down_turns_the_pages_of_choices() -> None:
     game, seat = _take_position()
     model = _model(game, seat)
-    model.draw(60, 16)  # small: the choices need pages
+    model.draw(80, 23)  # 80x24 (the input line aside): the choices need pages
     if model.choice_pages < 2:
         pytest.skip("this take fits one page")
     model.page(+1)
-    text = "\n".join("".join(t for _, t in r) for r in split_rows(model.draw(60, 16)))
+    text = "\n".join("".join(t for _, t in r) for r in split_rows(model.draw(80, 23)))
     assert f"page 2 of {model.choice_pages}" in text
 
 
@@ -445,3 +445,25 @@ def test_the_final_standings_show_places_with_shared_ones(width: int, height: in
     said = " ".join(rows[:start])
     assert "greedy 1 and greedy 2 share the victory with 80 doubloons" in re.sub(r"\s+", " ",
                                                                                  said)
+
+
+def test_a_group_taller_than_a_page_goes_on_under_its_title() -> None:
+    """Issue 36, item 7: a group's last choice never sits alone on a page without the group's
+    title; pages hold whole groups, several to a page when they fit."""
+    big = [Choice((), f"long words of choice {n}", f"queue {n}: a long development name",
+                  "Set of 4 sugar cane (3 + 1 relic), reaching queue cards 1-5") for n in range(7)]
+    small = [Choice((), f"small {n}", f"small {n}", f"group {g}") for g in range(3)
+             for n in range(2)]
+    listed = big + small
+    first = panel(listed, "Suggestions (13):", 80, 5)
+    pages = [panel(listed, "Suggestions (13):", 80, 5, page) for page in range(first.pages)]
+    for shown in pages:
+        rows = ["".join(t for _, t in line) for line in shown.lines[1:]]
+        assert len(shown.lines) <= 5
+        assert rows[0].startswith(" ") and not rows[0].startswith("    "), rows  # a title
+    seen = [int(n) for shown in pages for line in shown.lines[1:]
+            for n in re.findall(r"(\d+)\) ", "".join(t for _, t in line))]
+    assert seen == list(range(1, 14))
+    titles = [sum(1 for line in shown.lines[1:] if "".join(t for _, t in line).startswith(
+        " group")) for shown in pages]
+    assert max(titles) >= 2  # the small groups share a page

@@ -723,11 +723,17 @@ class TableModel:
             kind = text.split(":", 1)[0].split(".")[-1].strip().lower()
             if kind not in DECISION_KINDS and kind not in _BARE_WORDS:
                 shown = self._numbers(self.choices())
+                help_word = typed_words("help", t)[0]
+                if pass_decision(ready.legal) is None:  # the hint names what is accepted
+                    return Say(t._("“{typed}” is not something you can do here: type a "
+                                   "number {numbers}, {help_word}, or press Tab for every "
+                                   "legal move.").format(
+                        typed=text[:30], numbers=shown, help_word=help_word))
                 return Say(t._("“{typed}” is not something you can do here: type a number "
                                "{numbers}, {pass_word}, {help_word}, or press Tab for every "
                                "legal move.").format(
                     typed=text[:30], numbers=shown, pass_word=typed_words("pass", t)[0],
-                    help_word=typed_words("help", t)[0]))
+                    help_word=help_word))
             # The notation's own message is English: another language says what was typed.
             problem = in_player_terms(str(exc), self.snap.names, self.snap.seat) \
                 if t.language == "en" else \
@@ -895,7 +901,15 @@ class TableModel:
                 waiting.extend(line)
                 waiting.append(("", "\n"))
             return [*waiting, *status]
-        panel = self._choice_panel(width, height)
+        if width < render.SMALLEST[0] or height + 1 < render.SMALLEST[1]:
+            # (the input line takes the terminal's last row): no table cut to pieces
+            rows = render.split_rows(render.too_small(width, height + 1))[:height - status_h]
+            rows += [[("", "")]] * (height - status_h - len(rows))
+            small: StyleAndTextTuples = []
+            for line in rows:
+                small += [*line, ("", "\n")]
+            return [*small, *status]
+        panel, brief = self._choice_panel(width, height)
         top_h = height - status_h - len(panel)
         ready = self.ready
         sentences: Sequence[str] = self.sentences
@@ -907,7 +921,7 @@ class TableModel:
         top = render.screen(view, self.snap.names, width, top_h, sentences=sentences,
                             connected=self.snap.connected, bots=self.snap.bots,
                             legal=list(ready.legal) if ready is not None else None,
-                            summary=summary)
+                            summary=summary, brief=brief)
         rows = render.split_rows(top)
         rows += [[("", "")]] * (top_h - len(rows))  # keep the panel at the bottom
         out: StyleAndTextTuples = []
@@ -1093,13 +1107,14 @@ class TableModel:
             keys + t._("Esc closes · F1 help · F2 log · F3 players"), width))]
         return out
 
-    def _choice_panel(self, width: int, height: int) -> list[render.Line]:
-        """The numbered choices in words, grouped; a page at a time when they do not fit."""
+    def _choice_panel(self, width: int, height: int) -> tuple[list[render.Line], bool]:
+        """The numbered choices in words, grouped; a page at a time when they do not fit;
+        and whether the table above is drawn brief for them (``render.screen``)."""
         choices = self.choices()
         ready = self.ready
         if not choices or ready is None:
             self.choice_pages = 0
-            return []
+            return [], False
         # Room for the choices: what the table above can spare (about 14 rows at 80x24 for
         # the header, players, hand and the question) and the latest moves of the log, at
         # least 5 rows.
@@ -1115,8 +1130,19 @@ class TableModel:
         else:
             head = t._("Choices ({count}):").format(count=len(choices))
         shown = choice_panel(choices, head, width, room, self.choice_page, self.changed)
+        brief = False
+        if shown.pages > 1 and ready.phase == "turn" and view is not None:
+            # The suggestions of a progression turn need pages: the question's title alone
+            # (they are its choices), no empty stored line, and the log's newest row only
+            # (the others wait for this turn), so that a page holds several groups.
+            table = render.rows_besides_log(view, self.snap.names, width, self.snap.connected,
+                                            self.snap.bots, list(ready.legal), brief=True)
+            fuller = choice_panel(choices, head, width, max(room, height - 1 - table - 1),
+                                  self.choice_page, self.changed)
+            if fuller.pages < shown.pages:
+                shown, brief = fuller, True
         self.choice_page, self.choice_pages = shown.page, shown.pages
-        return shown.lines
+        return shown.lines, brief
 
 
 # -- prompt_toolkit -----------------------------------------------------------------------------
@@ -1253,6 +1279,14 @@ class TableApp:
         self.app.invalidate()
         return False  # clear the line (it is in the history)
 
+    def _input_scroll(self, window: Window) -> int:
+        """The input line's horizontal scroll: prompt_toolkit keeps the one a long line
+        needed after the line is cleared (the next prompt would show its end, ``ke>``);
+        never scrolled further than the prompt, the text and the cursor need."""
+        width = self.app.output.get_size().columns  # the input line is the screen's width
+        needed = get_cwidth(self.model.prompt_text()) + get_cwidth(self.input.text) + 1
+        return min(window.horizontal_scroll, max(0, needed - width))
+
     def _build(self) -> Application[str]:
         model = self.model
         self.input = Buffer(multiline=False, completer=_DecisionCompleter(model),
@@ -1260,7 +1294,8 @@ class TableApp:
                             accept_handler=self._accept)
         screen = Window(ScreenControl(model.draw), wrap_lines=False)
         prompt = BeforeInput(lambda: [("class:input-prompt", model.prompt_text())])
-        line = Window(BufferControl(buffer=self.input, input_processors=[prompt]), height=1)
+        line = Window(BufferControl(buffer=self.input, input_processors=[prompt]), height=1,
+                      get_horizontal_scroll=self._input_scroll)
         self.input.on_text_changed += lambda _: model.move_on()  # a key moves on
         root = FloatContainer(
             content=HSplit([screen, line]),

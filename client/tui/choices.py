@@ -454,6 +454,22 @@ def _units(items: Numbered) -> list[list[tuple[int, Choice]]]:
     return units
 
 
+def _parts(unit: list[tuple[int, Choice]], width: int, number_w: int,
+           room: int) -> list[list[tuple[int, Choice]]]:
+    """A unit of :func:`_units` in parts of as many choices as fit in ``room`` lines with
+    the group's title (a group shown on two pages has its title on both): the unit whole
+    when it fits."""
+    parts: list[list[tuple[int, Choice]]] = []
+    rest = unit
+    while len(_rows(rest, width, number_w)) > room and len(rest) > 1:
+        count = 1
+        while count + 1 < len(rest) and len(_rows(rest[:count + 1], width, number_w)) <= room:
+            count += 1
+        parts.append(rest[:count])
+        rest = rest[count:]
+    return [*parts, rest]
+
+
 def panel(choices: Sequence[Choice], head: str, width: int, room: int, page: int = 0,
           notice: str = "") -> Panel:
     """The choices in at most ``room`` lines: a title line, the ``notice`` (wrapped), then
@@ -471,6 +487,9 @@ def panel(choices: Sequence[Choice], head: str, width: int, room: int, page: int
     def layout(count: int, start: int) -> list[Line]:
         return _rows([item for unit in units[start:start + count] for item in unit],
                      width, number_w)
+
+    # A group taller than a page: in parts, each under the group's title.
+    units = [part for unit in units for part in _parts(unit, width, number_w, body_room)]
 
     pages: list[list[Line]] = []
     start = 0

@@ -40,19 +40,20 @@ from mundus_net.client.tui.sentences import (
     seat_name,
     words,
 )
-from mundus_net.engine.cards import CLASS_OF, RELIC
+from mundus_net.engine.cards import CLASS_OF, RELIC, RESOURCE_NAMES
 from mundus_net.engine.decisions import Decision, PickCards, SplitFleet, Take
 from mundus_net.engine.deck import EVENT_NAMES
 from mundus_net.engine.view import StateView
 
 __all__ = [
-    "CLASS_STYLES", "COMMAND_COLUMN", "MOVES_SHOWN", "STEPS", "STYLE_RULES", "Fragment", "Line",
-    "card_style", "choices_text", "cut", "dev_parts", "dev_summary", "event_name", "fit",
-    "fit_pieces", "fleet_cell", "fleet_text", "flow", "hand", "header", "line_width", "lines_of",
-    "ljust_cells", "lobby", "log", "make_style", "market", "options_text", "parts_in",
-    "place_text", "players", "prompt", "queue", "queue_compact", "result_text", "rjust_cells",
-    "round_end", "rows_besides_log", "screen", "seated_text", "split_rows", "standings", "stored",
-    "to_plain", "use_color", "waiting_seats", "waiting_text", "wrap", "wrap_line", "wrap_text"
+    "CLASS_STYLES", "COMMAND_COLUMN", "MOVES_SHOWN", "SMALLEST", "STEPS", "STYLE_RULES",
+    "Fragment", "Line", "card_style", "choices_text", "cut", "dev_parts", "dev_summary",
+    "event_name", "fit", "fit_pieces", "fleet_cell", "fleet_text", "flow", "hand", "header",
+    "line_width", "lines_of", "ljust_cells", "lobby", "log", "make_style", "market", "offer_cells",
+    "options_text", "parts_in", "place_text", "players", "prompt", "queue", "queue_compact",
+    "result_text", "rjust_cells", "round_end", "rows_besides_log", "screen", "seated_text",
+    "short_names", "split_rows", "standings", "stored", "to_plain", "too_small", "use_color",
+    "waiting_seats", "waiting_text", "wrap", "wrap_line", "wrap_text"
 ]
 
 Fragment = tuple[str, str]
@@ -319,6 +320,56 @@ def _cards(cards: Iterable[int], compact: bool = False, empty: str = "-") -> Lin
     return out or [("class:dim", empty)]
 
 
+_SHORT_NAMES: dict[str, dict[int, str]] = {}
+
+
+def short_names(t: Translator | None = None) -> dict[int, str]:
+    """Every card's name in as few first letters as tell the cards apart in the reader's
+    language, three at least (``coc`` cocoa, ``cof`` coffee, ``cor`` corn, ``cot`` cotton...
+    in English), or one syllable of a wide script (Korean): the players table's "On table"
+    column when the names do not fit (docs/client.md)."""
+    t = t or current()
+    known = _SHORT_NAMES.get(t.language)
+    if known is None:
+        names = {card: card_name(card, t) for card in sorted(RESOURCE_NAMES)}
+        longest = max(len(name) for name in names.values())
+        wide = any(get_cwidth(name) > len(name) for name in names.values())
+        for letters in range(1 if wide else 3, longest + 1):
+            known = {card: name[:letters].rstrip() for card, name in names.items()}
+            if len(set(known.values())) == len(known):
+                break
+        assert known is not None
+        _SHORT_NAMES[t.language] = known
+    return known
+
+
+def offer_cells(offers: Sequence[Sequence[int]], width: int) -> list[Line]:
+    """The cards of the offers lying face up, in words, each in ``width`` cells, all in
+    the same way: their names (``cocoa, cocoa, corn``), else the names counted (``cocoa ×2,
+    corn``), else the short names (:func:`short_names`: ``coc coc cor``), else those counted
+    (``coc×2 cor``), the first way every offer fits in; cut only when none does."""
+    short = short_names()
+    ways: list[list[Line]] = []
+    for cards in offers:
+        counted = sorted({card: list(cards).count(card) for card in cards}.items())
+        ways.append([
+            _cards(cards),
+            _joined([(card_style(card), card_name(card) + (f" ×{n}" if n > 1 else ""))
+                     for card, n in counted], ", "),
+            _joined([(card_style(card), short[card]) for card in sorted(cards)], " "),
+            _joined([(card_style(card), short[card] + (f"×{n}" if n > 1 else ""))
+                     for card, n in counted], " ")])
+    way = next((k for k in range(4) if all(line_width(each[k]) <= width for each in ways)), 3)
+    return [fit(each[way], width) for each in ways]
+
+
+def _joined(pieces: Sequence[Fragment], sep: str) -> Line:
+    out: Line = []
+    for piece in pieces:
+        out += [("", sep), piece] if out else [piece]
+    return out
+
+
 def _who_short(names: Sequence[str], seat: int, me: int | None) -> str:
     return current()._("you") if seat == me else seat_name(names, seat)
 
@@ -550,15 +601,16 @@ def fleet_cell(view: View, seat: int, width: int) -> str:
 
 def dev_summary(view: View, seat: int, wide: bool = False) -> str:
     """Merchants, warehouse capacity, shipyards, characters and income, in a few words."""
-    return " · ".join(dev_parts(view, seat, wide)) or "-"
+    return " · ".join(text for text, _ in dev_parts(view, seat, wide)) or "-"
 
 
-def dev_parts(view: View, seat: int, wide: bool = False) -> list[str]:
-    """The parts of :func:`dev_summary`."""
+def dev_parts(view: View, seat: int, wide: bool = False) -> list[tuple[str, int]]:
+    """The parts of :func:`dev_summary`, each with the number of developments it stands for
+    (``merch c,u``: 2; the income: none). Caravels are the fleet's column."""
     t = current()
     deck = view.deck
     merchants: list[str] = []
-    capacity = shipyards = income = 0
+    capacity = warehouses = shipyards = income = 0
     people: list[str] = []
     for card_id in view.developments[seat]:
         card = deck.by_id.get(card_id)
@@ -573,41 +625,47 @@ def dev_parts(view: View, seat: int, wide: bool = False) -> list[str]:
             merchants.append(word if wide else short)
         elif card.kind == "warehouse":
             capacity += card.capacity
+            warehouses += 1
         elif card.kind == "shipyard":
             shipyards += 1
         elif card.kind != "caravel":
             people.append(words(POWER_NAMES[card.power], t) if card.power in POWER_NAMES
                           else t.card(card))
-    parts = []
+    parts: list[tuple[str, int]] = []
     if merchants:
         kinds = ",".join(sorted(merchants))
-        parts.append(t._("merchants {kinds}").format(kinds=kinds) if wide
-                     # TRANSLATORS: merchants, in short (the players table at 80 columns).
-                     else t._("merch {kinds}").format(kinds=kinds))
+        parts.append((t._("merchants {kinds}").format(kinds=kinds) if wide
+                      # TRANSLATORS: merchants, in short (the players table at 80 columns).
+                      else t._("merch {kinds}").format(kinds=kinds), len(merchants)))
     if capacity:
-        parts.append(t._("warehouses {capacity}").format(capacity=capacity) if wide
-                     # TRANSLATORS: warehouse room, in short (the players table).
-                     else t._("store {capacity}").format(capacity=capacity))
+        parts.append((t._("warehouses {capacity}").format(capacity=capacity) if wide
+                      # TRANSLATORS: warehouse room, in short (the players table).
+                      else t._("store {capacity}").format(capacity=capacity), warehouses))
     if shipyards:
-        parts.append(t._("shipyards {count}").format(count=shipyards) if wide
-                     # TRANSLATORS: shipyards, in short (the players table).
-                     else t._("yard {count}").format(count=shipyards))
-    parts += people
+        parts.append((t._("shipyards {count}").format(count=shipyards) if wide
+                      # TRANSLATORS: shipyards, in short (the players table).
+                      else t._("yard {count}").format(count=shipyards), shipyards))
+    parts += [(person, 1) for person in people]
     if income:
-        parts.append(t._("+{income}/round").format(income=income))
+        parts.append((t._("+{income}/round").format(income=income), 0))
     return parts
 
 
-def parts_in(parts: Sequence[str], width: int, sep: str = " · ") -> str:
-    """As many whole parts as fit in ``width`` cells, then "and N more" for the others
-    ("N more (F3)" when none fits; F3 lists them all): never a part cut inside."""
+def parts_in(parts: Sequence[tuple[str, int]], width: int, sep: str = " · ") -> str:
+    """As many whole parts (:func:`dev_parts`) as fit in ``width`` cells, then "and N more"
+    for the developments the others stand for ("N more (F3)" when none fits; F3 lists them
+    all): never a part cut inside. Left out with no development behind it (the income
+    alone), the text ends in " (F3)"."""
     t = current()
     for shown in range(len(parts), -1, -1):
-        rest = len(parts) - shown
-        text = sep.join(parts[:shown])
+        hidden = parts[shown:]
+        rest = sum(count for _, count in hidden)
+        text = sep.join(part for part, _ in parts[:shown])
         if rest:
             text += t._(" and {count} more").format(count=rest) if shown \
                 else t._("{count} more (F3)").format(count=rest)
+        elif hidden:
+            text = f"{text} (F3)" if text else "(F3)"
         if get_cwidth(text) <= width:
             return text or "-"
         if shown == 0:  # not even that: the count alone
@@ -663,6 +721,9 @@ def players(view: View, names: Sequence[str], width: int,
         head.append(("class:title", " " + ljust_cells(t._("On table"), table_w)))
     head.append(("class:title", " " + t._("Developments")))
     lines: list[Line] = [head]
+    # The offers in words, a blank at least before the next column.
+    cells = offer_cells([faceup[s] if s < len(faceup) else () for s in range(view.players)],
+                        table_w - 1) if trading else []
     for seat in range(view.players):
         mine = seat == view.seat
         away = connected is not None and seat < len(connected) and not connected[seat]
@@ -681,10 +742,8 @@ def players(view: View, names: Sequence[str], width: int,
         if trading:
             cards = faceup[seat] if seat < len(faceup) else ()
             cell: Line = [("class:dim", t._("sealed") if seat in offered else "")]
-            if cards:  # names when they fit, else digits
-                cell = _cards(cards)
-                if line_width(cell) > table_w:
-                    cell = _cards(cards, compact=True)
+            if cards:
+                cell = cells[seat]
             row += [("", " "), *_pad(cell, table_w)]
         devs = parts_in(dev_parts(view, seat, wide), width - line_width(row) - 1)
         row += [("", " "), ("class:dim" if away else "", devs)]
@@ -694,9 +753,10 @@ def players(view: View, names: Sequence[str], width: int,
 
 def round_end(report: RoundReport, names: Sequence[str], width: int,
               me: int | None = None) -> StyleAndTextTuples:
-    """The round that just ended, one row per seat (more only where a row must wrap):
-    doubloons gained and from what, doubloons now, the developments taken; the round's event
-    and Trade Master in the title."""
+    """The round that just ended, one row per seat (more only where a row must wrap: what the
+    doubloons came from goes on a row of its own rather than be left out): doubloons gained
+    and from what, doubloons now, the developments taken; the round's event and Trade Master
+    in the title."""
     t = current()
     event = event_name(report.event, t) if report.event else t._("no event")
     title: Line = [("class:title", t._("Round {number} is over").format(number=report.round)
@@ -722,13 +782,17 @@ def round_end(report: RoundReport, names: Sequence[str], width: int,
             if row.took else ""
         rest = "; ".join(filter(None, (took, *row.notes)))
         indent = line_width(first) + 2
-        if row.sources and (not rest or indent + get_cwidth(rest) + 3 + get_cwidth(row.sources)
-                            + 2 <= width):  # one row a player: F3 has the sources too
-            rest = f"{rest}  ({row.sources})" if rest else f"({row.sources})"
-        if not rest:
+        room = max(width - indent, 20)
+        parts = wrap_text(rest, room) if rest else []
+        if row.sources:  # after the rest when they fit there, else on rows of their own
+            sources = f"({row.sources})"
+            if parts and get_cwidth(parts[-1]) + 2 + get_cwidth(sources) <= room:
+                parts[-1] = f"{parts[-1]}  {sources}"
+            else:
+                parts += wrap_text(sources, room)
+        if not parts:
             lines.append(first)
             continue
-        parts = wrap_text(rest, max(width - indent, 20))
         lines.append([*first, ("", "  "), ("", parts[0])])
         lines += [[("", " " * indent), ("", part)] for part in parts[1:]]
     return _join(lines, width)
@@ -767,14 +831,15 @@ def hand(view: View, width: int) -> StyleAndTextTuples:
     return _join(lines, width)
 
 
-def stored(view: View, width: int) -> StyleAndTextTuples:
-    """Your stored cards and warehouse room; nothing when you have neither."""
+def stored(view: View, width: int, brief: bool = False) -> StyleAndTextTuples:
+    """Your stored cards and warehouse room; nothing when you have neither (``brief``: when
+    nothing is stored)."""
     if view.seat is None:
         return []
     cards = list(view.stored or ())
     capacity = sum(view.deck[c].capacity for c in view.developments[view.seat]
                    if c in view.deck.by_id)
-    if not cards and not capacity:
+    if not cards and (brief or not capacity):
         return []
     t = current()
     line: Line = [("class:title", t._("Stored: ")), *_cards(cards, empty=t._("nothing")),
@@ -931,9 +996,10 @@ def result_text(view: View, names: Sequence[str]) -> str:
 
 
 def prompt(view: View, names: Sequence[str], width: int, legal: Sequence[Decision] | None = None,
-           rules: str | None = None) -> StyleAndTextTuples:
+           rules: str | None = None, brief: bool = False) -> StyleAndTextTuples:
     """The pending decision: a title line (yours, or who the table waits for, with the rules
-    that apply) and the legal choices in words, wrapped to at most two more lines."""
+    that apply) and the legal choices in words, wrapped to at most two more lines (``brief``:
+    the title alone, the choices being listed below it)."""
     who, mine = waiting_text(view, names)
     if rules is None and view.pending is not None:
         rules = rules_text(view.pending.kind)
@@ -944,7 +1010,7 @@ def prompt(view: View, names: Sequence[str], width: int, legal: Sequence[Decisio
     if view.pending is None:
         over = wrap_line([("class:winner", result_text(view, names))], width)
         return _join([*over, *standings(view, names, width)], width)
-    if not mine:
+    if not mine or brief:
         return _join(wrap_line(title, width), width)
     text = choices_text(view, names, legal)
     body = wrap(text, max(width - 2, 10))
@@ -1145,17 +1211,32 @@ def log(sentences: Sequence[str], width: int, height: int) -> StyleAndTextTuples
 
 
 MOVES_SHOWN = 3  # log rows kept for the latest moves (below a round's summary, above choices)
+# The smallest terminal the table screen is laid out for (columns, rows, the input line's
+# row among them); below it the screen says so instead of drawing a broken table.
+SMALLEST = (80, 24)
+
+
+def too_small(width: int, height: int) -> StyleAndTextTuples:
+    """What a terminal of ``width`` x ``height`` smaller than :data:`SMALLEST` shows in
+    place of the table: its size and the size to make it, wrapped to ``width``, in at most
+    ``height`` lines."""
+    t = current()
+    cols, rows = SMALLEST
+    text = t._("This terminal is {width}x{height}: make the terminal at least {cols}x{rows} "
+               "to see the table.").format(width=width, height=height, cols=cols, rows=rows)
+    lines = [[("class:warning", part)] for part in wrap_text(text, max(width, 10))]
+    return _join(lines[:max(height, 0)], width)
 
 
 def rows_besides_log(view: View, names: Sequence[str], width: int,
                      connected: Sequence[bool] | None = None,
                      bots: Sequence[bool] | None = None, legal: Sequence[Decision] | None = None,
-                     rules: str | None = None) -> int:
+                     rules: str | None = None, brief: bool = False) -> int:
     """The rows :func:`screen` gives everything but the log on a tight screen (the queue in a
     line or two): what a panel below it may take and leave :data:`MOVES_SHOWN` log rows."""
     regions = (header(view, names, width), queue_compact(view, width), market(view, width),
                players(view, names, width, connected, bots), hand(view, width),
-               stored(view, width), prompt(view, names, width, legal, rules))
+               stored(view, width, brief), prompt(view, names, width, legal, rules, brief))
     return sum(len(split_rows(region)) for region in regions)
 
 
@@ -1163,9 +1244,12 @@ def screen(view: View, names: Sequence[str], width: int, height: int,
            sentences: Sequence[str] = (), connected: Sequence[bool] | None = None,
            bots: Sequence[bool] | None = None, legal: Sequence[Decision] | None = None,
            rules: str | None = None,
-           summary: StyleAndTextTuples | None = None) -> StyleAndTextTuples:
+           summary: StyleAndTextTuples | None = None,
+           brief: bool = False) -> StyleAndTextTuples:
     """Every region stacked into one screen of ``width`` x ``height``; the log gets the rows
     left over. From 150 columns the queue and the players table sit side by side.
+    ``brief``: the question's title without its summary of the choices, and no stored line
+    while nothing is stored (a list of choices below takes the room).
 
     ``summary`` (:func:`round_end`) goes above the log when :data:`MOVES_SHOWN` log rows
     still fit below it; else in the players table's place while no offer lies face up (the
@@ -1186,8 +1270,8 @@ def screen(view: View, names: Sequence[str], width: int, height: int,
         return split_rows(queue(view, min(64, width // 2 - 2) if width >= 150 else width))
 
     middle = stack(full_queue(), table)
-    cards = split_rows(hand(view, width)) + split_rows(stored(view, width))
-    ask = split_rows(prompt(view, names, width, legal, rules))
+    cards = split_rows(hand(view, width)) + split_rows(stored(view, width, brief))
+    ask = split_rows(prompt(view, names, width, legal, rules, brief))
     room = height - len(top) - len(middle) - len(cards) - len(ask)
     if shown and room - len(shown) < MOVES_SHOWN and width >= 150 and replace:
         middle = stack(full_queue(), shown)  # beside the queue, in the table's place
