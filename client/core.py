@@ -919,11 +919,14 @@ class ClientCore:
         if self.rewind is not None:
             return  # nothing is answered until the person chooses
         shown = self._revealed_offer(p)
-        if shown is not None and p.kind == "commit":
-            # The same offer, nonce and commitment: the host learns nothing it did not know.
-            self._set_secret(OfferSecret(self._round_of(p), *shown))
         secret = self.secret
         held = secret is not None and secret.round == self._round_of(p)
+        if shown is not None and (p.kind == "commit" or not held):
+            # The same offer, nonce and commitment: the host learns nothing it did not know.
+            # A reveal asked again with no secret held (the host went back to after the
+            # commitments of a step this seat revealed in) opens the commitment it kept (§5).
+            secret, held = OfferSecret(self._round_of(p), *shown), True
+            self._set_secret(secret)
         if p.kind == "reveal":
             if secret is not None and held:
                 self._remember_reveal(secret)

@@ -12,6 +12,7 @@ rewind. Rules: R5.3 (offers committed and revealed in secret).
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 import sqlite3
 from pathlib import Path
@@ -211,12 +212,41 @@ def test_a_player_who_goes_on_says_so_at_the_table_and_the_game_ends(tmp_path: P
 
 def _last_commit_row(path: Path, round_: int) -> int:
     """The row before the first commitment of ``round_``'s offer step."""
-    import json
 
     for seq, kind, data in rows(path):
         if kind == "commit" and json.loads(data)["round"] == round_:
             return seq - 1
     raise AssertionError(f"no commitment in round {round_}")
+
+
+def test_a_reveal_asked_again_after_a_rollback_opens_the_commitment_the_host_kept(
+        tmp_path: Path) -> None:
+    """R5.3, docs/protocol.md §5 "An offer step asked again" (issue 37, protocol 4 item 2): the
+    host went back to after every commitment of a step this seat revealed in, and asks for
+    the reveals again. A player who goes on reveals the same offer and nonce (kept in its
+    witness, the step's secret long gone), which open the commitment the host kept: no
+    default offer, no violation."""
+    net, log, players = logged_game(tmp_path)
+    play_to_round(net, players, 3)  # round 2's offers are revealed
+    shown = {peer: peer.core.witness.revealed[2] for peer in players
+             if peer.core.witness is not None}
+    assert len(shown) == 2
+    log.close()
+    commits = [seq for seq, kind, data in rows(log.path)
+               if kind == "commit" and json.loads(data)["round"] == 2]
+    cut_log(log.path, commits[-1])
+    sent = {peer: len(peer.sent) for peer in players}
+    resume(net, log.path)
+    for peer in players:
+        assert [n.kind for n in rewound(peer)] == [EARLIER]
+        peer.core.accept_rewind(net.clock.now)
+    play(net, players, until=lambda: net.table.game.round >= 3)
+    for peer in players:
+        reveals = [m for m in peer.sent[sent[peer]:] if m["t"] == "reveal"]
+        offer, nonce, _ = shown[peer]
+        assert reveals and (reveals[0]["offer"], reveals[0]["nonce"]) == (list(offer), nonce)
+    events = net.host_snapshot(next(iter(players)))["events"]
+    assert not [e for e in events if e["kind"] in ("violation", "timeout")]
 
 
 def test_an_offer_step_rolled_back_after_the_reveals_gets_the_same_offer_again(
