@@ -15,6 +15,8 @@ import hashlib
 import json
 import shutil
 import sqlite3
+import sys
+from contextlib import closing
 from pathlib import Path
 from typing import Any, cast
 
@@ -349,7 +351,6 @@ def test_witness_files_are_plain_sorted_json_named_by_a_digest_not_by_the_hosts_
         tmp_path: Path) -> None:
     """Two clients (two processes) of one computer write their own files, each what
     json.dumps makes of it, sorted and compact; a game id a host chose never names a path."""
-    import json
 
     from mundus_net.client.witness import WitnessFile
 
@@ -371,7 +372,6 @@ def test_witness_files_are_plain_sorted_json_named_by_a_digest_not_by_the_hosts_
 
 def test_the_witness_folder_keeps_the_most_recent_games_and_reads_the_older_single_file(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import json
     import os
 
     from mundus_net.client import witness as witness_module
@@ -491,7 +491,6 @@ def test_a_bot_leaves_on_a_rewind_unless_told_to_go_on(go_on: bool) -> None:
 
 def test_the_record_carries_the_chain_every_client_that_saw_the_game_holds(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    import json
 
     from mundus_net.host.cli import record_text
     from mundus_net.tools.verify import chain_words
@@ -677,3 +676,79 @@ def test_the_record_counts_every_resume_even_after_rows_are_rolled_back(
     assert net.table.record.meta["resumed"] == 3
     cast(GameLog, net.table.journal).close()
     assert [kind for _, kind, _ in rows(path)].count("resumed") == 2  # the log lost one
+
+
+# ``mundus host`` with its update numbers and pending ids reserved 10 at a time (1,000 in a
+# host, more than a whole game gives out): the reserve of a copy of its log taken in round 2
+# is passed by round 4, as a longer game passes a copy's reserve (docs/protocol.md §11).
+SMALL_RESERVE_MUNDUS = [
+    sys.executable, "-c", "import sys; from mundus_net.host import gamelog; gamelog.RESERVE = 10;"
+    " from mundus_net.cli import main; sys.exit(main(sys.argv[1:]))"]
+
+
+def _last_reserve(path: Path) -> int:
+    return max(int(json.loads(data)["seq"]) for _, kind, data in rows(path) if kind == "reserve")
+
+
+@pytest.mark.network
+def test_a_real_host_resumed_from_an_older_copy_of_its_log_is_followed_by_its_network_bots(
+        tmp_path: Path) -> None:
+    """docs/protocol.md §5, §11 (issue 37, protocol 4 items 1 and 2), over sockets: a real
+    host with two host bots and two ``mundus bot --on-rewind go-on`` players is killed in
+    round 2, its state folder copied, resumed, killed again in round 4, and resumed from the
+    copy: it gives out update numbers and pending ids the bots saw already. Each bot names
+    the rewind once, at the first snapshot (the host at the copy's round), goes on, answers
+    the pending ids given out again, and commits or reveals again the same offers in the
+    steps asked again (still legal: the same deal); the game ends with no default decision,
+    no violation, no fault, and each bot's chain the record's."""
+    from test_host_resume import Process, seat_network_bots
+
+    from mundus_net.engine.record import GameRecord
+
+    games, backup, record_file = tmp_path / "games", tmp_path / "backup", tmp_path / "r.json"
+    processes: list[Process] = []
+
+    def host(*extra: str) -> Process:
+        process = Process([*SMALL_RESERVE_MUNDUS, "host", "--bind", "127.0.0.1", "--no-beacon",
+                           "--state-dir", str(games), "--key-dir", str(tmp_path / "keys"),
+                           *extra])
+        processes.append(process)
+        return process
+
+    try:
+        first = host("--port", "0", "--seats", "4", "--bots", "greedy,greedy", "--seed", "5",
+                     "--fixed-seed", "--record", str(record_file))
+        _, _, game, bots = seat_network_bots(processes, first, "--on-rewind", "go-on")
+        first.wait_line(r"^round 2$")
+        first.kill()
+        shutil.copytree(games, backup)
+        second = host("--resume", game)
+        second.wait_line(r"^round 4$")
+        second.kill()
+        path = games / f"{game}.sqlite3"
+        # The killed run gave out numbers past the copy's reserve: the copy gives them again.
+        assert _last_reserve(path) - 10 > _last_reserve(backup / path.name)
+        with closing(sqlite3.connect(backup / path.name)) as db:
+            copied_round = db.execute("SELECT round FROM head").fetchone()[0]
+        shutil.rmtree(games)
+        shutil.copytree(backup, games)
+        last = host("--resume", game)
+        last.wait_line(rf"resuming game {game} from ")
+        results = []
+        for bot in bots:
+            assert bot.finish() == 0, bot.err[-20:]
+            said = [line for line in bot.err if line.startswith("THE HOST WENT BACK: ")]
+            assert len(said) == 1, bot.err[-20:]
+            assert f"its game is at round {copied_round}," in said[0] and "going on" in said[0]
+            results.append(json.loads(bot.lines[-1]))
+        assert last.finish() == 0, last.lines[-20:] + last.err[-20:]
+        record = GameRecord.from_json(record_file.read_text(encoding="utf-8"))
+        assert record.violations == []
+        assert [d for d in record.decisions if d.by == "default"] == []
+        assert [result["faults"] for result in results] == [{}, {}]
+        chain = record.meta["chain"]
+        assert [result["chain"] for result in results] == \
+            [{"events": chain["events"], "digest": chain["digest"]}] * 2
+    finally:
+        for process in processes:
+            process.kill()
