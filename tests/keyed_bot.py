@@ -18,3 +18,19 @@ class KeyedBot:
     def decide(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
         key = f"{self.seed}/{view.round}/{[repr(d) for d in legal]}"
         return legal[int(hashlib.sha256(key.encode()).hexdigest(), 16) % len(legal)]
+
+
+class AskedAgainBot(KeyedBot):
+    """Like KeyedBot, but a question asked again gets the next legal answer: the key is the
+    question and how often it was asked. Over a host that went back, the seat plays its
+    turns otherwise, and holds other cards at the next offer step."""
+
+    def __init__(self, seed: int = 0) -> None:
+        super().__init__(seed)
+        self.asked: dict[str, int] = {}
+
+    def decide(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+        key = f"{self.seed}/{view.round}/{[repr(d) for d in legal]}"
+        times = self.asked.get(key, 0)
+        self.asked[key] = times + 1
+        return legal[(int(hashlib.sha256(key.encode()).hexdigest(), 16) + times) % len(legal)]

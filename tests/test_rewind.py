@@ -752,3 +752,61 @@ def test_a_real_host_resumed_from_an_older_copy_of_its_log_is_followed_by_its_ne
     finally:
         for process in processes:
             process.kill()
+
+
+@pytest.mark.network
+def test_a_real_host_rolled_back_to_before_an_announce_gets_new_offers_with_no_violation(
+        tmp_path: Path) -> None:
+    """R5.2, R5.3, docs/protocol.md §5 "An offer step asked again" (issue 37, protocol 4 item
+    2), over sockets: a real host with two host bots and two ``mundus bot --on-rewind go-on``
+    players (a strategy that answers a question asked again otherwise) is killed in round 4,
+    and its log rolled back to before a network seat announced N in round 3. Asked again,
+    the seat announces another N, so the offers both bots revealed in round 3 are no longer
+    legal: each commits to a new offer with a fresh nonce, and the game ends with no
+    ``illegal``, no default offer, no violation on the record, and each bot's chain the
+    record's."""
+    from test_host_resume import Process, seat_network_bots, start_host
+
+    from mundus_net.engine.record import GameRecord
+
+    record_file = tmp_path / "record.json"
+    processes: list[Process] = []
+    try:
+        host = start_host(processes, tmp_path, "--port", "0", "--seats", "4", "--bots",
+                          "greedy,greedy", "--seed", "5", "--fixed-seed", "--record",
+                          str(record_file))
+        _, _, game, bots = seat_network_bots(
+            processes, host, "--strategy", "tests/keyed_bot.py:AskedAgainBot",
+            "--on-rewind", "go-on")
+        host.wait_line(r"^round 4$")
+        host.kill()
+        path = tmp_path / "games" / f"{game}.sqlite3"
+        logged = [(seq, kind, json.loads(data)) for seq, kind, data in rows(path)]
+        announce = next(seq for seq, kind, data in logged if kind == "decide"
+                        and data["round"] == 3 and data["decision"]["kind"] == "announce")
+        revealed = {data["seat"]: data["offer"] for _, kind, data in logged
+                    if kind == "reveal" and data["round"] == 3}
+        assert sorted(revealed) == [2, 3]  # the two network seats revealed in round 3
+        cut_log(path, announce - 1)
+        resumed = start_host(processes, tmp_path, "--resume", game)
+        resumed.wait_line(rf"resuming game {game} from ")
+        results = []
+        for bot in bots:
+            assert bot.finish() == 0, bot.err[-20:]
+            said = [line for line in bot.err if line.startswith("THE HOST WENT BACK: ")]
+            assert len(said) == 1 and "going on" in said[0], bot.err[-20:]
+            results.append(json.loads(bot.lines[-1]))
+        assert resumed.finish() == 0, resumed.lines[-20:] + resumed.err[-20:]
+        record = GameRecord.from_json(record_file.read_text(encoding="utf-8"))
+        assert record.violations == []
+        assert [d for d in record.decisions if d.by == "default"] == []
+        again = {o.seat: list(o.offer) for o in record.offers if o.round == 3}
+        for seat, offer in revealed.items():  # another N: the old offer is not legal
+            assert len(again.get(seat, offer)) != len(offer), (seat, offer, again.get(seat))
+        assert [result["faults"] for result in results] == [{}, {}]
+        chain = record.meta["chain"]
+        assert [result["chain"] for result in results] == \
+            [{"events": chain["events"], "digest": chain["digest"]}] * 2
+    finally:
+        for process in processes:
+            process.kill()
