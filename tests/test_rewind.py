@@ -22,7 +22,7 @@ from typing import Any, cast
 
 import pytest
 from support.clock import FakeClock
-from support.net import Net, Peer, play
+from support.net import DEALER, PUBLIC, UP, Net, Peer, play
 
 from mundus_net.bots import load_bot
 from mundus_net.bots.base import Bot
@@ -594,6 +594,28 @@ def test_a_host_resumed_from_an_older_copy_is_followed_from_its_snapshot_whateve
     assert all(peer.core.result is not None for peer in players)
     assert not [e for e in net.host_snapshot(next(iter(players)))["events"]
                 if e["kind"] in ("timeout", "violation")]
+
+
+def test_a_heartbeat_behind_with_the_link_live_has_its_snapshot_compared_whatever_its_seq(
+        tmp_path: Path) -> None:
+    """docs/protocol.md §5, §11 (issue 37, protocol 4 item 1): no welcome comes (the link
+    looks live), but a heartbeat's seq is behind what the client saw: the host it hears is
+    not the history it followed. The snapshot it then asks for is compared whatever its seq
+    (the rewind is named at once), and the client follows the host from it."""
+    net, _, players = logged_game(tmp_path)
+    ana = next(iter(players))
+    play_to_round(net, players, 2)
+    older = net.host_snapshot(ana)  # what a host gone back to round 2 answers
+    play_to_round(net, players, 4)
+    assert older["seq"] < ana.core.seq
+    net.keep = lambda peer, way, message: peer is ana and way == UP and message["t"] == "snapshot"
+    net.down(ana, PUBLIC, {"t": "heartbeat", "seq": older["seq"]})
+    net.run()
+    [(_, _, asked)] = net.kept
+    net.down(ana, DEALER, {**older, "id": asked["id"]})
+    assert [n.kind for n in rewound(ana)] == [EARLIER]
+    assert rewound(ana)[0].host_round == 2
+    assert ana.core.seq == older["seq"]
 
 
 def test_the_chain_packs_each_value_in_its_shortest_msgpack_form() -> None:
