@@ -16,8 +16,12 @@ class KeyedBot:
         self.seed = seed
 
     def decide(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
-        key = f"{self.seed}/{view.round}/{[repr(d) for d in legal]}"
-        return legal[int(hashlib.sha256(key.encode()).hexdigest(), 16) % len(legal)]
+        return legal[self.key(view, legal) % len(legal)]
+
+    def key(self, view: PlayerView, legal: Sequence[Decision]) -> int:
+        """The question as a number: the seed, the round and the legal answers."""
+        question = f"{self.seed}/{view.round}/{[repr(d) for d in legal]}"
+        return int(hashlib.sha256(question.encode()).hexdigest(), 16)
 
 
 class AskedAgainBot(KeyedBot):
@@ -27,10 +31,10 @@ class AskedAgainBot(KeyedBot):
 
     def __init__(self, seed: int = 0) -> None:
         super().__init__(seed)
-        self.asked: dict[str, int] = {}
+        self.asked: dict[int, int] = {}
 
     def decide(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
-        key = f"{self.seed}/{view.round}/{[repr(d) for d in legal]}"
+        key = self.key(view, legal)
         times = self.asked.get(key, 0)
         self.asked[key] = times + 1
-        return legal[(int(hashlib.sha256(key.encode()).hexdigest(), 16) + times) % len(legal)]
+        return legal[(key + times) % len(legal)]

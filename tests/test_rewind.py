@@ -18,7 +18,7 @@ import sqlite3
 import sys
 from contextlib import closing
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 from support.clock import FakeClock
@@ -29,11 +29,15 @@ from mundus_net.bots.base import Bot
 from mundus_net.client.core import Channel, ClientError
 from mundus_net.client.notices import Refused, Rewound
 from mundus_net.engine.decisions import Offer
+from mundus_net.engine.record import GameRecord
 from mundus_net.host import gamelog
 from mundus_net.host.gamelog import BotSpec, GameLog, mark_path, restore, write_mark
 from mundus_net.host.table import Table, TableSettings
 from mundus_net.protocol.chain import ANOTHER, EARLIER, GENESIS, Witness, durable, link
 from mundus_net.protocol.messages import encode
+
+if TYPE_CHECKING:
+    from test_host_resume import Process
 
 GAME = "rewind-game-0001"
 
@@ -530,7 +534,7 @@ def test_a_real_host_resumed_from_a_rolled_back_log_is_named_by_its_network_bots
     --resume``: both bots say the host went back and leave (exit status 3)."""
     import signal
 
-    from test_host_resume import Process, seat_network_bots, start_host
+    from test_host_resume import seat_network_bots, start_host
 
     processes: list[Process] = []
     try:
@@ -712,6 +716,29 @@ def _last_reserve(path: Path) -> int:
     return max(int(json.loads(data)["seq"]) for _, kind, data in rows(path) if kind == "reserve")
 
 
+def _played_to_the_end_with_no_fault(bots: list[Process], host: Process, record_file: Path,
+                                     went_back: str) -> GameRecord:
+    """Each ``mundus bot --on-rewind go-on`` said once that the host went back (the sentence
+    holding ``went_back``) and went on; the game ended with no default decision, no
+    violation, no fault, and each bot's chain the record's. Returns the record."""
+    results = []
+    for bot in bots:
+        assert bot.finish() == 0, bot.err[-20:]
+        said = [line for line in bot.err if line.startswith("THE HOST WENT BACK: ")]
+        assert len(said) == 1, bot.err[-20:]
+        assert went_back in said[0] and "going on" in said[0], said[0]
+        results.append(json.loads(bot.lines[-1]))
+    assert host.finish() == 0, host.lines[-20:] + host.err[-20:]
+    record = GameRecord.from_json(record_file.read_text(encoding="utf-8"))
+    assert record.violations == []
+    assert [d for d in record.decisions if d.by == "default"] == []
+    assert [result["faults"] for result in results] == [{}, {}]
+    chain = record.meta["chain"]
+    assert [result["chain"] for result in results] == \
+        [{"events": chain["events"], "digest": chain["digest"]}] * 2
+    return record
+
+
 @pytest.mark.network
 def test_a_real_host_resumed_from_an_older_copy_of_its_log_is_followed_by_its_network_bots(
         tmp_path: Path) -> None:
@@ -724,8 +751,6 @@ def test_a_real_host_resumed_from_an_older_copy_of_its_log_is_followed_by_its_ne
     steps asked again (still legal: the same deal); the game ends with no default decision,
     no violation, no fault, and each bot's chain the record's."""
     from test_host_resume import Process, seat_network_bots
-
-    from mundus_net.engine.record import GameRecord
 
     games, backup, record_file = tmp_path / "games", tmp_path / "backup", tmp_path / "r.json"
     processes: list[Process] = []
@@ -756,21 +781,8 @@ def test_a_real_host_resumed_from_an_older_copy_of_its_log_is_followed_by_its_ne
         shutil.copytree(backup, games)
         last = host("--resume", game)
         last.wait_line(rf"resuming game {game} from ")
-        results = []
-        for bot in bots:
-            assert bot.finish() == 0, bot.err[-20:]
-            said = [line for line in bot.err if line.startswith("THE HOST WENT BACK: ")]
-            assert len(said) == 1, bot.err[-20:]
-            assert f"its game is at round {copied_round}," in said[0] and "going on" in said[0]
-            results.append(json.loads(bot.lines[-1]))
-        assert last.finish() == 0, last.lines[-20:] + last.err[-20:]
-        record = GameRecord.from_json(record_file.read_text(encoding="utf-8"))
-        assert record.violations == []
-        assert [d for d in record.decisions if d.by == "default"] == []
-        assert [result["faults"] for result in results] == [{}, {}]
-        chain = record.meta["chain"]
-        assert [result["chain"] for result in results] == \
-            [{"events": chain["events"], "digest": chain["digest"]}] * 2
+        _played_to_the_end_with_no_fault(bots, last, record_file,
+                                         f"its game is at round {copied_round},")
     finally:
         for process in processes:
             process.kill()
@@ -787,9 +799,7 @@ def test_a_real_host_rolled_back_to_before_an_announce_gets_new_offers_with_no_v
     legal: each commits to a new offer with a fresh nonce, and the game ends with no
     ``illegal``, no default offer, no violation on the record, and each bot's chain the
     record's."""
-    from test_host_resume import Process, seat_network_bots, start_host
-
-    from mundus_net.engine.record import GameRecord
+    from test_host_resume import seat_network_bots, start_host
 
     record_file = tmp_path / "record.json"
     processes: list[Process] = []
@@ -812,23 +822,11 @@ def test_a_real_host_rolled_back_to_before_an_announce_gets_new_offers_with_no_v
         cut_log(path, announce - 1)
         resumed = start_host(processes, tmp_path, "--resume", game)
         resumed.wait_line(rf"resuming game {game} from ")
-        results = []
-        for bot in bots:
-            assert bot.finish() == 0, bot.err[-20:]
-            said = [line for line in bot.err if line.startswith("THE HOST WENT BACK: ")]
-            assert len(said) == 1 and "going on" in said[0], bot.err[-20:]
-            results.append(json.loads(bot.lines[-1]))
-        assert resumed.finish() == 0, resumed.lines[-20:] + resumed.err[-20:]
-        record = GameRecord.from_json(record_file.read_text(encoding="utf-8"))
-        assert record.violations == []
-        assert [d for d in record.decisions if d.by == "default"] == []
+        record = _played_to_the_end_with_no_fault(bots, resumed, record_file,
+                                                  "its game is at round 3,")
         again = {o.seat: list(o.offer) for o in record.offers if o.round == 3}
         for seat, offer in revealed.items():  # another N: the old offer is not legal
             assert len(again.get(seat, offer)) != len(offer), (seat, offer, again.get(seat))
-        assert [result["faults"] for result in results] == [{}, {}]
-        chain = record.meta["chain"]
-        assert [result["chain"] for result in results] == \
-            [{"events": chain["events"], "digest": chain["digest"]}] * 2
     finally:
         for process in processes:
             process.kill()
