@@ -475,7 +475,8 @@ class ClientCore:
         self._snapshot_request: int | None = None  # the id of the last snapshot request
         self._behind_since: float | None = None  # a private message is ahead of self.seq
         self._answered: int | None = None  # the pending id answered last
-        self._welcomed = False  # welcomed since the last snapshot: the next is taken whole
+        self._start_over = False  # the next snapshot is taken whole (after a welcome, or a
+        # heartbeat behind what was seen)
         self._answer_request: tuple[int, float] | None = None  # (request id, sent at)
         self._hold_until: float | None = None  # rate-limited: send nothing before this
         self._rejoined_at = -1e18  # the last hello after a not_joined (at most one a heartbeat)
@@ -919,11 +920,14 @@ class ClientCore:
         if self.rewind is not None:
             return  # nothing is answered until the person chooses
         shown = self._revealed_offer(p)
-        if shown is not None and p.kind == "commit":
-            # The same offer, nonce and commitment: the host learns nothing it did not know.
-            self._set_secret(OfferSecret(self._round_of(p), *shown))
         secret = self.secret
         held = secret is not None and secret.round == self._round_of(p)
+        if shown is not None and (p.kind == "commit" or not held):
+            # The same offer, nonce and commitment: the host learns nothing it did not know.
+            # A reveal asked again with no secret held (the host went back to after the
+            # commitments of a step this seat revealed in) opens the commitment it kept (§5).
+            secret, held = OfferSecret(self._round_of(p), *shown), True
+            self._set_secret(secret)
         if p.kind == "reveal":
             if secret is not None and held:
                 self._remember_reveal(secret)
@@ -1141,13 +1145,17 @@ class ClientCore:
             self._send({"t": "contribute", "token": self.token, "value": self.contribution},
                        now)
         # A late join (or a rejoin) starts from a snapshot; updates that arrive before it
-        # are buffered (§5). That snapshot is the starting point whatever its seq: a host
-        # resumed from an older copy of its log numbers updates and pending ids again from
-        # that older point (§5, §11), so nothing buffered or answered before is kept.
+        # are buffered (§5). Nothing answered before the welcome is kept either.
+        self._answered = None
+        self._ask_starting_snapshot(now)
+
+    def _ask_starting_snapshot(self, now: float) -> None:
+        """Ask for the snapshot that is the starting point whatever its seq: a host resumed
+        from an older copy of its log numbers updates and pending ids again from that older
+        point (§5, §11), so nothing buffered before is kept."""
         self._buffer.clear()
         self._private_ahead.clear()
-        self._answered = None
-        self._welcomed = True
+        self._start_over = True
         self._ask_snapshot(now)
 
     def _another_game(self, welcome: Welcome) -> bool:
@@ -1162,18 +1170,20 @@ class ClientCore:
     def _on_snapshot(self, m: SnapshotMessage, now: float) -> None:
         self._requests.pop(m.get("id", -1), None)
         seq = int(m["seq"])
-        welcomed, self._welcomed = self._welcomed, False
-        if self.synced and seq <= self.seq and not welcomed:
+        start_over, self._start_over = self._start_over, False
+        if self.synced and seq <= self.seq and not start_over:
             # Nothing new in it. The answer to the last request (request_snapshot with
             # nothing missed) ends the wait; an older one (a retried request) does not.
             if m.get("id") is not None and m.get("id") == self._snapshot_request:
                 self._snapshot_asked = None
                 self._apply_buffered(now)
             return
+        if start_over and seq < self.seq:
+            self._answered = None  # the host went back: it gives its pending ids out again
         history = list(m.get("events") or ())
-        # A snapshot newer than what was applied, or the first after a welcome (an older one,
-        # the reply to a retried request, is dropped above): its history must go on from
-        # what was witnessed.
+        # A snapshot newer than what was applied, or the first after a welcome or a heartbeat
+        # behind (an older one, the reply to a retried request, is dropped above): its
+        # history must go on from what was witnessed.
         witness = self.witness
         if witness is not None and self.rewind is None:
             state = m.get("state") or {}
@@ -1279,9 +1289,10 @@ class ClientCore:
             if seq > self.seq and seq not in self._buffer:
                 self._ask_snapshot(now)  # the last update was lost
             elif seq < self.seq:
-                # Behind what this client has seen: not the history it followed (a host
-                # restarted without its log). The snapshot's answer tells which game runs.
-                self._ask_snapshot(now)
+                # Behind what this client has seen, the link live: not the history it
+                # followed (a host restarted without its log, or resumed from an older copy
+                # of it). The snapshot's answer, whatever its seq, tells which game runs.
+                self._ask_starting_snapshot(now)
 
     def _apply_update(self, m: UpdateMessage, now: float) -> None:
         changed = m["changed"]

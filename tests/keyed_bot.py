@@ -16,5 +16,25 @@ class KeyedBot:
         self.seed = seed
 
     def decide(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
-        key = f"{self.seed}/{view.round}/{[repr(d) for d in legal]}"
-        return legal[int(hashlib.sha256(key.encode()).hexdigest(), 16) % len(legal)]
+        return legal[self.key(view, legal) % len(legal)]
+
+    def key(self, view: PlayerView, legal: Sequence[Decision]) -> int:
+        """The question as a number: the seed, the round and the legal answers."""
+        question = f"{self.seed}/{view.round}/{[repr(d) for d in legal]}"
+        return int(hashlib.sha256(question.encode()).hexdigest(), 16)
+
+
+class AskedAgainBot(KeyedBot):
+    """Like KeyedBot, but a question asked again gets the next legal answer: the key is the
+    question and how often it was asked. Over a host that went back, the seat plays its
+    turns otherwise, and holds other cards at the next offer step."""
+
+    def __init__(self, seed: int = 0) -> None:
+        super().__init__(seed)
+        self.asked: dict[int, int] = {}
+
+    def decide(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+        key = self.key(view, legal)
+        times = self.asked.get(key, 0)
+        self.asked[key] = times + 1
+        return legal[(key + times) % len(legal)]

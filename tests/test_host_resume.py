@@ -95,10 +95,11 @@ def start_host(processes: list[Process], tmp: Path, *extra: str) -> Process:
     return host
 
 
-def seat_network_bots(processes: list[Process], host: Process
+def seat_network_bots(processes: list[Process], host: Process, *extra: str
                       ) -> tuple[str, str, str, list[Process]]:
     """Read the host's address, key and game id from its console, and seat two network bots
-    (seats 2 and 3, the keyed test bot); returns the address, key, game id and the bots."""
+    (seats 2 and 3, the keyed test bot, with ``extra`` options); returns the address, key,
+    game id and the bots."""
     address = host.wait_line(r"join at (tcp://\S+)").group(1)
     key = host.wait_line(r"^host key: (\S{40})\s").group(1)
     game = host.wait_line(r"game log: \S+ \(after a crash: .*host --resume (\w+)[ )]").group(1)
@@ -106,7 +107,7 @@ def seat_network_bots(processes: list[Process], host: Process
     for seat in (2, 3):
         bot = Process([*MUNDUS, "bot", "--connect", address, f"--host-key={key}",
                        "--strategy", "tests/keyed_bot.py:KeyedBot", "--seed", str(seat),
-                       "--name", f"net{seat}", "--json", "--timeout", str(WAIT)])
+                       "--name", f"net{seat}", "--json", "--timeout", str(WAIT), *extra])
         processes.append(bot)
         bots.append(bot)
         host.wait_line(rf"net{seat} took seat {seat}")

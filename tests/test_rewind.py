@@ -12,25 +12,32 @@ rewind. Rules: R5.3 (offers committed and revealed in secret).
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 import sqlite3
+import sys
+from contextlib import closing
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 from support.clock import FakeClock
-from support.net import Net, Peer, play
+from support.net import DEALER, PUBLIC, UP, Net, Peer, play
 
 from mundus_net.bots import load_bot
 from mundus_net.bots.base import Bot
 from mundus_net.client.core import Channel, ClientError
 from mundus_net.client.notices import Refused, Rewound
 from mundus_net.engine.decisions import Offer
+from mundus_net.engine.record import GameRecord
 from mundus_net.host import gamelog
 from mundus_net.host.gamelog import BotSpec, GameLog, mark_path, restore, write_mark
 from mundus_net.host.table import Table, TableSettings
 from mundus_net.protocol.chain import ANOTHER, EARLIER, GENESIS, Witness, durable, link
 from mundus_net.protocol.messages import encode
+
+if TYPE_CHECKING:
+    from test_host_resume import Process
 
 GAME = "rewind-game-0001"
 
@@ -211,12 +218,41 @@ def test_a_player_who_goes_on_says_so_at_the_table_and_the_game_ends(tmp_path: P
 
 def _last_commit_row(path: Path, round_: int) -> int:
     """The row before the first commitment of ``round_``'s offer step."""
-    import json
 
     for seq, kind, data in rows(path):
         if kind == "commit" and json.loads(data)["round"] == round_:
             return seq - 1
     raise AssertionError(f"no commitment in round {round_}")
+
+
+def test_a_reveal_asked_again_after_a_rollback_opens_the_commitment_the_host_kept(
+        tmp_path: Path) -> None:
+    """R5.3, docs/protocol.md §5 "An offer step asked again" (issue 37, protocol 4 item 2): the
+    host went back to after every commitment of a step this seat revealed in, and asks for
+    the reveals again. A player who goes on reveals the same offer and nonce (kept in its
+    witness, the step's secret long gone), which open the commitment the host kept: no
+    default offer, no violation."""
+    net, log, players = logged_game(tmp_path)
+    play_to_round(net, players, 3)  # round 2's offers are revealed
+    shown = {peer: peer.core.witness.revealed[2] for peer in players
+             if peer.core.witness is not None}
+    assert len(shown) == 2
+    log.close()
+    commits = [seq for seq, kind, data in rows(log.path)
+               if kind == "commit" and json.loads(data)["round"] == 2]
+    cut_log(log.path, commits[-1])
+    sent = {peer: len(peer.sent) for peer in players}
+    resume(net, log.path)
+    for peer in players:
+        assert [n.kind for n in rewound(peer)] == [EARLIER]
+        peer.core.accept_rewind(net.clock.now)
+    play(net, players, until=lambda: net.table.game.round >= 3)
+    for peer in players:
+        reveals = [m for m in peer.sent[sent[peer]:] if m["t"] == "reveal"]
+        offer, nonce, _ = shown[peer]
+        assert reveals and (reveals[0]["offer"], reveals[0]["nonce"]) == (list(offer), nonce)
+    events = net.host_snapshot(next(iter(players)))["events"]
+    assert not [e for e in events if e["kind"] in ("violation", "timeout")]
 
 
 def test_an_offer_step_rolled_back_after_the_reveals_gets_the_same_offer_again(
@@ -319,7 +355,6 @@ def test_witness_files_are_plain_sorted_json_named_by_a_digest_not_by_the_hosts_
         tmp_path: Path) -> None:
     """Two clients (two processes) of one computer write their own files, each what
     json.dumps makes of it, sorted and compact; a game id a host chose never names a path."""
-    import json
 
     from mundus_net.client.witness import WitnessFile
 
@@ -341,7 +376,6 @@ def test_witness_files_are_plain_sorted_json_named_by_a_digest_not_by_the_hosts_
 
 def test_the_witness_folder_keeps_the_most_recent_games_and_reads_the_older_single_file(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import json
     import os
 
     from mundus_net.client import witness as witness_module
@@ -461,7 +495,6 @@ def test_a_bot_leaves_on_a_rewind_unless_told_to_go_on(go_on: bool) -> None:
 
 def test_the_record_carries_the_chain_every_client_that_saw_the_game_holds(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    import json
 
     from mundus_net.host.cli import record_text
     from mundus_net.tools.verify import chain_words
@@ -501,7 +534,7 @@ def test_a_real_host_resumed_from_a_rolled_back_log_is_named_by_its_network_bots
     --resume``: both bots say the host went back and leave (exit status 3)."""
     import signal
 
-    from test_host_resume import Process, seat_network_bots, start_host
+    from test_host_resume import seat_network_bots, start_host
 
     processes: list[Process] = []
     try:
@@ -565,6 +598,28 @@ def test_a_host_resumed_from_an_older_copy_is_followed_from_its_snapshot_whateve
     assert all(peer.core.result is not None for peer in players)
     assert not [e for e in net.host_snapshot(next(iter(players)))["events"]
                 if e["kind"] in ("timeout", "violation")]
+
+
+def test_a_heartbeat_behind_with_the_link_live_has_its_snapshot_compared_whatever_its_seq(
+        tmp_path: Path) -> None:
+    """docs/protocol.md §5, §11 (issue 37, protocol 4 item 1): no welcome comes (the link
+    looks live), but a heartbeat's seq is behind what the client saw: the host it hears is
+    not the history it followed. The snapshot it then asks for is compared whatever its seq
+    (the rewind is named at once), and the client follows the host from it."""
+    net, _, players = logged_game(tmp_path)
+    ana = next(iter(players))
+    play_to_round(net, players, 2)
+    older = net.host_snapshot(ana)  # what a host gone back to round 2 answers
+    play_to_round(net, players, 4)
+    assert older["seq"] < ana.core.seq
+    net.keep = lambda peer, way, message: peer is ana and way == UP and message["t"] == "snapshot"
+    net.down(ana, PUBLIC, {"t": "heartbeat", "seq": older["seq"]})
+    net.run()
+    [(_, _, asked)] = net.kept
+    net.down(ana, DEALER, {**older, "id": asked["id"]})
+    assert [n.kind for n in rewound(ana)] == [EARLIER]
+    assert rewound(ana)[0].host_round == 2
+    assert ana.core.seq == older["seq"]
 
 
 def test_the_chain_packs_each_value_in_its_shortest_msgpack_form() -> None:
@@ -647,3 +702,131 @@ def test_the_record_counts_every_resume_even_after_rows_are_rolled_back(
     assert net.table.record.meta["resumed"] == 3
     cast(GameLog, net.table.journal).close()
     assert [kind for _, kind, _ in rows(path)].count("resumed") == 2  # the log lost one
+
+
+# ``mundus host`` with its update numbers and pending ids reserved 10 at a time (1,000 in a
+# host, more than a whole game gives out): the reserve of a copy of its log taken in round 2
+# is passed by round 4, as a longer game passes a copy's reserve (docs/protocol.md §11).
+SMALL_RESERVE_MUNDUS = [
+    sys.executable, "-c", "import sys; from mundus_net.host import gamelog; gamelog.RESERVE = 10;"
+    " from mundus_net.cli import main; sys.exit(main(sys.argv[1:]))"]
+
+
+def _last_reserve(path: Path) -> int:
+    return max(int(json.loads(data)["seq"]) for _, kind, data in rows(path) if kind == "reserve")
+
+
+def _played_to_the_end_with_no_fault(bots: list[Process], host: Process, record_file: Path,
+                                     went_back: str) -> GameRecord:
+    """Each ``mundus bot --on-rewind go-on`` said once that the host went back (the sentence
+    holding ``went_back``) and went on; the game ended with no default decision, no
+    violation, no fault, and each bot's chain the record's. Returns the record."""
+    results = []
+    for bot in bots:
+        assert bot.finish() == 0, bot.err[-20:]
+        said = [line for line in bot.err if line.startswith("THE HOST WENT BACK: ")]
+        assert len(said) == 1, bot.err[-20:]
+        assert went_back in said[0] and "going on" in said[0], said[0]
+        results.append(json.loads(bot.lines[-1]))
+    assert host.finish() == 0, host.lines[-20:] + host.err[-20:]
+    record = GameRecord.from_json(record_file.read_text(encoding="utf-8"))
+    assert record.violations == []
+    assert [d for d in record.decisions if d.by == "default"] == []
+    assert [result["faults"] for result in results] == [{}, {}]
+    chain = record.meta["chain"]
+    assert [result["chain"] for result in results] == \
+        [{"events": chain["events"], "digest": chain["digest"]}] * 2
+    return record
+
+
+@pytest.mark.network
+def test_a_real_host_resumed_from_an_older_copy_of_its_log_is_followed_by_its_network_bots(
+        tmp_path: Path) -> None:
+    """docs/protocol.md §5, §11 (issue 37, protocol 4 items 1 and 2), over sockets: a real
+    host with two host bots and two ``mundus bot --on-rewind go-on`` players is killed in
+    round 2, its state folder copied, resumed, killed again in round 4, and resumed from the
+    copy: it gives out update numbers and pending ids the bots saw already. Each bot names
+    the rewind once, at the first snapshot (the host at the copy's round), goes on, answers
+    the pending ids given out again, and commits or reveals again the same offers in the
+    steps asked again (still legal: the same deal); the game ends with no default decision,
+    no violation, no fault, and each bot's chain the record's."""
+    from test_host_resume import Process, seat_network_bots
+
+    games, backup, record_file = tmp_path / "games", tmp_path / "backup", tmp_path / "r.json"
+    processes: list[Process] = []
+
+    def host(*extra: str) -> Process:
+        process = Process([*SMALL_RESERVE_MUNDUS, "host", "--bind", "127.0.0.1", "--no-beacon",
+                           "--state-dir", str(games), "--key-dir", str(tmp_path / "keys"),
+                           *extra])
+        processes.append(process)
+        return process
+
+    try:
+        first = host("--port", "0", "--seats", "4", "--bots", "greedy,greedy", "--seed", "5",
+                     "--fixed-seed", "--record", str(record_file))
+        _, _, game, bots = seat_network_bots(processes, first, "--on-rewind", "go-on")
+        first.wait_line(r"^round 2$")
+        first.kill()
+        shutil.copytree(games, backup)
+        second = host("--resume", game)
+        second.wait_line(r"^round 4$")
+        second.kill()
+        path = games / f"{game}.sqlite3"
+        # The killed run gave out numbers past the copy's reserve: the copy gives them again.
+        assert _last_reserve(path) - 10 > _last_reserve(backup / path.name)
+        with closing(sqlite3.connect(backup / path.name)) as db:
+            copied_round = db.execute("SELECT round FROM head").fetchone()[0]
+        shutil.rmtree(games)
+        shutil.copytree(backup, games)
+        last = host("--resume", game)
+        last.wait_line(rf"resuming game {game} from ")
+        _played_to_the_end_with_no_fault(bots, last, record_file,
+                                         f"its game is at round {copied_round},")
+    finally:
+        for process in processes:
+            process.kill()
+
+
+@pytest.mark.network
+def test_a_real_host_rolled_back_to_before_an_announce_gets_new_offers_with_no_violation(
+        tmp_path: Path) -> None:
+    """R5.2, R5.3, docs/protocol.md §5 "An offer step asked again" (issue 37, protocol 4 item
+    2), over sockets: a real host with two host bots and two ``mundus bot --on-rewind go-on``
+    players (a strategy that answers a question asked again otherwise) is killed in round 4,
+    and its log rolled back to before a network seat announced N in round 3. Asked again,
+    the seat announces another N, so the offers both bots revealed in round 3 are no longer
+    legal: each commits to a new offer with a fresh nonce, and the game ends with no
+    ``illegal``, no default offer, no violation on the record, and each bot's chain the
+    record's."""
+    from test_host_resume import seat_network_bots, start_host
+
+    record_file = tmp_path / "record.json"
+    processes: list[Process] = []
+    try:
+        host = start_host(processes, tmp_path, "--port", "0", "--seats", "4", "--bots",
+                          "greedy,greedy", "--seed", "5", "--fixed-seed", "--record",
+                          str(record_file))
+        _, _, game, bots = seat_network_bots(
+            processes, host, "--strategy", "tests/keyed_bot.py:AskedAgainBot",
+            "--on-rewind", "go-on")
+        host.wait_line(r"^round 4$")
+        host.kill()
+        path = tmp_path / "games" / f"{game}.sqlite3"
+        logged = [(seq, kind, json.loads(data)) for seq, kind, data in rows(path)]
+        announce = next(seq for seq, kind, data in logged if kind == "decide"
+                        and data["round"] == 3 and data["decision"]["kind"] == "announce")
+        revealed = {data["seat"]: data["offer"] for _, kind, data in logged
+                    if kind == "reveal" and data["round"] == 3}
+        assert sorted(revealed) == [2, 3]  # the two network seats revealed in round 3
+        cut_log(path, announce - 1)
+        resumed = start_host(processes, tmp_path, "--resume", game)
+        resumed.wait_line(rf"resuming game {game} from ")
+        record = _played_to_the_end_with_no_fault(bots, resumed, record_file,
+                                                  "its game is at round 3,")
+        again = {o.seat: list(o.offer) for o in record.offers if o.round == 3}
+        for seat, offer in revealed.items():  # another N: the old offer is not legal
+            assert len(again.get(seat, offer)) != len(offer), (seat, offer, again.get(seat))
+    finally:
+        for process in processes:
+            process.kill()
