@@ -164,13 +164,16 @@ def test_the_teacher_plays_the_tournaments_search_games() -> None:
     assert len(sample.features) == 4 * FEATURES * sample.candidates
 
 
-def test_a_tiny_training_run_is_repeated_by_its_seed() -> None:
-    """Two games, two epochs: the same seed writes the same weights; another seed others."""
-    def weights(seed: int) -> dict[str, Any]:
-        data = train(2, seed, iterations=1, epochs=2, hidden=4)
+def test_a_tiny_training_run_is_repeated_by_its_seed(tmp_path: Path) -> None:
+    """Two games, two epochs: the same seed writes the same weights, another seed others,
+    and a run that finds one game in its samples file plays only the second and ends the
+    same."""
+    def weights(seed: int, samples: Path | None = None, games: int = 2) -> dict[str, Any]:
+        data = train(games, seed, iterations=1, epochs=2, hidden=4,
+                     samples_file=None if samples is None else str(samples))
         meta = data.pop("meta")
-        assert meta["command"] == f"mundus train --games 2 --seed {seed} --iterations 1 " \
-                                  "--epochs 2 --hidden 4"
+        assert meta["command"] == f"mundus train --games {games} --seed {seed} " \
+                                  "--iterations 1 --epochs 2 --hidden 4"
         assert meta["decisions"] > 0
         return data
 
@@ -178,3 +181,8 @@ def test_a_tiny_training_run_is_repeated_by_its_seed() -> None:
     assert first == weights(3)
     assert first != weights(4)
     assert len(model_from_json({**first, "meta": {}}).b1) == 4
+    kept = tmp_path / "samples.json"
+    weights(3, kept, games=1)
+    assert weights(3, kept) == first
+    with pytest.raises(ValueError, match="other games"):
+        weights(5, kept)

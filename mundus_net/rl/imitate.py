@@ -93,7 +93,10 @@ class Teacher(SearchBot):
 class Fitted:
     """A trained model and how well it imitates: on the held-out decisions, the share where
     it chose as the search did, and the share where greedy's choice was the search's (what
-    always playing greedy's choice would score)."""
+    always playing greedy's choice would score); ``gain``: the mean, over the held-out
+    decisions, of the search's estimate of the share of the win of the candidate it chooses
+    minus that of greedy's choice (0 for greedy; the search's own choices score more, as
+    they pick the best of noisy estimates)."""
 
     model: Model
     train_decisions: int
@@ -101,13 +104,18 @@ class Fitted:
     accuracy: float
     greedy_accuracy: float
     loss: float
+    gain: float
 
 
 def fit(samples: Sequence[Sample], *, seed: int = 0, hidden: int = 32, epochs: int = 40,
         batch: int = 256, rate: float = 0.003, l2: float = 1e-4, held_out: float = 0.1,
+        temperature: float = 0.0,
         progress: Callable[[int, int, float], None] | None = None) -> Fitted:
     """Train the network on ``samples`` (the last ``held_out`` share of them kept aside to
-    measure it). ``progress(epoch, epochs, loss)`` after each epoch."""
+    measure it). ``temperature`` 0: the target is the search's choice; above 0: the softmax
+    of the candidates' mean shares of the win at that temperature (the search's estimates,
+    which say how much better a candidate looked, not only which was best).
+    ``progress(epoch, epochs, loss)`` after each epoch."""
     import numpy as np
 
     if not samples:
@@ -118,11 +126,20 @@ def fit(samples: Sequence[Sample], *, seed: int = 0, hidden: int = 32, epochs: i
     x = np.zeros((n, k, FEATURES), dtype=np.float64)
     mask = np.zeros((n, k), dtype=bool)
     y = np.zeros(n, dtype=np.int64)
+    values = np.zeros((n, k))
     for i, s in enumerate(samples):
         c = s.candidates
         x[i, :c] = np.frombuffer(s.features, dtype=np.float32).reshape(c, FEATURES)
         mask[i, :c] = True
         y[i] = s.choice
+        values[i, :c] = s.values
+    if temperature > 0:
+        logits = np.where(mask, values / temperature, -1e9)
+        target = np.exp(logits - logits.max(axis=1, keepdims=True)) * mask
+        target /= target.sum(axis=1, keepdims=True)
+    else:
+        target = np.zeros((n, k))
+        target[np.arange(n), y] = 1.0
     cut = n - int(n * held_out) if held_out > 0 else n
     cut = max(1, cut)
     w1 = rng.normal(0.0, 1.0 / np.sqrt(FEATURES), (FEATURES, hidden))
@@ -149,13 +166,10 @@ def fit(samples: Sequence[Sample], *, seed: int = 0, hidden: int = 32, epochs: i
         total = 0.0
         for start in range(0, cut, batch):
             idx = order[start:start + batch]
-            xb, mb, yb = x[idx], mask[idx], y[idx]
+            xb, mb, tb = x[idx], mask[idx], target[idx]
             h, _, p = forward(xb, mb)
-            rows = np.arange(len(idx))
-            total += float(-np.log(p[rows, yb] + 1e-12).sum())
-            grad_s = p.copy()
-            grad_s[rows, yb] -= 1.0
-            grad_s /= len(idx)  # d loss / d score, (b, k)
+            total += float(-(tb * np.log(p + 1e-12)).sum())
+            grad_s = (p - tb) / len(idx)  # d loss / d score, (b, k)
             g_w2 = np.einsum("bk,bkh->h", grad_s, h) + l2 * w2
             grad_h = grad_s[:, :, None] * w2[None, None, :] * (1.0 - h * h)
             g_w1 = np.einsum("bkf,bkh->fh", xb, grad_h) + l2 * w1
@@ -175,11 +189,14 @@ def fit(samples: Sequence[Sample], *, seed: int = 0, hidden: int = 32, epochs: i
             progress(epoch + 1, epochs, loss)
     if cut < n:
         _, _, p = forward(x[cut:], mask[cut:])
-        accuracy = float((p.argmax(axis=1) == y[cut:]).mean())
+        picks = p.argmax(axis=1)
+        accuracy = float((picks == y[cut:]).mean())
         greedy = float((y[cut:] == 0).mean())
+        rows = np.arange(n - cut)
+        gain = float((values[cut:][rows, picks] - values[cut:, 0]).mean())
     else:
-        accuracy = greedy = float("nan")
+        accuracy = greedy = gain = float("nan")
     model = Model(tuple(tuple(round(float(v), 6) for v in row) for row in w1),
                   tuple(round(float(v), 6) for v in b1), tuple(round(float(v), 6) for v in w2),
                   {})
-    return Fitted(model, cut, n - cut, accuracy, greedy, loss)
+    return Fitted(model, cut, n - cut, accuracy, greedy, loss, gain)

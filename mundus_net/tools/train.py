@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import functools
 import importlib.util
 import json
 import math
@@ -67,18 +68,25 @@ def teach_chunk(settings: Settings, start: int, stop: int) -> list[Row]:
     return rows
 
 
+def teach_from(first: int, settings: Settings, start: int, stop: int) -> list[Row]:
+    """:func:`teach_chunk` of games ``first + start`` to ``first + stop - 1``."""
+    return teach_chunk(settings, first + start, first + stop)
+
+
 def play_teacher_games(settings: Settings, games: int, *, jobs: int = 1,
                        scheduler: str | None = None,
-                       progress: ProgressReport | None = None) -> list[Row]:
-    """The rows of the training games, in game order."""
+                       progress: ProgressReport | None = None, first: int = 0) -> list[Row]:
+    """The rows of training games ``first`` to ``games - 1``, in game order."""
 
     def finished(done: int) -> None:
         if progress is not None:
-            progress(done, games)
+            progress(first + done, games)
 
-    source = (run_dask(settings, games, scheduler, jobs, finished=finished, work=teach_chunk)
+    work = functools.partial(teach_from, first)
+    left = games - first
+    source = (run_dask(settings, left, scheduler, jobs, finished=finished, work=work)
               if scheduler else
-              run_local(settings, games, jobs, finished=finished, work=teach_chunk))
+              run_local(settings, left, jobs, finished=finished, work=work))
     rows: list[Row] = []
     for part in source:
         rows.extend(part)
@@ -91,23 +99,26 @@ def train(games: int, seed: int, *, jobs: int = 1, scheduler: str | None = None,
           samples_file: str | None = None) -> dict[str, Any]:
     """Play the games, fit the network and return the weights file's JSON (its ``meta``:
     the settings and the figures). ``log``: a text stream for progress (None: quiet).
-    ``samples_file``: the games' rows are read from it if it exists (written by an earlier
-    run with the same games, seed and iterations), else written to it."""
+    ``samples_file``: the rows of the games already played by an earlier run with the same
+    seed and iterations are read from it (game ``i`` is the same game in every run of a
+    seed), only the others are played, and it is written with them all."""
     settings = teacher_settings(seed, iterations)
     settings.check()
     start = time.perf_counter()
-    key = [games, seed, iterations]
-    rows = _read_rows(samples_file, key) if samples_file is not None else None
+    key = [seed, iterations]
+    kept = _read_rows(samples_file, key) if samples_file is not None else []
+    rows = kept[:games]
     report = ProgressReport(log, "train: games") if log is not None else None
-    if rows is not None:
+    if len(rows) >= games:
         pass
     elif report is not None:
         with report.heartbeat():
-            rows = play_teacher_games(settings, games, jobs=jobs, scheduler=scheduler,
-                                      progress=report)
+            rows += play_teacher_games(settings, games, jobs=jobs, scheduler=scheduler,
+                                       progress=report, first=len(rows))
     else:
-        rows = play_teacher_games(settings, games, jobs=jobs, scheduler=scheduler)
-    if samples_file is not None and not Path(samples_file).exists():
+        rows += play_teacher_games(settings, games, jobs=jobs, scheduler=scheduler,
+                                   first=len(rows))
+    if samples_file is not None and len(rows) > len(kept):
         Path(samples_file).write_text(json.dumps({"key": key, "rows": _encoded(rows)}),
                                       encoding="utf-8")
     played = time.perf_counter() - start
@@ -145,14 +156,14 @@ def train(games: int, seed: int, *, jobs: int = 1, scheduler: str | None = None,
     return data
 
 
-def _read_rows(path: str, key: list[Any]) -> list[Row] | None:
-    """The rows saved in ``path`` by a run with the same ``key`` (None: no such file;
+def _read_rows(path: str, key: list[Any]) -> list[Row]:
+    """The rows saved in ``path`` by a run with the same ``key`` (none: no such file;
     ValueError if it is of other games)."""
     if not Path(path).exists():
-        return None
+        return []
     data = json.loads(Path(path).read_text(encoding="utf-8"))
     if not isinstance(data, dict) or data.get("key") != key:
-        raise ValueError(f"{path} holds the samples of other games (games, seed, iterations "
+        raise ValueError(f"{path} holds the samples of other games (seed, iterations "
                          f"{data.get('key') if isinstance(data, dict) else '?'}, not {key})")
     rows: list[Row] = data["rows"]
     for row in rows:
@@ -205,8 +216,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--hidden", type=positive_int, default=DEFAULT_HIDDEN,
                    help=f"units of the hidden layer (default {DEFAULT_HIDDEN})")
     p.add_argument("--samples", metavar="FILE", default=None,
-                   help="keep the games' samples in FILE (JSON) and read them from it "
-                        "next time: to fit again without playing the games again")
+                   help="keep the games' samples in FILE (JSON); a run with the same "
+                        "seed reads the games it holds from it and plays only the others")
     p.add_argument("--out", default=WEIGHTS_FILE,
                    help=f"the weights file to write (default {WEIGHTS_FILE}; play it with "
                         "--strategy learned:weights=FILE)")
