@@ -34,9 +34,9 @@ from mundus_net.bots.learned import (
 from mundus_net.engine.game import Game
 from mundus_net.engine.view import PlayerView
 from mundus_net.rl.imitate import sample_from_row, sample_to_row
-from mundus_net.tools.games import Settings, play_chunk
+from mundus_net.tools.games import Settings, play_chunk, without_cpu
 from mundus_net.tools.runner import play_game
-from mundus_net.tools.train import teach_chunk, teacher_settings, train
+from mundus_net.tools.train import play_teacher_games, teach_chunk, teacher_settings, train
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -186,3 +186,18 @@ def test_a_tiny_training_run_is_repeated_by_its_seed(tmp_path: Path) -> None:
     assert weights(3, kept) == first
     with pytest.raises(ValueError, match="other games"):
         weights(5, kept)
+
+
+@pytest.mark.network
+def test_the_training_games_run_on_a_dask_cluster_with_the_same_samples() -> None:
+    """``mundus train --scheduler``: the games and their samples from a local Dask cluster
+    are those played here."""
+    distributed = pytest.importorskip("distributed")
+    settings = teacher_settings(8, iterations=1)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  protocol="tcp", host="127.0.0.1",
+                                  dashboard_address=None) as cluster:
+        remote = play_teacher_games(settings, 2, scheduler=cluster.scheduler_address)
+    here = play_teacher_games(settings, 2)
+    assert without_cpu(remote) == without_cpu(here)
+    assert all(row["samples"] for row in here)

@@ -36,7 +36,12 @@ from mundus_net.engine.decisions import (
     ChooseFirst,
     ChooseTradeMaster,
     Decision,
+    MakeSeries,
     MakeSet,
+    Offer,
+    PickCards,
+    PirateDiscard,
+    Store,
     Take,
 )
 from mundus_net.engine.view import PlayerView
@@ -59,6 +64,7 @@ _KINDS = ("ChooseEvent", "SplitFleet", "PickCards", "BuyMarket", "PirateDiscard"
           "Offer", "ChooseTradeMaster", "Take", "Gift", "ChooseFirst", "Convert", "MakeSet",
           "MakeSeries", "MakeRelicSet", "MakePerfect", "EndTurn", "Store")
 _EVENTS = (None, "KA", "IP", "ST", "FI", "PI")
+_WITH_CARDS = (PickCards, PirateDiscard, Offer, MakeSet, MakeSeries, Store)
 _KIND_AT = {name: i for i, name in enumerate(_KINDS)}
 _PHASE_AT = {name: i for i, name in enumerate(LEARNED_PHASES)}
 _EVENT_AT = {name: i for i, name in enumerate(_EVENTS)}
@@ -69,12 +75,18 @@ _BLOCKS = (("bias", 1), ("greedy's choice", 1), ("rank", 4), ("scored", 1), ("sc
            ("cards", 4), ("target", 3), ("take", 3), ("seat", 3), ("event", len(_EVENTS)),
            ("players", 5), ("standing", 7))
 FEATURES = sum(size for _, size in _BLOCKS)
-_START = {}
-_at = 0
-for _name, _size in _BLOCKS:
-    _START[_name] = _at
-    _at += _size
-del _at
+
+
+def _starts() -> dict[str, int]:
+    out: dict[str, int] = {}
+    at = 0
+    for name, size in _BLOCKS:
+        out[name] = at
+        at += size
+    return out
+
+
+_START = _starts()
 
 
 class Ranker(GreedyBot):
@@ -193,8 +205,8 @@ def _describe(x: list[float], d: Decision, seat: int, players: int,
         x[at + 1] = d.card / 10.0
         x[at + 2] = (d.swap or 0) / 10.0
         return
-    cards = getattr(d, "cards", None)
-    if isinstance(cards, tuple) and cards:
+    cards: tuple[int, ...] = d.cards if isinstance(d, _WITH_CARDS) else ()
+    if cards:
         at = _START["cards"]
         x[at] = len(cards) / 5.0
         x[at + 1] = cards.count(RELIC) / 2.0
