@@ -36,6 +36,8 @@ COMMANDS: dict[str, Command] = {
                    "play many games between bots and summarise the results"),
     "tournament": Command("mundus_net.tools.tournament",
                           "many games between bots, seats rotated, with ratings"),
+    "train": Command("mundus_net.tools.train",
+                     "train the learned bot again (imitation of the search bot)"),
     "replay": Command("mundus_net.client.tui.replay",
                       "step through a recorded game, as a seat or as a spectator"),
     "review": Command("mundus_net.tools.review",

@@ -231,7 +231,8 @@ def test_the_registry_names_the_builtin_bots_without_importing_them() -> None:
     imported |= {a.name for node in ast.walk(tree) if isinstance(node, ast.Import)
                  for a in node.names}
     assert not {m for m in imported if m and m.startswith("mundus_net.bots")}
-    assert set(base.BUILTIN_BOTS) == {"random", "greedy", "search"} <= set(strategy_names())
+    assert set(base.BUILTIN_BOTS) == {"random", "greedy", "search", "learned"} \
+        <= set(strategy_names())
     for name, target in base.BUILTIN_BOTS.items():
         module_name, _, attr = target.partition(":")
         assert type(load_bot(name, 1)).__name__ == attr

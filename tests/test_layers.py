@@ -55,7 +55,7 @@ LAYERS = [
           frozenset({"msgpack", "zmq", "filelock"})),
     Layer("tools", ("mundus_net.tools",),
           frozenset({"engine", "facade", "bots", "protocol", "cli_args", "i18n", "host",
-                     "client", "tui"}),
+                     "client", "tui", "rl"}),
           frozenset({"cryptography", "openskill", "dask", "distributed", "matplotlib",
                      "tqdm"})),
 ]
@@ -181,6 +181,7 @@ TOOL_FLOORS = {
     "tournament_network": 4,  # one game through host and bot processes
     # the commands
     "tournament": 5, "sim": 5, "report": 5, "review": 5, "verify": 5, "play": 5, "rules_cli": 5,
+    "train": 6,  # plays its games through the tournament's runner
 }
 TOOLS = sorted(m for m in MODULES if m.startswith("mundus_net.tools.")
                and m != "mundus_net.tools")

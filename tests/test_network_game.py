@@ -269,6 +269,28 @@ def test_one_bot_process_plays_two_seats_over_two_connections(host: Host) -> Non
     assert all(tokens) and tokens[0] != tokens[1]
 
 
+def test_the_learned_bot_plays_two_seats_over_the_network(host: Host) -> None:
+    """``mundus bot --strategy learned``: the learned bot (its shipped weights) plays seats 2
+    and 3 of a networked table to the end, through the same bot interface."""
+    assert host.public_key is not None
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mundus_net.cli", "bot", "--connect", host.address,
+         "--strategy", "learned", "--seed", "4", "--seats", "2", "--name", "nn", "--json",
+         "--timeout", str(WAIT), f"--host-key={host.public_key}"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        out, err = proc.communicate(timeout=WAIT)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate(timeout=WAIT)
+    assert proc.returncode == 0, err
+    results = [json.loads(line) for line in out.strip().splitlines()]
+    record = check_finished(host, results)
+    assert record.names[2:] == ["nn-1", "nn-2"]
+    assert record.violations == []
+
+
 def test_one_seat_options_are_refused_with_several_seats(tmp_path: Path) -> None:
     run = subprocess.run(
         [sys.executable, "-m", "mundus_net.cli", "bot", "--connect", "tcp://127.0.0.1:1",

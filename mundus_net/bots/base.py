@@ -93,6 +93,7 @@ BUILTIN_BOTS: dict[str, str] = {
     "random": "mundus_net.bots.random_bot:RandomBot",
     "greedy": "mundus_net.bots.greedy:GreedyBot",
     "search": "mundus_net.bots.search:SearchBot",
+    "learned": "mundus_net.bots.learned:LearnedBot",
 }
 _REGISTRY: dict[str, BotFactory] = {}  # registered while the program runs (register_bot)
 

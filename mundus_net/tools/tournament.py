@@ -142,14 +142,19 @@ def _start_method() -> str:
 
 
 def run_local(settings: Settings, games: int, jobs: int = 1, *, isolate: bool = False,
-              finished: Finished | None = None) -> Iterator[list[Row]]:
+              finished: Finished | None = None,
+              work: Callable[[Settings, int, int], list[Row]] = play_chunk
+              ) -> Iterator[list[Row]]:
     """The rows of games 0..games-1 in order, in chunks: in this process (``jobs`` 1, not
     ``isolate``, or a series), else in ``jobs`` worker processes. A worker that dies (a bot
-    ended its process) stops the run with :class:`TournamentError` naming the game."""
+    ended its process) stops the run with :class:`TournamentError` naming the game.
+    ``work(settings, start, stop)`` plays a chunk (another than :func:`play_chunk`: one that
+    also collects what its bots learnt, ``mundus train``)."""
     if settings.series or (jobs <= 1 and not isolate):
         entries: dict[int, Bot] | None = {} if settings.series else None
         for i in range(games):
-            yield [play_one(settings, i, entries)]
+            yield ([play_one(settings, i, entries)] if work is play_chunk
+                   else work(settings, i, i + 1))
             if finished is not None:
                 finished(i + 1)
         return
@@ -159,7 +164,7 @@ def run_local(settings: Settings, games: int, jobs: int = 1, *, isolate: bool = 
     parts = chunks(games, jobs)
     ctx = multiprocessing.get_context(_start_method())
     pool = ProcessPoolExecutor(jobs, mp_context=ctx)
-    futures = [pool.submit(play_chunk, settings, a, b) for a, b in parts]
+    futures = [pool.submit(work, settings, a, b) for a, b in parts]
     try:
         yield from _ordered(futures, completed, finished)
     except _ChunkFailed as failed:
@@ -240,10 +245,13 @@ def _fatal_message(settings: Settings, parts: Sequence[tuple[int, int]], what: s
 
 
 def run_dask(settings: Settings, games: int, address: str, jobs: int = 1, *,
-             finished: Finished | None = None) -> Iterator[list[Row]]:
+             finished: Finished | None = None,
+             work: Callable[[Settings, int, int], list[Row]] = play_chunk
+             ) -> Iterator[list[Row]]:
     """The same chunks on a Dask distributed cluster (``pip install mundus-net[cluster]``),
-    gathered in order. Every worker first loads every bot (an error there stops the run
-    before any game); a chunk whose workers died stops it with the game that did it."""
+    gathered in order (each played by ``work``, as in :func:`run_local`). Every worker
+    first loads every bot (an error there stops the run before any game); a chunk whose
+    workers died stops it with the game that did it."""
     try:
         import distributed
     except ImportError as exc:  # pragma: no cover - depends on the install
@@ -260,7 +268,7 @@ def run_dask(settings: Settings, games: int, address: str, jobs: int = 1, *,
                                       "there)")
         workers = max(jobs, sum(client.nthreads().values()) or 1)
         parts = chunks(games, workers)
-        futures = [client.submit(play_chunk, settings, a, b, pure=False) for a, b in parts]
+        futures = [client.submit(work, settings, a, b, pure=False) for a, b in parts]
         try:
             completed: Any = distributed.as_completed  # untyped
             yield from _ordered(futures, lambda fs: completed(fs, loop=client.loop), finished)
