@@ -19,6 +19,7 @@ from mundus_net.host.guard import (
     SUSPECT_CHECKS_PER_SECOND,
     ConnectionGuard,
     KeyedLimiter,
+    Peer,
     SubscriberGuard,
     source_key,
 )
@@ -202,7 +203,12 @@ def test_one_flooding_subscriber_is_looked_at_after_its_first_frame(
     read 10,000 frames a turn and the host grew to 812 MB."""
     from mundus_net.host import publisher as publishing
     cut: list[int] = []
-    monkeypatch.setattr(publishing, "cut", lambda peer: cut.append(peer.fd) or True)
+
+    def cut_one(peer: Peer) -> bool:
+        cut.append(peer.fd)
+        return True
+
+    monkeypatch.setattr(publishing, "cut", cut_one)
     ctx: zmq.Context[Any] = zmq.Context()
     try:
         pub = publishing.Publisher(ctx, publishing.publisher_socket(ctx), 10, lambda _: None,
