@@ -163,7 +163,7 @@ class Host:
         self._publisher: Publisher | None = None
         self._router_monitor: zmq.Socket[Any] | None = None
         self.connections = ConnectionGuard(connection_limit(table.players))
-        table.invite_guesses.log = self.log
+        table.invite_guesses.log = table.seat_guard.log = self.log
         self._fd_of: dict[bytes, int] = {}  # ROUTER identity -> its connection
         self._packed: dict[str, tuple[object, bytes]] = {"state": (None, b""),
                                                          "events": (None, b"")}
