@@ -182,6 +182,7 @@ class Outcome:
     not_played: str | None = None  # why the scenario could not be played on this machine
     rewound: int = 0  # players (the attacker's seat too) whose client named a rewind
     expect_rewind: bool = False  # the rollback: judged on the rewind being seen by all
+    host_cpu: dict[str, float] = field(default_factory=dict)  # seconds: ZeroMQ I/O, the rest
     taken_back: list[int] = field(default_factory=list)  # the owner's take-backs (hellos each)
     owner_finished: bool = False  # the attacker's own seat's process saw the end, seated
 
@@ -214,6 +215,7 @@ class Table:
         self.key = self.wait_line(r"^host key: (\S{40})").group(1)
         self.sign_key = self.wait_line(r"^record signing key: ([0-9a-f]{64})").group(1)
         self.peak_kb = 0
+        self.cpu: dict[str, tuple[str, float]] = {}  # thread id: (name, CPU seconds)
         self._sampling = True
         self._sampler = threading.Thread(target=self._sample, daemon=True)
         self._sampler.start()
@@ -262,6 +264,7 @@ class Table:
     def _sample(self) -> None:
         host = self.host
         status = Path(f"/proc/{host.pid}/status")
+        turn = 0
         while self._sampling and host.poll() is None:
             try:
                 for line in status.read_text().splitlines():
@@ -269,7 +272,30 @@ class Table:
                         self.peak_kb = max(self.peak_kb, int(line.split()[1]))
             except (OSError, ValueError):
                 return
+            if turn % 10 == 0:
+                self._threads(host.pid)
+            turn += 1
             time.sleep(0.05)
+
+    def _threads(self, pid: int) -> None:
+        """The CPU seconds of each of the host's threads so far (``cpu``, by thread id)."""
+        tick = os.sysconf("SC_CLK_TCK")
+        for task in Path(f"/proc/{pid}/task").glob("*"):
+            try:
+                stat = (task / "stat").read_text()
+                name = (task / "comm").read_text().strip()
+            except OSError:
+                continue
+            fields = stat[stat.rindex(")") + 2:].split()
+            self.cpu[task.name] = (name, (int(fields[11]) + int(fields[12])) / tick)
+
+    def cpu_by_kind(self) -> dict[str, float]:
+        """The host's CPU seconds: ZeroMQ's I/O threads (CURVE runs there), the rest (the
+        game's thread, the publisher's, the key port's)."""
+        kinds = {"zmq_io": 0.0, "python": 0.0}
+        for name, seconds in self.cpu.values():
+            kinds["zmq_io" if name.startswith("ZMQbg/IO") else "python"] += seconds
+        return {k: round(v, 2) for k, v in kinds.items()}
 
     @property
     def over(self) -> bool:
@@ -305,6 +331,7 @@ class Table:
             outcome.crashed = "the host did not stop after the game"
         self._sampling = False
         outcome.peak_mb = self.peak_kb / 1024
+        outcome.host_cpu = self.cpu_by_kind()
         if outcome.expect_rewind:
             return outcome  # no result, no record: what counts is who saw the rewind
         if code not in (0, None) and outcome.crashed is None:
@@ -973,10 +1000,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {o.scenario}: {o.crashed}")
         if o.note:
             print(f"  {o.scenario}: {o.note}")
+        if o.host_cpu:
+            print(f"  {o.scenario}: host CPU {o.host_cpu['python']:.1f} s in Python's threads, "
+                  f"{o.host_cpu['zmq_io']:.1f} s in ZeroMQ's I/O thread (CURVE)")
         rows.append({"scenario": o.scenario, "sent": o.sent, "unit": o.unit,
                      "peak_mb": round(o.peak_mb, 1), "p50_ms": o.p(0.5), "p95_ms": o.p(0.95),
                      "p95_ratio": None if ratio is None else round(ratio, 2),
                      "decisions": len(o.latencies), "same_result": o.result == base.result,
+                     "host_cpu_s": o.host_cpu,
                      "verified": o.verified, "crashed": o.crashed, "targets_met": met,
                      "note": o.note,
                      **({"taken_back": o.taken_back, "owner_finished": o.owner_finished}
