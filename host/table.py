@@ -552,7 +552,9 @@ class Table:
         client = m.get("client")
         same_client = client is not None and client == seat.client
         guard = self.seat_guard
-        if guard.was_taken_over(seat.index, conn, client):
+        # The same client id as the holder's is its reconnect: only its connection is
+        # looked up (the id may have been taken over before, then come back to a free seat).
+        if guard.was_taken_over(seat.index, conn, None if same_client else client):
             guard.refused(seat.index, seat.name, "a client taken over came back")
             raise ProtocolError(
                 "seat_in_use", f"this client was taken over from seat {seat.index} "

@@ -168,6 +168,16 @@ def test_a_reconnect_of_the_same_client_keeps_the_seat_and_is_not_limited() -> N
     assert holder(table, 1) == b"a19"
 
 
+def test_a_client_taken_over_that_sat_again_in_its_free_seat_keeps_its_reconnects() -> None:
+    clock = FakeClock()
+    table, token_a, _ = programs(clock)
+    assert hello(table, b"x", token_a, take_over=True, client="x")["t"] == "welcome"
+    assert send(table, b"x", t="bye", token=token_a)["t"] == "ok"  # the seat is free again
+    assert hello(table, b"a2", token_a, client="ana")["t"] == "welcome"
+    assert hello(table, b"a3", token_a, client="ana")["t"] == "welcome"  # its reconnect
+    assert holder(table, 1) == b"a3"
+
+
 # -- one client id on two connections (issue 37, protocol item 4) ------------------------------
 
 
