@@ -719,7 +719,7 @@ def attack_idle_curve(table: Table, seconds: float, quick: bool) -> tuple[int, s
     and ZeroMQ connects them again (a CURVE handshake each time)."""
     going = _until(table, seconds)
     ctx: zmq.Context[Any] = zmq.Context()
-    ctx.setsockopt(zmq.MAX_SOCKETS, IDLE_CURVE + 64)
+    ctx.set(zmq.MAX_SOCKETS, IDLE_CURVE + 64)
     socks = []
     try:
         for _ in range(IDLE_CURVE // (4 if quick else 1)):
