@@ -289,13 +289,13 @@ class SeatGuard:
 
     def take_over_wait(self, seat: int) -> float:
         """Seconds until a take-over of ``seat`` is allowed (0: now; none is taken)."""
-        bucket = self._seat(seat).take_overs
-        now = self.clock()
-        return 0.0 if bucket.ready(now) else (1.0 - bucket.tokens) / bucket.rate
+        return self._wait(self._seat(seat).take_overs)
 
     def flag_wait(self, seat: int) -> float:
         """Seconds until ``seat``'s flags may change (0: now; none is taken)."""
-        bucket = self._seat(seat).flag_changes
+        return self._wait(self._seat(seat).flag_changes)
+
+    def _wait(self, bucket: TokenBucket) -> float:
         now = self.clock()
         return 0.0 if bucket.ready(now) else (1.0 - bucket.tokens) / bucket.rate
 
