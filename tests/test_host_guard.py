@@ -68,6 +68,30 @@ def test_at_the_cap_with_everyone_joined_the_new_connection_is_the_one_closed() 
     assert guard.closed_count == 1
 
 
+def test_beyond_the_cap_the_oldest_idle_connection_is_found_without_looking_at_every_one(
+        ) -> None:
+    """Issue 38, item 4: connections beyond the cap come and go as fast as the peer's ZeroMQ
+    opens them again; each one looks at the joined connections only, then the oldest idle
+    one (before: at every connection, 1,000 accepts held the host's turn 230 ms)."""
+    guard = ConnectionGuard(limit=100)
+    looked: list[bytes] = []
+
+    def joined(identity: bytes) -> bool:
+        looked.append(identity)
+        return identity.startswith(b"player")
+
+    for fd in range(100):
+        guard.accepted(fd, float(fd), ADDRESS, joined)
+        if fd < 3:
+            guard.heard(fd, b"player%d" % fd, float(fd))
+        else:
+            guard.heard(fd, b"idle%d" % fd, float(fd))
+    looked.clear()
+    closed = guard.accepted(100, 100.0, ADDRESS, joined)
+    assert [peer.fd for peer in closed] == [3]  # the oldest that has not joined
+    assert len(looked) == 4  # three players, then the first idle one
+
+
 def test_a_connection_that_does_not_join_in_time_is_closed_and_one_that_does_stays() -> None:
     guard = ConnectionGuard(limit=10, join_seconds=10.0)
     guard.accepted(10, 0.0, ADDRESS, nobody)
