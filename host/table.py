@@ -378,6 +378,10 @@ class Table:
     def free_seats(self) -> int:
         return sum(1 for s in self.seats if not s.taken)
 
+    def knows(self, conn: bytes) -> bool:
+        """Whether ``conn`` has said hello (a player's or a spectator's connection)."""
+        return conn in self._conns
+
     def connections(self) -> list[bytes]:
         """Every joined connection (players and spectators): the host pings each."""
         return list(self._conns)
