@@ -45,7 +45,7 @@ import zmq
 from mundus_net.bots.base import load_bot
 from mundus_net.client.connection import Connection, ConnectTimeout, HostError
 from mundus_net.client.core import ClientSettings
-from mundus_net.client.notices import Accepted
+from mundus_net.client.notices import TAKEN_OVER, Accepted, Gone
 from mundus_net.engine.view import PlayerView
 from mundus_net.host.gamelog import mark_path, write_mark
 from mundus_net.protocol.messages import PROTOCOL_VERSION
@@ -127,11 +127,23 @@ def _honest(pipe: Any, address: str, key: str, name: str, seed: int, role: str) 
     latencies: list[float] = []
     deadline = time.monotonic() + 600
     taken_back: list[int] = []  # hellos each taking back took
+    taken = False  # the seat was taken over (the link's last notice said so)
+
+    def poll(timeout: float) -> list[Any]:
+        nonlocal taken
+        notices = conn.poll(timeout)
+        taken = taken or any(isinstance(n, Gone) and n.why == TAKEN_OVER for n in notices)
+        return notices
+
     try:
         while conn.core.result is None and time.monotonic() < deadline:
+            if conn.core.rewind is not None:  # the host went back in time: say so, and leave
+                pipe.send(("rewound", latencies, conn.core.rewind.sentence))
+                return
             if conn.core.closed:
-                if role != "attacker" or conn.core.result is not None:
+                if role != "attacker" or not taken:
                     break
+                taken = False
                 conn.close()
                 back, tries = _take_back(address, key, name, token, deadline)
                 if back is None:
@@ -139,19 +151,16 @@ def _honest(pipe: Any, address: str, key: str, name: str, seed: int, role: str) 
                 conn = back
                 taken_back.append(tries)
                 continue
-            if conn.core.rewind is not None:  # the host went back in time: say so, and leave
-                pipe.send(("rewound", latencies, conn.core.rewind.sentence))
-                return
             pending = conn.core.ready
             if pending is None:
-                conn.poll(0.5)
+                poll(0.5)
                 continue
             decision = bot.decide(cast(PlayerView, conn.core.view()), pending.legal)
             start = time.perf_counter()
             request = conn.decide(decision)
             answered = False
             while not answered and conn.core.result is None and not conn.core.closed:
-                notices = conn.poll(5.0)
+                notices = poll(5.0)
                 answered = any(isinstance(n, Accepted) and n.id == request for n in notices)
                 if conn.core.ready is not None and conn.core.ready.id != pending.id:
                     break  # refused, or the host moved on
