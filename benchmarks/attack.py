@@ -693,30 +693,38 @@ def attack_flip_storm(table: Table, seconds: float, quick: bool) -> tuple[int, s
     person would (``_take_back``). Judged on the game ending (no question lost its deadline),
     the record verifying and the owner back in its seat: the attacked seat's own decisions
     time out meanwhile, so the result may differ."""
-    sent = 0
     going = _until(table, seconds)
     ctx: zmq.Context[Any] = zmq.Context()
     try:
         socks = [_curve(ctx, zmq.DEALER, table, table.port) for _ in range(FLIPPERS)]
         for sock in socks:
             sock.setsockopt(zmq.SNDHWM, 10)
-        flip = 0
-        while going() and sent < (20_000 if quick else 200_000):
-            for k, sock in enumerate(socks):
-                with contextlib.suppress(zmq.Again):
-                    sock.send(msgpack.packb({
-                        "v": V, "t": "hello", "name": f"thief {k}", "role": "player",
-                        "token": table.token, "take_over": True, "bot": flip % 2 == 0,
-                        "client": f"thief-{k}"}), zmq.NOBLOCK)
-                    sent += 1
-                with contextlib.suppress(zmq.Again):
-                    while True:
-                        sock.recv(zmq.NOBLOCK)  # its replies: read, never answered
-            flip += 1
-            time.sleep(0.004)  # ~250 hellos a second each: under the per-connection limit
+        # ~250 hellos a second each (under the per-connection limit), bot true and false
+        sent = _pound(socks, lambda n, k: msgpack.packb({
+            "v": V, "t": "hello", "name": f"thief {k}", "role": "player", "token": table.token,
+            "take_over": True, "bot": n // FLIPPERS % 2 == 0, "client": f"thief-{k}"}),
+            going, 20_000 if quick else 200_000, 0.004)
     finally:
         ctx.destroy(linger=0)
     return sent, "messages"
+
+
+def _pound(socks: list[zmq.Socket[Any]], frame: Callable[[int, int], bytes],
+           going: Callable[[], bool], budget: int, pause: float) -> int:
+    """Send ``frame(n, k)`` (``n`` counts what was sent, ``k`` is the socket's place) on
+    each socket in turn, reading (and dropping) its replies, then wait ``pause``; until
+    ``going`` says no or ``budget`` frames were sent. Returns how many were."""
+    sent = 0
+    while going() and sent < budget:
+        for k, sock in enumerate(socks):
+            with contextlib.suppress(zmq.Again):
+                sock.send(frame(sent, k), zmq.NOBLOCK)
+                sent += 1
+            with contextlib.suppress(zmq.Again):
+                while True:
+                    sock.recv(zmq.NOBLOCK)  # the replies: read, never answered
+        time.sleep(pause)
+    return sent
 
 
 IDLE_CURVE = 1500  # idle encrypted connections held at once (the host keeps ~110 per socket)
@@ -750,7 +758,6 @@ def _deep(depth: int) -> bytes:
 def attack_deep_msgpack(table: Table, seconds: float, quick: bool) -> tuple[int, str]:
     """Deeply nested msgpack messages (maps in maps, up to the 8 KiB frame limit) from 20
     encrypted connections, each at the host's per-connection rate (100 a second)."""
-    sent = 0
     going = _until(table, seconds)
     ctx: zmq.Context[Any] = zmq.Context()
     frames = [_deep(2700), b"\x91" * 8000 + b"\xc0",
@@ -758,15 +765,8 @@ def attack_deep_msgpack(table: Table, seconds: float, quick: bool) -> tuple[int,
               + _deep(2000)]
     try:
         socks = [_curve(ctx, zmq.DEALER, table, table.port) for _ in range(20)]
-        while going() and sent < (20_000 if quick else 400_000):
-            for sock in socks:
-                with contextlib.suppress(zmq.Again):
-                    sock.send(frames[sent % len(frames)], zmq.NOBLOCK)
-                    sent += 1
-                with contextlib.suppress(zmq.Again):
-                    while True:
-                        sock.recv(zmq.NOBLOCK)
-            time.sleep(0.01)
+        sent = _pound(socks, lambda n, _: frames[n % len(frames)], going,
+                      20_000 if quick else 400_000, 0.01)
     finally:
         ctx.destroy(linger=0)
     return sent, "messages"
@@ -778,21 +778,12 @@ PINGERS = 200
 def attack_pingers(table: Table, seconds: float, quick: bool) -> tuple[int, str]:
     """PINGERS encrypted connections each sending a ping every 20 ms (50 a second: under the
     per-connection limit) and reading the pongs."""
-    sent = 0
     going = _until(table, seconds)
     ctx: zmq.Context[Any] = zmq.Context()
     ping = msgpack.packb({"v": V, "t": "ping"})
     try:
         socks = [_curve(ctx, zmq.DEALER, table, table.port) for _ in range(PINGERS)]
-        while going() and sent < (100_000 if quick else 2_000_000):
-            for sock in socks:
-                with contextlib.suppress(zmq.Again):
-                    sock.send(ping, zmq.NOBLOCK)
-                    sent += 1
-                with contextlib.suppress(zmq.Again):
-                    while True:
-                        sock.recv(zmq.NOBLOCK)
-            time.sleep(0.02)
+        sent = _pound(socks, lambda n, _: ping, going, 100_000 if quick else 2_000_000, 0.02)
     finally:
         ctx.destroy(linger=0)
     return sent, "messages"

@@ -8,7 +8,7 @@ from typing import Any
 
 from support.clock import FakeClock
 from support.table import A, B, Message, make_table, send
-from test_host_table import commit_offer, pending, public_events, to_offer_step
+from test_host_table import Rows, commit_offer, pending, public_events, to_offer_step
 
 from mundus_net.host.guard import (
     FLAG_CHANGE_BURST,
@@ -17,25 +17,6 @@ from mundus_net.host.guard import (
     TAKE_OVER_RATE,
 )
 from mundus_net.host.table import Table
-
-
-class Rows:
-    """A journal that keeps the rows the table writes (their kinds)."""
-
-    def __init__(self) -> None:
-        self.kinds: list[str] = []
-
-    def write(self, kind: str, data: dict[str, Any]) -> None:
-        self.kinds.append(kind)
-
-    def mark(self) -> int:
-        return len(self.kinds)
-
-    def undo(self, mark: int) -> None:
-        del self.kinds[mark:]
-
-    def commit(self, table: Any) -> None:
-        pass
 
 
 def hello(table: Table, conn: bytes, token: str | None = None, **fields: Any) -> Message:
@@ -102,18 +83,18 @@ def test_a_persons_seat_made_a_program_has_its_deadline_from_the_next_question_o
 def test_flag_changes_of_a_seat_are_limited_and_a_hello_that_keeps_them_is_welcome() -> None:
     clock = FakeClock()
     table = make_table(clock)
-    rows = Rows()
+    rows = Rows(clock)
     table.journal = rows
     token = hello(table, A, client="ana")["token"]
     codes = [hello(table, A, token, bot=flip % 2 == 0, client="ana").get("code")
              for flip in range(100)]  # a flip storm, before the start
-    assert rows.kinds.count("flags") == FLAG_CHANGE_BURST
+    assert [kind for _, kind, _ in rows.rows].count("flags") == FLAG_CHANGE_BURST
     assert set(codes) == {None, "rate_limited"}
     refused = hello(table, A, token, bot=not table.seats[1].program, client="ana")
     assert refused["code"] == "rate_limited" and "flags" in refused["message"]
     clock.advance(1 / FLAG_CHANGE_RATE)
     assert hello(table, A, token, bot=not table.seats[1].program, client="ana")["t"] == "welcome"
-    assert rows.kinds.count("flags") == FLAG_CHANGE_BURST + 1
+    assert [kind for _, kind, _ in rows.rows].count("flags") == FLAG_CHANGE_BURST + 1
 
 
 # -- take-over storms (issue 38, item 3) ------------------------------------------------------
