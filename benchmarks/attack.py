@@ -43,9 +43,9 @@ import msgpack
 import zmq
 
 from mundus_net.bots.base import load_bot
-from mundus_net.client.connection import Connection
+from mundus_net.client.connection import Connection, ConnectTimeout, HostError
 from mundus_net.client.core import ClientSettings
-from mundus_net.client.notices import Accepted
+from mundus_net.client.notices import TAKEN_OVER, Accepted, Gone
 from mundus_net.engine.view import PlayerView
 from mundus_net.host.gamelog import mark_path, write_mark
 from mundus_net.protocol.messages import PROTOCOL_VERSION
@@ -89,31 +89,78 @@ def _free_port() -> int:
 
 # -- the honest side --------------------------------------------------------------------------
 
+def _take_back(address: str, key: str, name: str, token: str, until: float
+               ) -> tuple[Connection | None, int]:
+    """What the owner of a seat taken over does (``mundus bot --take-over`` run again): a new
+    program takes the seat over, waiting as long as the host says when it refuses
+    (``rate_limited``), until ``until``. Returns the connection (None: not taken back) and
+    the hellos it took."""
+    tries = 0
+    while time.monotonic() < until:
+        tries += 1
+        conn = Connection(address, ClientSettings(name, bot=True, take_over=True),
+                          token=token, server_key=key)
+        try:
+            conn.connect(min(WAIT, max(1.0, until - time.monotonic())))
+            return conn, tries
+        except HostError as exc:
+            said = re.search(r"in (\d+) s", exc.message)
+            time.sleep(min(10.0, float(said.group(1))) if said else 0.5)
+        except ConnectTimeout:
+            pass
+        conn.close()
+    return None, tries
+
+
 def _honest(pipe: Any, address: str, key: str, name: str, seed: int, role: str) -> None:
     """One network player (greedy, seeded): plays to the end, then sends back its decision
     latencies (seconds) and the result. ``role`` "attacker" is the attacker's own seat,
-    played the same way (its token goes back first, for the attacks that need one)."""
+    played the same way (its token goes back first, for the attacks that need one); when its
+    seat is taken over (the flip storm steals its token), it takes the seat back as its owner
+    would and says how (``taken_back``)."""
     conn = Connection(address, ClientSettings(name, bot=True), server_key=key)
     conn.connect(WAIT)
-    pipe.send(("joined", conn.core.token))  # the next player joins only now: seats in order
+    token = conn.core.token
+    assert token is not None
+    pipe.send(("joined", token))  # the next player joins only now: seats in order
     bot = load_bot("greedy", seed)
     latencies: list[float] = []
     deadline = time.monotonic() + 600
+    taken_back: list[int] = []  # hellos each taking back took
+    taken = False  # the seat was taken over (the link's last notice said so)
+
+    def poll(timeout: float) -> list[Any]:
+        nonlocal taken
+        notices = conn.poll(timeout)
+        taken = taken or any(isinstance(n, Gone) and n.why == TAKEN_OVER for n in notices)
+        return notices
+
     try:
-        while conn.core.result is None and not conn.core.closed and time.monotonic() < deadline:
+        while conn.core.result is None and time.monotonic() < deadline:
             if conn.core.rewind is not None:  # the host went back in time: say so, and leave
                 pipe.send(("rewound", latencies, conn.core.rewind.sentence))
                 return
+            if conn.core.closed:
+                if role != "attacker" or not taken:
+                    break
+                taken = False
+                conn.close()
+                back, tries = _take_back(address, key, name, token, deadline)
+                if back is None:
+                    break
+                conn = back
+                taken_back.append(tries)
+                continue
             pending = conn.core.ready
             if pending is None:
-                conn.poll(0.5)
+                poll(0.5)
                 continue
             decision = bot.decide(cast(PlayerView, conn.core.view()), pending.legal)
             start = time.perf_counter()
             request = conn.decide(decision)
             answered = False
             while not answered and conn.core.result is None and not conn.core.closed:
-                notices = conn.poll(5.0)
+                notices = poll(5.0)
                 answered = any(isinstance(n, Accepted) and n.id == request for n in notices)
                 if conn.core.ready is not None and conn.core.ready.id != pending.id:
                     break  # refused, or the host moved on
@@ -122,7 +169,7 @@ def _honest(pipe: Any, address: str, key: str, name: str, seed: int, role: str) 
         result = conn.core.result
         pipe.send(("done", latencies, None if result is None else
                    {"winners": list(result.winners), "doubloons": list(result.doubloons),
-                    "rounds": result.rounds}))
+                    "rounds": result.rounds}, taken_back))
     finally:
         conn.close()
 
@@ -144,6 +191,9 @@ class Outcome:
     not_played: str | None = None  # why the scenario could not be played on this machine
     rewound: int = 0  # players (the attacker's seat too) whose client named a rewind
     expect_rewind: bool = False  # the rollback: judged on the rewind being seen by all
+    host_cpu: dict[str, float] = field(default_factory=dict)  # seconds: ZeroMQ I/O, the rest
+    taken_back: list[int] = field(default_factory=list)  # the owner's take-backs (hellos each)
+    owner_finished: bool = False  # the attacker's own seat's process saw the end, seated
 
     def p(self, q: float) -> float | None:
         if not self.latencies:
@@ -174,6 +224,7 @@ class Table:
         self.key = self.wait_line(r"^host key: (\S{40})").group(1)
         self.sign_key = self.wait_line(r"^record signing key: ([0-9a-f]{64})").group(1)
         self.peak_kb = 0
+        self.cpu: dict[str, tuple[str, float]] = {}  # thread id: (name, CPU seconds)
         self._sampling = True
         self._sampler = threading.Thread(target=self._sample, daemon=True)
         self._sampler.start()
@@ -222,6 +273,7 @@ class Table:
     def _sample(self) -> None:
         host = self.host
         status = Path(f"/proc/{host.pid}/status")
+        turn = 0
         while self._sampling and host.poll() is None:
             try:
                 for line in status.read_text().splitlines():
@@ -229,7 +281,30 @@ class Table:
                         self.peak_kb = max(self.peak_kb, int(line.split()[1]))
             except (OSError, ValueError):
                 return
+            if turn % 10 == 0:
+                self._threads(host.pid)
+            turn += 1
             time.sleep(0.05)
+
+    def _threads(self, pid: int) -> None:
+        """The CPU seconds of each of the host's threads so far (``cpu``, by thread id)."""
+        tick = os.sysconf("SC_CLK_TCK")
+        for task in Path(f"/proc/{pid}/task").glob("*"):
+            try:
+                stat = (task / "stat").read_text()
+                name = (task / "comm").read_text().strip()
+            except OSError:
+                continue
+            fields = stat[stat.rindex(")") + 2:].split()
+            self.cpu[task.name] = (name, (int(fields[11]) + int(fields[12])) / tick)
+
+    def cpu_by_kind(self) -> dict[str, float]:
+        """The host's CPU seconds: ZeroMQ's I/O threads (CURVE runs there), the rest (the
+        game's thread, the publisher's, the key port's)."""
+        kinds = {"zmq_io": 0.0, "python": 0.0}
+        for name, seconds in self.cpu.values():
+            kinds["zmq_io" if name.startswith("ZMQbg/IO") else "python"] += seconds
+        return {k: round(v, 2) for k, v in kinds.items()}
 
     @property
     def over(self) -> bool:
@@ -249,6 +324,9 @@ class Table:
                 if message[0] == "done" and proc is not self.players[2][0]:
                     outcome.latencies.extend(message[1])
                     outcome.result = outcome.result or message[2]
+                elif message[0] == "done":  # the attacker's own seat: was it taken back?
+                    outcome.taken_back = message[3]
+                    outcome.owner_finished = message[2] is not None
             proc.join(5)
             if proc.is_alive():
                 proc.kill()
@@ -262,6 +340,7 @@ class Table:
             outcome.crashed = "the host did not stop after the game"
         self._sampling = False
         outcome.peak_mb = self.peak_kb / 1024
+        outcome.host_cpu = self.cpu_by_kind()
         if outcome.expect_rewind:
             return outcome  # no result, no record: what counts is who saw the rewind
         if code not in (0, None) and outcome.crashed is None:
@@ -577,6 +656,139 @@ def attack_subscriber_churn(table: Table, seconds: float, quick: bool) -> tuple[
     return opened, "connections"
 
 
+def attack_one_subscriber(table: Table, seconds: float, quick: bool) -> tuple[int, str]:
+    """One subscriber connection alone, with the host's key (the key port gives it to
+    anyone) and no hello, sending distinct 400-byte subscriptions as fast as ZeroMQ takes
+    them (issue 38, item 1: the host grew to 812 MB). Its XSUB sends every subscription it
+    made again when it reconnects after being closed: the same connection, again and again."""
+    budget = (16 if quick else 256) * 1024 * 1024  # bytes
+    sent = 0
+    going = _until(table, seconds)
+    ctx: zmq.Context[Any] = zmq.Context()
+    try:
+        sock = _curve(ctx, zmq.XSUB, table, table.port + 1)
+        sock.setsockopt(zmq.SNDHWM, 100_000)
+        n = 0
+        while sent < budget and going():
+            topic = b"\x01" + n.to_bytes(8, "big") * 50  # 401 bytes, all distinct
+            try:
+                sock.send(topic, zmq.NOBLOCK)
+            except zmq.Again:
+                time.sleep(0.001)
+                continue
+            n += 1
+            sent += len(topic)
+    finally:
+        ctx.destroy(linger=0)
+    return sent, "bytes"
+
+
+FLIPPERS = 2  # the flip storm's programs, each with the stolen token
+
+
+def attack_flip_storm(table: Table, seconds: float, quick: bool) -> tuple[int, str]:
+    """Two programs with the attacker seat's stolen token take the seat over from each other
+    as fast as their connections go, saying bot true and false in turn, and never answer
+    (issue 38, items 2 and 3). The seat's owner (its own bot process) takes it back as a
+    person would (``_take_back``). Judged on the game ending (no question lost its deadline),
+    the record verifying and the owner back in its seat: the attacked seat's own decisions
+    time out meanwhile, so the result may differ."""
+    going = _until(table, seconds)
+    ctx: zmq.Context[Any] = zmq.Context()
+    try:
+        socks = [_curve(ctx, zmq.DEALER, table, table.port) for _ in range(FLIPPERS)]
+        for sock in socks:
+            sock.setsockopt(zmq.SNDHWM, 10)
+        # ~250 hellos a second each (under the per-connection limit), bot true and false
+        sent = _pound(socks, lambda n, k: msgpack.packb({
+            "v": V, "t": "hello", "name": f"thief {k}", "role": "player", "token": table.token,
+            "take_over": True, "bot": n // FLIPPERS % 2 == 0, "client": f"thief-{k}"}),
+            going, 20_000 if quick else 200_000, 0.004)
+    finally:
+        ctx.destroy(linger=0)
+    return sent, "messages"
+
+
+def _pound(socks: list[zmq.Socket[Any]], frame: Callable[[int, int], bytes],
+           going: Callable[[], bool], budget: int, pause: float) -> int:
+    """Send ``frame(n, k)`` (``n`` counts what was sent, ``k`` is the socket's place) on
+    each socket in turn, reading (and dropping) its replies, then wait ``pause``; until
+    ``going`` says no or ``budget`` frames were sent. Returns how many were."""
+    sent = 0
+    while going() and sent < budget:
+        for k, sock in enumerate(socks):
+            with contextlib.suppress(zmq.Again):
+                sock.send(frame(sent, k), zmq.NOBLOCK)
+                sent += 1
+            with contextlib.suppress(zmq.Again):
+                while True:
+                    sock.recv(zmq.NOBLOCK)  # the replies: read, never answered
+        time.sleep(pause)
+    return sent
+
+
+IDLE_CURVE = 1500  # idle encrypted connections held at once (the host keeps ~110 per socket)
+
+
+def attack_idle_curve(table: Table, seconds: float, quick: bool) -> tuple[int, str]:
+    """IDLE_CURVE encrypted DEALER connections to the host's port that never say hello, held
+    for the attack's time: the host closes what is beyond its cap and the unjoined after 10 s,
+    and ZeroMQ connects them again (a CURVE handshake each time)."""
+    going = _until(table, seconds)
+    ctx: zmq.Context[Any] = zmq.Context()
+    ctx.set(zmq.MAX_SOCKETS, IDLE_CURVE + 64)
+    socks = []
+    try:
+        for _ in range(IDLE_CURVE // (4 if quick else 1)):
+            if not going():
+                break
+            socks.append(_curve(ctx, zmq.DEALER, table, table.port))
+        while going():
+            time.sleep(0.05)
+    finally:
+        ctx.destroy(linger=0)
+    return len(socks), "connections"
+
+
+def _deep(depth: int) -> bytes:
+    """A msgpack value nested ``depth`` maps deep (each one key), within the frame limit."""
+    return b"\x81\xa1k" * depth + b"\xc0"
+
+
+def attack_deep_msgpack(table: Table, seconds: float, quick: bool) -> tuple[int, str]:
+    """Deeply nested msgpack messages (maps in maps, up to the 8 KiB frame limit) from 20
+    encrypted connections, each at the host's per-connection rate (100 a second)."""
+    going = _until(table, seconds)
+    ctx: zmq.Context[Any] = zmq.Context()
+    frames = [_deep(2700), b"\x91" * 8000 + b"\xc0",
+              msgpack.packb({"v": V, "t": "chat", "token": table.token, "text": "x"})[:-1]
+              + _deep(2000)]
+    try:
+        socks = [_curve(ctx, zmq.DEALER, table, table.port) for _ in range(20)]
+        sent = _pound(socks, lambda n, _: frames[n % len(frames)], going,
+                      20_000 if quick else 400_000, 0.01)
+    finally:
+        ctx.destroy(linger=0)
+    return sent, "messages"
+
+
+PINGERS = 200
+
+
+def attack_pingers(table: Table, seconds: float, quick: bool) -> tuple[int, str]:
+    """PINGERS encrypted connections each sending a ping every 20 ms (50 a second: under the
+    per-connection limit) and reading the pongs."""
+    going = _until(table, seconds)
+    ctx: zmq.Context[Any] = zmq.Context()
+    ping = msgpack.packb({"v": V, "t": "ping"})
+    try:
+        socks = [_curve(ctx, zmq.DEALER, table, table.port) for _ in range(PINGERS)]
+        sent = _pound(socks, lambda n, _: ping, going, 100_000 if quick else 2_000_000, 0.02)
+    finally:
+        ctx.destroy(linger=0)
+    return sent, "messages"
+
+
 SMALL_DISK = "size=3500k,mode=0700"  # room for a game, not for the WAL room (4 MiB) too
 
 
@@ -670,6 +882,11 @@ SCENARIOS: dict[str, Attack] = {
     "cpu-starved": attack_cpu_starved,
     "curve-churn": attack_curve_churn,
     "subscriber-churn": attack_subscriber_churn,
+    "one-subscriber-flood": attack_one_subscriber,
+    "flip-storm": attack_flip_storm,
+    "idle-curve": attack_idle_curve,
+    "deep-msgpack": attack_deep_msgpack,
+    "pingers": attack_pingers,
     "disk-full": attack_disk_full,
     "rollback": attack_rollback,
 }
@@ -763,8 +980,17 @@ def main(argv: list[str] | None = None) -> int:
             continue
         p95 = o.p(0.95)
         ratio = None if p95 is None or not base_p95 else p95 / base_p95
-        met = (o.crashed is None and o.peak_mb <= bound and o.result == base.result
-               and o.verified and ratio is not None and ratio <= LATENCY_FACTOR)
+        # The flip storm times the stolen seat's questions out: its result may differ; it
+        # is judged on the game ending and the owner finishing it in its seat.
+        storm = o.scenario == "flip-storm"
+        if storm:
+            o.note = (f"the owner took its seat back {len(o.taken_back)} time(s) (hellos each: "
+                      f"{o.taken_back}) and {'finished' if o.owner_finished else 'did NOT finish'}"
+                      " the game seated" + (f"; {o.note}" if o.note else ""))
+        result_ok = o.result == base.result or (storm and o.result is not None)
+        met = (o.crashed is None and o.peak_mb <= bound and result_ok
+               and o.verified and ratio is not None and ratio <= LATENCY_FACTOR
+               and (not storm or o.owner_finished))
         print(f"{o.scenario:24} {o.sent:>9} {o.unit[:6]:>6} {o.peak_mb:8.0f} "
               f"{_fmt(o.p(0.5)):>7} {_fmt(o.p(0.95)):>7} {_fmt(ratio, 2):>6} "
               f"{'yes' if o.result == base.result else 'NO':>5} "
@@ -774,12 +1000,18 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {o.scenario}: {o.crashed}")
         if o.note:
             print(f"  {o.scenario}: {o.note}")
+        if o.host_cpu:
+            print(f"  {o.scenario}: host CPU {o.host_cpu['python']:.1f} s in Python's threads, "
+                  f"{o.host_cpu['zmq_io']:.1f} s in ZeroMQ's I/O thread (CURVE)")
         rows.append({"scenario": o.scenario, "sent": o.sent, "unit": o.unit,
                      "peak_mb": round(o.peak_mb, 1), "p50_ms": o.p(0.5), "p95_ms": o.p(0.95),
                      "p95_ratio": None if ratio is None else round(ratio, 2),
                      "decisions": len(o.latencies), "same_result": o.result == base.result,
+                     "host_cpu_s": o.host_cpu,
                      "verified": o.verified, "crashed": o.crashed, "targets_met": met,
                      "note": o.note,
+                     **({"taken_back": o.taken_back, "owner_finished": o.owner_finished}
+                        if storm else {}),
                      "seconds": round(o.seconds, 1)})
     print(json.dumps({"memory_bound_mb": round(bound, 1), "latency_factor": LATENCY_FACTOR,
                       "cores": os.cpu_count(), "busy_loops": args.busy, "scenarios": rows}))

@@ -37,7 +37,7 @@ from mundus_net.client.core import (
     OpenDealer,
     Subscribe,
 )
-from mundus_net.client.notices import Mismatch, Notice, Refused, Welcome
+from mundus_net.client.notices import Gone, Mismatch, Notice, Refused, Welcome
 from mundus_net.client.witness import WitnessFile
 from mundus_net.engine.decisions import Decision
 from mundus_net.engine.errors import MundusError
@@ -182,7 +182,11 @@ class Connection:
             for notice in self.poll(left):
                 if isinstance(notice, Refused) and notice.request == "hello":
                     raise HostError(notice.code, notice.message, notice.rule)
+                if isinstance(notice, Gone):  # taken over before it was synced, say
+                    raise HostError(notice.why, notice.detail)
                 queued.append(notice)
+            if core.closed:  # closed without a word: nothing more will come
+                raise HostError("closed", f"the connection to {self.address} closed")
         self._out[:0] = queued
         assert core.welcome is not None  # connected
         return core.welcome

@@ -30,11 +30,12 @@ from dataclasses import dataclass, field
 from types import ModuleType
 
 __all__ = [
-    "CHECKS_PER_SECOND", "FREE_GUESSES", "GUESSES_PER_SECOND", "GUESS_BURST", "GUESS_MEMORY_S",
-    "GUESS_WAIT_MAX_S", "JOIN_SECONDS", "SUBSCRIBER_BYTES", "SUBSCRIBER_BYTES_PER_SECOND",
-    "SUSPECT_CHECKS_PER_SECOND", "ConnectionGuard", "InviteGuard", "KeyedLimiter", "Peer",
-    "SubscriberGuard", "TokenBucket", "bytes_received", "cut", "fcntl", "peer_address",
-    "source_key", "termios", "unsent_bytes"
+    "CHECKS_PER_SECOND", "FLAG_CHANGE_BURST", "FLAG_CHANGE_RATE", "FREE_GUESSES",
+    "GUESSES_PER_SECOND", "GUESS_BURST", "GUESS_MEMORY_S", "GUESS_WAIT_MAX_S", "JOIN_SECONDS",
+    "SUBSCRIBER_BYTES", "SUBSCRIBER_BYTES_PER_SECOND", "SUSPECT_CHECKS_PER_SECOND",
+    "TAKE_OVER_BURST", "TAKE_OVER_RATE", "ConnectionGuard", "InviteGuard", "KeyedLimiter",
+    "Peer", "SeatGuard", "SubscriberGuard", "TokenBucket", "bytes_received", "cut", "fcntl",
+    "peer_address", "source_key", "termios", "unsent_bytes"
 ]
 
 fcntl: ModuleType | None
@@ -237,6 +238,96 @@ class InviteGuard:
         return "an unknown address" if source is None else source_key(source)
 
 
+# A seat's take-overs (docs/protocol.md §3): bursts of TAKE_OVER_BURST, then one every
+# 1/TAKE_OVER_RATE seconds; a seat's flag changes (``bot``, ``contribute``) likewise.
+TAKE_OVER_BURST = 3.0
+TAKE_OVER_RATE = 0.2
+FLAG_CHANGE_BURST = 3.0
+FLAG_CHANGE_RATE = 0.1
+TAKEN_REMEMBERED = 16  # per seat: the connections and client ids taken over, the last ones
+CONTEST_TOLD_S = 30.0  # the console is told a seat is fought over at most this often
+
+
+@dataclass
+class _SeatContest:
+    """One seat's take-overs and flag changes."""
+
+    take_overs: TokenBucket
+    flag_changes: TokenBucket
+    taken: deque[bytes | str] = field(default_factory=lambda: deque(maxlen=TAKEN_REMEMBERED))
+    count: int = 0  # take-overs made
+    refused: int = 0  # take-overs refused
+    told: float = -math.inf
+
+
+class SeatGuard:
+    """What a seat's token can do to the seat's connection, per seat: at most
+    ``TAKE_OVER_BURST`` take-overs at once, then one every ``1/TAKE_OVER_RATE`` seconds; a
+    connection or client program that was taken over never takes the seat back over (it was
+    told to stop, §3); flag changes limited the same way. Socket-free, with an injected
+    clock; ``log`` takes the console's lines ("seat 1 (Ana) is being fought over")."""
+
+    def __init__(self, clock: Callable[[], float]) -> None:
+        self.clock = clock
+        self.log: Callable[[str], None] = lambda text: None
+        self._seats: dict[int, _SeatContest] = {}
+
+    def _seat(self, seat: int) -> _SeatContest:
+        found = self._seats.get(seat)
+        if found is None:
+            now = self.clock()
+            found = self._seats[seat] = _SeatContest(
+                TokenBucket(TAKE_OVER_RATE, TAKE_OVER_BURST, now),
+                TokenBucket(FLAG_CHANGE_RATE, FLAG_CHANGE_BURST, now))
+        return found
+
+    def was_taken_over(self, seat: int, conn: bytes, client: str | None) -> bool:
+        """Whether ``conn``, or the client program ``client``, was taken over from ``seat``
+        (the last ``TAKEN_REMEMBERED`` of each)."""
+        taken = self._seat(seat).taken
+        return conn in taken or (client is not None and client in taken)
+
+    def take_over_wait(self, seat: int) -> float:
+        """Seconds until a take-over of ``seat`` is allowed (0: now; none is taken)."""
+        return self._wait(self._seat(seat).take_overs)
+
+    def flag_wait(self, seat: int) -> float:
+        """Seconds until ``seat``'s flags may change (0: now; none is taken)."""
+        return self._wait(self._seat(seat).flag_changes)
+
+    def _wait(self, bucket: TokenBucket) -> float:
+        now = self.clock()
+        return 0.0 if bucket.ready(now) else (1.0 - bucket.tokens) / bucket.rate
+
+    def flags_changed(self, seat: int) -> None:
+        self._seat(seat).flag_changes.take(self.clock())
+
+    def taken_over(self, seat: int, conn: bytes, client: str | None, by_take_over: bool) -> None:
+        """``seat`` moved away from ``conn`` (its client ``client``): by a take-over, which
+        counts, or by the same client program from a new connection."""
+        contest = self._seat(seat)
+        contest.taken.append(conn)
+        if by_take_over:
+            contest.take_overs.take(self.clock())
+            contest.count += 1
+            if client is not None:
+                contest.taken.append(client)
+
+    def refused(self, seat: int, name: str, why: str) -> int:
+        """A take-over of ``seat`` refused; the console is told (at most every
+        ``CONTEST_TOLD_S``). Returns the take-overs refused so far."""
+        contest = self._seat(seat)
+        contest.refused += 1
+        now = self.clock()
+        if now - contest.told >= CONTEST_TOLD_S:
+            contest.told = now
+            self.log(f"host: seat {seat} ({name}) is being fought over: {contest.count} "
+                     f"take-over(s) made, {contest.refused} refused ({why}); the seat stays "
+                     "with the client that holds it. Someone else has its token: see "
+                     "docs/security.md, \"A stolen token\"")
+        return contest.refused
+
+
 @dataclass
 class Peer:
     """One accepted connection."""
@@ -273,8 +364,11 @@ class ConnectionGuard:
             self.peers[fd] = Peer(fd, now, address)
         if len(self.peers) <= self.limit:
             return []
-        idle = [p for p in self.peers.values() if not self._joined(p, joined)]
-        victim = min(idle, key=lambda p: p.since) if idle else self.peers[fd]
+        # The peers are in the order they were accepted: the first that has not joined is
+        # the oldest, found without looking at the others (a flood of connections beyond the
+        # cap costs one look per joined connection, not one per connection; issue 38).
+        victim = next((p for p in self.peers.values() if not self._joined(p, joined)),
+                      self.peers[fd])
         return self._close([victim])
 
     def heard(self, fd: int, identity: bytes, now: float) -> None:

@@ -67,8 +67,10 @@ class OfferStep:
         return None
 
     def owes_reveal(self, seat: int) -> bool:
-        """Committed and not revealed yet (whatever the stage)."""
-        return seat in self.commitments and seat not in self.revealed
+        """Committed, and its reveal is still to come: not revealed, not broken (a reveal
+        that timed out), the step not done."""
+        return self.stage is not OfferStage.DONE and seat in self.commitments \
+            and seat not in self.revealed and seat not in self.broken
 
     def next_to_commit(self, chooses: Callable[[int], bool]) -> int | None:
         """The first asked seat that ``chooses`` (a host bot) and has not committed, while the

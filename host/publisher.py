@@ -37,7 +37,10 @@ PUB_MAX_FRAME = 512  # bytes a subscriber may send in one frame: the CURVE hands
 PUB_SNDHWM = 1000  # updates queued for one subscriber; one that lags more catches up (§5)
 PUB_RCVHWM = 16  # subscriptions queued from one subscriber
 LAST_WORDS_MS = 2000  # how long a closing PUB socket still sends what it holds
-SUSPECTS_PER_TURN = 64  # connections of frames that are not subscriptions, read in one turn
+# Connections of frames that are not subscriptions read in one turn before they are looked at:
+# one, so that a single flooding connection is looked at after its first such frame (issue 38:
+# at 64, one connection's flood was read 10,000 frames a turn and the host grew to 812 MB).
+SUSPECTS_PER_TURN = 1
 _WATCHED = int(zmq.EVENT_ACCEPTED) | int(zmq.EVENT_DISCONNECTED) | int(zmq.EVENT_CLOSED)
 _NOBLOCK = int(zmq.NOBLOCK)
 _EVENTS = int(zmq.EVENTS)
@@ -158,8 +161,9 @@ class Publisher:
 
     def _subscriptions(self) -> None:
         """Apply the subscriptions that came in: only "everything" is a subscription clients
-        send; anything else has its sender looked at, and the others are looked at in turn
-        (:class:`~host.guard.SubscriberGuard`: bounded work a second)."""
+        send; anything else has its sender looked at before the next frame is read, and the
+        others are looked at in turn (:class:`~host.guard.SubscriberGuard`: bounded work a
+        second)."""
         suspects: set[int] = set()
         sock = self.sock
         for _ in range(10_000):

@@ -32,6 +32,7 @@ from mundus_net.host.gamelog import LogFailure
 from mundus_net.host.guard import (
     ConnectionGuard,
     KeyedLimiter,
+    TokenBucket,
     cut,
     peer_address,
     unsent_bytes,
@@ -49,9 +50,9 @@ from mundus_net.protocol.security import (
 )
 
 __all__ = [
-    "BOT_BUDGET", "BURST", "CLOSE_WAIT_S", "IDLE_POLL_S", "LINGER_AFTER_END", "RATE",
-    "READ_BUDGET", "ROUTER_MAX_FRAME", "ROUTER_RCVHWM", "ROUTER_SNDHWM",
-    "SPARE_CONNECTIONS", "UNREAD_LIMIT", "Host", "RateLimiter",
+    "BOT_BUDGET", "BURST", "CLOSE_WAIT_S", "EVENTS_TURN_S", "IDLE_POLL_S", "LINGER_AFTER_END",
+    "RATE", "READ_BUDGET", "ROUTER_MAX_FRAME", "ROUTER_RCVHWM", "ROUTER_SNDHWM",
+    "SPARE_CONNECTIONS", "STRANGER_BURST", "STRANGER_RATE", "UNREAD_LIMIT", "Host", "RateLimiter",
     "connection_limit", "request_id"
 ]
 
@@ -59,9 +60,15 @@ T = TypeVar("T")
 
 RATE = 100.0  # messages per second a connection may keep up
 BURST = 200.0  # messages a connection may send at once
+# Connections that have not said hello share one budget for their other messages (an honest
+# client sends nothing but its hello before its welcome): a flood of pings from connections
+# that never join costs the game's thread a read each, not an answer each (issue 38).
+STRANGER_RATE = 100.0
+STRANGER_BURST = 200.0
 BOT_BUDGET = 40  # host-bot decisions per loop turn: the sockets are served in between
 READ_BUDGET = 2000  # client messages per loop turn
 IDLE_POLL_S = 0.05
+EVENTS_TURN_S = 0.005  # the most of a turn spent on connections opened and closed
 UNREAD_LIMIT = 256 * 1024  # bytes a peer may leave unread and still be sent a snapshot
 CLOSE_WAIT_S = 5.0  # the most wait() gives the thread to close its sockets once finished
 LINGER_AFTER_END = 10.0  # seconds the host stays after the game, while anyone is connected
@@ -150,6 +157,9 @@ class Host:
         self.linger_after_end = linger_after_end
         self.bot_budget = bot_budget
         self.limiter = RateLimiter(rate, burst)
+        self.clock: Callable[[], float] = time.monotonic  # the limits' (tests inject theirs)
+        self.strangers = TokenBucket(STRANGER_RATE, STRANGER_BURST, self.clock())
+        self.strangers_dropped = 0  # messages of connections without a hello, dropped
         self.log = log or (lambda text: print(text, file=sys.stderr, flush=True))
         self.on_update = on_update
         self.finished = threading.Event()
@@ -163,7 +173,7 @@ class Host:
         self._publisher: Publisher | None = None
         self._router_monitor: zmq.Socket[Any] | None = None
         self.connections = ConnectionGuard(connection_limit(table.players))
-        table.invite_guesses.log = self.log
+        table.invite_guesses.log = table.seat_guard.log = self.log
         self._fd_of: dict[bytes, int] = {}  # ROUTER identity -> its connection
         self._packed: dict[str, tuple[object, bytes]] = {"state": (None, b""),
                                                          "events": (None, b"")}
@@ -405,7 +415,7 @@ class Host:
 
     def _message(self, frames: list[bytes]) -> None:
         identity = frames[0]
-        now = time.monotonic()
+        now = self.clock()
         if not self.limiter.allow(identity, now):
             if self.limiter.warn(identity, now):
                 self._reply(identity, error_message(ProtocolError(
@@ -420,11 +430,15 @@ class Host:
         try:
             message = decode_client(payload)
         except ProtocolError as err:
+            if not self._stranger_may(identity, now):
+                return
             reply = error_message(err)
             rid = request_id(payload)
             if rid is not None:
                 reply["id"] = rid
             self._reply(identity, reply)
+            return
+        if message["t"] != "hello" and not self._stranger_may(identity, now):
             return
         if message["t"] == "snapshot":
             # The policy is the table's (socket-free); the socket tells what it knows.
@@ -453,6 +467,15 @@ class Host:
             except Exception:  # already answered ok: log it; the host goes on
                 self._internal(f"applying a {message['t']!r} message")
 
+    def _stranger_may(self, identity: bytes, now: float) -> bool:
+        """Whether a message from ``identity`` is answered: always when its connection has
+        said hello (it is the table's), else within the budget all such connections share
+        (STRANGER_RATE a second); beyond it the message is dropped unanswered."""
+        if self.table.knows(identity) or self.strangers.take(now):
+            return True
+        self.strangers_dropped += 1
+        return False
+
     def _reply(self, identity: bytes, message: Message) -> None:
         if message.get("t") == "snapshot":  # its history and state packed once per state
             self._send_to(identity, encode_sharing(message, self._packed))
@@ -462,11 +485,18 @@ class Host:
     # -- connections (host/guard.py) ----------------------------------------------------------
 
     def _connection_events(self) -> None:
+        """The ROUTER's connections opened and closed (host/guard.py), for at most
+        EVENTS_TURN_S of the game's thread a turn: a flood of connections beyond the cap
+        (the host closes them, the peer's ZeroMQ opens them again) leaves the players'
+        messages read in between (issue 38: 1,000 events at once held a turn 230 ms)."""
         monitor = self._router_monitor
         assert monitor is not None
         now = time.monotonic()
+        until = now + EVENTS_TURN_S
         joined = set(self.table.connections())
-        for _ in range(1000):
+        for n in range(1000):
+            if n % 16 == 15 and time.monotonic() > until:
+                return  # the rest next turn: the loop comes back at once
             try:
                 frames = monitor.recv_multipart(_NOBLOCK)
             except zmq.Again:

@@ -39,7 +39,13 @@ from mundus_net.engine.record import GameRecord, RecordedDecision
 from mundus_net.engine.seeds import derive_seed
 from mundus_net.engine.view import PlayerView
 from mundus_net.host.commitreveal import CommitReveal, OfferWiring
-from mundus_net.host.guard import InviteGuard, TokenBucket
+from mundus_net.host.guard import (
+    TAKE_OVER_BURST,
+    TAKE_OVER_RATE,
+    InviteGuard,
+    SeatGuard,
+    TokenBucket,
+)
 from mundus_net.host.logrows import Journal, bot_row
 from mundus_net.host.offerstep import COMMIT, REVEAL, OfferStep
 from mundus_net.host.updates import TableOutput, card_wire
@@ -271,6 +277,8 @@ class Table:
         # Guesses at it are limited per source address and in all (host/guard.py).
         self.invite = invite
         self.invite_guesses = InviteGuard(clock)
+        # Take-overs and flag changes, per seat (docs/protocol.md §3; host/guard.py).
+        self.seat_guard = SeatGuard(clock)
         # A seat whose player has been away this long is played by a stand-in host bot until
         # the player says hello again (None: never).
         self.stand_in_after = stand_in_after
@@ -371,6 +379,10 @@ class Table:
 
     def free_seats(self) -> int:
         return sum(1 for s in self.seats if not s.taken)
+
+    def knows(self, conn: bytes) -> bool:
+        """Whether ``conn`` has said hello (a player's or a spectator's connection)."""
+        return conn in self._conns
 
     def connections(self) -> list[bytes]:
         """Every joined connection (players and spectators): the host pings each."""
@@ -494,12 +506,23 @@ class Table:
             if index is None:
                 raise ProtocolError("bad_token", "no seat has this token")
             seat = self.seats[index]
-            self._check_seat_free(conn, seat, m)
             # What the hello changes of its seat, logged first (a restored table replays it).
-            program = seat.program if m.get("bot") is None else bool(m["bot"])
+            # A program's seat stays a program's once the game has begun: its questions keep
+            # a deadline, whoever holds the token (docs/security.md, "A stolen token").
+            program = seat.program if m.get("bot") is None or (self.started and seat.program) \
+                else bool(m["bot"])
             contribute = seat.contribute if m.get("contribute") is None or self.started \
                 else bool(m["contribute"])
-            if (program, contribute) != (seat.program, seat.contribute):
+            changed = (program, contribute) != (seat.program, seat.contribute)
+            wait = self.seat_guard.flag_wait(index) if changed else 0.0
+            if wait > 0:
+                raise ProtocolError(
+                    "rate_limited", f"seat {index}'s flags (bot, contribute) changed too often: "
+                    f"the host takes the next change in {ceil(wait)} s (a hello that keeps "
+                    "them as they are is welcome now)")
+            self._check_seat_free(conn, seat, m)
+            if changed:
+                self.seat_guard.flags_changed(index)
                 self._set_flags(seat, program, contribute)
             if m.get("bot") is not None:
                 self.output.touch()
@@ -525,22 +548,46 @@ class Table:
         (``seat_in_use``), unless the hello comes from the same client program (its
         reconnect) or says ``take_over``. Then the connection that held it is told
         (``taken_over``) and forgotten: two clients never take a seat from each other in a
-        loop, because the one taken over stops (docs/protocol.md §3)."""
+        loop, because the one taken over stops (docs/protocol.md §3). A connection or client
+        program taken over is refused (``seat_in_use``) if it comes back while the seat is
+        held, and take-overs are limited per seat (``rate_limited``: the seat stays with its
+        holder; ``SeatGuard``, host/guard.py)."""
         holder = seat.conn
         if holder is None or holder == conn or not seat.connected:
             return
-        same_client = m.get("client") is not None and m.get("client") == seat.client
+        client = m.get("client")
+        same_client = client is not None and client == seat.client
+        guard = self.seat_guard
+        # The same client id as the holder's is its reconnect: only its connection is
+        # looked up (the id may have been taken over before, then come back to a free seat).
+        if guard.was_taken_over(seat.index, conn, None if same_client else client):
+            guard.refused(seat.index, seat.name, "a client taken over came back")
+            raise ProtocolError(
+                "seat_in_use", f"this client was taken over from seat {seat.index} "
+                f"({seat.name}), and another sits in it now: a client taken over stops for "
+                "good (§3)")
         if not same_client and not m.get("take_over"):
             heard = max(0.0, self._clock() - seat.last_seen)
             raise ProtocolError(
                 "seat_in_use", f"{seat.name} sits at seat {seat.index} already, from another "
                 f"connection (heard {heard:.0f} s ago): say hello with take_over to take the "
                 "seat over, or sit as a new player")
-        if not same_client:
-            self.output.send(holder, {
-                "t": "taken_over", "seat": seat.index,
-                "message": f"another client took seat {seat.index} ({seat.name}) over with "
-                           "its token"})
+        wait = 0.0 if same_client else guard.take_over_wait(seat.index)
+        if wait > 0:
+            guard.refused(seat.index, seat.name, "too many take-overs")
+            raise ProtocolError(
+                "rate_limited", f"seat {seat.index} ({seat.name}) is being fought over: it "
+                f"was taken over {TAKE_OVER_BURST:g} times at once, and then at most once "
+                f"every {1 / TAKE_OVER_RATE:g} s, so it stays with the client that holds it; "
+                f"the host takes the next take-over in {ceil(wait)} s")
+        guard.taken_over(seat.index, holder, seat.client, by_take_over=not same_client)
+        self.output.send(holder, {
+            "t": "taken_over", "seat": seat.index,
+            "message": f"another client took seat {seat.index} ({seat.name}) over with its "
+                       "token" if not same_client else
+                       f"this client program said hello for seat {seat.index} "
+                       f"({seat.name}) from another connection: this one no longer acts for "
+                       "the seat"})
 
     def _take_seat(self, index: int, name: str, token: str, program: bool,
                    contribute: bool) -> None:

@@ -62,6 +62,7 @@ class FakeHost:
         self.client: bytes | None = None
         self.silent = False  # ignore everything and send nothing (a host gone quiet)
         self.full = False
+        self.taken_at_once = False  # another client takes the seat over right after welcome
         self._calls: collections.deque[Callable[[], None]] = collections.deque()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -105,6 +106,9 @@ class FakeHost:
                        "players": 4, "names": ["a", "", "", ""],
                        "options": {"promo": False}, "deck": wire_deck(),
                        "pub_port": self.pub_port, "heartbeat_ms": self.heartbeat_ms})
+            if self.taken_at_once:
+                self.send({"t": "taken_over", "seat": 0,
+                           "message": "another client took seat 0 (a) over with its token"})
             return
         self.client = identity
         if t == "snapshot":
@@ -257,6 +261,18 @@ def test_refused_hello_raises(host: FakeHost) -> None:
     with pytest.raises(HostError) as info:
         conn.connect(WAIT)
     assert info.value.code == "table_full"
+    assert conn.core.closed
+
+
+@pytest.mark.network
+def test_a_seat_taken_over_while_joining_is_said_at_once_not_waited_for(host: FakeHost) -> None:
+    """Issue 38, item 3: a --take-over client whose seat is taken again before it is synced
+    says so and stops, instead of polling a closed link until its timeout ("no answer")."""
+    host.taken_at_once = True
+    conn = Connection(host.address, ClientSettings("ana", take_over=True), insecure=True)
+    with pytest.raises(HostError) as info:
+        conn.connect(WAIT)
+    assert info.value.code == "taken_over" and "took seat 0" in info.value.message
     assert conn.core.closed
 
 

@@ -387,6 +387,53 @@ def test_a_flood_is_told_and_dropped_and_a_legitimate_client_is_still_served(
         flood.close()
 
 
+class _Router:
+    """What the host sends, without a socket: (identity, decoded message) pairs."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[bytes, dict[str, Any]]] = []
+        self._to: bytes | None = None
+
+    def send(self, frame: bytes, flags: int = 0) -> None:
+        if self._to is None:
+            self._to = frame
+        else:
+            self.sent.append((self._to, decode_host(frame)))
+            self._to = None
+
+
+def test_connections_that_never_said_hello_share_one_budget_and_a_hello_always_passes(
+        ) -> None:
+    """Issue 38, item 4: 200 connections pinging without a hello each had every ping
+    answered by the game's thread; now they share STRANGER_BURST, then STRANGER_RATE a
+    second, and a seated player or a newcomer's hello is answered whatever they send."""
+    from mundus_net.host.server import STRANGER_BURST, STRANGER_RATE
+    table = Table(3, TableSettings(game_id="stranger-test"), seed=1)
+    host = Host(table, insecure=True)
+    now = [100.0]
+    host.clock = lambda: now[0]
+    host.strangers = type(host.strangers)(STRANGER_RATE, STRANGER_BURST, now[0])
+    router = _Router()
+    host._router = router  # type: ignore[assignment]
+    ping = encode({"t": "ping"})
+    for n in range(50):
+        for _ in range(10):
+            host._message([b"stranger%d" % n, ping])
+    assert sum(m["t"] == "pong" for _, m in router.sent) == STRANGER_BURST
+    assert host.strangers_dropped == 500 - STRANGER_BURST
+    host._message([b"newcomer", encode({"t": "hello", "name": "Ann", "role": "player"})])
+    assert router.sent[-1][1]["t"] == "welcome"
+    router.sent.clear()
+    for _ in range(10):
+        host._message([b"newcomer", ping])  # said hello: its own, not the strangers' budget
+    assert [m["t"] for _, m in router.sent] == ["pong"] * 10
+    now[0] += 1.0
+    router.sent.clear()
+    for n in range(50):
+        host._message([b"stranger%d" % n, ping])
+    assert len(router.sent) == 50  # a second later: STRANGER_RATE more (50 asked)
+
+
 def test_the_rate_limiter_refills() -> None:
     limiter = RateLimiter(rate=10, burst=20)
     assert all(limiter.allow(b"x", 0.0) for _ in range(20))
