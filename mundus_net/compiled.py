@@ -25,7 +25,8 @@ __all__ = [
 
 # Left plain: engine.decisions (its kinds are NamedTuples, Python classes even when compiled,
 # sharing an __eq__ and a __hash__ that a compiled function could not be: it does not bind as
-# a method); bots.base (a runtime_checkable Protocol, which mypyc makes a native trait), the
+# a method); the bots (they are handed a StateView over the network, where their annotations
+# say PlayerView: compiled, they refuse it); bots.base (a runtime_checkable Protocol), the
 # notation and records (not on a game's path), rl.aec and rl.single (PettingZoo's and
 # Gymnasium's classes), and everything of the network and the terminal
 # (docs/architecture.md, "The compiled build", has the reasons and the figures).
@@ -39,9 +40,6 @@ MODULES: Final[tuple[str, ...]] = (
     "mundus_net.engine.game",
     "mundus_net.engine.seeds",
     "mundus_net.engine.view",
-    "mundus_net.bots.greedy",
-    "mundus_net.bots.random_bot",
-    "mundus_net.bots.search",
     "mundus_net.rl.actions",
     "mundus_net.rl.observation",
     "mundus_net.rl.table",

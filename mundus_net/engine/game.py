@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, NamedTuple, Self, TypeVar
+from typing import Any, Final, NamedTuple, Self, TypeVar, cast
 
 from mundus_net.engine import combos
 from mundus_net.engine.cards import (
@@ -562,9 +562,10 @@ class Game:
             self._legal[seat] = cached
         return cached
 
-    def apply(self, seat: int, decision: Decision) -> None:
+    def apply(self, seat: int, decision: Decision | object) -> None:
         """Validate and apply ``seat``'s decision; raise RuleError (state untouched) if it is
-        not allowed now."""
+        not allowed now. (``object``: anything else, a bot's bug, is refused as R7 here, also
+        in the compiled build, which would refuse it with a TypeError at the call.)"""
         phase = self.phase
         handler = _HANDLERS.get(type(decision))
         if handler is None or handler[0] != phase:  # never true when the game is over
@@ -586,7 +587,7 @@ class Game:
             # A field of the wrong type (a bot's or a parser's bug). Handlers check before
             # they change anything, so the state is still untouched.
             raise RuleError("R7", f"malformed {type(decision).__name__}: {exc}") from None
-        self._record(mark, seat, decision, auto=False)
+        self._record(mark, seat, cast(Decision, decision), auto=False)  # a handler took it
         if phase in SIMULTANEOUS and self.phase == phase:
             # Until the last one is in, a simultaneous decision is only recorded (R4.7, R5.3):
             # what the other waiting seats may choose is unchanged, so their lists are kept.
