@@ -45,6 +45,7 @@ from typing import Any
 
 from mundus_net.bots.base import Bot
 from mundus_net.bots.random_bot import RandomBot
+from mundus_net.compiled import describe
 from mundus_net.engine.game import Game
 from mundus_net.tools.runner import play_game
 
@@ -237,6 +238,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="instead, profile N games of random bots with cProfile and print "
                              "the functions that take the most time")
     args = parser.parse_args(argv)
+    print(f"build: {describe()}", flush=True)  # plain Python, or which modules compiled
     if args.profile:
         profile(args.profile, args.seed)
         return 0

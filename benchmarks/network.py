@@ -77,6 +77,7 @@ from mundus_net.bots.base import Bot, load_bot
 from mundus_net.client.connection import Connection
 from mundus_net.client.core import ClientSettings
 from mundus_net.client.notices import Accepted, Pong
+from mundus_net.compiled import describe
 from mundus_net.engine.decisions import Decision
 from mundus_net.engine.game import Game, Result
 from mundus_net.engine.view import PlayerView
@@ -869,6 +870,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="only profile one play of each layout and host (cProfile: the "
                              "host thread and the bot processes), statistics to DIR")
     args = parser.parse_args(argv)
+    print(f"build: {describe()}", flush=True)  # plain Python, or which modules compiled
     us = 1e6
     secure = not args.insecure
     if args.profile is not None:

@@ -22,6 +22,7 @@ import json
 import random
 import time
 
+from mundus_net.compiled import describe
 from mundus_net.engine.game import OVER, SIMULTANEOUS, Game
 from mundus_net.rl.aec import MundusAEC
 from mundus_net.rl.single import MundusEnv
@@ -78,6 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3,
                         help="runs of each, alternating; the best rate of each counts")
     args = parser.parse_args(argv)
+    print(f"build: {describe()}", flush=True)  # plain Python, or which modules compiled
     runs = (("bare", bare), ("aec", aec), ("gymnasium", single))
     for _, run in runs:  # warm up: imports, the action tables of each seat
         run(args.players, 2)

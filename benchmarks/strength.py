@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from mundus_net.bots.base import Bot, load_bot
+from mundus_net.compiled import describe
 from mundus_net.engine.decisions import Decision
 from mundus_net.engine.game import Game
 from mundus_net.engine.seeds import derive_seed
@@ -124,6 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=77)
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args(argv)
+    print(f"build: {describe()}", flush=True)  # plain Python, or which modules compiled
     figures = measure(args.bots.split(","), args.games, args.seed, args.jobs)
     for f in figures:
         low, high = f["win_rate_ci95"]

@@ -25,6 +25,7 @@ import sys
 import time
 from typing import Any
 
+from mundus_net.compiled import describe
 from mundus_net.tools.games import Settings, without_cpu
 from mundus_net.tools.results import Row
 from mundus_net.tools.tournament import run_tournament
@@ -54,6 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=2)
     args = parser.parse_args(argv)
+    print(f"build: {describe()}", flush=True)  # plain Python, or which modules compiled
     bots = tuple(args.bots.split(","))
     settings = Settings(bots, len(bots), seed=args.seed)
     load_before = os.getloadavg()

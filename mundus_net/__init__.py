@@ -16,6 +16,8 @@ This package itself re-exports the engine's main names.
 
 from typing import Any
 
+# First: it refuses a compiled module built from another source than the one beside it.
+import mundus_net.compiled  # noqa: F401
 from mundus_net.engine.cards import RELIC
 from mundus_net.engine.decisions import RuleError
 from mundus_net.engine.deck import Deck, DeckError, default_deck, load_deck

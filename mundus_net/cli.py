@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from mundus_net import version
+from mundus_net.compiled import describe
 
 
 class Command(NamedTuple):
@@ -62,7 +63,7 @@ class _Version(argparse.Action):
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
                  values: object, option_string: str | None = None) -> None:
-        print(f"mundus-net {version()}")
+        print(f"mundus-net {version()}\nbuild: {describe()}")
         parser.exit()
 
 

@@ -88,12 +88,16 @@ def _minimal(name: str) -> list[str]:
             "tournament": ["--bots", "random,random"]}.get(name, [])
 
 
-def test_version_comes_from_the_installed_metadata(capsys: pytest.CaptureFixture[str]) -> None:
+def test_version_comes_from_the_installed_metadata_and_names_the_build(
+        capsys: pytest.CaptureFixture[str]) -> None:
     from importlib.metadata import version
+
+    from mundus_net.compiled import describe
 
     with pytest.raises(SystemExit):
         cli.main(["--version"])
-    assert capsys.readouterr().out.strip() == f"mundus-net {version('mundus-net')}"
+    assert capsys.readouterr().out.splitlines() == [f"mundus-net {version('mundus-net')}",
+                                                    f"build: {describe()}"]
 
 
 def test_a_host_key_that_starts_with_a_dash_is_passed_as_one_word() -> None:

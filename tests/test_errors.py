@@ -14,8 +14,10 @@ from mundus_net.engine.decisions import RuleError
 from mundus_net.engine.errors import MundusError
 from mundus_net.engine.notation import NotationError, parse_position
 
-# Not a MundusError on purpose: it must get past ``except Exception`` and stop the host.
-NOT_ROOTED = {"mundus_net.host.gamelog.LogFailure"}
+# Not MundusErrors on purpose. LogFailure must get past ``except Exception`` and stop the host;
+# StaleBuild is raised while mundus_net is imported, before the engine that defines MundusError
+# may be loaded (an ImportError: docs/architecture.md, "The compiled build").
+NOT_ROOTED = {"mundus_net.host.gamelog.LogFailure", "mundus_net.compiled.StaleBuild"}
 
 
 def _public_exceptions() -> list[str]:

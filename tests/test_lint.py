@@ -17,7 +17,7 @@ pytestmark = pytest.mark.network
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ["mundus_net", "client", "host", "protocol"]
-CHECKED = [*PACKAGES, "tests", "benchmarks", "examples"]
+CHECKED = [*PACKAGES, "tests", "benchmarks", "examples", "setup.py"]
 
 
 def _tool(name: str) -> str:
@@ -39,8 +39,8 @@ def installed_layout(into: Path) -> Path:
     setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"]["setuptools"]
     for name, folder in setuptools["package-dir"].items():
         (into / Path(*name.split("."))).symlink_to(ROOT / folder)
-    for folder in ("tests", "benchmarks", "examples"):
-        (into / folder).symlink_to(ROOT / folder)
+    for name in ("tests", "benchmarks", "examples", "setup.py"):
+        (into / name).symlink_to(ROOT / name)
     return into
 
 
@@ -67,6 +67,6 @@ def test_mypy_is_clean_on_packages_tests_and_benchmarks() -> None:
     tree = mypy_tree()
     run = subprocess.run([_tool("mypy"), "--config-file", str(ROOT / "pyproject.toml"),
                           "--cache-dir", str(tree.parent / "mypy-cache"),
-                          "mundus_net", "tests", "benchmarks", "examples"],
+                          "mundus_net", "tests", "benchmarks", "examples", "setup.py"],
                          cwd=tree, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout + run.stderr

@@ -46,7 +46,7 @@ from mundus_net.engine.decisions import (
     Take,
 )
 from mundus_net.engine.deck import builtin_decks, default_deck, default_deck_text, parse_deck
-from mundus_net.engine.game import OVER, PHASES, Game, Pending
+from mundus_net.engine.game import FIELDS, OVER, PHASES, Game, Pending
 from mundus_net.engine.notation import (
     DERIVED_SLOTS,
     EXCLUDED_SLOTS,
@@ -109,7 +109,7 @@ MN1_STORE = (
 
 def test_every_game_slot_is_in_the_notation_or_rebuilt_or_excluded() -> None:
     covered = set(POSITION_FIELDS) | DERIVED_SLOTS | EXCLUDED_SLOTS
-    assert set(Game.__slots__) <= covered
+    assert set(FIELDS) <= covered
 
 
 @pytest.mark.parametrize(("players", "seed", "promo"), BOT_CONFIGS)

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from support.build import plain_only
 from support.positions import assert_conserved
 from test_bots import Checked, blind_comparisons
 
@@ -229,6 +230,7 @@ def test_search_bot_is_deterministic_for_a_seed() -> None:
     assert play() == play()
 
 
+@plain_only  # deep-copies bots, which compiled classes do not support
 def test_search_bot_decisions_do_not_depend_on_hidden_information() -> None:
     """The search bot decides the same in a game whose hidden cards differ (another seat's
     hand and stored cards, the draw pile's order), as long as its own legal choices are

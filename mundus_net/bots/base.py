@@ -247,10 +247,10 @@ def load_bot(spec: str, seed: int = 0) -> Bot:
     factory = _factory(base, spec)
     if options:
         try:
-            inspect.signature(factory).bind(seed, **options)
+            _signature(factory).bind(seed, **options)
         except TypeError:
             try:
-                accepted = [name for name in inspect.signature(factory).parameters][1:]
+                accepted = [name for name in _signature(factory).parameters][1:]
             except (TypeError, ValueError):
                 accepted = []
             raise ValueError(f"{base!r} takes no option {', '.join(map(repr, options))} "
@@ -259,6 +259,19 @@ def load_bot(spec: str, seed: int = 0) -> Bot:
     if not callable(getattr(bot, "decide", None)):
         raise ValueError(f"{spec!r} has no decide(view, legal) method")
     return bot  # type: ignore[no-any-return]
+
+
+def _signature(factory: Callable[..., Any]) -> inspect.Signature:
+    """The factory's signature; for a compiled class (which has none), its __init__'s without
+    ``self`` (a compiled __init__ with keyword-only parameters has none either: it then takes
+    anything here, and refuses a wrong option when called)."""
+    try:
+        return inspect.signature(factory)
+    except ValueError:
+        if not isinstance(factory, type):
+            raise
+        init = inspect.signature(factory.__init__)  # type: ignore[misc]
+        return init.replace(parameters=list(init.parameters.values())[1:])
 
 
 def _factory(spec: str, whole: str) -> Callable[..., Any]:

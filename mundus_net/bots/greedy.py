@@ -27,7 +27,9 @@ from __future__ import annotations
 import copy
 import random
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Self
+
+from mypy_extensions import mypyc_attr
 
 from mundus_net.bots.base import question_seed
 from mundus_net.engine.cards import CLASS_OF, RELIC, VALUES_OF_CLASS
@@ -140,11 +142,16 @@ def _unknown_card() -> CardDef:
     return CardDef(id="?", kind="building", name="?", players=2, icon=None, income=1)
 
 
+# serializable, and __new__ written out: compiled, copy.copy(context) works (without_storage).
+@mypyc_attr(serializable=True)
 class _Context:
     """Everything the evaluation of one seat's hands depends on at one moment, with memos.
 
     Built from the view only; rebuilt when any of its inputs change.
     """
+
+    def __new__(cls, *args: object, **kwargs: object) -> Self:
+        return super().__new__(cls)
 
     def __init__(self, view: PlayerView, deck: Deck, turn: bool,
                  store_next: dict[str | None, tuple[float, float, float]] | None = None,
@@ -472,6 +479,8 @@ def context_key(view: PlayerView) -> tuple[Any, ...]:
             view.devpile_size)
 
 
+# Bots of your own may build on it (docs/bots.md), also when it is compiled.
+@mypyc_attr(allow_interpreted_subclasses=True)
 class GreedyBot:
     """The greedy heuristic player (see the module docstring)."""
 

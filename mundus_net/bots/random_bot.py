@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from mypy_extensions import mypyc_attr
+
 from mundus_net.bots.base import question_seed
 from mundus_net.engine.decisions import Decision
 from mundus_net.engine.view import PlayerView
@@ -13,6 +15,8 @@ from mundus_net.engine.view import PlayerView
 __all__ = ["RandomBot"]
 
 
+# Bots of your own may build on it (docs/bots.md), also when it is compiled.
+@mypyc_attr(allow_interpreted_subclasses=True)
 class RandomBot:
     def __init__(self, seed: int = 0) -> None:
         self.seed = seed

@@ -46,6 +46,8 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from mundus_net.bots.base import question_seed
 from mundus_net.bots.greedy import (
     CARD_WORTH,
@@ -134,6 +136,8 @@ class _PolicyBot(GreedyBot):
         return ctx
 
 
+# Bots of your own may build on it, also when it is compiled (docs/architecture.md).
+@mypyc_attr(allow_interpreted_subclasses=True)
 class SearchBot:
     """Determinized flat Monte Carlo search over a few candidate decisions, with greedy
     rollouts to the end of the round (see the module docstring and docs/bots.md).

@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Self, TypeVar
+from typing import Any, Final, NamedTuple, Self, TypeVar, cast
 
 from mundus_net.engine import combos
 from mundus_net.engine.cards import (
@@ -55,8 +55,9 @@ from mundus_net.engine.decisions import (
 from mundus_net.engine.deck import EVENTS, Deck, default_deck
 
 __all__ = [
-    "ANNOUNCE", "CORONADO", "CORONADO_COST", "END_RULES", "ESTEFANO_GAIN", "FIRST", "GIFT",
-    "HAND_DEAL", "MARKET_SIZE", "OFFER", "ORELLANA_GAIN", "OVER", "PHASES", "PHASE_RULES", "PICK",
+    "ANNOUNCE", "CORONADO", "CORONADO_COST", "END_RULES", "ESTEFANO_GAIN", "FIELDS", "FIRST",
+    "GIFT", "HAND_DEAL", "MARKET_SIZE", "OFFER", "ORELLANA_GAIN", "OVER", "PHASES", "PHASE_RULES",
+    "PICK",
     "PIRATES", "QUEUE_SIZE", "REASON_WORDS", "RELIC_PAY", "RULES_EDITION", "RULES_EDITIONS",
     "SERGIO", "SERGIO_COST", "SERIES_PAY", "SIMULTANEOUS", "SPLIT", "STORE", "TAKE", "TM_TIE",
     "TURN", "VALDIVIA_BONUS", "VICENTE_PAY", "WIN_DOUBLOONS", "Event", "Game", "GameState",
@@ -218,62 +219,72 @@ class GameState:
 _PER_SEAT = ("doubloons", "hands", "stored", "devs", "faceup")
 
 
+# Every field of a Game, in one place: its slots, what Game.copy copies, what the notation
+# compares. A constant, not Game.__slots__: a compiled class has no __slots__ to read.
+FIELDS: Final[tuple[str, ...]] = (
+    "_keep_log",
+    "_legal",
+    "_on_round_end",
+    "active",
+    "announced",
+    "capacity",
+    "caravels",
+    "converted",
+    "deck",
+    "devpile",
+    "devs",
+    "discard",
+    "display",
+    "doubloons",
+    "draw",
+    "event",
+    "faceup",
+    "fleets",
+    "gift_to",
+    "hands",
+    "log",
+    "market",
+    "merchants",
+    "merchants_used",
+    "offers",
+    "options",
+    "owner",
+    "perfect_shown",
+    "phase",
+    "pick_queue",
+    "pirates_chosen",
+    "pirates_due",
+    "players",
+    "queue",
+    "queue_short",
+    "reshuffles",
+    "result",
+    "round",
+    "shipyards",
+    "store_chosen",
+    "store_due",
+    "stored",
+    "takes",
+    "tie",
+    "tm",
+    "turn_index",
+    "turn_order",
+    "turn_perfect",
+    "turn_relics",
+    "turn_series",
+    "turn_sets",
+)
+
+
 class Game:
     """The authoritative state of one game of Mundus Novus."""
 
-    __slots__ = (
-        "_keep_log",
-        "_legal",
-        "_on_round_end",
-        "active",
-        "announced",
-        "capacity",
-        "caravels",
-        "converted",
-        "deck",
-        "devpile",
-        "devs",
-        "discard",
-        "display",
-        "doubloons",
-        "draw",
-        "event",
-        "faceup",
-        "fleets",
-        "gift_to",
-        "hands",
-        "log",
-        "market",
-        "merchants",
-        "merchants_used",
-        "offers",
-        "options",
-        "owner",
-        "perfect_shown",
-        "phase",
-        "pick_queue",
-        "pirates_chosen",
-        "pirates_due",
-        "players",
-        "queue",
-        "queue_short",
-        "reshuffles",
-        "result",
-        "round",
-        "shipyards",
-        "store_chosen",
-        "store_due",
-        "stored",
-        "takes",
-        "tie",
-        "tm",
-        "turn_index",
-        "turn_order",
-        "turn_perfect",
-        "turn_relics",
-        "turn_series",
-        "turn_sets",
-    )
+    __slots__ = FIELDS
+
+    def __new__(cls, *args: object, **kwargs: object) -> Self:
+        """A game with no field set: __init__ sets one up, copy() and from_state() fill it.
+        (Written out because a compiled class's own __new__ would run __init__.)"""
+        return super().__new__(cls)
 
     # -- construction -------------------------------------------------------------------
 
@@ -496,7 +507,7 @@ class Game:
         """An independent copy of the same class (the log is shared up to this point, not
         after); a subclass's own slots are its to copy."""
         g = type(self).__new__(type(self))
-        for name in Game.__slots__:
+        for name in FIELDS:
             value = getattr(self, name)
             if isinstance(value, list):
                 value = [v[:] if isinstance(v, list) else v for v in value]
@@ -551,9 +562,10 @@ class Game:
             self._legal[seat] = cached
         return cached
 
-    def apply(self, seat: int, decision: Decision) -> None:
+    def apply(self, seat: int, decision: Decision | object) -> None:
         """Validate and apply ``seat``'s decision; raise RuleError (state untouched) if it is
-        not allowed now."""
+        not allowed now. (``object``: anything else, a bot's bug, is refused as R7 here, also
+        in the compiled build, which would refuse it with a TypeError at the call.)"""
         phase = self.phase
         handler = _HANDLERS.get(type(decision))
         if handler is None or handler[0] != phase:  # never true when the game is over
@@ -575,7 +587,7 @@ class Game:
             # A field of the wrong type (a bot's or a parser's bug). Handlers check before
             # they change anything, so the state is still untouched.
             raise RuleError("R7", f"malformed {type(decision).__name__}: {exc}") from None
-        self._record(mark, seat, decision, auto=False)
+        self._record(mark, seat, cast(Decision, decision), auto=False)  # a handler took it
         if phase in SIMULTANEOUS and self.phase == phase:
             # Until the last one is in, a simultaneous decision is only recorded (R4.7, R5.3):
             # what the other waiting seats may choose is unchanged, so their lists are kept.

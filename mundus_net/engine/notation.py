@@ -60,6 +60,7 @@ from mundus_net.engine.game import (
     CORONADO,
     CORONADO_COST,
     END_RULES,
+    FIELDS,
     FIRST,
     GIFT,
     HAND_DEAL,
@@ -1791,7 +1792,7 @@ def position_problems(game: Game, *, seeded: bool = False) -> list[PositionProbl
 
 
 def _state_slots() -> list[str]:
-    return [s for s in Game.__slots__ if not s.startswith("_") and s != "log"]
+    return [s for s in FIELDS if not s.startswith("_") and s != "log"]
 
 
 def position_differences(a: Game, b: Game) -> list[str]:

@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from mundus_net.engine.cards import RELIC, Cards, from_counts, to_counts
 from mundus_net.engine.decisions import Decision
 from mundus_net.engine.deck import Deck
@@ -439,6 +441,8 @@ def public_log(game: Game, seat: int | None = None, start: int = 0) -> list[dict
     return out
 
 
+# Not a native class when compiled: it keeps each field it reads as an attribute of its own.
+@mypyc_attr(native_class=False)
 class StateView:
     """The same reading API as :class:`PlayerView`, over a snapshot dict (the shape of
     ``PlayerView.to_dict()``, as it arrives over the network with lists for tuples).

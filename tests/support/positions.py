@@ -20,7 +20,7 @@ from mundus_net.bots.base import Bot
 from mundus_net.bots.random_bot import RandomBot
 from mundus_net.engine.cards import RELIC, RESOURCE_COUNTS, VALUES, from_counts, to_counts
 from mundus_net.engine.decisions import Decision, EndTurn, RuleError
-from mundus_net.engine.game import Game
+from mundus_net.engine.game import FIELDS, Game
 from mundus_net.engine.notation import format_position
 from mundus_net.engine.view import PlayerView
 
@@ -35,12 +35,14 @@ _NOT_STATE = {"log", "_legal", "deck", "options", "_keep_log", "_on_round_end"}
 
 
 def state_fields() -> list[str]:
-    return [name for name in Game.__slots__ if name not in _NOT_STATE]
+    return [name for name in FIELDS if name not in _NOT_STATE]
 
 
 def snapshot(g: Game) -> dict[str, Any]:
-    """A deep copy of every state field of ``g`` (and the log's length)."""
-    snap = {name: copy.deepcopy(getattr(g, name)) for name in state_fields()}
+    """A deep copy of every state field of ``g`` (and the log's length); the result, frozen,
+    is kept as it is (the compiled build cannot deep-copy a frozen dataclass)."""
+    snap = {name: copy.deepcopy(getattr(g, name)) for name in state_fields() if name != "result"}
+    snap["result"] = g.result
     snap["#log"] = len(g.log)
     return snap
 
