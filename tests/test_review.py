@@ -307,3 +307,39 @@ def test_the_replay_reviews_the_game_itself_when_given_no_file(
         assert t.finish() == 0
     finally:
         t.close()
+
+
+def test_the_game_over_screen_at_80x24_shows_the_review_with_the_standings() -> None:
+    """The events that end the game bring the game-over lines with them (the frame with the
+    final standings has them, not only the one after the GameOver notice), and at 80x24 the
+    screen shows the review's command whole beside the standings and the last round's
+    summary, the witnessed chain too, once each (the GameOver notice that follows adds
+    nothing): the queue, market, players table and hand leave it the rows."""
+    from mundus_net.client.notices import GameOver, PublicEvents
+    from mundus_net.client.tui.app import Snapshot, TableModel
+    from mundus_net.client.tui.render import split_rows
+    from mundus_net.engine.view import StateView, public_log
+    from mundus_net.protocol.codec import to_wire
+    from mundus_net.tools.play import review_command
+
+    game = Game.new(4, 7, round_limit=3)
+    play_game(game, [load_bot("greedy", s) for s in range(4)])
+    assert game.result is not None and game.pending is None
+    record = Path("/tmp/pytest-of-someone/pytest-1234/test_a_whole_game_of_thre0/game.json")
+    offer = f"Once you leave, see where the game was won and lost: " \
+            f"{review_command(record, 'Ana')}"
+    view = StateView(PlayerView(game, 0).to_dict(), game.deck, [], None)
+    events = public_log(game, 0)
+    snap = Snapshot(view, None, ("Ana", "Bo", "Cy", "Di"), online=True, seat=0,
+                    result=game.result, witnessed=(len(events), "ab" * 32))
+    model = TableModel(after_game=offer)
+    model.on_notice(PublicEvents(1, tuple(to_wire(e) for e in events)), snap)
+    assert model.over and model.sentences[-1] == offer
+    model.on_notice(GameOver(game.result), snap)
+    assert model.sentences.count(offer) == 1
+    lines = ["".join(t for _, t in row) for row in split_rows(model.draw(80, 23))]
+    screen = "\n".join(lines)
+    assert len(lines) == 23 and "Final standings" in screen, screen
+    assert "see where the game was won and lost:" in screen, screen
+    assert "--seat Ana" in screen and "Your client saw" in screen, screen
+    assert any(re.match(r"Round 3 is over", line) for line in lines), screen  # the summary

@@ -375,6 +375,7 @@ class TableModel:
     choice_page: int = 0  # the page of choices shown (PgDn/PgUp), when they need several
     choice_pages: int = 0
     over: bool = False
+    ended: bool = False  # the game-over lines are in the log (once)
     gone: str | None = None  # the table is gone: Gone.why (REPLACED, STOPPED, OVER, TAKEN_OVER)
     # The host went back in time (docs/security.md): nothing is decided until the player
     # goes on (G) or leaves (Ctrl-D).
@@ -444,8 +445,10 @@ class TableModel:
             self.asked = ready.id  # a new question: what was said about the last one is old
             self.status = Status()
             self.choice_page = 0
+        over = False  # the game's end among this notice's public events
         if isinstance(notice, PublicEvents):
             for event, mine in notice.as_seen():
+                over = over or event.get("kind") == "game_over"
                 self._public(event)
                 if mine is not None:  # this seat's own version, in its place
                     self._private(mine)
@@ -474,22 +477,29 @@ class TableModel:
                 reason=notice.reason))
         elif isinstance(notice, Problem):  # core marks its fixed sentences N_: worded here
             self.log(problem_sentence(notice))
-        elif isinstance(notice, GameOver):
-            self.over = True
-            self.plan = []
-            self.say(current()._("The game is over: press Enter (or Ctrl-D) to leave."),
-                     error=False)
-            if snap.witnessed is not None:
-                count, digest = snap.witnessed
-                self.log(current()._(
-                    "Your client saw {count} public events of this game, chain digest "
-                    "{digest}: `mundus verify` on the game's record shows the host's, which "
-                    "must be the same.").format(count=count, digest=digest[:16]))
-            if self.after_game:  # the last line of the log: mundus play's review command
-                self.log(self.after_game)
         elif isinstance(notice, (Accepted, Synced, Closed)):
             pass
+        if not self.ended and (over or isinstance(notice, GameOver)):
+            # With the events that end the game (their snapshot holds the final standings):
+            # drawn with them, not a frame before the GameOver notice that follows.
+            self._game_over(snap)
         return self._continue_plan()
+
+    def _game_over(self, snap: Snapshot) -> None:
+        """The game is over: said once, the witnessed chain and then ``after_game`` the log's
+        last lines (render.screen gives the log the rows the table had)."""
+        self.ended = self.over = True
+        self.plan = []
+        self.say(current()._("The game is over: press Enter (or Ctrl-D) to leave."),
+                 error=False)
+        if snap.witnessed is not None:
+            count, digest = snap.witnessed
+            self.log(current()._(
+                "Your client saw {count} public events of this game, chain digest "
+                "{digest}: `mundus verify` on the game's record shows the host's, which "
+                "must be the same.").format(count=count, digest=digest[:16]))
+        if self.after_game:  # the last line of the log: mundus play's review command
+            self.log(self.after_game)
 
     def _public(self, event: dict[str, Any]) -> None:
         self.events.append(event)

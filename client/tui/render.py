@@ -1228,6 +1228,22 @@ def too_small(width: int, height: int) -> StyleAndTextTuples:
     return _join(lines[:max(height, 0)], width)
 
 
+def _over_screen(view: View, names: Sequence[str], width: int, height: int, top: list[Line],
+                 sentences: Sequence[str], summary: StyleAndTextTuples | None
+                 ) -> StyleAndTextTuples:
+    """:func:`screen` once the game is over: the summary while :data:`MOVES_SHOWN` log rows
+    still fit below it."""
+    ask = split_rows(prompt(view, names, width))
+    shown = split_rows(summary) if summary else []
+    room = height - len(top) - len(ask)
+    if room - len(shown) < MOVES_SHOWN:
+        shown = []
+    room -= len(shown)
+    body = split_rows(log(sentences, width, room)) if room > 0 else []
+    rows = [*top, *shown, *body, *ask]
+    return _join(rows[-height:] if height > 0 else [], width)
+
+
 def rows_besides_log(view: View, names: Sequence[str], width: int,
                      connected: Sequence[bool] | None = None,
                      bots: Sequence[bool] | None = None, legal: Sequence[Decision] | None = None,
@@ -1253,8 +1269,15 @@ def screen(view: View, names: Sequence[str], width: int, height: int,
 
     ``summary`` (:func:`round_end`) goes above the log when :data:`MOVES_SHOWN` log rows
     still fit below it; else in the players table's place while no offer lies face up (the
-    take step needs the table); else it waits."""
+    take step needs the table); else it waits.
+
+    Once the game is over (no decision pending) the screen is the header, the last round's
+    summary, the log and the final standings: the queue, the market, the players table (the
+    standings list the players; F3 shows their tables) and the hand serve no move any more,
+    and the log's last lines (mundus play's review command) get their rows."""
     top = split_rows(header(view, names, width))
+    if view.pending is None:
+        return _over_screen(view, names, width, height, top, sentences, summary)
     table = split_rows(players(view, names, width, connected, bots))
     shown = split_rows(summary) if summary else []
     replace = bool(shown) and not any(view.faceup)
