@@ -775,7 +775,7 @@ def test_R6_2_doubloons_after_round_1_are_what_one_turn_pays() -> None:
     money[seat] = "1"
     message = _refused(with_field(text, "doubloons", "/".join(money)),
                        "doubloons_not_a_first_turn", "doubloons", "R6.2")
-    assert f"seat {seat} holds 1 doubloons after its turn of round 1" in message
+    assert f"seat {seat} holds 1 doubloon after its turn of round 1" in message
 
 
 def test_R6_2_doubloons_in_a_turn_of_round_1_are_what_it_has_paid() -> None:

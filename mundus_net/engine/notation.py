@@ -1671,7 +1671,8 @@ def _check_round_1_doubloons(g: Game, add: _Add) -> None:
         if not any(g.doubloons[s] + cost - income - yard in gains
                    for cost in spent for yard in range(shipyards + 1)):
             add("doubloons_not_a_first_turn", "doubloons", "R6.2",
-                f"seat {s} holds {g.doubloons[s]} doubloons after its turn of round 1: a series "
+                f"seat {s} holds {g.doubloons[s]} doubloon{'' if g.doubloons[s] == 1 else 's'} "
+                f"after its turn of round 1: a series "
                 f"and a relic set pay {'/'.join(map(str, SERIES_PAY.values()))} and "
                 f"{'/'.join(map(str, RELIC_PAY.values()))}, and its developments {income}"
                 + (f" (and up to {shipyards} from shipyards)" if shipyards else ""))
