@@ -265,6 +265,7 @@ class SearchBot:
         limit = None if self.iterations is None else max(1, round(self.iterations * weight))
         seconds = None if self.seconds is None else self.seconds * weight
         start = time.thread_time() if seconds is not None else 0.0
+        deadline = None if seconds is None else start + seconds
         totals = [0.0] * len(cands)
         if self.screen < 1.0 and len(cands) > 2:
             # Screening: every candidate on a share of the budget, then only the better half
@@ -279,11 +280,9 @@ class SearchBot:
             cands = [cands[i] for i in kept]
             totals = [totals[i] for i in kept]
             if limit != 0:
-                self._play(view, seat, stop, cands, totals, limit,
-                           None if seconds is None else start + seconds)
+                self._play(view, seat, stop, cands, totals, limit, deadline)
         else:
-            self._play(view, seat, stop, cands, totals, limit,
-                       None if seconds is None else start + seconds)
+            self._play(view, seat, stop, cands, totals, limit, deadline)
         best = 0  # greedy's choice unless another does strictly better
         for i in range(1, len(cands)):
             if totals[i] > totals[best] + 1e-9:
