@@ -406,6 +406,15 @@ def test_screening_plays_the_better_half_on_the_same_budget() -> None:
             SearchBot(1, screen=bad)
 
 
+def test_screening_on_a_cpu_budget_plays_legally() -> None:
+    """With a CPU-time budget instead of determinizations, screening still answers every
+    decision legally (at least one determinization in each stage; no time is asserted)."""
+    bot = _Counted(7, seconds=0.002, screen=0.5)
+    bots: list[Any] = [Checked(bot), *(GreedyBot(s) for s in range(3))]
+    assert play_game(Game.new(4, 13), bots).is_over
+    assert all(rollouts >= k for _, k, rollouts in bot.spent)
+
+
 def _at_a_round_end(seed: int) -> Game:
     """A 4-player greedy game stopped as its third round ends (a rollout's last position)."""
     game = look_ahead(Game.new(4, seed), 3)
