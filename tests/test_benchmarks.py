@@ -183,3 +183,19 @@ def test_the_evaluation_fit_prints_weights_and_held_out_log_loss(
     assert set(first["held_out_log_loss"]) == {"hand_made", "fitted", "uniform"}
     assert bench.main(["--data", str(data)]) == 0  # read back: the same fit
     assert json.loads(capsys.readouterr().out.strip().splitlines()[-1]) == first
+
+
+def test_the_search_regret_benchmark_reports_regret_and_is_deterministic(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Greedy's and each search's regret against the reference (never negative) and how
+    often it chose the reference's best; the same seed prints the same figures."""
+    bench = _benchmark("search_regret")
+    argv = ["--bots", "search:iterations=1", "--games", "1", "--positions", "2",
+            "--reference", "2", "--repeats", "1", "--seed", "3"]
+    assert bench.main(argv) == 0
+    first = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert first["positions"] == 2 and first["greedy_regret"] >= 0
+    row = first["bots"]["search:iterations=1"]
+    assert row["regret"] >= 0 and 0 <= row["agrees"] <= 1
+    assert bench.main(argv) == 0
+    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1]) == first

@@ -17,6 +17,7 @@ from mundus_net.bots import load_bot
 from mundus_net.bots.greedy import GreedyBot
 from mundus_net.bots.random_bot import RandomBot
 from mundus_net.bots.search import (
+    DEFAULT_WEIGHTS,
     EVALUATIONS,
     FITTED,
     MAX_ALL,
@@ -32,7 +33,7 @@ from mundus_net.bots.search import (
     worths,
 )
 from mundus_net.engine.cards import RESOURCE_COUNTS, VALUES, from_counts, to_counts
-from mundus_net.engine.decisions import SplitFleet
+from mundus_net.engine.decisions import Decision, SplitFleet
 from mundus_net.engine.determinize import determinize, unseen_resources
 from mundus_net.engine.game import (
     OFFER,
@@ -367,6 +368,53 @@ def test_search_bot_with_an_endgame_horizon_plays_legally() -> None:
                 {"seconds": 0.0}, {"store_horizon": 0}):
         with pytest.raises(ValueError):
             SearchBot(1, **bad)
+
+
+class _Counted(SearchBot):
+    """A search bot that keeps, for each searched decision, its phase, its candidates and
+    the rollouts it played."""
+
+    def __init__(self, seed: int, **options: Any) -> None:
+        super().__init__(seed, **options)
+        self.spent: list[tuple[str, int, int]] = []
+
+    def _search(self, view: PlayerView, cands: list[Decision]) -> Decision:
+        before = self.rollouts
+        choice = super()._search(view, cands)
+        self.spent.append((view.phase, len(cands), self.rollouts - before))
+        return choice
+
+
+def test_screening_plays_the_better_half_on_the_same_budget() -> None:
+    """screen=0.5: every candidate plays half the determinizations, then the better half of
+    them (at least two) share the rollouts left, so a decision plays no more rollouts than
+    without screening (at most a few fewer, rounding down); the bot answers legally and the
+    same for a seed; a share outside (0, 1] is refused."""
+    def play(screen: float) -> tuple[list[Any], list[tuple[str, int, int]]]:
+        bot = _Counted(5, iterations=4, screen=screen)
+        bots: list[Any] = [Checked(bot), *(GreedyBot(s) for s in range(3))]
+        return play_game(Game.new(4, 12), bots).log, bot.spent
+
+    log, spent = play(0.5)
+    assert log == play(0.5)[0]
+    assert any(k > 2 for _, k, _ in spent)
+    for phase, k, rollouts in spent:
+        budget = round(4 * DEFAULT_WEIGHTS.get(phase, 1.0)) * k
+        assert budget - k < rollouts <= budget
+    for phase, k, rollouts in play(1.0)[1]:
+        assert rollouts == round(4 * DEFAULT_WEIGHTS.get(phase, 1.0)) * k
+    for bad in (0.0, 1.5):
+        with pytest.raises(ValueError, match="screen"):
+            SearchBot(1, screen=bad)
+
+
+def test_screening_on_a_cpu_budget_plays_legally() -> None:
+    """With a CPU-time budget instead of determinizations, screening still answers every
+    decision legally (at least one determinization in each stage; no time is asserted)."""
+    bot = _Counted(7, seconds=0.002, screen=0.5)
+    bots: list[Any] = [Checked(bot), *(GreedyBot(s) for s in range(3))]
+    assert play_game(Game.new(4, 13), bots).is_over
+    assert all(rollouts >= k for _, k, rollouts in bot.spent)
 
 
 def _at_a_round_end(seed: int) -> Game:

@@ -151,6 +151,9 @@ class SearchBot:
     discards, gifts, storage, Sergio) are compared, at most, and ``margin``: only those
     greedy scores within this many doubloons of its best (None: no limit). ``horizon``:
     rounds played in a rollout (1: to the end of the current round).
+    ``screen``: the share of the budget played by every candidate before only the better
+    half of them (at least two) play the rest of it (1, the default: every candidate plays
+    the whole budget).
     ``evaluation``: how the end of a rollout is scored, ``"fitted"`` (the default) or
     ``"hand"`` (:func:`win_shares`); for ``"hand"``, ``temperature``: doubloons per unit of
     the softmax that turns the seats' worths into a share of the win, and ``dev_scale``: a
@@ -168,7 +171,7 @@ class SearchBot:
                  dev_scale: float = DEFAULT_DEV_SCALE,
                  endgame: float | None = None, endgame_rounds: int = 3,
                  store_horizon: int = DEFAULT_STORE_HORIZON,
-                 evaluation: str = "fitted",
+                 evaluation: str = "fitted", screen: float = 1.0,
                  phases: Sequence[str] = SEARCH_PHASES) -> None:
         if iterations is not None and iterations < 1:
             raise ValueError("iterations must be at least 1")
@@ -182,6 +185,8 @@ class SearchBot:
             raise ValueError("endgame_rounds must be at least 1")
         if store_horizon < 1:
             raise ValueError("store_horizon must be at least 1")
+        if not 0.0 < screen <= 1.0:
+            raise ValueError("screen is a share of the budget, above 0 and at most 1")
         if evaluation not in EVALUATIONS:
             raise ValueError(f"evaluation is one of {', '.join(EVALUATIONS)}, "
                              f"not {evaluation!r}")
@@ -200,6 +205,7 @@ class SearchBot:
         self.endgame_rounds = endgame_rounds
         self.store_horizon = store_horizon
         self.evaluation = evaluation
+        self.screen = screen
         self.phases = frozenset(phases)
         self.greedy = _Ranker(seed)
         self.policy = [_PolicyBot(seed + 1 + s) for s in range(6)]
@@ -253,7 +259,6 @@ class SearchBot:
     def _search(self, view: PlayerView, cands: list[Decision]) -> Decision:
         seat = view.seat
         assert seat is not None
-        totals = [0.0] * len(cands)
         horizon = self.horizon
         if view.phase == "store":  # the last step of the round (R6.9): look further
             horizon = max(horizon, self.store_horizon)
@@ -262,8 +267,36 @@ class SearchBot:
             stop = max(stop, view.round + self.endgame_rounds - 1)
         weight = self.weights.get(view.phase, 1.0)
         limit = None if self.iterations is None else max(1, round(self.iterations * weight))
-        deadline = (None if self.seconds is None
-                    else time.thread_time() + self.seconds * weight)
+        seconds = None if self.seconds is None else self.seconds * weight
+        start = time.thread_time() if seconds is not None else 0.0
+        deadline = None if seconds is None else start + seconds
+        totals = [0.0] * len(cands)
+        if self.screen < 1.0 and len(cands) > 2:
+            # Screening: every candidate on a share of the budget, then only the better half
+            # (greedy's choice first among equals) on the rest of the rollouts.
+            first = self._play(view, seat, stop, cands, totals,
+                               None if limit is None else max(1, round(limit * self.screen)),
+                               None if seconds is None else start + seconds * self.screen)
+            order = sorted(range(len(cands)), key=lambda i: (-totals[i], i))
+            kept = sorted(order[:max(2, (len(cands) + 1) // 2)])
+            if limit is not None:  # the rollouts left, shared by the candidates kept
+                limit = (limit - first) * len(cands) // len(kept)
+            cands = [cands[i] for i in kept]
+            totals = [totals[i] for i in kept]
+            if limit != 0:
+                self._play(view, seat, stop, cands, totals, limit, deadline)
+        else:
+            self._play(view, seat, stop, cands, totals, limit, deadline)
+        best = 0  # greedy's choice unless another does strictly better
+        for i in range(1, len(cands)):
+            if totals[i] > totals[best] + 1e-9:
+                best = i
+        return cands[best]
+
+    def _play(self, view: PlayerView, seat: int, stop: int, cands: Sequence[Decision],
+              totals: list[float], limit: int | None, deadline: float | None) -> int:
+        """Add to ``totals`` each candidate's score in determinizations sampled until
+        ``limit`` of them or the CPU ``deadline`` (at least one); how many were sampled."""
         done = 0
         while True:
             if limit is not None and done >= limit:
@@ -278,11 +311,7 @@ class SearchBot:
                 totals[i] += self.rollout(g, seat, seed)
             done += 1
         self.rollouts += done * len(cands)
-        best = 0  # greedy's choice unless another does strictly better
-        for i in range(1, len(cands)):
-            if totals[i] > totals[best] + 1e-9:
-                best = i
-        return cands[best]
+        return done
 
     def rollout(self, g: Game, seat: int, seed: int) -> float:
         """Play ``g`` on with greedy players to the halt (or the end); ``seat``'s score (one
