@@ -11,10 +11,12 @@ whether the host crashed. Targets: no crash, peak memory within the unattacked p
 
 Bounded: each attack stops after ``--attack-seconds`` (and its own message budget) or at
 the end of the game, and everything binds and connects to 127.0.0.1 only (the host runs with
-``--bind 127.0.0.1 --no-beacon``). The last line printed is one JSON object with every
-figure. Run: ``python benchmarks/attack.py`` (``--quick``: a shorter run, ``--scenario``:
-some scenarios only, ``--busy 2``: every scenario, the baseline too, with two busy loops
-beside the host for the length of the game: a party's laptop short of CPU).
+``--bind 127.0.0.1 --no-beacon``), and every wait has a deadline: a player still silent at
+the end is named, with what it was waited for, in its scenario's ``crash`` line. The last
+line printed is one JSON object with every figure. Run: ``python benchmarks/attack.py``
+(``--quick``: a shorter run, ``--scenario``: some scenarios only, ``--busy 2``: every
+scenario, the baseline too, with two busy loops beside the host for the length of the game:
+a party's laptop short of CPU).
 """
 
 from __future__ import annotations
@@ -57,6 +59,11 @@ SEED = 2026
 MEMORY_MARGIN_MB = 64.0
 LATENCY_FACTOR = 5.0
 WAIT = 60.0
+# What the players of a table are waited for after the attack, at most (then named as
+# silent): the game's end (a --quick game of 5 rounds takes 10-15 s), or the rewind (the
+# rollback's players name it on the resumed host's first snapshot: WAIT).
+GAME_WAIT = 300.0
+QUICK_GAME_WAIT = 120.0
 V = PROTOCOL_VERSION  # in the attackers' hand-made messages
 BOT_PACE = 0.08  # seconds between host-bot decisions: a game of about 15 s, for attacks to hit
 QUICK_BOT_PACE = 0.02
@@ -112,6 +119,25 @@ def _take_back(address: str, key: str, name: str, token: str, until: float
     return None, tries
 
 
+def _await_answer(conn: Connection, request: int, pending: int,
+                  poll: Callable[[float], list[Any]], until: float) -> bool:
+    """Wait for the ``ok`` to decision request ``request`` (to pending decision ``pending``):
+    True when it came. False as soon as it cannot come: refused, the host moved on, the game
+    over or the link closed, or the request forgotten, which a reconnect does (the client
+    sends its hello again and the decision is open again: a host killed before it answered,
+    or a rolled-back host, which the client names as a rewind and answers nothing after),
+    or at ``until``."""
+    core = conn.core
+    while core.waiting_for(request) and core.result is None and not core.closed \
+            and core.rewind is None and time.monotonic() < until:
+        notices = poll(min(5.0, max(0.0, until - time.monotonic())))
+        if any(isinstance(n, Accepted) and n.id == request for n in notices):
+            return True
+        if core.ready is not None and core.ready.id != pending:
+            break  # refused, or the host moved on
+    return False
+
+
 def _honest(pipe: Any, address: str, key: str, name: str, seed: int, role: str) -> None:
     """One network player (greedy, seeded): plays to the end, then sends back its decision
     latencies (seconds) and the result. ``role`` "attacker" is the attacker's own seat,
@@ -158,13 +184,7 @@ def _honest(pipe: Any, address: str, key: str, name: str, seed: int, role: str) 
             decision = bot.decide(cast(PlayerView, conn.core.view()), pending.legal)
             start = time.perf_counter()
             request = conn.decide(decision)
-            answered = False
-            while not answered and conn.core.result is None and not conn.core.closed:
-                notices = poll(5.0)
-                answered = any(isinstance(n, Accepted) and n.id == request for n in notices)
-                if conn.core.ready is not None and conn.core.ready.id != pending.id:
-                    break  # refused, or the host moved on
-            if answered:
+            if _await_answer(conn, request, pending.id, poll, deadline):
                 latencies.append(time.perf_counter() - start)
         result = conn.core.result
         pipe.send(("done", latencies, None if result is None else
@@ -258,17 +278,19 @@ class Table:
         for line in host.stdout:
             self.output.append(line.rstrip("\n"))
 
-    def wait_line(self, pattern: str) -> re.Match[str]:
+    def wait_line(self, pattern: str, since: int = 0) -> re.Match[str]:
+        """The first line of the host's output from line ``since`` on that matches
+        ``pattern``, waited for WAIT seconds at most."""
         deadline = time.monotonic() + WAIT
         while time.monotonic() < deadline:
-            for line in list(self.output):
+            for line in self.output[since:]:
                 found = re.search(pattern, line)
                 if found:
                     return found
             if self.host.poll() is not None:
                 raise RuntimeError(f"the host exited: {(self.work / 'host.err').read_text()}")
             time.sleep(0.05)
-        raise TimeoutError(f"no line matching {pattern!r}: {self.output}")
+        raise TimeoutError(f"no line matching {pattern!r} in {WAIT:g} s: {self.output[since:]}")
 
     def _sample(self) -> None:
         host = self.host
@@ -310,13 +332,20 @@ class Table:
     def over(self) -> bool:
         return all(not proc.is_alive() or pipe.poll() for proc, pipe in self.players[:2])
 
-    def finish(self, outcome: Outcome) -> Outcome:
-        deadline = time.monotonic() + 300
-        for proc, pipe in self.players:
+    def finish(self, outcome: Outcome, seconds: float) -> Outcome:
+        """Collect what each player process says (its end of the game, or the rewind it
+        saw), waiting ``seconds`` at most in all: a player silent by then is named in
+        ``outcome.crashed``, and killed."""
+        deadline = time.monotonic() + seconds
+        silent: list[str] = []
+        for index, (proc, pipe) in enumerate(self.players):
             while time.monotonic() < deadline and not pipe.poll(1.0):
                 if not proc.is_alive():
                     break
-            if pipe.poll(0):
+            if not pipe.poll(0):
+                silent.append(f"{PLAYER_ROLES[index]} {index} (pid {proc.pid}, "
+                              f"{'running' if proc.is_alive() else 'exited'})")
+            else:
                 message = pipe.recv()
                 if message[0] == "rewound":
                     outcome.rewound += 1
@@ -330,6 +359,11 @@ class Table:
             proc.join(5)
             if proc.is_alive():
                 proc.kill()
+        if silent:
+            outcome.crashed = (f"harness: no word in {seconds:.0f} s from "
+                               f"{', '.join(silent)}, waited for "
+                               + ("the rewind named" if outcome.expect_rewind else
+                                  "the end of the game"))
         if outcome.expect_rewind:  # the players left the rewound host: stop it ourselves
             self.host.terminate()
         try:
@@ -865,8 +899,10 @@ def attack_rollback(table: Table, seconds: float, quick: bool) -> tuple[int, str
     table.host.kill()
     table.host.wait(WAIT)
     roll_back(table.state_dir / f"{game}.sqlite3", ROLLED_BACK_ROWS)
+    said = len(table.output)
     table.start_host([*MUNDUS, "host", "--lang", "en", "--resume", game, "--state-dir",
                       str(table.state_dir)])
+    table.wait_line(r"^join at ", since=said)  # the resumed host is up (or this says why not)
     return ROLLED_BACK_ROWS, "rows"
 
 
@@ -909,7 +945,8 @@ def run(name: str, seconds: float, quick: bool, work: Path, busy: int = 0) -> Ou
     outcome.expect_rewind = name == "rollback"
     try:
         outcome.sent, outcome.unit = SCENARIOS[name](table, seconds, quick)
-        table.finish(outcome)
+        table.finish(outcome, WAIT if outcome.expect_rewind else
+                     QUICK_GAME_WAIT if quick else GAME_WAIT)
     except Exception as exc:  # the harness reports; it does not stop the run
         outcome.crashed = outcome.crashed or f"harness: {type(exc).__name__}: {exc}"
         table.kill()

@@ -6,10 +6,13 @@ import importlib.util
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 
 import pytest
+
+from mundus_net.client.notices import Accepted
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -129,6 +132,59 @@ def test_the_attack_harness_prints_its_figures_for_each_scenario(
     assert all(rows[name]["sent"] > 0 for name in played)
     assert rows["rollback"]["rewind_named_by"] == rows["rollback"]["players"], rows["rollback"]
     assert "Memory bound:" in out and all(name in out for name in scenarios)
+
+
+class _Core:
+    """What the attack harness's player reads of a ClientCore while it waits for an ``ok``."""
+
+    def __init__(self, request: int) -> None:
+        self.requests = {request}
+        self.result: object = None
+        self.closed = False
+        self.rewind: object = None
+        self.ready: object = None
+
+    def waiting_for(self, request: int) -> bool:
+        return request in self.requests
+
+
+def test_the_attack_player_stops_waiting_for_an_ok_its_rewound_host_forgot() -> None:
+    """The rollback's hang: a decision sent just before the host was killed is forgotten at
+    the reconnect (the hello starts over) and the rolled-back host never answers it, nor is
+    anything decided after the rewind; the player goes back to its loop (where it names the
+    rewind) after one poll instead of polling until the end of the game."""
+    bench = _benchmark("attack")
+    core = _Core(7)
+    polls: list[float] = []
+
+    def reconnect_to_a_rewound_host(timeout: float) -> list[object]:
+        polls.append(timeout)
+        core.requests.clear()  # ClientCore._reopen
+        core.rewind = "the host went back"
+        return []
+
+    conn = SimpleNamespace(core=core)
+    assert not bench._await_answer(conn, 7, 3, reconnect_to_a_rewound_host,
+                                   time.monotonic() + 600)
+    assert len(polls) == 1
+
+
+def test_the_attack_player_counts_the_ok_to_its_decision() -> None:
+    """The ``ok`` to the decision, on the second poll: a latency to count."""
+    bench = _benchmark("attack")
+    core = _Core(7)
+    polls: list[float] = []
+
+    def answer(timeout: float) -> list[object]:
+        polls.append(timeout)
+        if len(polls) == 1:
+            return []
+        core.requests.discard(7)  # the reply pops its request, and is told
+        return [Accepted("decide", 7)]
+
+    assert bench._await_answer(SimpleNamespace(core=core), 7, 3, answer,
+                               time.monotonic() + 600)
+    assert len(polls) == 2
 
 
 @pytest.mark.network
