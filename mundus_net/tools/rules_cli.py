@@ -30,6 +30,7 @@ from mundus_net.engine.notation import (
     parse_position,
 )
 from mundus_net.engine.view import PlayerView
+from mundus_net.tools.results import wrapped
 
 __all__ = [
     "DETAIL_WORDS", "cards_named", "describe", "describe_view", "detail_words", "event_json",
@@ -383,11 +384,18 @@ def _cmd_show(args: argparse.Namespace) -> int:
     except (NotationError, DeckError) as exc:
         return _fail(str(exc), 2)
     if args.viewer is None:
-        print("\n".join(describe(game)))
+        print(fitted(describe(game)))
         return 0
     try:
         seat = _viewer(args.viewer, game.players)
     except ValueError as exc:
         return _fail(str(exc), 2)
-    print("\n".join(describe_view(PlayerView(game, seat), game)))
+    print(fitted(describe_view(PlayerView(game, seat), game)))
     return 0
+
+
+def fitted(lines: Sequence[str]) -> str:
+    """``lines`` at 80 columns: a long line broken between words (between cards, between
+    decisions), its rest indented two more spaces than it."""
+    return "\n".join(part for line in lines
+                     for part in wrapped(line, " " * (len(line) - len(line.lstrip()) + 2)))
