@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from support.lines import WIDTH, paragraphs, too_wide
 from support.positions import bot_positions
+from test_verify import KEYS, finished_table, resign
 
 from mundus_net.bots.sdk import PhaseBot
 from mundus_net.cli import main
@@ -22,7 +23,6 @@ from mundus_net.engine.view import PlayerView
 from mundus_net.host import cli as host_cli
 from mundus_net.host.cli import record_text
 from mundus_net.host.keys import HostKeys
-from test_verify import KEYS, finished_table, resign
 
 
 def test_mundus_verify_prints_no_line_wider_than_80_columns(

@@ -395,7 +395,17 @@ def _cmd_show(args: argparse.Namespace) -> int:
 
 
 def fitted(lines: Sequence[str]) -> str:
-    """``lines`` at 80 columns: a long line broken between words (between cards, between
+    """``lines`` at 80 columns: a long line broken between its items (``; `` or ``, ``
+    apart: a development, a card with its count, an option), else between words (between
     decisions), its rest indented two more spaces than it."""
     return "\n".join(part for line in lines
-                     for part in wrapped(line, " " * (len(line) - len(line.lstrip()) + 2)))
+                     for part in wrapped(_whole_items(line),
+                                         " " * (len(line) - len(line.lstrip()) + 2)))
+
+
+def _whole_items(line: str) -> str:
+    """``line`` with no-break spaces inside each short item (wrapped() breaks between them
+    only): ``D07 Caravel 7`` or ``round limit none`` stay on one line."""
+    sep = "; " if "; " in line else ", "
+    return sep.join(item.replace(" ", "\xa0") if len(item) <= 40 else item
+                    for item in line.split(sep))
