@@ -388,7 +388,10 @@ class Table:
             outcome.verified = check.returncode == 0
             if not outcome.verified:
                 said = (check.stdout + check.stderr).strip().splitlines()
-                outcome.note = said[-1] if said else "verify failed"
+                # Its last line, wrapped at 80 columns (the rest indented), joined again.
+                at = max((i for i, line in enumerate(said) if not line.startswith(" ")),
+                         default=0)
+                outcome.note = " ".join(x.strip() for x in said[at:]) or "verify failed"
         else:
             outcome.note = "no record written"
         return outcome

@@ -19,6 +19,7 @@ import shlex
 import signal
 import socket
 import sys
+import textwrap
 import threading
 import unicodedata
 from collections.abc import Iterator
@@ -685,10 +686,24 @@ def print_identity(keys: HostKeys | None) -> None:
                   "an impostor"), flush=True)
         return
     where = keys.path if keys.path is not None else t._("memory only")
-    print(t._("host key: {key}  fingerprint {fingerprint}  ({where})").format(
-        key=keys.public_key, fingerprint=keys.fingerprint, where=where))
-    print(t._("record signing key: {key}  fingerprint {fingerprint}").format(
-        key=keys.sign_key, fingerprint=keys.sign_fingerprint), flush=True)
+    print(_key_lines(t._("host key: {key}  fingerprint {fingerprint}  ({where})").format(
+        key=keys.public_key, fingerprint=keys.fingerprint, where=where), keys.public_key,
+        keys.fingerprint))
+    print(_key_lines(t._("record signing key: {key}  fingerprint {fingerprint}").format(
+        key=keys.sign_key, fingerprint=keys.sign_fingerprint), keys.sign_key,
+        keys.sign_fingerprint), flush=True)
+
+
+def _key_lines(text: str, key: str, fingerprint: str) -> str:
+    """A key's line at 80 columns: its words up to the key stay on the first line, as the
+    programs that pin the key read it (``host key: KEY  fingerprint``: docs/client.md), the
+    fingerprint's groups stay together, the rest goes on lines indented by two spaces. A
+    label with a 64-digit key is wider than 80 columns and stands alone on its line."""
+    head = text[:text.index(key) + len(key)]
+    glued = text.replace(head, head.replace(" ", "\xa0"), 1).replace(
+        fingerprint, fingerprint.replace(" ", "\xa0"))
+    return "\n".join(textwrap.wrap(glued, 80, subsequent_indent="  ", break_long_words=False,
+                                   break_on_hyphens=False)).replace("\xa0", " ")
 
 
 def record_text(table: Table, keys: HostKeys | None) -> str:

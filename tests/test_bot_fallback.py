@@ -122,9 +122,12 @@ def test_the_fallback_is_said_once_on_stderr_naming_the_phases(
     OnlyOffers(3)
     said = capsys.readouterr().err.splitlines()
     others = [p for p in PHASES if p not in ("offer", OVER)]
-    assert said == [f"OnlyOffers handles offer; greedy's choices play the other phases: "
-                    f"{', '.join(others)} (to choose another: fallback_strategy, "
-                    f"docs/bots.md)"]
+    # One sentence, wrapped at 80 columns with a hanging indent.
+    assert all(len(line) <= 80 for line in said) and len(said) > 1
+    assert all(line.startswith("  ") for line in said[1:])
+    assert " ".join(line.strip() for line in said) == (
+        f"OnlyOffers handles offer; greedy's choices play the other phases: "
+        f"{', '.join(others)} (to choose another: fallback_strategy, docs/bots.md)")
 
 
 def test_the_fallback_plays_greedys_choices_with_the_bots_seed() -> None:

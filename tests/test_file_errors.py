@@ -23,6 +23,7 @@ from types import SimpleNamespace
 from typing import Any, cast
 
 import pytest
+from support.lines import paragraphs
 
 import mundus_net.engine
 from mundus_net.bots import load_bot
@@ -201,7 +202,7 @@ def test_verify_checks_an_unfinished_record_as_far_as_it_goes_and_says_where_it_
         files: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
     path = files["unfinished.json"]
     assert main(["verify", str(path)]) == 1
-    out = capsys.readouterr().out.splitlines()
+    out = paragraphs(capsys.readouterr().out)
     ok = [line.split(":")[0] for line in out if line.startswith("ok ")]
     assert ok == ["ok   signature", "ok   layout", "ok   record", "ok   seed commitment",
                   "ok   seed derivation", "ok   deal", "ok   offer commitments", "ok   replay",
@@ -217,7 +218,7 @@ def test_verify_checks_an_unfinished_record_as_far_as_it_goes_and_says_where_it_
 def test_verify_says_the_result_in_words_with_names(
         files: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["verify", str(files["finished.json"])]) == 0
-    result_line = next(line for line in capsys.readouterr().out.splitlines()
+    result_line = next(line for line in paragraphs(capsys.readouterr().out)
                        if line.startswith("ok   result:"))
     assert "after 2 rounds, at the round limit, with" in result_line
     assert any(f"{name} (seat " in result_line for name in ("Ann", "Bob", "Cy"))

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 from support.clock import FakeClock
+from support.lines import paragraphs
 from support.net import DEALER, PUBLIC, UP, Net, Peer, play
 
 from mundus_net.bots import load_bot
@@ -521,7 +522,7 @@ def test_the_record_carries_the_chain_every_client_that_saw_the_game_holds(
     signed = tmp_path / "record.json"
     signed.write_text(record_text(net.table, HostKeys.generate()), encoding="utf-8")
     assert main(["verify", str(signed)]) == 0
-    out = capsys.readouterr().out.splitlines()
+    out = paragraphs(capsys.readouterr().out)
     at = next(i for i, line in enumerate(out) if line.startswith("ok   record:"))
     assert out[at + 1] == f"     history: {words}"
 

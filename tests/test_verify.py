@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.lines import paragraphs
 from test_tui_game import ask, first_offer, pick
 from tui_term import Term, answer, choices, environment, stop_tables, without_venv
 
@@ -192,18 +193,18 @@ def test_mundus_verify_prints_each_check_and_names_the_first_failure(
     good = tmp_path / "good.json"
     good.write_text(signed, encoding="utf-8")
     assert main(["verify", str(good), "--host-key", KEYS.sign_key]) == 0
-    out = capsys.readouterr().out
+    out = "\n".join(paragraphs(capsys.readouterr().out))
     assert all(f"ok   {name}:" in out for name in CHECKS) and "every check holds" in out
 
     bad = tmp_path / "bad.json"
     bad.write_text(resign(signed, lambda d: d["result"]["doubloons"].__setitem__(0, 99)),
                    encoding="utf-8")
     assert main(["verify", str(bad)]) == 1
-    out = capsys.readouterr().out
+    out = "\n".join(paragraphs(capsys.readouterr().out))
     assert "FAIL result:" in out and "DOES NOT HOLD: result" in out
 
     assert main(["verify", str(good), "--host-key", "ab" * 32]) == 1
-    assert "not by the pinned key" in capsys.readouterr().out
+    assert "not by the pinned key" in "\n".join(paragraphs(capsys.readouterr().out))
 
     (tmp_path / "junk.json").write_text("{not json", encoding="utf-8")
     assert main(["verify", str(tmp_path / "junk.json")]) == 2
@@ -235,7 +236,7 @@ def _verify(text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tu
     record = tmp_path / "game.json"
     record.write_text(text, encoding="utf-8")
     status = main(["verify", str(record)])
-    return status, capsys.readouterr().out
+    return status, "\n".join(paragraphs(capsys.readouterr().out))
 
 
 def test_a_record_signed_by_this_computers_host_key_is_said_to_be_its_own(
@@ -306,5 +307,6 @@ def test_mundus_play_names_the_records_key_and_its_check_command_finds_it_is_thi
     run = subprocess.run(shlex.split(check), cwd=elsewhere, env=without_venv(env),
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stdout + run.stderr
-    assert f"ok   signature: {signer}: the record was made here" in run.stdout
-    assert run.stdout.splitlines()[-1] == f"{record}: every check holds; {signer}"
+    said = paragraphs(run.stdout)
+    assert f"ok   signature: {signer}: the record was made here" in "\n".join(said)
+    assert said[-1] == f"{record}: every check holds; {signer}"

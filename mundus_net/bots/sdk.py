@@ -13,6 +13,7 @@ import contextlib
 import difflib
 import random
 import sys
+import textwrap
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar, TypeVar
 
@@ -149,4 +150,7 @@ def _say_once(sentence: str) -> None:
     if sentence not in _SAID:
         _SAID.add(sentence)
         with contextlib.suppress(OSError, ValueError, AttributeError):  # no stderr: no word
-            print(sentence, file=sys.stderr, flush=True)
+            # 80 columns, broken between words (the phases' names stay whole).
+            print("\n".join(textwrap.wrap(sentence, 80, subsequent_indent="  ",
+                                           break_long_words=False, break_on_hyphens=False)),
+                  file=sys.stderr, flush=True)

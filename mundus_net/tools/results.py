@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import statistics
+import textwrap
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,12 +19,27 @@ from mundus_net.tools.referee import FAULT_KINDS
 
 __all__ = [
     "REASONS", "Row", "Tally", "bot_list", "check_spec", "cpu_figures", "file_error",
-    "player_count", "r6", "short_label", "speed_line", "table_lines", "tally", "wilson"
+    "player_count", "r6", "short_label", "speed_line", "table_lines", "tally", "wilson", "wrapped"
 ]
 
 Row = dict[str, Any]
 REASONS = ("perfect", "doubloons", "queue", "round_limit")
 # How a game ended, in words that follow "ended" (R8.1, R8.2, R8.3, R8.5).
+
+WIDTH = 80  # every line a person reads fits a terminal of 80 columns
+_FINGERPRINT = re.compile(r"\b[0-9a-f]{4}(?: [0-9a-f]{4}){3}\b")  # "1a2b 3c4d 5e6f 7a8b"
+_GLUE = "\xa0"  # no-break space: textwrap breaks at ASCII spaces only (as tournament.py)
+
+
+def wrapped(text: str, indent: str = "  ", width: int = WIDTH) -> list[str]:
+    """``text`` broken between words into lines of ``width`` columns, the lines after the
+    first indented by ``indent``. A word longer than a line (a key, a path, a command) is not
+    cut: it stands whole on a line of its own, to be copied; a fingerprint's four groups stay
+    on one line."""
+    glued = _FINGERPRINT.sub(lambda m: m[0].replace(" ", _GLUE), text)
+    lines = textwrap.wrap(glued, width, subsequent_indent=indent, break_long_words=False,
+                          break_on_hyphens=False)
+    return [line.replace(_GLUE, " ") for line in lines] or [""]
 
 
 def file_error(exc: OSError) -> str:

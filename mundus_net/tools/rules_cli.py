@@ -30,6 +30,7 @@ from mundus_net.engine.notation import (
     parse_position,
 )
 from mundus_net.engine.view import PlayerView
+from mundus_net.tools.results import wrapped
 
 __all__ = [
     "DETAIL_WORDS", "cards_named", "describe", "describe_view", "detail_words", "event_json",
@@ -383,11 +384,28 @@ def _cmd_show(args: argparse.Namespace) -> int:
     except (NotationError, DeckError) as exc:
         return _fail(str(exc), 2)
     if args.viewer is None:
-        print("\n".join(describe(game)))
+        print(fitted(describe(game)))
         return 0
     try:
         seat = _viewer(args.viewer, game.players)
     except ValueError as exc:
         return _fail(str(exc), 2)
-    print("\n".join(describe_view(PlayerView(game, seat), game)))
+    print(fitted(describe_view(PlayerView(game, seat), game)))
     return 0
+
+
+def fitted(lines: Sequence[str]) -> str:
+    """``lines`` at 80 columns: a long line broken between its items (``; `` or ``, ``
+    apart: a development, a card with its count, an option), else between words (between
+    decisions), its rest indented two more spaces than it."""
+    return "\n".join(part for line in lines
+                     for part in wrapped(_whole_items(line),
+                                         " " * (len(line) - len(line.lstrip()) + 2)))
+
+
+def _whole_items(line: str) -> str:
+    """``line`` with no-break spaces inside each short item (wrapped() breaks between them
+    only): ``D07 Caravel 7`` or ``round limit none`` stay on one line."""
+    sep = "; " if "; " in line else ", "
+    return sep.join(item.replace(" ", "\xa0") if len(item) <= 40 else item
+                    for item in line.split(sep))

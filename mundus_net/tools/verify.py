@@ -39,7 +39,7 @@ from mundus_net.protocol.signing import (
     layout,
     signed_message,
 )
-from mundus_net.tools.results import file_error
+from mundus_net.tools.results import file_error, wrapped
 
 __all__ = [
     "CHECKS", "Check", "Report", "UnreadableRecord", "chain_words", "register", "run",
@@ -407,13 +407,17 @@ def run(args: argparse.Namespace) -> int:
             print(f"mundus verify: {exc}", file=sys.stderr)
             return 2
 
+    def say(text: str, indent: str = "  ") -> None:
+        print("\n".join(wrapped(text, indent)), flush=True)
+
     def show(found: Check) -> None:
-        print(f"{'ok  ' if found.ok else 'FAIL'} {found.name}: {found.detail}", flush=True)
+        # A check's detail under its name, at 80 columns (the name's column kept clear).
+        say(f"{'ok  ' if found.ok else 'FAIL'} {found.name}: {found.detail}", " " * 5)
         if found.name == "record" and found.ok:
             # What the host says it published, for the players to compare (not a check).
             history = _chain_of(text)
             if history is not None:
-                print(f"     history: {history}", flush=True)
+                say(f"     history: {history}", " " * 5)
 
     try:
         report = verify_text(text, args.host_key, deck, on_check=show, own_key=own_sign_key())
@@ -423,20 +427,20 @@ def run(args: argparse.Namespace) -> int:
     if report.ok:
         fp = report.signer_fingerprint
         if report.own:
-            print(f"{args.record}: every check holds; {report.signer_words}")
+            say(f"{args.record}: every check holds; {report.signer_words}")
         elif report.pinned:
-            print(f"{args.record}: every check holds; signed by the pinned key {fp}")
+            say(f"{args.record}: every check holds; signed by the pinned key {fp}")
         else:
-            print(f"{args.record}: every check holds; it is its host's record if {fp} is the "
-                  "fingerprint of the record signing key that host printed")
+            say(f"{args.record}: every check holds; it is its host's record if {fp} is the "
+                "fingerprint of the record signing key that host printed")
         return 0
     failed = report.first_failure
     for name in report.skipped:
         print(f"  -  {name}: not checked")
     if report.unfinished is not None:
-        print(f"the game in {args.record} did not finish ({report.unfinished}): "
-              "everything recorded up to there holds, but there is no result to check")
+        say(f"the game in {args.record} did not finish ({report.unfinished}): "
+            "everything recorded up to there holds, but there is no result to check")
         return 1
     what = f"{failed.name}: {failed.detail}" if failed is not None else "incomplete"
-    print(f"{args.record}: DOES NOT HOLD: {what}")
+    say(f"{args.record}: DOES NOT HOLD: {what}")
     return 1
