@@ -58,6 +58,14 @@ SKIPPED = {
         "an install: the test extras hold matplotlib",
     ("docs/rl.md", "pip install '.[rl]'"): "an install: the test extras hold numpy, "
                                            "gymnasium and pettingzoo",
+    ("docs/rl.md", "pip install -e '.[rl]'"): "an install: the test extras hold numpy",
+    ("docs/rl.md", "mundus train --games 300 --seed 7001 --jobs 2 --out "
+                   "mundus_net/bots/data/learned.json"):
+        "rewrites the weights the package ships, and trains for half an hour "
+        "(tests/test_learned_bot.py trains a tiny run and checks it reproduces)",
+    ("docs/replay.md", "mundus replay recs/game-000000.json --review review.json --as 0 --at 112"):
+        "a person at a terminal: the full-screen replay (tests/test_review.py runs it in a "
+        "pseudo-terminal)",
     ("docs/rl.md", "python examples/train_rl_agent.py"):
         "trains for 3 minutes (tests/test_rl.py trains it briefly)",
     ("docs/tournament.md", "pip install '.[cluster]'"): "an install: the test extras hold "
