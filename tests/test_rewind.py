@@ -764,8 +764,11 @@ def test_a_real_host_resumed_from_an_older_copy_of_its_log_is_followed_by_its_ne
         return process
 
     try:
+        # --bot-seconds 60: the test is about the rewind, not the clock. One run on a loaded
+        # machine (a clean clone's suite beside another suite) recorded seat 3's round-4 commit
+        # as timed out at the default 10 s; five runs since (two beside busy loops) did not.
         first = host("--port", "0", "--seats", "4", "--bots", "greedy,greedy", "--seed", "5",
-                     "--fixed-seed", "--record", str(record_file))
+                     "--fixed-seed", "--record", str(record_file), "--bot-seconds", "60")
         _, _, game, bots = seat_network_bots(processes, first, "--on-rewind", "go-on")
         first.wait_line(r"^round 2$")
         first.kill()
@@ -807,7 +810,7 @@ def test_a_real_host_rolled_back_to_before_an_announce_gets_new_offers_with_no_v
     try:
         host = start_host(processes, tmp_path, "--port", "0", "--seats", "4", "--bots",
                           "greedy,greedy", "--seed", "5", "--fixed-seed", "--record",
-                          str(record_file))
+                          str(record_file), "--bot-seconds", "60")
         _, _, game, bots = seat_network_bots(
             processes, host, "--strategy", "tests/keyed_bot.py:AskedAgainBot",
             "--on-rewind", "go-on")
