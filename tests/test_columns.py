@@ -42,16 +42,16 @@ def test_mundus_verify_prints_no_line_wider_than_80_columns(
         assert max(map(len, paragraphs(out))) > WIDTH  # (it had lines to wrap)
 
 
-class OnlyTakes(PhaseBot):
+class WrappedOnlyTakes(PhaseBot):  # a name of its own: the sentence is said once a process
     def on_take(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
         return legal[0]
 
 
 def test_the_phasebot_fallback_sentence_fits_80_columns(
         capsys: pytest.CaptureFixture[str]) -> None:
-    OnlyTakes(1)
+    WrappedOnlyTakes(1)
     said = capsys.readouterr().err.splitlines()
-    assert said[0].startswith("OnlyTakes handles take; ") and len(said) > 1
+    assert said[0].startswith("WrappedOnlyTakes handles take; ") and len(said) > 1
     assert too_wide(said) == []
 
 
