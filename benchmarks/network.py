@@ -195,13 +195,11 @@ def _child(target: Any, *args: Any) -> tuple[multiprocessing.process.BaseProcess
     return proc, parent
 
 
-class BareEcho:
-    """DEALER -> ROUTER -> DEALER with fixed frames of about a decision's and an ok's size,
-    to an echo server in a child process."""
+class _Dealer:
+    """A DEALER to a server in a child process on 127.0.0.1, CURVE with ``key`` (None:
+    plain), and the request frame of about a decision's size."""
 
-    def __init__(self, secure: bool) -> None:
-        self.proc, pipe = _child(_echo_server, secure)
-        port, key = pipe.recv()
+    def _connect(self, port: int, key: str | None) -> None:
         self.ctx: zmq.Context[Any] = zmq.Context()
         self.dealer = self.ctx.socket(zmq.DEALER)
         if key is not None:
@@ -210,6 +208,16 @@ class BareEcho:
         self.poller = zmq.Poller()
         self.poller.register(self.dealer, zmq.POLLIN)
         self.request = b"q" * REQUEST_BYTES
+
+
+class BareEcho(_Dealer):
+    """DEALER -> ROUTER -> DEALER with fixed frames of about a decision's and an ok's size,
+    to an echo server in a child process."""
+
+    def __init__(self, secure: bool) -> None:
+        self.proc, pipe = _child(_echo_server, secure)
+        port, key = pipe.recv()
+        self._connect(port, key)
         for _ in range(100):  # warm-up (and the CURVE handshake)
             self.round_trip()
 
@@ -295,7 +303,7 @@ def _fanout_subscriber(pipe: Connection_, port: int, key: str | None) -> None:
                 count += 1
 
 
-class FanOut:
+class FanOut(_Dealer):
     """The fan-out floor's sockets: a DEALER to the server, ``subscribers`` processes with a
     SUB each; with ``sync_dir``, the server syncs a write per answer (the durable variant)."""
 
@@ -311,14 +319,7 @@ class FanOut:
                                daemon=True)
             proc.start()
             self.subscribers.append((proc, parent))
-        self.ctx: zmq.Context[Any] = zmq.Context()
-        self.dealer = self.ctx.socket(zmq.DEALER)
-        if key is not None:
-            make_client(self.dealer, key)
-        self.dealer.connect(f"tcp://127.0.0.1:{router_port}")
-        self.poller = zmq.Poller()
-        self.poller.register(self.dealer, zmq.POLLIN)
-        self.request = b"q" * REQUEST_BYTES
+        self._connect(router_port, key)
         self.sent = 0
         deadline = time.monotonic() + WAIT
         waiting = [pipe for _, pipe in self.subscribers]
