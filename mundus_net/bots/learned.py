@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from mundus_net.bots.greedy import GreedyBot
+from mundus_net.bots.search import Ranker
 from mundus_net.engine.cards import RELIC
 from mundus_net.engine.decisions import (
     TARGET_CASH,
@@ -87,25 +87,6 @@ def _starts() -> dict[str, int]:
 
 
 _START = _starts()
-
-
-class Ranker(GreedyBot):
-    """The greedy player, keeping the score of every choice it compared at its last
-    decision (empty for the phases it does not score)."""
-
-    def __init__(self, seed: int = 0) -> None:
-        super().__init__(seed)
-        self.scored: list[tuple[float, Decision]] = []
-
-    def decide(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
-        self.scored = []
-        return super().decide(view, legal)
-
-    def _best(self, legal: Sequence[Decision], score: Callable[[Decision], float]) -> Decision:
-        scored = [(score(d), d) for d in legal]
-        self.scored = scored
-        lookup = dict(zip(legal, scored, strict=True))
-        return super()._best(legal, lambda d: lookup[d][0])
 
 
 def _set_cost(d: MakeSet) -> tuple[int, int]:

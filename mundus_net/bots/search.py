@@ -43,7 +43,7 @@ import math
 import operator
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from mypy_extensions import mypyc_attr
@@ -70,8 +70,8 @@ from mundus_net.engine.view import PlayerView
 __all__ = [
     "ALL_CHOICES", "CONTEXT_CACHE", "DEFAULT_DEV_SCALE", "DEFAULT_ITERATIONS", "DEFAULT_MARGIN",
     "DEFAULT_STORE_HORIZON", "DEFAULT_WEIGHTS", "EVALUATIONS", "FITTED", "MAX_ALL", "PARTS",
-    "SEARCH_PHASES", "SearchBot", "fitted_features", "look_ahead", "win_shares", "worth_parts",
-    "worths",
+    "SEARCH_PHASES", "Ranker", "SearchBot", "fitted_features", "look_ahead", "win_shares",
+    "worth_parts", "worths",
 ]
 
 SEARCH_PHASES = ("announce", "offer", "take", "first", "turn", "tm_tie", "pick", "pirates",
@@ -98,9 +98,9 @@ _FITTED_BY_PART = tuple(zip(FITTED[:len(PARTS)], FITTED[len(PARTS):2 * len(PARTS
                             FITTED[2 * len(PARTS):], strict=True))  # per part: x1, x r/10, / r
 
 
-class _Ranker(GreedyBot):
+class Ranker(GreedyBot):
     """The greedy player, keeping the score of every choice it compared at its last
-    decision (empty for the phases it does not score)."""
+    decision (empty for the phases it does not score); each choice is scored once."""
 
     def __init__(self, seed: int = 0) -> None:
         super().__init__(seed)
@@ -110,9 +110,11 @@ class _Ranker(GreedyBot):
         self.scored = []
         return super().decide(view, legal)
 
-    def _best(self, legal: Sequence[Decision], score: Any) -> Decision:
-        self.scored = [(score(d), d) for d in legal]
-        return super()._best(legal, score)
+    def _best(self, legal: Sequence[Decision], score: Callable[[Decision], float]) -> Decision:
+        scored = [(score(d), d) for d in legal]
+        self.scored = scored
+        lookup = dict(zip(legal, scored, strict=True))
+        return super()._best(legal, lambda d: lookup[d][0])
 
 
 class _PolicyBot(GreedyBot):
@@ -207,7 +209,7 @@ class SearchBot:
         self.evaluation = evaluation
         self.screen = screen
         self.phases = frozenset(phases)
-        self.greedy = _Ranker(seed)
+        self.greedy = Ranker(seed)
         self.policy = [_PolicyBot(seed + 1 + s) for s in range(6)]
         self.searches: dict[str, int] = {}  # searched decisions, by phase
         self.rollouts = 0
