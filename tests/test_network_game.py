@@ -243,14 +243,14 @@ def test_a_bot_killed_mid_round_comes_back_with_its_token(host: Host, tmp_path: 
     assert check_secrecy(victim.trace, 3) > 50
 
 
-def test_one_bot_process_plays_two_seats_over_two_connections(host: Host) -> None:
-    """``mundus bot --seats 2``: two connections (two tokens, two CURVE sessions) driven by
-    one process take seats 2 and 3 in turn and play the game to the end, one JSON line each.
-    The game is the one two bot processes with seeds 2 and 3 play."""
+def play_two_seats_in_one_process(host: Host, strategy: str, *, seed: int,
+                                  name: str) -> tuple[list[dict[str, Any]], str]:
+    """Run ``mundus bot --seats 2`` against the host to the game's end; return its JSON lines
+    (one per seat) and its standard error, after checking it exited cleanly."""
     assert host.public_key is not None
     proc = subprocess.Popen(
         [sys.executable, "-m", "mundus_net.cli", "bot", "--connect", host.address,
-         "--strategy", "greedy", "--seed", "2", "--seats", "2", "--name", "pair", "--json",
+         "--strategy", strategy, "--seed", str(seed), "--seats", "2", "--name", name, "--json",
          "--timeout", str(WAIT), f"--host-key={host.public_key}"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -260,8 +260,15 @@ def test_one_bot_process_plays_two_seats_over_two_connections(host: Host) -> Non
             proc.kill()
             proc.communicate(timeout=WAIT)
     assert proc.returncode == 0, err
+    return [json.loads(line) for line in out.strip().splitlines()], err
+
+
+def test_one_bot_process_plays_two_seats_over_two_connections(host: Host) -> None:
+    """``mundus bot --seats 2``: two connections (two tokens, two CURVE sessions) driven by
+    one process take seats 2 and 3 in turn and play the game to the end, one JSON line each.
+    The game is the one two bot processes with seeds 2 and 3 play."""
+    results, err = play_two_seats_in_one_process(host, "greedy", seed=2, name="pair")
     assert "MISMATCH" not in err, err
-    results = [json.loads(line) for line in out.strip().splitlines()]
     record = check_finished(host, results)
     assert record.names[2:] == ["pair-1", "pair-2"]
     assert record.violations == []
@@ -272,20 +279,7 @@ def test_one_bot_process_plays_two_seats_over_two_connections(host: Host) -> Non
 def test_the_learned_bot_plays_two_seats_over_the_network(host: Host) -> None:
     """``mundus bot --strategy learned``: the learned bot (its shipped weights) plays seats 2
     and 3 of a networked table to the end, through the same bot interface."""
-    assert host.public_key is not None
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "mundus_net.cli", "bot", "--connect", host.address,
-         "--strategy", "learned", "--seed", "4", "--seats", "2", "--name", "nn", "--json",
-         "--timeout", str(WAIT), f"--host-key={host.public_key}"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        out, err = proc.communicate(timeout=WAIT)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate(timeout=WAIT)
-    assert proc.returncode == 0, err
-    results = [json.loads(line) for line in out.strip().splitlines()]
+    results, _ = play_two_seats_in_one_process(host, "learned", seed=4, name="nn")
     record = check_finished(host, results)
     assert record.names[2:] == ["nn-1", "nn-2"]
     assert record.violations == []
