@@ -31,6 +31,9 @@ __all__ = [
 # Gymnasium's classes), and everything of the network and the terminal
 # (docs/architecture.md, "The compiled build", has the reasons and the figures).
 MODULES: Final[tuple[str, ...]] = (
+    "mundus_net.bots.greedy",
+    "mundus_net.bots.random_bot",
+    "mundus_net.bots.search",
     "mundus_net.engine.cards",
     "mundus_net.engine.combos",
     "mundus_net.engine.deck",

@@ -66,7 +66,7 @@ from mundus_net.engine.game import (
     VICENTE_PAY,
     WIN_DOUBLOONS,
 )
-from mundus_net.engine.view import PlayerView
+from mundus_net.engine.view import View
 
 __all__ = [
     "CARD_WORTH", "CASAS_CARD", "DENIAL", "EPS", "MERCHANT_FIRST", "MERCHANT_MORE",
@@ -153,7 +153,7 @@ class _Context:
     def __new__(cls, *args: object, **kwargs: object) -> Self:
         return super().__new__(cls)
 
-    def __init__(self, view: PlayerView, deck: Deck, turn: bool,
+    def __init__(self, view: View, deck: Deck, turn: bool,
                  store_next: dict[str | None, tuple[float, float, float]] | None = None,
                  store_queue: float = 0.0) -> None:
         seat = view.seat
@@ -467,7 +467,7 @@ class _Context:
         return value
 
 
-def context_key(view: PlayerView) -> tuple[Any, ...]:
+def context_key(view: View) -> tuple[Any, ...]:
     """The seat and everything public an evaluation context depends on: views with equal
     keys share one (a bot asked for several seats, as tests do, keeps them apart)."""
     phase = view.phase
@@ -494,27 +494,27 @@ class GreedyBot:
     def __init__(self, seed: int = 0, deck: Deck | None = None) -> None:
         self.seed = seed
         self.rng = random.Random(seed)  # reseeded for each question (question_seed)
-        self._question: tuple[PlayerView, Sequence[Decision]] | None = None
+        self._question: tuple[View, Sequence[Decision]] | None = None
         self.deck = deck
         self._ctx_key: tuple[Any, ...] | None = None
         self._ctx: _Context | None = None
 
     # -- plumbing -----------------------------------------------------------------------------
 
-    def _deck(self, view: PlayerView) -> Deck:
+    def _deck(self, view: View) -> Deck:
         found = getattr(view, "deck", None)
         if isinstance(found, Deck):
             return found
         return self.deck or default_deck()
 
-    def context(self, view: PlayerView) -> _Context:
+    def context(self, view: View) -> _Context:
         key = context_key(view)
         if key != self._ctx_key or self._ctx is None:
             self._ctx = self._new_context(view)
             self._ctx_key = key
         return self._ctx
 
-    def _new_context(self, view: PlayerView) -> _Context:
+    def _new_context(self, view: View) -> _Context:
         return _Context(view, self._deck(view), view.phase == "turn", self.store_next,
                         self.store_queue)
 
@@ -539,7 +539,7 @@ class GreedyBot:
             self.rng.seed(question_seed(self.seed, *question))
         return self.rng.randrange(n)
 
-    def decide(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+    def decide(self, view: View, legal: Sequence[Decision]) -> Decision:
         if len(legal) == 1:
             return legal[0]
         self._question = (view, legal) if self.reseed_per_question else None
@@ -550,13 +550,13 @@ class GreedyBot:
 
     # -- phases ---------------------------------------------------------------------------------
 
-    def _coronado(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+    def _coronado(self, view: View, legal: Sequence[Decision]) -> Decision:
         return ChooseEvent(None) if ChooseEvent(None) in legal else legal[0]
 
-    def _split(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+    def _split(self, view: View, legal: Sequence[Decision]) -> Decision:
         return SplitFleet(()) if SplitFleet(()) in legal else legal[0]
 
-    def _hand_scores(self, view: PlayerView, legal: Sequence[Decision],
+    def _hand_scores(self, view: View, legal: Sequence[Decision],
                      cards_of: Callable[[Decision], Sequence[int]], sign: int,
                      extra: Callable[[Decision], float] | None = None) -> Decision:
         ctx = self.context(view)
@@ -571,26 +571,26 @@ class GreedyBot:
 
         return self._best(legal, score)
 
-    def _pick(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+    def _pick(self, view: View, legal: Sequence[Decision]) -> Decision:
         return self._hand_scores(view, legal, lambda d: d.cards if isinstance(d, PickCards)
                                  else (), +1)
 
-    def _sergio(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+    def _sergio(self, view: View, legal: Sequence[Decision]) -> Decision:
         return self._hand_scores(
             view, legal, lambda d: (d.card,) if isinstance(d, BuyMarket) and d.card else (),
             +1, lambda d: -SERGIO_COST - 0.5 if isinstance(d, BuyMarket) and d.card else 0.0)
 
-    def _pirates(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+    def _pirates(self, view: View, legal: Sequence[Decision]) -> Decision:
         return self._hand_scores(view, legal, lambda d: d.cards if isinstance(d, PirateDiscard)
                                  else (), -1)
 
-    def _gift(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+    def _gift(self, view: View, legal: Sequence[Decision]) -> Decision:
         # Keep what helps this hand most; among equals give the lowest card.
         return self._hand_scores(
             view, legal, lambda d: (d.card,) if isinstance(d, Gift) else (), -1,
             lambda d: -0.01 * d.card if isinstance(d, Gift) else 0.0)
 
-    def _announce(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+    def _announce(self, view: View, legal: Sequence[Decision]) -> Decision:
         ctx = self.context(view)
         hand = _counts(view.hand)
         whole = ctx.evaluate(tuple(hand))
@@ -604,7 +604,7 @@ class GreedyBot:
         n = max(2, min(4, junk))
         return Announce(n) if Announce(n) in legal else legal[0]
 
-    def _offer(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+    def _offer(self, view: View, legal: Sequence[Decision]) -> Decision:
         ctx = self.context(view)
         prize = 0.0
         if ctx.qv:
@@ -624,7 +624,7 @@ class GreedyBot:
         return self._hand_scores(view, legal, lambda d: d.cards if isinstance(d, Offer)
                                  else (), -1, extra)
 
-    def _tm_tie(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+    def _tm_tie(self, view: View, legal: Sequence[Decision]) -> Decision:
         seats = [d.seat for d in legal if isinstance(d, ChooseTradeMaster)]
         if view.seat in seats:
             return ChooseTradeMaster(view.seat)
@@ -632,7 +632,7 @@ class GreedyBot:
         poorest = min(money[s] for s in seats)
         return ChooseTradeMaster(next(s for s in seats if money[s] == poorest))
 
-    def _take(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+    def _take(self, view: View, legal: Sequence[Decision]) -> Decision:
         ctx = self.context(view)
         hand = _counts(view.hand)
         orellana = "orellana" in ctx.powers
@@ -664,11 +664,11 @@ class GreedyBot:
 
         return self._best(legal, score)
 
-    def _first(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+    def _first(self, view: View, legal: Sequence[Decision]) -> Decision:
         me = ChooseFirst(view.seat if view.seat is not None else 0)
         return me if me in legal else legal[0]
 
-    def _turn(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+    def _turn(self, view: View, legal: Sequence[Decision]) -> Decision:
         ctx = self.context(view)
         hand = _counts(view.hand)
         c = tuple(hand)
@@ -718,7 +718,7 @@ class GreedyBot:
             return MakeRelicSet(k)
         return EndTurn()
 
-    def _store(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+    def _store(self, view: View, legal: Sequence[Decision]) -> Decision:
         ctx = self.context(view)
         ok = ctx.store_ok
         ctx.store_ok = True  # the engine only asks when storing is allowed
@@ -735,7 +735,7 @@ class GreedyBot:
             ctx.store_ok = ok
 
 
-_PHASES: dict[str, Callable[[GreedyBot, PlayerView, Sequence[Decision]], Decision]] = {
+_PHASES: dict[str, Callable[[GreedyBot, View, Sequence[Decision]], Decision]] = {
     "coronado": GreedyBot._coronado,
     "split": GreedyBot._split,
     "pick": GreedyBot._pick,
