@@ -27,7 +27,7 @@ from __future__ import annotations
 import copy
 import random
 from collections.abc import Callable, Sequence
-from typing import Any, Self
+from typing import Any, Final, Self
 
 from mypy_extensions import mypyc_attr
 
@@ -78,43 +78,46 @@ __all__ = [
 
 # The engine's rule tables (R6.2, P04) as tuples indexed by size or class: looked up in
 # the evaluation's inner loops.
-SERIES_PAYS = tuple(SERIES_PAY.get(size, 0) for size in range(max(SERIES_PAY) + 1))
-RELIC_PAYS = tuple(RELIC_PAY.get(size, 0) for size in range(max(RELIC_PAY) + 1))
-VICENTE_PAYS = tuple(VICENTE_PAY.get(cls, 0) for cls in range(max(VICENTE_PAY) + 1))
+SERIES_PAYS: Final = tuple(SERIES_PAY.get(size, 0) for size in range(max(SERIES_PAY) + 1))
+RELIC_PAYS: Final = tuple(RELIC_PAY.get(size, 0) for size in range(max(RELIC_PAY) + 1))
+VICENTE_PAYS: Final = tuple(VICENTE_PAY.get(cls, 0) for cls in range(max(VICENTE_PAY) + 1))
 
 # Heuristic weights, in doubloons.
-PERFECT_VALUE = 500.0  # the perfect combination wins the game (R8.1)
-CARD_WORTH = 1.3  # one more resource card in a round (a caravel's yield)
-STORE_RELIC = 3.5  # a relic kept in a warehouse for the next round
-STORE_PAIR = 1.6  # each card of a kept pair (or more) of one value
-STORE_SINGLE = 0.7  # a kept single card (plus a little per value)
+PERFECT_VALUE: Final = 500.0  # the perfect combination wins the game (R8.1)
+CARD_WORTH: Final = 1.3  # one more resource card in a round (a caravel's yield)
+STORE_RELIC: Final = 3.5  # a relic kept in a warehouse for the next round
+STORE_PAIR: Final = 1.6  # each card of a kept pair (or more) of one value
+STORE_SINGLE: Final = 0.7  # a kept single card (plus a little per value)
 # Storage comes after every progression turn (R6.9), so the queue is final and next round's
 # event is the icon of queue card 1 (R3.2): factors on (pair, single, relic) stored for it.
-STORE_NEXT: dict[str | None, tuple[float, float, float]] = {
+STORE_NEXT: Final[dict[str | None, tuple[float, float, float]]] = {
     "KA": (1.5, 1.0, 1.2),  # King's Aid: any number of identical sets
     "IP": (1.0, 0.3, 1.0),  # Indigenous People: a series pays 1 a card
     "ST": (0.6, 1.0, 1.0),  # Storm: a set reaches queue card 1 only
 }
-STORE_QUEUE = 1.0  # share of a stored pair's worth that follows the queue card its set reaches
-MERCHANT_FIRST = 1.8  # per round, a merchant of a class the bot has none of
-MERCHANT_MORE = 0.6  # per round, another merchant of a class it already has
-WAREHOUSE_SLOT = (0.9, 0.7, 0.4, 0.25)  # per round, the 1st, 2nd, ... warehouse slot
-SHIPYARD_RATE = 0.9  # per round, per opponent with more caravels
-DENIAL = 0.5  # a development taken is one an opponent does not get
+# The share of a stored pair's worth that follows the queue card its set reaches.
+STORE_QUEUE: Final = 1.0
+MERCHANT_FIRST: Final = 1.8  # per round, a merchant of a class the bot has none of
+MERCHANT_MORE: Final = 0.6  # per round, another merchant of a class it already has
+WAREHOUSE_SLOT: Final = (0.9, 0.7, 0.4, 0.25)  # per round, the 1st, 2nd, ... warehouse slot
+SHIPYARD_RATE: Final = 0.9  # per round, per opponent with more caravels
+DENIAL: Final = 0.5  # a development taken is one an opponent does not get
 # Per-round worth of a character power beyond its printed income.
-POWER_RATE = {
+POWER_RATE: Final = {
     "almagro": 0.5, "cosa": 0.6, "casas": 0.4, "pizarro": 0.3, "valdivia": 0.5,
     "orellana": 0.5, "cortes": 0.0, "ponce": 0.2, "coronado": 0.1, "sergio": 0.8,
     "estefano": 1.2, "vicente": 0.6,
 }
-PAIR_POTENTIAL = 0.2  # share of a 3-card set's target value credited to a pair in trade
-THREE_DISTINCT = 1.2  # a hand one card short of a series, in trade
-CASAS_CARD = 0.8  # expected gain of each card Casas' owner puts in the trade
-TM_WORTH = 0.06  # per point of offer score, when the queue holds a prize worth racing for
-EPS = 1e-6
+PAIR_POTENTIAL: Final = 0.2  # share of a 3-card set's target value credited to a pair in trade
+THREE_DISTINCT: Final = 1.2  # a hand one card short of a series, in trade
+CASAS_CARD: Final = 0.8  # expected gain of each card Casas' owner puts in the trade
+TM_WORTH: Final = 0.06  # per point of offer score, when the queue holds a prize worth racing for
+EPS: Final = 1e-6
 
-# R6.3: (class, size) -> furthest queue position, for the sets of 3 to 5 cards.
-_REACH = {(cls, size): reach(cls, size) for cls in (1, 2, 3) for size in (3, 4, 5)}
+# R6.3: _REACH[class][size] -> furthest queue position, for the sets of 3 to 5 cards (0: no
+# such set); indexed, not keyed by a (class, size) tuple made at every look-up.
+_REACH: Final = tuple(tuple(reach(cls, size) if cls and size >= 3 else 0 for size in range(6))
+                      for cls in range(4))
 
 
 def store_worths(next_event: str | None,
@@ -215,7 +218,7 @@ class _Context:
             top = max(self.qv)
             if top > 0:
                 for cls in (1, 2, 3):
-                    reach = 1 if self.next_event == "ST" else _REACH[cls, 3]
+                    reach = 1 if self.next_event == "ST" else _REACH[cls][3]
                     share = max(max(self.qv[:reach]), 0.0) / top
                     self.store_pair[cls] *= 1.0 - store_queue + store_queue * share
         self._shadow: _Context | None = None
@@ -387,7 +390,7 @@ class _Context:
                     hi = min(relics, 5 - own)
                     for wild in range(lo, hi + 1):
                         size = own + wild
-                        reach = 1 if self.storm else _REACH[cls, size]
+                        reach = 1 if self.storm else _REACH[cls][size]
                         rest_l = list(c)
                         rest_l[v] -= own
                         rest_l[RELIC] -= wild
@@ -455,12 +458,12 @@ class _Context:
                         g = float(SERIES_PAYS[distinct + 1] - SERIES_PAYS[distinct])
                     gain = max(gain, g)
                 if c[dst] and c[dst] + relics == 2 and self.qv:
-                    gain = max(gain, 0.7 * self.best_reach(self.qv, _REACH[cls, 3])[0])
+                    gain = max(gain, 0.7 * self.best_reach(self.qv, _REACH[cls][3])[0])
             value += 0.8 * gain
         if distinct == 3:
             value += THREE_DISTINCT
         if self.qv:
-            pairs = sorted((self.best_reach(self.qv, _REACH[CLASS_OF[v], 3])[0]
+            pairs = sorted((self.best_reach(self.qv, _REACH[CLASS_OF[v]][3])[0]
                             for v in range(1, 10) if c[v] == 2 and relics == 0), reverse=True)
             value += PAIR_POTENTIAL * sum(pairs[:2])
         self._eval[c] = value
@@ -735,7 +738,7 @@ class GreedyBot:
             ctx.store_ok = ok
 
 
-_PHASES: dict[str, Callable[[GreedyBot, View, Sequence[Decision]], Decision]] = {
+_PHASES: Final[dict[str, Callable[[GreedyBot, View, Sequence[Decision]], Decision]]] = {
     "coronado": GreedyBot._coronado,
     "split": GreedyBot._split,
     "pick": GreedyBot._pick,
