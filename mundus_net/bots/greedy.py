@@ -228,7 +228,6 @@ class _Context:
         self._core: dict[tuple[Counts, tuple[float, ...], int, bool], tuple[float, Choice]] = {}
         self._tail: dict[Counts, tuple[float, int]] = {}
         self._eval: dict[Counts, float] = {}
-        self._reach: dict[tuple[tuple[float, ...], int], tuple[float, int]] = {}
 
     # -- developments -----------------------------------------------------------------------
 
@@ -298,19 +297,15 @@ class _Context:
     # -- the turn planner -------------------------------------------------------------------
 
     def best_reach(self, qv: tuple[float, ...], reach: int) -> tuple[float, int]:
-        """The most valuable of the first ``reach`` queue cards: (value, position 1-5)."""
-        key = (qv, reach)
-        found = self._reach.get(key)
-        if found is None:
-            best, pos = -1.0, 0
-            for i in range(min(reach, len(qv))):
-                if qv[i] > best:
-                    best, pos = qv[i], i + 1
-            found = (best, pos)
-            self._reach[key] = found
-        return found
+        """The most valuable of the first ``reach`` queue cards: (value, position 1-5).
+        (At most five comparisons: cheaper than a memo's key, a tuple of floats to hash.)"""
+        best, pos = -1.0, 0
+        for i in range(min(reach, len(qv))):
+            if qv[i] > best:
+                best, pos = qv[i], i + 1
+        return best, pos
 
-    def store_value(self, numbered: Sequence[int], relics: int) -> float:
+    def store_value(self, numbered: list[int], relics: int) -> float:
         """The best cards to keep from these leftovers (counts of 1-9 and relics)."""
         if not self.store_ok:
             return 0.0
