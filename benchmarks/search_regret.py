@@ -34,7 +34,7 @@ from mundus_net.engine.decisions import Decision
 from mundus_net.engine.determinize import determinize
 from mundus_net.engine.game import Game
 from mundus_net.engine.seeds import derive_seed
-from mundus_net.engine.view import PlayerView
+from mundus_net.engine.view import PlayerView, View
 from mundus_net.tools.runner import play_game
 
 Position = tuple[PlayerView, list[Decision]]
@@ -48,7 +48,7 @@ class _Collector(SearchBot):
         self.game = game
         self.positions: list[Position] = []
 
-    def _search(self, view: PlayerView, cands: list[Decision]) -> Decision:
+    def _search(self, view: View, cands: list[Decision]) -> Decision:
         if len(cands) >= 3:
             seat = view.seat
             assert seat is not None

@@ -19,7 +19,7 @@ from mundus_net.engine.decisions import Announce, ChooseFirst, Decision, EndTurn
 from mundus_net.engine.defaults import default_choice, default_decision
 from mundus_net.engine.game import FIRST, Game
 from mundus_net.engine.record import GameRecord
-from mundus_net.engine.view import PlayerView
+from mundus_net.engine.view import PlayerView, View
 from mundus_net.tools.games import Settings, seat_names
 from mundus_net.tools.referee import (
     FAULT_KINDS,
@@ -46,23 +46,23 @@ class _Sometimes(RandomBot):
         super().__init__(seed)
         self.asked = 0
 
-    def decide(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+    def decide(self, view: View, legal: Sequence[Decision]) -> Decision:
         self.asked += 1
         if self.asked % self.every == 0:
             return self.fail(view, legal)
         return super().decide(view, legal)
 
-    def fail(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+    def fail(self, view: View, legal: Sequence[Decision]) -> Decision:
         raise NotImplementedError
 
 
 class RaisingBot(_Sometimes):
-    def fail(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+    def fail(self, view: View, legal: Sequence[Decision]) -> Decision:
         raise RuntimeError("the strategy broke")
 
 
 class IllegalBot(_Sometimes):
-    def fail(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+    def fail(self, view: View, legal: Sequence[Decision]) -> Decision:
         if self.asked % 10 == 0:
             return "not a decision"  # type: ignore[return-value]
         return Announce(7) if view.phase != "announce" else EndTurn()
@@ -71,7 +71,7 @@ class IllegalBot(_Sometimes):
 class SlowBot(_Sometimes):
     """Its first two decisions use 30 ms of CPU time (the limit in the tests is 10 ms)."""
 
-    def decide(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+    def decide(self, view: View, legal: Sequence[Decision]) -> Decision:
         self.asked += 1
         if self.asked <= 2:
             start = time.thread_time()
@@ -84,7 +84,7 @@ class SleepyBot(_Sometimes):
     """Its first two decisions wait 30 ms without working (a loaded machine, as the bot
     sees it)."""
 
-    def decide(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+    def decide(self, view: View, legal: Sequence[Decision]) -> Decision:
         self.asked += 1
         if self.asked <= 2:
             time.sleep(0.03)
@@ -113,7 +113,7 @@ def test_a_failing_bot_is_charged_the_default_and_the_game_goes_on(
     bot = bot_class(1)
     original = bot.fail
 
-    def fail(view: PlayerView, legal: Sequence[Decision]) -> Decision:
+    def fail(view: View, legal: Sequence[Decision]) -> Decision:
         charged.append(default_decision(game, 0))  # what the referee will play instead
         return original(view, legal)
 

@@ -44,7 +44,7 @@ from mundus_net.engine.game import (
     STORE,
     Game,
 )
-from mundus_net.engine.view import PlayerView
+from mundus_net.engine.view import PlayerView, View
 from mundus_net.tools.runner import play_game
 
 
@@ -378,7 +378,7 @@ class _Counted(SearchBot):
         super().__init__(seed, **options)
         self.spent: list[tuple[str, int, int]] = []
 
-    def _search(self, view: PlayerView, cands: list[Decision]) -> Decision:
+    def _search(self, view: View, cands: list[Decision]) -> Decision:
         before = self.rollouts
         choice = super()._search(view, cands)
         self.spent.append((view.phase, len(cands), self.rollouts - before))

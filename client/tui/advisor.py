@@ -30,14 +30,12 @@ from mundus_net.engine.decisions import (
     MakeSet,
 )
 from mundus_net.engine.game import RELIC_PAY, SERIES_PAY, VICENTE_PAY
-from mundus_net.engine.view import PlayerView, StateView
+from mundus_net.engine.view import View
 
 __all__ = [
     "Suggestion", "TurnContext", "View", "affected", "best_reach", "in_turn", "owns", "series_pay",
     "suggestions", "summary", "turn_context"
 ]
-
-View = PlayerView | StateView
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from mundus_net.engine.decisions import Decision
 from mundus_net.engine.game import PHASES
-from mundus_net.engine.view import PlayerView, StateView
+from mundus_net.engine.view import PlayerView, View
 
 __all__ = [
     "BUILTIN_BOTS", "Bot", "BotFactory", "bot_file", "bot_traceback", "load_bot", "question_seed",
@@ -47,7 +47,7 @@ def bot_traceback(exc: BaseException) -> str:
     return "".join(traceback.format_exception(type(exc), exc, tb.tb_next if tb else None))
 
 
-def question_seed(seed: int, view: PlayerView | StateView, legal: Sequence[Decision]) -> int:
+def question_seed(seed: int, view: View, legal: Sequence[Decision]) -> int:
     """A seed for one decision, from the bot's seed and the question alone (the round, the
     step, the hand and the legal decisions): a bot that draws its chances from it answers a
     question asked again (a host resumed from its log asks a fresh bot) as it did the first

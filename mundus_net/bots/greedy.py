@@ -27,7 +27,7 @@ from __future__ import annotations
 import copy
 import random
 from collections.abc import Callable, Sequence
-from typing import Any, Self
+from typing import Any, Final, Self
 
 from mypy_extensions import mypyc_attr
 
@@ -66,7 +66,7 @@ from mundus_net.engine.game import (
     VICENTE_PAY,
     WIN_DOUBLOONS,
 )
-from mundus_net.engine.view import PlayerView
+from mundus_net.engine.view import View
 
 __all__ = [
     "CARD_WORTH", "CASAS_CARD", "DENIAL", "EPS", "MERCHANT_FIRST", "MERCHANT_MORE",
@@ -78,43 +78,46 @@ __all__ = [
 
 # The engine's rule tables (R6.2, P04) as tuples indexed by size or class: looked up in
 # the evaluation's inner loops.
-SERIES_PAYS = tuple(SERIES_PAY.get(size, 0) for size in range(max(SERIES_PAY) + 1))
-RELIC_PAYS = tuple(RELIC_PAY.get(size, 0) for size in range(max(RELIC_PAY) + 1))
-VICENTE_PAYS = tuple(VICENTE_PAY.get(cls, 0) for cls in range(max(VICENTE_PAY) + 1))
+SERIES_PAYS: Final = tuple(SERIES_PAY.get(size, 0) for size in range(max(SERIES_PAY) + 1))
+RELIC_PAYS: Final = tuple(RELIC_PAY.get(size, 0) for size in range(max(RELIC_PAY) + 1))
+VICENTE_PAYS: Final = tuple(VICENTE_PAY.get(cls, 0) for cls in range(max(VICENTE_PAY) + 1))
 
 # Heuristic weights, in doubloons.
-PERFECT_VALUE = 500.0  # the perfect combination wins the game (R8.1)
-CARD_WORTH = 1.3  # one more resource card in a round (a caravel's yield)
-STORE_RELIC = 3.5  # a relic kept in a warehouse for the next round
-STORE_PAIR = 1.6  # each card of a kept pair (or more) of one value
-STORE_SINGLE = 0.7  # a kept single card (plus a little per value)
+PERFECT_VALUE: Final = 500.0  # the perfect combination wins the game (R8.1)
+CARD_WORTH: Final = 1.3  # one more resource card in a round (a caravel's yield)
+STORE_RELIC: Final = 3.5  # a relic kept in a warehouse for the next round
+STORE_PAIR: Final = 1.6  # each card of a kept pair (or more) of one value
+STORE_SINGLE: Final = 0.7  # a kept single card (plus a little per value)
 # Storage comes after every progression turn (R6.9), so the queue is final and next round's
 # event is the icon of queue card 1 (R3.2): factors on (pair, single, relic) stored for it.
-STORE_NEXT: dict[str | None, tuple[float, float, float]] = {
+STORE_NEXT: Final[dict[str | None, tuple[float, float, float]]] = {
     "KA": (1.5, 1.0, 1.2),  # King's Aid: any number of identical sets
     "IP": (1.0, 0.3, 1.0),  # Indigenous People: a series pays 1 a card
     "ST": (0.6, 1.0, 1.0),  # Storm: a set reaches queue card 1 only
 }
-STORE_QUEUE = 1.0  # share of a stored pair's worth that follows the queue card its set reaches
-MERCHANT_FIRST = 1.8  # per round, a merchant of a class the bot has none of
-MERCHANT_MORE = 0.6  # per round, another merchant of a class it already has
-WAREHOUSE_SLOT = (0.9, 0.7, 0.4, 0.25)  # per round, the 1st, 2nd, ... warehouse slot
-SHIPYARD_RATE = 0.9  # per round, per opponent with more caravels
-DENIAL = 0.5  # a development taken is one an opponent does not get
+# The share of a stored pair's worth that follows the queue card its set reaches.
+STORE_QUEUE: Final = 1.0
+MERCHANT_FIRST: Final = 1.8  # per round, a merchant of a class the bot has none of
+MERCHANT_MORE: Final = 0.6  # per round, another merchant of a class it already has
+WAREHOUSE_SLOT: Final = (0.9, 0.7, 0.4, 0.25)  # per round, the 1st, 2nd, ... warehouse slot
+SHIPYARD_RATE: Final = 0.9  # per round, per opponent with more caravels
+DENIAL: Final = 0.5  # a development taken is one an opponent does not get
 # Per-round worth of a character power beyond its printed income.
-POWER_RATE = {
+POWER_RATE: Final = {
     "almagro": 0.5, "cosa": 0.6, "casas": 0.4, "pizarro": 0.3, "valdivia": 0.5,
     "orellana": 0.5, "cortes": 0.0, "ponce": 0.2, "coronado": 0.1, "sergio": 0.8,
     "estefano": 1.2, "vicente": 0.6,
 }
-PAIR_POTENTIAL = 0.2  # share of a 3-card set's target value credited to a pair in trade
-THREE_DISTINCT = 1.2  # a hand one card short of a series, in trade
-CASAS_CARD = 0.8  # expected gain of each card Casas' owner puts in the trade
-TM_WORTH = 0.06  # per point of offer score, when the queue holds a prize worth racing for
-EPS = 1e-6
+PAIR_POTENTIAL: Final = 0.2  # share of a 3-card set's target value credited to a pair in trade
+THREE_DISTINCT: Final = 1.2  # a hand one card short of a series, in trade
+CASAS_CARD: Final = 0.8  # expected gain of each card Casas' owner puts in the trade
+TM_WORTH: Final = 0.06  # per point of offer score, when the queue holds a prize worth racing for
+EPS: Final = 1e-6
 
-# R6.3: (class, size) -> furthest queue position, for the sets of 3 to 5 cards.
-_REACH = {(cls, size): reach(cls, size) for cls in (1, 2, 3) for size in (3, 4, 5)}
+# R6.3: _REACH[class][size] -> furthest queue position, for the sets of 3 to 5 cards (0: no
+# such set); indexed, not keyed by a (class, size) tuple made at every look-up.
+_REACH: Final = tuple(tuple(reach(cls, size) if cls and size >= 3 else 0 for size in range(6))
+                      for cls in range(4))
 
 
 def store_worths(next_event: str | None,
@@ -153,7 +156,7 @@ class _Context:
     def __new__(cls, *args: object, **kwargs: object) -> Self:
         return super().__new__(cls)
 
-    def __init__(self, view: PlayerView, deck: Deck, turn: bool,
+    def __init__(self, view: View, deck: Deck, turn: bool,
                  store_next: dict[str | None, tuple[float, float, float]] | None = None,
                  store_queue: float = 0.0) -> None:
         seat = view.seat
@@ -215,7 +218,7 @@ class _Context:
             top = max(self.qv)
             if top > 0:
                 for cls in (1, 2, 3):
-                    reach = 1 if self.next_event == "ST" else _REACH[cls, 3]
+                    reach = 1 if self.next_event == "ST" else _REACH[cls][3]
                     share = max(max(self.qv[:reach]), 0.0) / top
                     self.store_pair[cls] *= 1.0 - store_queue + store_queue * share
         self._shadow: _Context | None = None
@@ -225,7 +228,6 @@ class _Context:
         self._core: dict[tuple[Counts, tuple[float, ...], int, bool], tuple[float, Choice]] = {}
         self._tail: dict[Counts, tuple[float, int]] = {}
         self._eval: dict[Counts, float] = {}
-        self._reach: dict[tuple[tuple[float, ...], int], tuple[float, int]] = {}
 
     # -- developments -----------------------------------------------------------------------
 
@@ -295,19 +297,15 @@ class _Context:
     # -- the turn planner -------------------------------------------------------------------
 
     def best_reach(self, qv: tuple[float, ...], reach: int) -> tuple[float, int]:
-        """The most valuable of the first ``reach`` queue cards: (value, position 1-5)."""
-        key = (qv, reach)
-        found = self._reach.get(key)
-        if found is None:
-            best, pos = -1.0, 0
-            for i in range(min(reach, len(qv))):
-                if qv[i] > best:
-                    best, pos = qv[i], i + 1
-            found = (best, pos)
-            self._reach[key] = found
-        return found
+        """The most valuable of the first ``reach`` queue cards: (value, position 1-5).
+        (At most five comparisons: cheaper than a memo's key, a tuple of floats to hash.)"""
+        best, pos = -1.0, 0
+        for i in range(min(reach, len(qv))):
+            if qv[i] > best:
+                best, pos = qv[i], i + 1
+        return best, pos
 
-    def store_value(self, numbered: Sequence[int], relics: int) -> float:
+    def store_value(self, numbered: list[int], relics: int) -> float:
         """The best cards to keep from these leftovers (counts of 1-9 and relics)."""
         if not self.store_ok:
             return 0.0
@@ -387,7 +385,7 @@ class _Context:
                     hi = min(relics, 5 - own)
                     for wild in range(lo, hi + 1):
                         size = own + wild
-                        reach = 1 if self.storm else _REACH[cls, size]
+                        reach = 1 if self.storm else _REACH[cls][size]
                         rest_l = list(c)
                         rest_l[v] -= own
                         rest_l[RELIC] -= wild
@@ -455,19 +453,19 @@ class _Context:
                         g = float(SERIES_PAYS[distinct + 1] - SERIES_PAYS[distinct])
                     gain = max(gain, g)
                 if c[dst] and c[dst] + relics == 2 and self.qv:
-                    gain = max(gain, 0.7 * self.best_reach(self.qv, _REACH[cls, 3])[0])
+                    gain = max(gain, 0.7 * self.best_reach(self.qv, _REACH[cls][3])[0])
             value += 0.8 * gain
         if distinct == 3:
             value += THREE_DISTINCT
         if self.qv:
-            pairs = sorted((self.best_reach(self.qv, _REACH[CLASS_OF[v], 3])[0]
+            pairs = sorted((self.best_reach(self.qv, _REACH[CLASS_OF[v]][3])[0]
                             for v in range(1, 10) if c[v] == 2 and relics == 0), reverse=True)
             value += PAIR_POTENTIAL * sum(pairs[:2])
         self._eval[c] = value
         return value
 
 
-def context_key(view: PlayerView) -> tuple[Any, ...]:
+def context_key(view: View) -> tuple[Any, ...]:
     """The seat and everything public an evaluation context depends on: views with equal
     keys share one (a bot asked for several seats, as tests do, keeps them apart)."""
     phase = view.phase
@@ -494,27 +492,27 @@ class GreedyBot:
     def __init__(self, seed: int = 0, deck: Deck | None = None) -> None:
         self.seed = seed
         self.rng = random.Random(seed)  # reseeded for each question (question_seed)
-        self._question: tuple[PlayerView, Sequence[Decision]] | None = None
+        self._question: tuple[View, Sequence[Decision]] | None = None
         self.deck = deck
         self._ctx_key: tuple[Any, ...] | None = None
         self._ctx: _Context | None = None
 
     # -- plumbing -----------------------------------------------------------------------------
 
-    def _deck(self, view: PlayerView) -> Deck:
+    def _deck(self, view: View) -> Deck:
         found = getattr(view, "deck", None)
         if isinstance(found, Deck):
             return found
         return self.deck or default_deck()
 
-    def context(self, view: PlayerView) -> _Context:
+    def context(self, view: View) -> _Context:
         key = context_key(view)
         if key != self._ctx_key or self._ctx is None:
             self._ctx = self._new_context(view)
             self._ctx_key = key
         return self._ctx
 
-    def _new_context(self, view: PlayerView) -> _Context:
+    def _new_context(self, view: View) -> _Context:
         return _Context(view, self._deck(view), view.phase == "turn", self.store_next,
                         self.store_queue)
 
@@ -539,7 +537,7 @@ class GreedyBot:
             self.rng.seed(question_seed(self.seed, *question))
         return self.rng.randrange(n)
 
-    def decide(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+    def decide(self, view: View, legal: Sequence[Decision]) -> Decision:
         if len(legal) == 1:
             return legal[0]
         self._question = (view, legal) if self.reseed_per_question else None
@@ -550,13 +548,13 @@ class GreedyBot:
 
     # -- phases ---------------------------------------------------------------------------------
 
-    def _coronado(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+    def _coronado(self, view: View, legal: Sequence[Decision]) -> Decision:
         return ChooseEvent(None) if ChooseEvent(None) in legal else legal[0]
 
-    def _split(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+    def _split(self, view: View, legal: Sequence[Decision]) -> Decision:
         return SplitFleet(()) if SplitFleet(()) in legal else legal[0]
 
-    def _hand_scores(self, view: PlayerView, legal: Sequence[Decision],
+    def _hand_scores(self, view: View, legal: Sequence[Decision],
                      cards_of: Callable[[Decision], Sequence[int]], sign: int,
                      extra: Callable[[Decision], float] | None = None) -> Decision:
         ctx = self.context(view)
@@ -571,26 +569,26 @@ class GreedyBot:
 
         return self._best(legal, score)
 
-    def _pick(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+    def _pick(self, view: View, legal: Sequence[Decision]) -> Decision:
         return self._hand_scores(view, legal, lambda d: d.cards if isinstance(d, PickCards)
                                  else (), +1)
 
-    def _sergio(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+    def _sergio(self, view: View, legal: Sequence[Decision]) -> Decision:
         return self._hand_scores(
             view, legal, lambda d: (d.card,) if isinstance(d, BuyMarket) and d.card else (),
             +1, lambda d: -SERGIO_COST - 0.5 if isinstance(d, BuyMarket) and d.card else 0.0)
 
-    def _pirates(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+    def _pirates(self, view: View, legal: Sequence[Decision]) -> Decision:
         return self._hand_scores(view, legal, lambda d: d.cards if isinstance(d, PirateDiscard)
                                  else (), -1)
 
-    def _gift(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+    def _gift(self, view: View, legal: Sequence[Decision]) -> Decision:
         # Keep what helps this hand most; among equals give the lowest card.
         return self._hand_scores(
             view, legal, lambda d: (d.card,) if isinstance(d, Gift) else (), -1,
             lambda d: -0.01 * d.card if isinstance(d, Gift) else 0.0)
 
-    def _announce(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+    def _announce(self, view: View, legal: Sequence[Decision]) -> Decision:
         ctx = self.context(view)
         hand = _counts(view.hand)
         whole = ctx.evaluate(tuple(hand))
@@ -604,7 +602,7 @@ class GreedyBot:
         n = max(2, min(4, junk))
         return Announce(n) if Announce(n) in legal else legal[0]
 
-    def _offer(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+    def _offer(self, view: View, legal: Sequence[Decision]) -> Decision:
         ctx = self.context(view)
         prize = 0.0
         if ctx.qv:
@@ -624,7 +622,7 @@ class GreedyBot:
         return self._hand_scores(view, legal, lambda d: d.cards if isinstance(d, Offer)
                                  else (), -1, extra)
 
-    def _tm_tie(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+    def _tm_tie(self, view: View, legal: Sequence[Decision]) -> Decision:
         seats = [d.seat for d in legal if isinstance(d, ChooseTradeMaster)]
         if view.seat in seats:
             return ChooseTradeMaster(view.seat)
@@ -632,7 +630,7 @@ class GreedyBot:
         poorest = min(money[s] for s in seats)
         return ChooseTradeMaster(next(s for s in seats if money[s] == poorest))
 
-    def _take(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+    def _take(self, view: View, legal: Sequence[Decision]) -> Decision:
         ctx = self.context(view)
         hand = _counts(view.hand)
         orellana = "orellana" in ctx.powers
@@ -664,11 +662,11 @@ class GreedyBot:
 
         return self._best(legal, score)
 
-    def _first(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+    def _first(self, view: View, legal: Sequence[Decision]) -> Decision:
         me = ChooseFirst(view.seat if view.seat is not None else 0)
         return me if me in legal else legal[0]
 
-    def _turn(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+    def _turn(self, view: View, legal: Sequence[Decision]) -> Decision:
         ctx = self.context(view)
         hand = _counts(view.hand)
         c = tuple(hand)
@@ -718,7 +716,7 @@ class GreedyBot:
             return MakeRelicSet(k)
         return EndTurn()
 
-    def _store(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+    def _store(self, view: View, legal: Sequence[Decision]) -> Decision:
         ctx = self.context(view)
         ok = ctx.store_ok
         ctx.store_ok = True  # the engine only asks when storing is allowed
@@ -735,7 +733,7 @@ class GreedyBot:
             ctx.store_ok = ok
 
 
-_PHASES: dict[str, Callable[[GreedyBot, PlayerView, Sequence[Decision]], Decision]] = {
+_PHASES: Final[dict[str, Callable[[GreedyBot, View, Sequence[Decision]], Decision]]] = {
     "coronado": GreedyBot._coronado,
     "split": GreedyBot._split,
     "pick": GreedyBot._pick,

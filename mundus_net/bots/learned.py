@@ -44,7 +44,7 @@ from mundus_net.engine.decisions import (
     Store,
     Take,
 )
-from mundus_net.engine.view import PlayerView
+from mundus_net.engine.view import View
 
 __all__ = [
     "ALL_CHOICES", "FEATURES", "LEARNED_PHASES", "MAX_ALL", "WEIGHTS_FILE", "LearnedBot",
@@ -117,7 +117,7 @@ def candidates(phase: str, legal: Sequence[Decision], choice: Decision,
     return out
 
 
-def candidate_features(view: PlayerView, cands: Sequence[Decision],
+def candidate_features(view: View, cands: Sequence[Decision],
                        scored: Sequence[tuple[float, Decision]]) -> list[list[float]]:
     """One vector of :data:`FEATURES` numbers per candidate (``cands[0]`` is greedy's
     choice; ``scored``: greedy's (score, decision) pairs of this decision, if it scored
@@ -281,7 +281,7 @@ class LearnedBot:
         self.model = default_model() if weights is None else load_model(weights)
         self.greedy = Ranker(seed)
 
-    def decide(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+    def decide(self, view: View, legal: Sequence[Decision]) -> Decision:
         if len(legal) == 1:
             return legal[0]
         choice = self.greedy.decide(view, legal)

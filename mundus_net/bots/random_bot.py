@@ -10,7 +10,7 @@ from mypy_extensions import mypyc_attr
 
 from mundus_net.bots.base import question_seed
 from mundus_net.engine.decisions import Decision
-from mundus_net.engine.view import PlayerView
+from mundus_net.engine.view import View
 
 __all__ = ["RandomBot"]
 
@@ -21,7 +21,7 @@ class RandomBot:
     def __init__(self, seed: int = 0) -> None:
         self.seed = seed
 
-    def decide(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+    def decide(self, view: View, legal: Sequence[Decision]) -> Decision:
         if len(legal) == 1:
             return legal[0]
         # 64 random bits of the question's own, taken modulo a list of at most a few hundred

@@ -65,7 +65,7 @@ from mundus_net.engine.cards import RELIC
 from mundus_net.engine.decisions import Decision, MakeSet
 from mundus_net.engine.determinize import determinize
 from mundus_net.engine.game import OVER, SIMULTANEOUS, WIN_DOUBLOONS, Game
-from mundus_net.engine.view import PlayerView
+from mundus_net.engine.view import PlayerView, View
 
 __all__ = [
     "ALL_CHOICES", "CONTEXT_CACHE", "DEFAULT_DEV_SCALE", "DEFAULT_ITERATIONS", "DEFAULT_MARGIN",
@@ -106,7 +106,7 @@ class Ranker(GreedyBot):
         super().__init__(seed)
         self.scored: list[tuple[float, Decision]] = []
 
-    def decide(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+    def decide(self, view: View, legal: Sequence[Decision]) -> Decision:
         self.scored = []
         return super().decide(view, legal)
 
@@ -128,7 +128,7 @@ class _PolicyBot(GreedyBot):
         super().__init__(seed)
         self._contexts: dict[tuple[Any, ...], _Context] = {}
 
-    def context(self, view: PlayerView) -> _Context:
+    def context(self, view: View) -> _Context:
         key = context_key(view)
         ctx = self._contexts.get(key)
         if ctx is None:
@@ -216,7 +216,7 @@ class SearchBot:
 
     # -- the decision -----------------------------------------------------------------------
 
-    def decide(self, view: PlayerView, legal: Sequence[Decision]) -> Decision:
+    def decide(self, view: View, legal: Sequence[Decision]) -> Decision:
         if len(legal) == 1:
             return legal[0]
         # Every chance of this decision (determinizations, rollout seeds) from the seed and
@@ -258,7 +258,7 @@ class SearchBot:
                 out.append(d)
         return out
 
-    def _search(self, view: PlayerView, cands: list[Decision]) -> Decision:
+    def _search(self, view: View, cands: list[Decision]) -> Decision:
         seat = view.seat
         assert seat is not None
         horizon = self.horizon
@@ -295,7 +295,7 @@ class SearchBot:
                 best = i
         return cands[best]
 
-    def _play(self, view: PlayerView, seat: int, stop: int, cands: Sequence[Decision],
+    def _play(self, view: View, seat: int, stop: int, cands: Sequence[Decision],
               totals: list[float], limit: int | None, deadline: float | None) -> int:
         """Add to ``totals`` each candidate's score in determinizations sampled until
         ``limit`` of them or the CPU ``deadline`` (at least one); how many were sampled."""

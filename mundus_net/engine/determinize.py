@@ -46,7 +46,7 @@ from mundus_net.engine.game import (
     GameState,
     Options,
 )
-from mundus_net.engine.view import PlayerView
+from mundus_net.engine.view import View
 
 
 class DeterminizeError(MundusError, ValueError):
@@ -60,7 +60,7 @@ def _counts(cards: Any) -> list[int]:
     return out
 
 
-def unseen_resources(view: PlayerView) -> list[int]:
+def unseen_resources(view: View) -> list[int]:
     """Counts (index 1-10) of the resources whose place ``view``'s seat does not know: in
     other seats' hands and warehouses, or in the draw pile."""
     seat = view.seat
@@ -89,7 +89,7 @@ def unseen_resources(view: PlayerView) -> list[int]:
     return pool
 
 
-def determinize(view: PlayerView, rng: random.Random) -> Game:
+def determinize(view: View, rng: random.Random) -> Game:
     """A complete game consistent with ``view`` (see the module docstring); its log is empty.
 
     Built with :meth:`Game.from_state`; a search that wants a look-ahead game sets its
@@ -169,7 +169,7 @@ def _turn_flags(phase: str, detail: dict[str, Any] | None) -> dict[str, Any]:
             "turn_perfect": bool(detail.get("perfect", False))}
 
 
-def _deal_unseen(view: PlayerView, seat: int, active: int | None, rng: random.Random
+def _deal_unseen(view: View, seat: int, active: int | None, rng: random.Random
                  ) -> tuple[list[list[int]], list[list[int]], list[int]]:
     """Hands and warehouses (counts per seat) and the draw pile: ``seat``'s own cards as
     they are, the unseen ones dealt at random to the other seats by the sizes the view
@@ -218,7 +218,7 @@ def _deal_unseen(view: PlayerView, seat: int, active: int | None, rng: random.Ra
     return hands, stored, cards
 
 
-def _unseen_developments(view: PlayerView, rng: random.Random) -> list[str]:
+def _unseen_developments(view: View, rng: random.Random) -> list[str]:
     """The development pile: the deck in play minus the queue and the owned cards,
     shuffled."""
     seen = set(view.queue)

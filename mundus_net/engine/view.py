@@ -22,7 +22,7 @@ from mundus_net.engine.decisions import Decision
 from mundus_net.engine.deck import Deck
 from mundus_net.engine.game import Game, Pending, Result
 
-__all__ = ["PlayerView", "StateView", "known_hands", "public_log"]
+__all__ = ["PlayerView", "StateView", "View", "known_hands", "public_log"]
 
 
 class PlayerView:
@@ -515,6 +515,11 @@ class StateView:
     def to_dict(self) -> dict[str, Any]:
         return dict(self._data)
 
+
+# What a seat's strategy reads: a PlayerView in-process, a StateView over the network (the same
+# reading API). The bots and the determinizer take either; compiled, a view typed PlayerView
+# alone would refuse the network's.
+View = PlayerView | StateView
 
 _VIEW_FIELDS = frozenset({
     "players", "round", "event", "phase", "trade_master", "announced", "market", "display",

@@ -22,7 +22,7 @@ from mundus_net.bots.learned import FEATURES, Model, candidate_features
 from mundus_net.bots.search import SearchBot
 from mundus_net.engine.decisions import Decision
 from mundus_net.engine.game import Game
-from mundus_net.engine.view import PlayerView
+from mundus_net.engine.view import View
 
 __all__ = ["TEACHERS", "Fitted", "Sample", "Teacher", "fit", "sample_from_row",
            "sample_to_row"]
@@ -71,7 +71,7 @@ class Teacher(SearchBot):
         self._values: list[float] = []
         TEACHERS.append(self)
 
-    def _search(self, view: PlayerView, cands: list[Decision]) -> Decision:
+    def _search(self, view: View, cands: list[Decision]) -> Decision:
         features = candidate_features(view, cands, self.greedy.scored)
         self._values = []
         chosen = super()._search(view, cands)
