@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import array
 from collections.abc import Hashable
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
@@ -28,9 +28,9 @@ from mundus_net.engine.view import PlayerView, StateView
 
 __all__ = ["BLOCK_CACHE", "HIGH", "MAX_SEATS", "LiveObserver", "Observer"]
 
-MAX_SEATS = 6
-HIGH = 4.0  # every value is clipped to [0, HIGH]
-BLOCK_CACHE = 4096  # blocks kept (count vectors, card sets, queues)
+MAX_SEATS: Final = 6
+HIGH: Final = 4.0  # every value is clipped to [0, HIGH]
+BLOCK_CACHE: Final = 4096  # blocks kept (count vectors, card sets, queues)
 # Where each field starts in a seat's block (Observer.seat_block lists them, with sizes).
 (SEAT_DOUBLOONS, SEAT_HAND, SEAT_STORED, SEAT_OFFERED, SEAT_FACEUP) = (1, 2, 3, 4, 5)
 SEAT_KNOWN, SEAT_PIRATES, SEAT_STORE, SEAT_PERFECT, SEAT_CARAVELS, SEAT_DEVS = (
@@ -475,9 +475,9 @@ class LiveObserver:
 # log only grows). A kind not listed (setup, round, any new one) may change everything.
 (_HAND, _PILES, _DISCARD, _QUEUE, _TAKES, _DOUBLOONS, _SIZES, _PHASED, _FACEUP, _KNOWN,
  _PERFECT, _FLEETS, _DEVS) = (1 << bit for bit in range(13))
-_EVERYTHING = (1 << 13) - 1
-_CARDS = _HAND | _SIZES | _KNOWN  # cards moved to or from hands (known ones too)
-_CHANGES = {
+_EVERYTHING: Final = (1 << 13) - 1
+_CARDS: Final = _HAND | _SIZES | _KNOWN  # cards moved to or from hands (known ones too)
+_CHANGES: Final = {
     "decision": 0, "first": 0, "round_end": 0, "game_over": 0,
     "event": _DOUBLOONS, "income": _DOUBLOONS,
     "unstore": _HAND | _SIZES, "deal": _HAND | _SIZES, "store": _HAND | _SIZES,

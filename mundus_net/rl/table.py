@@ -3,7 +3,7 @@ observations, and the rewards (docs/rl.md)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
@@ -18,9 +18,9 @@ from mundus_net.rl.observation import HIGH, LiveObserver, Observer
 
 __all__ = ["REWARDS", "IllegalAction", "Table"]
 
-REWARDS = ("win", "doubloons")
+REWARDS: Final = ("win", "doubloons")
 # Legal lists up to this long get their mask set one byte at a time (Table.mask).
-_SHORT_LEGAL = 32
+_SHORT_LEGAL: Final = 32
 
 
 class IllegalAction(MundusError, ValueError):
