@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import combinations
+from typing import Final
 
 __all__ = [
     "CLASS_NAMES", "CLASS_OF", "CLASS_OF_NAME", "NUMBERED", "RELIC", "RESOURCE_COUNTS",
@@ -17,11 +18,11 @@ __all__ = [
     "parse_cards", "submultisets", "to_counts",
 ]
 
-RELIC = 10
-VALUES = range(1, 11)  # every resource int, relic last
-NUMBERED = range(1, 10)
+RELIC: Final = 10
+VALUES: Final = range(1, 11)  # every resource int, relic last
+NUMBERED: Final = range(1, 10)
 
-RESOURCE_NAMES = {
+RESOURCE_NAMES: Final = {
     1: "cocoa",
     2: "corn",
     3: "tobacco",
@@ -35,15 +36,15 @@ RESOURCE_NAMES = {
 }
 
 # R1.1: how many of each resource the game has.
-RESOURCE_COUNTS = {1: 16, 2: 16, 3: 16, 4: 12, 5: 12, 6: 12, 7: 8, 8: 8, 9: 8, RELIC: 12}
-TOTAL_RESOURCES = sum(RESOURCE_COUNTS.values())  # 120
+RESOURCE_COUNTS: Final = {1: 16, 2: 16, 3: 16, 4: 12, 5: 12, 6: 12, 7: 8, 8: 8, 9: 8, RELIC: 12}
+TOTAL_RESOURCES: Final = sum(RESOURCE_COUNTS.values())  # 120
 
 COMMON, UNCOMMON, RARE = 1, 2, 3
-CLASS_NAMES = {COMMON: "common", UNCOMMON: "uncommon", RARE: "rare"}
-CLASS_OF_NAME = {name: cls for cls, name in CLASS_NAMES.items()}
+CLASS_NAMES: Final = {COMMON: "common", UNCOMMON: "uncommon", RARE: "rare"}
+CLASS_OF_NAME: Final = {name: cls for cls, name in CLASS_NAMES.items()}
 # R1.2: class of each numbered value (relics have none: 0).
-CLASS_OF = (0, COMMON, COMMON, COMMON, UNCOMMON, UNCOMMON, UNCOMMON, RARE, RARE, RARE, 0)
-VALUES_OF_CLASS = {COMMON: (1, 2, 3), UNCOMMON: (4, 5, 6), RARE: (7, 8, 9)}
+CLASS_OF: Final = (0, COMMON, COMMON, COMMON, UNCOMMON, UNCOMMON, UNCOMMON, RARE, RARE, RARE, 0)
+VALUES_OF_CLASS: Final = {COMMON: (1, 2, 3), UNCOMMON: (4, 5, 6), RARE: (7, 8, 9)}
 
 Cards = tuple[int, ...]  # a sorted multiset of resources
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from functools import cache, lru_cache
 from operator import itemgetter
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from mundus_net.engine.cards import (
     CLASS_OF,
@@ -55,7 +55,7 @@ __all__ = [
     "turn_options",
 ]
 
-_CACHE_LIMIT = 200_000
+_CACHE_LIMIT: Final = 200_000
 
 
 class TurnKey(NamedTuple):
@@ -73,7 +73,7 @@ class TurnKey(NamedTuple):
     cash: bool  # Vicente may sell a set of 3
 
 
-_DECISIONS: list[Decision] = []  # every decision this module hands out, by number
+_DECISIONS: Final[list[Decision]] = []  # every decision this module hands out, by number
 
 
 def _number(decision: Decision) -> int:
@@ -81,7 +81,7 @@ def _number(decision: Decision) -> int:
     return len(_DECISIONS) - 1
 
 
-NO_MERCHANTS = (0, 0, 0, 0)  # TurnKey.merchants of a seat without unused merchants
+NO_MERCHANTS: Final = (0, 0, 0, 0)  # TurnKey.merchants of a seat without unused merchants
 
 
 class _Interned(dict[Hashable, int]):
@@ -98,19 +98,19 @@ class _Interned(dict[Hashable, int]):
         return number
 
 
-_OFFERS = _Interned(Offer)
-_STORES = _Interned(Store)
-_PICKS = _Interned(PickCards)
-_CONVERTS = _Interned(lambda key: Convert(*key))
-_SETS = _Interned(lambda key: MakeSet(*key))
-_SERIES = _Interned(MakeSeries)
-_RELIC_SETS = _Interned(MakeRelicSet)
-_PERFECT = MakePerfect()
+_OFFERS: Final = _Interned(Offer)
+_STORES: Final = _Interned(Store)
+_PICKS: Final = _Interned(PickCards)
+_CONVERTS: Final = _Interned(lambda key: Convert(*key))
+_SETS: Final = _Interned(lambda key: MakeSet(*key))
+_SERIES: Final = _Interned(MakeSeries)
+_RELIC_SETS: Final = _Interned(MakeRelicSet)
+_PERFECT: Final = MakePerfect()
 
 Ids = tuple[int, ...]  # a cached list of decisions, by number (see the module docstring)
 
-_offer_cache: dict[tuple[tuple[int, ...], int, int], Ids] = {}
-_store_cache: dict[tuple[tuple[int, ...], int], Ids] = {}
+_offer_cache: Final[dict[tuple[tuple[int, ...], int, int], Ids]] = {}
+_store_cache: Final[dict[tuple[tuple[int, ...], int], Ids]] = {}
 
 
 def _remember(cache: dict[Any, Ids], key: Any, found: Ids) -> None:
@@ -160,8 +160,8 @@ def present(counts: tuple[int, ...]) -> tuple[int, ...]:
 
 # Every take there can be, made once: _TAKE_ROWS[source][card][swap], swap 0 for keeping the
 # card (seats 0-5, cards and swaps 1-10; card 0 unused).
-_TAKE_ROWS = tuple(tuple(tuple(Take(s, v, m or None) for m in range(11)) for v in range(11))
-                   for s in range(6))
+_TAKE_ROWS: Final = tuple(tuple(tuple(Take(s, v, m or None) for m in range(11))
+                               for v in range(11)) for s in range(6))
 
 
 def takes(sources: Iterable[int], faceup: Sequence[Sequence[int]],

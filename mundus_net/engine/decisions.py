@@ -7,7 +7,7 @@ kind with the same fields. Multisets of cards are sorted tuples of resource ints
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from mundus_net.engine.cards import Cards
 from mundus_net.engine.errors import MundusError
@@ -20,8 +20,8 @@ __all__ = [
 ]
 
 # Set targets (R6.3): a queue position 1-5, or one of these.
-TARGET_DRAW = 0  # Diego de Almagro: the top of the development draw pile
-TARGET_CASH = -1  # Vicente de la Raya: doubloons instead of a development (P04)
+TARGET_DRAW: Final = 0  # Diego de Almagro: the top of the development draw pile
+TARGET_CASH: Final = -1  # Vicente de la Raya: doubloons instead of a development (P04)
 
 
 def _same_kind_eq(self: tuple[Any, ...], other: object) -> bool:
@@ -156,7 +156,7 @@ Decision = (
     | ChooseTradeMaster | Take | Gift | ChooseFirst | Convert | MakeSet | MakeSeries
     | MakeRelicSet | MakePerfect | EndTurn | Store
 )
-DECISION_TYPES: tuple[type, ...] = (
+DECISION_TYPES: Final[tuple[type, ...]] = (
     ChooseEvent, SplitFleet, PickCards, BuyMarket, PirateDiscard, Announce, Offer,
     ChooseTradeMaster, Take, Gift, ChooseFirst, Convert, MakeSet, MakeSeries, MakeRelicSet,
     MakePerfect, EndTurn, Store,
@@ -166,7 +166,7 @@ for _cls in DECISION_TYPES:
     _cls.__ne__ = _same_kind_ne  # type: ignore[method-assign,assignment]
     _cls.__hash__ = _kind_hash  # type: ignore[method-assign,assignment]
 
-END_TURN = EndTurn()
+END_TURN: Final = EndTurn()
 
 
 class RuleError(MundusError):

@@ -65,53 +65,54 @@ __all__ = [
 ]
 
 # Phases: the kind of the pending decision ("over" when the game has ended).
-CORONADO = "coronado"
-SPLIT = "split"
-PICK = "pick"
-SERGIO = "sergio"
-PIRATES = "pirates"
-ANNOUNCE = "announce"
-OFFER = "offer"
-TM_TIE = "tm_tie"
-TAKE = "take"
-GIFT = "gift"
-FIRST = "first"
-TURN = "turn"
-STORE = "store"
-OVER = "over"
-PHASES = (CORONADO, SPLIT, PICK, SERGIO, PIRATES, ANNOUNCE, OFFER, TM_TIE, TAKE, GIFT, FIRST,
-          TURN, STORE, OVER)
-SIMULTANEOUS = (OFFER, PIRATES, STORE)
+CORONADO: Final = "coronado"
+SPLIT: Final = "split"
+PICK: Final = "pick"
+SERGIO: Final = "sergio"
+PIRATES: Final = "pirates"
+ANNOUNCE: Final = "announce"
+OFFER: Final = "offer"
+TM_TIE: Final = "tm_tie"
+TAKE: Final = "take"
+GIFT: Final = "gift"
+FIRST: Final = "first"
+TURN: Final = "turn"
+STORE: Final = "store"
+OVER: Final = "over"
+PHASES: Final = (CORONADO, SPLIT, PICK, SERGIO, PIRATES, ANNOUNCE, OFFER, TM_TIE, TAKE, GIFT,
+                 FIRST, TURN, STORE, OVER)
+SIMULTANEOUS: Final = (OFFER, PIRATES, STORE)
 # The rule that says who makes the decision of each phase: a decision from another seat
 # breaks it (RuleError names it).
-PHASE_RULES = {CORONADO: "R3.3", SPLIT: "R4.4", PICK: "R4.6", SERGIO: "P01", PIRATES: "R4.7",
-               ANNOUNCE: "R5.1", OFFER: "R5.2", TM_TIE: "R5.4", TAKE: "R5.6", GIFT: "R5.9",
-               FIRST: "R6.1", TURN: "R6.1", STORE: "R6.9"}
+PHASE_RULES: Final = {
+    CORONADO: "R3.3", SPLIT: "R4.4", PICK: "R4.6", SERGIO: "P01", PIRATES: "R4.7",
+    ANNOUNCE: "R5.1", OFFER: "R5.2", TM_TIE: "R5.4", TAKE: "R5.6", GIFT: "R5.9",
+    FIRST: "R6.1", TURN: "R6.1", STORE: "R6.9"}
 # After the end, the rule that ended the game.
-END_RULES = {"perfect": "R8.1", "doubloons": "R8.2", "queue": "R8.3", "round_limit": "R8.5"}
+END_RULES: Final = {"perfect": "R8.1", "doubloons": "R8.2", "queue": "R8.3", "round_limit": "R8.5"}
 
-RULES_EDITION = 2  # R6.9/R6.10: storage and discard once, after every progression turn
-RULES_EDITIONS = (1, 2)
-HAND_DEAL = 5  # R4.2
-MARKET_SIZE = 3  # R2.2
-QUEUE_SIZE = 5  # R2.3
-WIN_DOUBLOONS = 75  # R8.2
-SERIES_PAY = {4: 5, 5: 7, 6: 10, 7: 15, 8: 20, 9: 25}  # R6.2
-RELIC_PAY = {1: 3, 2: 7, 3: 12, 4: 18, 5: 25}  # R6.2
+RULES_EDITION: Final = 2  # R6.9/R6.10: storage and discard once, after every progression turn
+RULES_EDITIONS: Final = (1, 2)
+HAND_DEAL: Final = 5  # R4.2
+MARKET_SIZE: Final = 3  # R2.2
+QUEUE_SIZE: Final = 5  # R2.3
+WIN_DOUBLOONS: Final = 75  # R8.2
+SERIES_PAY: Final = {4: 5, 5: 7, 6: 10, 7: 15, 8: 20, 9: 25}  # R6.2
+RELIC_PAY: Final = {1: 3, 2: 7, 3: 12, 4: 18, 5: 25}  # R6.2
 
 # How a game ended (Result.reason), in words that follow "the game ended ..." (R8.1-R8.5).
-REASON_WORDS = {
+REASON_WORDS: Final = {
     "perfect": "by a perfect combination",
     "doubloons": "when a player reached 75 doubloons",
     "queue": "when the queue ran out",
     "round_limit": "at the round limit",
 }
-VICENTE_PAY = {1: 3, 2: 4, 3: 5}  # P04, by class
-CORONADO_COST = 2  # R3.3
-SERGIO_COST = 2  # P01
-ORELLANA_GAIN = 2  # R5.10
-ESTEFANO_GAIN = 3  # P03
-VALDIVIA_BONUS = 3  # R5.4
+VICENTE_PAY: Final = {1: 3, 2: 4, 3: 5}  # P04, by class
+CORONADO_COST: Final = 2  # R3.3
+SERGIO_COST: Final = 2  # P01
+ORELLANA_GAIN: Final = 2  # R5.10
+ESTEFANO_GAIN: Final = 3  # P03
+VALDIVIA_BONUS: Final = 3  # R5.4
 
 
 class Event(NamedTuple):
@@ -120,6 +121,9 @@ class Event(NamedTuple):
     kind: str
     public: dict[str, Any]
     private: dict[int, dict[str, Any]] | None = None
+
+
+_TUPLE_NEW: Final = tuple.__new__  # makes an Event (Game._log)
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,7 +220,7 @@ class GameState:
 
 
 # The per-seat fields of a GameState.
-_PER_SEAT = ("doubloons", "hands", "stored", "devs", "faceup")
+_PER_SEAT: Final = ("doubloons", "hands", "stored", "devs", "faceup")
 
 
 # Every field of a Game, in one place: its slots, what Game.copy copies, what the notation
@@ -600,11 +604,13 @@ class Game:
 
     # Events are made with tuple.__new__, not Event(...): a named tuple's own constructor is a
     # Python function, and about three events are logged per decision (benchmarks/README.md).
+    # _TUPLE_NEW is tuple.__new__ looked up once, not at each event (compiled: a ninth of
+    # _log's instructions).
 
     def _log(self, kind: str, private: dict[int, dict[str, Any]] | None = None,
              **public: Any) -> None:
         if self._keep_log:
-            self.log.append(tuple.__new__(Event, (kind, public, private)))
+            self.log.append(_TUPLE_NEW(Event, (kind, public, private)))
 
     def _record(self, mark: int, seat: int, decision: Decision, auto: bool) -> None:
         """Log a decision before the events it caused (they start at index ``mark``)."""
@@ -617,7 +623,7 @@ class Game:
             private = {seat: {"decision": decision}}
         else:
             public["decision"] = decision
-        self.log.insert(mark, tuple.__new__(Event, ("decision", public, private)))
+        self.log.insert(mark, _TUPLE_NEW(Event, ("decision", public, private)))
 
     def _settle(self) -> None:
         """Apply every decision that has a single legal choice, until a real one is pending."""
@@ -991,9 +997,10 @@ class Game:
     def _next_taker(self, seat: int) -> None:
         self.active = seat
         faceup = self.faceup
-        if any(map(any, faceup[:seat])) or any(map(any, faceup[seat + 1:])):  # others' cards
-            self.phase = TAKE
-            return
+        for s in range(self.players):
+            if s != seat and any(faceup[s]):  # another seat's card on the table
+                self.phase = TAKE
+                return
         self._end_trade(seat)
 
     def take_sources(self, seat: int) -> list[int]:
@@ -1011,7 +1018,10 @@ class Game:
         ``seat`` may not take from now unless it is the only one offering cards; or None."""
         takes = self.takes
         if self.players > 2 and len(takes) >= 2:
-            (x1, y1), (x2, y2) = takes[-2], takes[-1]
+            # One pair at a time: the pair of pairs was a tuple unpacked through the
+            # iterator protocol once compiled (750 instructions a call, 2.5% of a game).
+            x1, y1 = takes[-2]
+            x2, y2 = takes[-1]
             if x1 == seat and x2 == y1 and y2 == seat:
                 return y1
         return None
@@ -1517,7 +1527,7 @@ def _orellana_market(market: Sequence[int]) -> bool:
 
 
 _Handler = Callable[[Game, int, Any], None]
-_HANDLERS: dict[type, tuple[str, _Handler]] = {
+_HANDLERS: Final[dict[type, tuple[str, _Handler]]] = {
     ChooseEvent: (CORONADO, Game._do_choose_event),
     SplitFleet: (SPLIT, Game._do_split),
     PickCards: (PICK, Game._do_pick),
@@ -1545,7 +1555,7 @@ def decision_phase(decision: Decision) -> str | None:
     return None if handler is None else handler[0]
 
 
-_LEGAL: dict[str, Callable[[Game, int], list[Decision]]] = {
+_LEGAL: Final[dict[str, Callable[[Game, int], list[Decision]]]] = {
     CORONADO: Game._legal_coronado,
     SPLIT: Game._legal_split,
     PICK: Game._legal_pick,
@@ -1559,18 +1569,18 @@ _LEGAL: dict[str, Callable[[Game, int], list[Decision]]] = {
     STORE: Game._legal_store,
 }
 # The few decisions of these kinds there can be, made once: listing them is then a lookup.
-_ANNOUNCES = (Announce(2), Announce(3), Announce(4))
-_FIRSTS = tuple(ChooseFirst(s) for s in range(6))  # by seat
-_GIFTS = (Gift(0), *(Gift(v) for v in VALUES))  # by card (Gift(0) is never listed)
-_CORONADO_CHOICES = tuple(ChooseEvent(e) for e in (None, *EVENTS))
-_TM_CHOICES = tuple(ChooseTradeMaster(s) for s in range(6))  # by seat
+_ANNOUNCES: Final = (Announce(2), Announce(3), Announce(4))
+_FIRSTS: Final = tuple(ChooseFirst(s) for s in range(6))  # by seat
+_GIFTS: Final = (Gift(0), *(Gift(v) for v in VALUES))  # by card (Gift(0) is never listed)
+_CORONADO_CHOICES: Final = tuple(ChooseEvent(e) for e in (None, *EVENTS))
+_TM_CHOICES: Final = tuple(ChooseTradeMaster(s) for s in range(6))  # by seat
 # Pirate discards and fleet splits, made once per distinct content and shared like the
 # others: a fresh decision object per question kept the bots' per-object digests
 # (bots/base.py) from ever hitting and grew what the garbage collector walks (issue 29).
 # Bounded: both are keyed by small tuples of cards, forgotten wholesale when full.
-_SHARED_LIMIT = 20_000
-_PIRATE_DISCARDS: dict[tuple[int, ...], PirateDiscard] = {}
-_SPLITS: dict[tuple[str, ...], SplitFleet] = {}
+_SHARED_LIMIT: Final = 20_000
+_PIRATE_DISCARDS: Final[dict[tuple[int, ...], PirateDiscard]] = {}
+_SPLITS: Final[dict[tuple[str, ...], SplitFleet]] = {}
 
 
 _K = TypeVar("_K")
@@ -1596,4 +1606,4 @@ def _split_fleet(caravels: tuple[str, ...]) -> SplitFleet:
     return _shared(_SPLITS, caravels, SplitFleet)
 # Decisions other seats may not see when they are made (R5.3, R5.9, R6.9, R4.7). A set: its
 # test is a hash lookup, where a tuple compares the decision's type with each in turn.
-_SECRET_DECISIONS = frozenset((Offer, Gift, Store, PirateDiscard))
+_SECRET_DECISIONS: Final = frozenset((Offer, Gift, Store, PirateDiscard))

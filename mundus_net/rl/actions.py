@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Iterator
-from typing import cast
+from typing import Final, cast
 
 from mundus_net.engine.cards import NUMBERED, RELIC, VALUES, Cards
 from mundus_net.engine.decisions import (
@@ -48,14 +48,14 @@ __all__ = [
     "SET_TARGETS", "ActionSpace", "cards_of", "multisets",
 ]
 
-MAX_SEATS = 6
-MAX_OFFER = 4  # R5.1: N is 2, 3 or 4
-MAX_PIRATES = 2  # R4.7: one card per fleet of two caravels or more; a seat has 1 or 2 fleets
-MAX_PICK = 5  # R4.6: one card per caravel of the fleet; no game in 10,000 reached 5
-MAX_STORE = 5  # R6.9: the warehouses' capacity; storing fewer is always legal
-MAX_SPLIT = 3  # R4.4: caravels in Ponce's second fleet
-SET_SIZES = (3, 4, 5)  # R6.2
-SET_TARGETS = (TARGET_CASH, TARGET_DRAW, 1, 2, 3, 4, 5)  # R6.3, P04
+MAX_SEATS: Final = 6
+MAX_OFFER: Final = 4  # R5.1: N is 2, 3 or 4
+MAX_PIRATES: Final = 2  # R4.7: one card per fleet of two caravels or more; a seat has 1 or 2 fleets
+MAX_PICK: Final = 5  # R4.6: one card per caravel of the fleet; no game in 10,000 reached 5
+MAX_STORE: Final = 5  # R6.9: the warehouses' capacity; storing fewer is always legal
+MAX_SPLIT: Final = 3  # R4.4: caravels in Ponce's second fleet
+SET_SIZES: Final = (3, 4, 5)  # R6.2
+SET_TARGETS: Final = (TARGET_CASH, TARGET_DRAW, 1, 2, 3, 4, 5)  # R6.3, P04
 
 
 def multisets(most: int, least: int = 0) -> list[Cards]:
@@ -67,7 +67,7 @@ def multisets(most: int, least: int = 0) -> list[Cards]:
     return out
 
 
-_KEPT_LIMIT = 200_000  # decision objects legal_indexes remembers before starting afresh
+_KEPT_LIMIT: Final = 200_000  # decision objects legal_indexes remembers before starting afresh
 
 
 def _relative(decision: Decision, seat: int, players: int) -> Decision:
@@ -230,7 +230,7 @@ class ActionSpace:
                 for kind, start, count in self.blocks]
 
 
-_SPACES: dict[Deck, ActionSpace] = {}
+_SPACES: Final[dict[Deck, ActionSpace]] = {}
 
 
 def cards_of(decision: Decision) -> Cards:

@@ -3,7 +3,7 @@ observations, and the rewards (docs/rl.md)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
@@ -18,9 +18,11 @@ from mundus_net.rl.observation import HIGH, LiveObserver, Observer
 
 __all__ = ["REWARDS", "IllegalAction", "Table"]
 
-REWARDS = ("win", "doubloons")
+REWARDS: Final = ("win", "doubloons")
 # Legal lists up to this long get their mask set one byte at a time (Table.mask).
-_SHORT_LEGAL = 32
+_SHORT_LEGAL: Final = 32
+# The mask's dtype, made once and passed by position (observation._FLOAT32 says why).
+_INT8: Final = np.dtype(np.int8)
 
 
 class IllegalAction(MundusError, ValueError):
@@ -90,10 +92,10 @@ class Table:
 
     def mask(self, seat: int | None) -> np.ndarray:
         if seat is None or self.over:
-            return np.zeros(len(self.actions), dtype=np.int8)
+            return np.zeros(len(self.actions), _INT8)
         legal = self.legal_actions(seat)
         if len(legal) > _SHORT_LEGAL:
-            mask = np.zeros(len(self.actions), dtype=np.int8)
+            mask = np.zeros(len(self.actions), _INT8)
             mask[np.fromiter(legal, dtype=np.intp, count=len(legal))] = 1
             return mask
         # A short list (most steps) set byte by byte in a bytearray: no index array to make
@@ -101,7 +103,7 @@ class Table:
         marks = bytearray(len(self.actions))
         for index in legal:
             marks[index] = 1
-        return np.frombuffer(marks, dtype=np.int8)
+        return np.frombuffer(marks, _INT8)
 
     def observe(self, seat: int) -> np.ndarray:
         return self.live.observe(seat)
