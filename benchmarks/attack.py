@@ -38,6 +38,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, cast
 
@@ -73,6 +74,9 @@ QUICK_ROUNDS = 5
 PLAYER_ROLES = ("honest", "honest", "attacker")  # the network seats, in joining order
 HELD_SUBSCRIBERS = 400  # subscriber churn: connections kept open at once (files: 1,024)
 BUSY_SECONDS = 600.0  # --busy loops stop by themselves after this, whatever happens
+# --table-nice: the niceness of the host and the honest players' processes (a diagnostic:
+# below 0, needs root, they come before the attacker and everyone else for the CPU)
+TABLE_NICE = [0]
 Message = dict[str, Any]
 
 
@@ -92,6 +96,59 @@ def _free_port() -> int:
             continue
         return port
     raise RuntimeError("no free ports")
+
+
+def _tasks(pid: int) -> dict[str, tuple[str, float, float]]:
+    """Each thread of process ``pid``: its name, the seconds it ran on a CPU and the seconds
+    it waited in the run queue for one (``/proc/PID/task/TID/schedstat``), by thread id."""
+    tasks: dict[str, tuple[str, float, float]] = {}
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            ran, waited = (task / "schedstat").read_text().split()[:2]
+            name = (task / "comm").read_text().strip()
+        except (OSError, ValueError):
+            continue
+        tasks[task.name] = (name, int(ran) / 1e9, int(waited) / 1e9)
+    return tasks
+
+
+class TaskClock:
+    """The CPU seconds and run-queue seconds (waiting for a CPU) of every process of a table
+    while it plays: the attacker (this process: the attacks run in its main thread and its
+    ZeroMQ context's I/O thread), the host (its Python threads apart from ZeroMQ's I/O
+    thread), the honest players (their two processes), the attacker's seat and the busy
+    loops. Threads are sampled with the host's memory (every 0.5 s): a thread's last half
+    second may be missed. The harness's own threads count from the table's start."""
+
+    def __init__(self, busy: list[int]) -> None:
+        self.busy = busy
+        self.seen: dict[tuple[str, str], tuple[float, float]] = {}  # (kind, tid): last sample
+        self.start = {tid: (ran, waited) for tid, (_, ran, waited) in _tasks(os.getpid()).items()}
+
+    def sample(self, table: Table) -> None:
+        pids: list[tuple[str, int]] = [("attacker", os.getpid()), ("host", table.host.pid)]
+        pids += [("honest" if i < 2 else "seat", proc.pid)
+                 for i, (proc, _) in enumerate(table.players) if proc.pid is not None]
+        pids += [("busy", pid) for pid in self.busy]
+        for kind, pid in pids:
+            for tid, (name, ran, waited) in _tasks(pid).items():
+                label = kind
+                if kind == "attacker":
+                    ran0, waited0 = self.start.get(tid, (0.0, 0.0))
+                    ran, waited = ran - ran0, waited - waited0
+                elif kind == "host":
+                    label = "host_zmq" if name.startswith("ZMQbg/IO") else "host_python"
+                self.seen[(label, tid)] = (ran, waited)
+
+    def totals(self) -> dict[str, dict[str, float]]:
+        """Per kind: ``cpu`` and ``runq`` seconds (run queue: ready to run, waiting for a
+        CPU)."""
+        out: dict[str, dict[str, float]] = {}
+        for (kind, _), (ran, waited) in self.seen.items():
+            row = out.setdefault(kind, {"cpu": 0.0, "runq": 0.0})
+            row["cpu"] += ran
+            row["runq"] += waited
+        return {k: {n: round(v, 2) for n, v in row.items()} for k, row in sorted(out.items())}
 
 
 # -- the honest side --------------------------------------------------------------------------
@@ -144,6 +201,8 @@ def _honest(pipe: Any, address: str, key: str, name: str, seed: int, role: str) 
     played the same way (its token goes back first, for the attacks that need one); when its
     seat is taken over (the flip storm steals its token), it takes the seat back as its owner
     would and says how (``taken_back``)."""
+    if TABLE_NICE[0] and role == "honest":
+        os.nice(TABLE_NICE[0])
     conn = Connection(address, ClientSettings(name, bot=True), server_key=key)
     conn.connect(WAIT)
     token = conn.core.token
@@ -212,6 +271,10 @@ class Outcome:
     rewound: int = 0  # players (the attacker's seat too) whose client named a rewind
     expect_rewind: bool = False  # the rollback: judged on the rewind being seen by all
     host_cpu: dict[str, float] = field(default_factory=dict)  # seconds: ZeroMQ I/O, the rest
+    # CPU and run-queue seconds of each kind of process (TaskClock), and the machine's load
+    # (1-minute average) when the scenario started: others' work shares the CPU too
+    tasks: dict[str, dict[str, float]] = field(default_factory=dict)
+    load: float = 0.0
     taken_back: list[int] = field(default_factory=list)  # the owner's take-backs (hellos each)
     owner_finished: bool = False  # the attacker's own seat's process saw the end, seated
 
@@ -226,8 +289,11 @@ class Table:
     """A host process with its honest players, and what the attacker needs to know."""
 
     def __init__(self, work: Path, bot_pace: float = BOT_PACE,
-                 state_dir: Path | None = None, rounds: int | None = None) -> None:
+                 state_dir: Path | None = None, rounds: int | None = None,
+                 busy: list[int] | None = None) -> None:
         self.work = work
+        self.tasks = TaskClock(busy or [])
+        self.players: list[tuple[Any, Any]] = []
         self.port = _free_port()
         self.record = work / "record.json"
         self.state_dir = state_dir or work / "state"
@@ -249,7 +315,6 @@ class Table:
         self._sampler = threading.Thread(target=self._sample, daemon=True)
         self._sampler.start()
         ctx = multiprocessing.get_context("fork")
-        self.players: list[tuple[Any, Any]] = []
         for index, role in enumerate(PLAYER_ROLES):
             parent, child = ctx.Pipe()
             proc = ctx.Process(target=_honest, daemon=True,
@@ -266,6 +331,7 @@ class Table:
         sampled."""
         self.host = subprocess.Popen(
             command, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            preexec_fn=partial(os.nice, TABLE_NICE[0]) if TABLE_NICE[0] else None,
             stderr=open(self.work / "host.err", "a"), text=True,  # noqa: SIM115 (kept open)
             env={**os.environ, "XDG_STATE_HOME": str(self.work / "xdg")})
         threading.Thread(target=self._read, args=(self.host,), daemon=True).start()
@@ -309,16 +375,11 @@ class Table:
             time.sleep(0.05)
 
     def _threads(self, pid: int) -> None:
-        """The CPU seconds of each of the host's threads so far (``cpu``, by thread id)."""
-        tick = os.sysconf("SC_CLK_TCK")
-        for task in Path(f"/proc/{pid}/task").glob("*"):
-            try:
-                stat = (task / "stat").read_text()
-                name = (task / "comm").read_text().strip()
-            except OSError:
-                continue
-            fields = stat[stat.rindex(")") + 2:].split()
-            self.cpu[task.name] = (name, (int(fields[11]) + int(fields[12])) / tick)
+        """The CPU seconds of each of the host's threads so far (``cpu``, by thread id), and
+        of every process of the table (``tasks``)."""
+        for tid, (name, cpu, _) in _tasks(pid).items():
+            self.cpu[tid] = (name, cpu)
+        self.tasks.sample(self)
 
     def cpu_by_kind(self) -> dict[str, float]:
         """The host's CPU seconds: ZeroMQ's I/O threads (CURVE runs there), the rest (the
@@ -375,6 +436,7 @@ class Table:
         self._sampling = False
         outcome.peak_mb = self.peak_kb / 1024
         outcome.host_cpu = self.cpu_by_kind()
+        outcome.tasks = self.tasks.totals()
         if outcome.expect_rewind:
             return outcome  # no result, no record: what counts is who saw the rewind
         if code not in (0, None) and outcome.crashed is None:
@@ -932,7 +994,7 @@ SCENARIOS: dict[str, Attack] = {
 
 
 def run(name: str, seconds: float, quick: bool, work: Path, busy: int = 0) -> Outcome:
-    outcome = Outcome(name)
+    outcome = Outcome(name, load=os.getloadavg()[0])
     started = time.monotonic()
     # --busy: the loops from before the host starts to the end of the game (bounded)
     loops = BusyLoops(busy, BUSY_SECONDS) if busy else None
@@ -944,7 +1006,8 @@ def run(name: str, seconds: float, quick: bool, work: Path, busy: int = 0) -> Ou
             outcome.not_played = why
             return outcome
     table = Table(work / name, QUICK_BOT_PACE if quick else BOT_PACE, state_dir,
-                  QUICK_ROUNDS if quick and name != "rollback" else None)
+                  QUICK_ROUNDS if quick and name != "rollback" else None,
+                  [] if loops is None else [p.pid for p in loops.procs if p.pid is not None])
     outcome.expect_rewind = name == "rollback"
     try:
         outcome.sent, outcome.unit = SCENARIOS[name](table, seconds, quick)
@@ -980,7 +1043,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--busy", type=int, default=0, metavar="N",
                         help="N busy loops beside the host during every scenario, the "
                              "baseline too (default 0; 2 starves a 2-core machine)")
+    parser.add_argument("--table-nice", type=int, default=0, metavar="N",
+                        help="run the host and the honest players at niceness N (a "
+                             "diagnostic: below 0 needs root; shows what the attacker's CPU, "
+                             "on this machine, costs them)")
     args = parser.parse_args(argv)
+    TABLE_NICE[0] = args.table_nice
     seconds = 5.0 if args.quick else args.attack_seconds
     names = ["baseline"] + [n for n in (args.scenario or SCENARIOS) if n != "baseline"]
     outcomes: list[Outcome] = []
@@ -1043,11 +1111,15 @@ def main(argv: list[str] | None = None) -> int:
         if o.host_cpu:
             print(f"  {o.scenario}: host CPU {o.host_cpu['python']:.1f} s in Python's threads, "
                   f"{o.host_cpu['zmq_io']:.1f} s in ZeroMQ's I/O thread (CURVE)")
+        if o.tasks:
+            print(f"  {o.scenario}: CPU s (run queue s) in {o.seconds:.0f} s, load "
+                  f"{o.load:.1f}: " + ", ".join(f"{kind} {row['cpu']:.1f} ({row['runq']:.1f})"
+                                                for kind, row in o.tasks.items()))
         rows.append({"scenario": o.scenario, "sent": o.sent, "unit": o.unit,
                      "peak_mb": round(o.peak_mb, 1), "p50_ms": o.p(0.5), "p95_ms": o.p(0.95),
                      "p95_ratio": None if ratio is None else round(ratio, 2),
                      "decisions": len(o.latencies), "same_result": o.result == base.result,
-                     "host_cpu_s": o.host_cpu,
+                     "host_cpu_s": o.host_cpu, "tasks_s": o.tasks, "load": round(o.load, 2),
                      "verified": o.verified, "crashed": o.crashed, "targets_met": met,
                      "note": o.note,
                      **({"taken_back": o.taken_back, "owner_finished": o.owner_finished}
