@@ -98,32 +98,33 @@ def _free_port() -> int:
     raise RuntimeError("no free ports")
 
 
-def _tasks(pid: int) -> dict[str, tuple[str, float, float]]:
-    """Each thread of process ``pid``: its name, the seconds it ran on a CPU and the seconds
-    it waited in the run queue for one (``/proc/PID/task/TID/schedstat``), by thread id."""
-    tasks: dict[str, tuple[str, float, float]] = {}
+def _tasks(pid: int) -> dict[str, tuple[str, float, float, int]]:
+    """Each thread of process ``pid``: its name, the seconds it ran on a CPU, the seconds it
+    waited in the run queue for one, and how many times it was given one
+    (``/proc/PID/task/TID/schedstat``), by thread id."""
+    tasks: dict[str, tuple[str, float, float, int]] = {}
     for task in Path(f"/proc/{pid}/task").glob("*"):
         try:
-            ran, waited = (task / "schedstat").read_text().split()[:2]
+            ran, waited, slices = (task / "schedstat").read_text().split()[:3]
             name = (task / "comm").read_text().strip()
         except (OSError, ValueError):
             continue
-        tasks[task.name] = (name, int(ran) / 1e9, int(waited) / 1e9)
+        tasks[task.name] = (name, int(ran) / 1e9, int(waited) / 1e9, int(slices))
     return tasks
 
 
 class TaskClock:
-    """The CPU seconds and run-queue seconds (waiting for a CPU) of every process of a table
-    while it plays: the attacker (this process: the attacks run in its main thread and its
-    ZeroMQ context's I/O thread), the host (its Python threads apart from ZeroMQ's I/O
+    """The CPU seconds and run-queue seconds (ready, waiting for a CPU) of every process of a
+    table while it plays: the attacker (this process: the attacks run in its main thread and
+    its ZeroMQ context's I/O thread), the host (its Python threads apart from ZeroMQ's I/O
     thread), the honest players (their two processes), the attacker's seat and the busy
     loops. Threads are sampled with the host's memory (every 0.5 s): a thread's last half
     second may be missed. The harness's own threads count from the table's start."""
 
     def __init__(self, busy: list[int]) -> None:
         self.busy = busy
-        self.seen: dict[tuple[str, str], tuple[float, float]] = {}  # (kind, tid): last sample
-        self.start = {tid: (ran, waited) for tid, (_, ran, waited) in _tasks(os.getpid()).items()}
+        self.seen: dict[tuple[str, str], tuple[float, float, int]] = {}  # (kind, tid): last
+        self.start = {tid: row[1:] for tid, row in _tasks(os.getpid()).items()}
 
     def sample(self, table: Table) -> None:
         pids: list[tuple[str, int]] = [("attacker", os.getpid()), ("host", table.host.pid)]
@@ -131,24 +132,27 @@ class TaskClock:
                  for i, (proc, _) in enumerate(table.players) if proc.pid is not None]
         pids += [("busy", pid) for pid in self.busy]
         for kind, pid in pids:
-            for tid, (name, ran, waited) in _tasks(pid).items():
+            for tid, (name, ran, waited, slices) in _tasks(pid).items():
                 label = kind
                 if kind == "attacker":
-                    ran0, waited0 = self.start.get(tid, (0.0, 0.0))
-                    ran, waited = ran - ran0, waited - waited0
+                    ran0, waited0, slices0 = self.start.get(tid, (0.0, 0.0, 0))
+                    ran, waited, slices = ran - ran0, waited - waited0, slices - slices0
                 elif kind == "host":
                     label = "host_zmq" if name.startswith("ZMQbg/IO") else "host_python"
-                self.seen[(label, tid)] = (ran, waited)
+                self.seen[(label, tid)] = (ran, waited, slices)
 
     def totals(self) -> dict[str, dict[str, float]]:
         """Per kind: ``cpu`` and ``runq`` seconds (run queue: ready to run, waiting for a
-        CPU)."""
+        CPU), and ``wait_ms``, the mean wait each time one of its threads was given a CPU."""
         out: dict[str, dict[str, float]] = {}
-        for (kind, _), (ran, waited) in self.seen.items():
-            row = out.setdefault(kind, {"cpu": 0.0, "runq": 0.0})
+        for (kind, _), (ran, waited, slices) in self.seen.items():
+            row = out.setdefault(kind, {"cpu": 0.0, "runq": 0.0, "slices": 0})
             row["cpu"] += ran
             row["runq"] += waited
-        return {k: {n: round(v, 2) for n, v in row.items()} for k, row in sorted(out.items())}
+            row["slices"] += slices
+        return {k: {"cpu": round(row["cpu"], 2), "runq": round(row["runq"], 2),
+                    "wait_ms": round(1000 * row["runq"] / max(1, row["slices"]), 2)}
+                for k, row in sorted(out.items())}
 
 
 # -- the honest side --------------------------------------------------------------------------
@@ -377,7 +381,7 @@ class Table:
     def _threads(self, pid: int) -> None:
         """The CPU seconds of each of the host's threads so far (``cpu``, by thread id), and
         of every process of the table (``tasks``)."""
-        for tid, (name, cpu, _) in _tasks(pid).items():
+        for tid, (name, cpu, _, _) in _tasks(pid).items():
             self.cpu[tid] = (name, cpu)
         self.tasks.sample(self)
 
@@ -1112,9 +1116,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {o.scenario}: host CPU {o.host_cpu['python']:.1f} s in Python's threads, "
                   f"{o.host_cpu['zmq_io']:.1f} s in ZeroMQ's I/O thread (CURVE)")
         if o.tasks:
-            print(f"  {o.scenario}: CPU s (run queue s) in {o.seconds:.0f} s, load "
-                  f"{o.load:.1f}: " + ", ".join(f"{kind} {row['cpu']:.1f} ({row['runq']:.1f})"
-                                                for kind, row in o.tasks.items()))
+            print(f"  {o.scenario}: CPU s (run queue s, ms a wait) in {o.seconds:.0f} s, load "
+                  f"{o.load:.1f}: " + ", ".join(
+                      f"{kind} {row['cpu']:.1f} ({row['runq']:.1f}, {row['wait_ms']:.1f})"
+                      for kind, row in o.tasks.items()))
         rows.append({"scenario": o.scenario, "sent": o.sent, "unit": o.unit,
                      "peak_mb": round(o.peak_mb, 1), "p50_ms": o.p(0.5), "p95_ms": o.p(0.95),
                      "p95_ratio": None if ratio is None else round(ratio, 2),
