@@ -77,6 +77,9 @@ BUSY_SECONDS = 600.0  # --busy loops stop by themselves after this, whatever hap
 # --table-nice: the niceness of the host and the honest players' processes (a diagnostic:
 # below 0, needs root, they come before the attacker and everyone else for the CPU)
 TABLE_NICE = [0]
+# --decision-waits: each honest player reads the run-queue waits of its threads and the
+# host's around every decision (a diagnostic: the reading itself slows the players down)
+DECISION_WAITS = [False]
 Message = dict[str, Any]
 
 
@@ -199,12 +202,31 @@ def _await_answer(conn: Connection, request: int, pending: int,
     return False
 
 
-def _honest(pipe: Any, address: str, key: str, name: str, seed: int, role: str) -> None:
+def _runq(pid: int) -> tuple[float, float]:
+    """The seconds the threads of process ``pid`` have waited in the run queue so far: its
+    ZeroMQ I/O threads', the others'."""
+    io = other = 0.0
+    for name, _, waited, _ in _tasks(pid).values():
+        if name.startswith("ZMQbg/IO"):
+            io += waited
+        else:
+            other += waited
+    return io, other
+
+
+def _waited(before: tuple[float, float], now: tuple[float, float]) -> tuple[float, float]:
+    return now[0] - before[0], now[1] - before[1]
+
+
+def _honest(pipe: Any, address: str, key: str, name: str, seed: int, role: str,
+            host_pid: int) -> None:
     """One network player (greedy, seeded): plays to the end, then sends back its decision
-    latencies (seconds) and the result. ``role`` "attacker" is the attacker's own seat,
-    played the same way (its token goes back first, for the attacks that need one); when its
-    seat is taken over (the flip storm steals its token), it takes the seat back as its owner
-    would and says how (``taken_back``)."""
+    latencies (seconds), with --decision-waits for each decision the seconds this process's
+    threads and the host's (its ZeroMQ I/O thread, its other threads) waited in the run queue
+    meanwhile (read before the decision is sent and after its ``ok``), and the result.
+    ``role`` "attacker" is the attacker's own seat, played the same way (its token goes back
+    first, for the attacks that need one); when its seat is taken over (the flip storm steals
+    its token), it takes the seat back as its owner would and says how (``taken_back``)."""
     if TABLE_NICE[0] and role == "honest":
         os.nice(TABLE_NICE[0])
     conn = Connection(address, ClientSettings(name, bot=True), server_key=key)
@@ -214,6 +236,7 @@ def _honest(pipe: Any, address: str, key: str, name: str, seed: int, role: str) 
     pipe.send(("joined", token))  # the next player joins only now: seats in order
     bot = load_bot("greedy", seed)
     latencies: list[float] = []
+    waits: list[tuple[float, float, float, float]] = []  # latency, mine, host I/O, host rest
     deadline = time.monotonic() + 600
     taken_back: list[int] = []  # hellos each taking back took
     taken = False  # the seat was taken over (the link's last notice said so)
@@ -245,14 +268,19 @@ def _honest(pipe: Any, address: str, key: str, name: str, seed: int, role: str) 
                 poll(0.5)
                 continue
             decision = bot.decide(cast(PlayerView, conn.core.view()), pending.legal)
+            if DECISION_WAITS[0]:
+                mine, host = _runq(os.getpid()), _runq(host_pid)
             start = time.perf_counter()
             request = conn.decide(decision)
             if _await_answer(conn, request, pending.id, poll, deadline):
                 latencies.append(time.perf_counter() - start)
+                if DECISION_WAITS[0]:
+                    waits.append((latencies[-1], sum(_waited(mine, _runq(os.getpid()))),
+                                  *_waited(host, _runq(host_pid))))
         result = conn.core.result
         pipe.send(("done", latencies, None if result is None else
                    {"winners": list(result.winners), "doubloons": list(result.doubloons),
-                    "rounds": result.rounds}, taken_back))
+                    "rounds": result.rounds}, taken_back, waits))
     finally:
         conn.close()
 
@@ -279,8 +307,21 @@ class Outcome:
     # (1-minute average) when the scenario started: others' work shares the CPU too
     tasks: dict[str, dict[str, float]] = field(default_factory=dict)
     load: float = 0.0
+    # --decision-waits: per honest decision, its latency and the run-queue waits meanwhile of
+    # the player's threads, the host's ZeroMQ I/O thread and the host's other threads (s)
+    waits: list[tuple[float, float, float, float]] = field(default_factory=list)
     taken_back: list[int] = field(default_factory=list)  # the owner's take-backs (hellos each)
     owner_finished: bool = False  # the attacker's own seat's process saw the end, seated
+
+    def slow_waits(self) -> tuple[float, ...] | None:
+        """The slowest tenth of the honest decisions (latency at or above p90): how many, and
+        their mean latency and mean run-queue waits (ms, as in ``waits``): where the slow
+        decisions' time went."""
+        if not self.waits:
+            return None
+        cut = sorted(w[0] for w in self.waits)[int(0.9 * len(self.waits))]
+        slow = [w for w in self.waits if w[0] >= cut]
+        return (len(slow), *(1000 * sum(w[i] for w in slow) / len(slow) for i in range(4)))
 
     def p(self, q: float) -> float | None:
         if not self.latencies:
@@ -323,7 +364,7 @@ class Table:
             parent, child = ctx.Pipe()
             proc = ctx.Process(target=_honest, daemon=True,
                                args=(child, self.address, self.key, f"{role} {index}",
-                                     SEED + index, role))
+                                     SEED + index, role, self.host.pid))
             proc.start()
             self.players.append((proc, parent))
             if not parent.poll(WAIT):
@@ -417,6 +458,7 @@ class Table:
                     outcome.note = f"every client said: {message[2]}"
                 if message[0] == "done" and proc is not self.players[2][0]:
                     outcome.latencies.extend(message[1])
+                    outcome.waits.extend(message[4])
                     outcome.result = outcome.result or message[2]
                 elif message[0] == "done":  # the attacker's own seat: was it taken back?
                     outcome.taken_back = message[3]
@@ -1051,8 +1093,14 @@ def main(argv: list[str] | None = None) -> int:
                         help="run the host and the honest players at niceness N (a "
                              "diagnostic: below 0 needs root; shows what the attacker's CPU, "
                              "on this machine, costs them)")
+    parser.add_argument("--decision-waits", action="store_true",
+                        help="each honest player reads, around every decision, how long its "
+                             "threads and the host's waited for a CPU meanwhile, and the "
+                             "slowest tenth's figures are printed (a diagnostic: the reading "
+                             "slows the players down)")
     args = parser.parse_args(argv)
     TABLE_NICE[0] = args.table_nice
+    DECISION_WAITS[0] = args.decision_waits
     seconds = 5.0 if args.quick else args.attack_seconds
     names = ["baseline"] + [n for n in (args.scenario or SCENARIOS) if n != "baseline"]
     outcomes: list[Outcome] = []
@@ -1120,11 +1168,17 @@ def main(argv: list[str] | None = None) -> int:
                   f"{o.load:.1f}: " + ", ".join(
                       f"{kind} {row['cpu']:.1f} ({row['runq']:.1f}, {row['wait_ms']:.1f})"
                       for kind, row in o.tasks.items()))
+        slow = o.slow_waits()
+        if slow is not None:
+            print(f"  {o.scenario}: the slowest {slow[0]:.0f} decisions: {slow[1]:.1f} ms on "
+                  f"average, meanwhile waiting for a CPU: the player's threads {slow[2]:.1f} ms, "
+                  f"the host's I/O thread {slow[3]:.1f} ms, its other threads {slow[4]:.1f} ms")
         rows.append({"scenario": o.scenario, "sent": o.sent, "unit": o.unit,
                      "peak_mb": round(o.peak_mb, 1), "p50_ms": o.p(0.5), "p95_ms": o.p(0.95),
                      "p95_ratio": None if ratio is None else round(ratio, 2),
                      "decisions": len(o.latencies), "same_result": o.result == base.result,
                      "host_cpu_s": o.host_cpu, "tasks_s": o.tasks, "load": round(o.load, 2),
+                     "slow_decisions_ms": o.slow_waits(),
                      "verified": o.verified, "crashed": o.crashed, "targets_met": met,
                      "note": o.note,
                      **({"taken_back": o.taken_back, "owner_finished": o.owner_finished}
