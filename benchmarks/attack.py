@@ -101,6 +101,9 @@ def _free_port() -> int:
     raise RuntimeError("no free ports")
 
 
+ZMQ_IO = "ZMQbg/IO"  # how ZeroMQ's I/O threads are named (where CURVE runs)
+
+
 def _tasks(pid: int) -> dict[str, tuple[str, float, float, int]]:
     """Each thread of process ``pid``: its name, the seconds it ran on a CPU, the seconds it
     waited in the run queue for one, and how many times it was given one
@@ -141,7 +144,7 @@ class TaskClock:
                     ran0, waited0, slices0 = self.start.get(tid, (0.0, 0.0, 0))
                     ran, waited, slices = ran - ran0, waited - waited0, slices - slices0
                 elif kind == "host":
-                    label = "host_zmq" if name.startswith("ZMQbg/IO") else "host_python"
+                    label = "host_zmq" if name.startswith(ZMQ_IO) else "host_python"
                 self.seen[(label, tid)] = (ran, waited, slices)
 
     def totals(self) -> dict[str, dict[str, float]]:
@@ -207,7 +210,7 @@ def _runq(pid: int) -> tuple[float, float]:
     ZeroMQ I/O threads', the others'."""
     io = other = 0.0
     for name, _, waited, _ in _tasks(pid).values():
-        if name.startswith("ZMQbg/IO"):
+        if name.startswith(ZMQ_IO):
             io += waited
         else:
             other += waited
@@ -355,7 +358,6 @@ class Table:
         self.key = self.wait_line(r"^host key: (\S{40})").group(1)
         self.sign_key = self.wait_line(r"^record signing key: ([0-9a-f]{64})").group(1)
         self.peak_kb = 0
-        self.cpu: dict[str, tuple[str, float]] = {}  # thread id: (name, CPU seconds)
         self._sampling = True
         self._sampler = threading.Thread(target=self._sample, daemon=True)
         self._sampler.start()
@@ -415,24 +417,10 @@ class Table:
             except (OSError, ValueError):
                 return
             if turn % 10 == 0:
-                self._threads(host.pid)
+                self.tasks.sample(self)
             turn += 1
             time.sleep(0.05)
 
-    def _threads(self, pid: int) -> None:
-        """The CPU seconds of each of the host's threads so far (``cpu``, by thread id), and
-        of every process of the table (``tasks``)."""
-        for tid, (name, cpu, _, _) in _tasks(pid).items():
-            self.cpu[tid] = (name, cpu)
-        self.tasks.sample(self)
-
-    def cpu_by_kind(self) -> dict[str, float]:
-        """The host's CPU seconds: ZeroMQ's I/O threads (CURVE runs there), the rest (the
-        game's thread, the publisher's, the key port's)."""
-        kinds = {"zmq_io": 0.0, "python": 0.0}
-        for name, seconds in self.cpu.values():
-            kinds["zmq_io" if name.startswith("ZMQbg/IO") else "python"] += seconds
-        return {k: round(v, 2) for k, v in kinds.items()}
 
     @property
     def over(self) -> bool:
@@ -481,8 +469,11 @@ class Table:
             outcome.crashed = "the host did not stop after the game"
         self._sampling = False
         outcome.peak_mb = self.peak_kb / 1024
-        outcome.host_cpu = self.cpu_by_kind()
         outcome.tasks = self.tasks.totals()
+        # the host's CPU seconds: ZeroMQ's I/O threads (CURVE runs there), the rest (the
+        # game's thread, the publisher's, the key port's)
+        outcome.host_cpu = {kind: outcome.tasks.get(f"host_{name}", {}).get("cpu", 0.0)
+                            for kind, name in (("zmq_io", "zmq"), ("python", "python"))}
         if outcome.expect_rewind:
             return outcome  # no result, no record: what counts is who saw the rewind
         if code not in (0, None) and outcome.crashed is None:
