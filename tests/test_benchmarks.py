@@ -213,6 +213,7 @@ def test_the_limits_benchmark_prints_its_figures(capsys: pytest.CaptureFixture[s
     assert figures["invites_one_address"]["compared"] <= 8
     assert figures["invites_many_addresses"]["right_code_from_a_newcomer"] in (
         "welcome", "rate_limited")
+    assert figures["stranger_reads"]["pings_read"] > 0
 
 
 def test_the_environment_benchmark_compares_steps_with_the_bare_engine(
