@@ -38,6 +38,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, cast
 
@@ -73,6 +74,12 @@ QUICK_ROUNDS = 5
 PLAYER_ROLES = ("honest", "honest", "attacker")  # the network seats, in joining order
 HELD_SUBSCRIBERS = 400  # subscriber churn: connections kept open at once (files: 1,024)
 BUSY_SECONDS = 600.0  # --busy loops stop by themselves after this, whatever happens
+# --table-nice: the niceness of the host and the honest players' processes (a diagnostic:
+# below 0, needs root, they come before the attacker and everyone else for the CPU)
+TABLE_NICE = [0]
+# --decision-waits: each honest player reads the run-queue waits of its threads and the
+# host's around every decision (a diagnostic: the reading itself slows the players down)
+DECISION_WAITS = [False]
 Message = dict[str, Any]
 
 
@@ -92,6 +99,66 @@ def _free_port() -> int:
             continue
         return port
     raise RuntimeError("no free ports")
+
+
+ZMQ_IO = "ZMQbg/IO"  # how ZeroMQ's I/O threads are named (where CURVE runs)
+
+
+def _tasks(pid: int) -> dict[str, tuple[str, float, float, int]]:
+    """Each thread of process ``pid``: its name, the seconds it ran on a CPU, the seconds it
+    waited in the run queue for one, and how many times it was given one
+    (``/proc/PID/task/TID/schedstat``), by thread id."""
+    tasks: dict[str, tuple[str, float, float, int]] = {}
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            ran, waited, slices = (task / "schedstat").read_text().split()[:3]
+            name = (task / "comm").read_text().strip()
+        except (OSError, ValueError):
+            continue
+        tasks[task.name] = (name, int(ran) / 1e9, int(waited) / 1e9, int(slices))
+    return tasks
+
+
+class TaskClock:
+    """The CPU seconds and run-queue seconds (ready, waiting for a CPU) of every process of a
+    table while it plays: the attacker (this process: the attacks run in its main thread and
+    its ZeroMQ context's I/O thread), the host (its Python threads apart from ZeroMQ's I/O
+    thread), the honest players (their two processes), the attacker's seat and the busy
+    loops. Threads are sampled with the host's memory (every 0.5 s): a thread's last half
+    second may be missed. The harness's own threads count from the table's start."""
+
+    def __init__(self, busy: list[int]) -> None:
+        self.busy = busy
+        self.seen: dict[tuple[str, str], tuple[float, float, int]] = {}  # (kind, tid): last
+        self.start = {tid: row[1:] for tid, row in _tasks(os.getpid()).items()}
+
+    def sample(self, table: Table) -> None:
+        pids: list[tuple[str, int]] = [("attacker", os.getpid()), ("host", table.host.pid)]
+        pids += [("honest" if i < 2 else "seat", proc.pid)
+                 for i, (proc, _) in enumerate(table.players) if proc.pid is not None]
+        pids += [("busy", pid) for pid in self.busy]
+        for kind, pid in pids:
+            for tid, (name, ran, waited, slices) in _tasks(pid).items():
+                label = kind
+                if kind == "attacker":
+                    ran0, waited0, slices0 = self.start.get(tid, (0.0, 0.0, 0))
+                    ran, waited, slices = ran - ran0, waited - waited0, slices - slices0
+                elif kind == "host":
+                    label = "host_zmq" if name.startswith(ZMQ_IO) else "host_python"
+                self.seen[(label, tid)] = (ran, waited, slices)
+
+    def totals(self) -> dict[str, dict[str, float]]:
+        """Per kind: ``cpu`` and ``runq`` seconds (run queue: ready to run, waiting for a
+        CPU), and ``wait_ms``, the mean wait each time one of its threads was given a CPU."""
+        out: dict[str, dict[str, float]] = {}
+        for (kind, _), (ran, waited, slices) in self.seen.items():
+            row = out.setdefault(kind, {"cpu": 0.0, "runq": 0.0, "slices": 0})
+            row["cpu"] += ran
+            row["runq"] += waited
+            row["slices"] += slices
+        return {k: {"cpu": round(row["cpu"], 2), "runq": round(row["runq"], 2),
+                    "wait_ms": round(1000 * row["runq"] / max(1, row["slices"]), 2)}
+                for k, row in sorted(out.items())}
 
 
 # -- the honest side --------------------------------------------------------------------------
@@ -138,12 +205,33 @@ def _await_answer(conn: Connection, request: int, pending: int,
     return False
 
 
-def _honest(pipe: Any, address: str, key: str, name: str, seed: int, role: str) -> None:
+def _runq(pid: int) -> tuple[float, float]:
+    """The seconds the threads of process ``pid`` have waited in the run queue so far: its
+    ZeroMQ I/O threads', the others'."""
+    io = other = 0.0
+    for name, _, waited, _ in _tasks(pid).values():
+        if name.startswith(ZMQ_IO):
+            io += waited
+        else:
+            other += waited
+    return io, other
+
+
+def _waited(before: tuple[float, float], now: tuple[float, float]) -> tuple[float, float]:
+    return now[0] - before[0], now[1] - before[1]
+
+
+def _honest(pipe: Any, address: str, key: str, name: str, seed: int, role: str,
+            host_pid: int) -> None:
     """One network player (greedy, seeded): plays to the end, then sends back its decision
-    latencies (seconds) and the result. ``role`` "attacker" is the attacker's own seat,
-    played the same way (its token goes back first, for the attacks that need one); when its
-    seat is taken over (the flip storm steals its token), it takes the seat back as its owner
-    would and says how (``taken_back``)."""
+    latencies (seconds), with --decision-waits for each decision the seconds this process's
+    threads and the host's (its ZeroMQ I/O thread, its other threads) waited in the run queue
+    meanwhile (read before the decision is sent and after its ``ok``), and the result.
+    ``role`` "attacker" is the attacker's own seat, played the same way (its token goes back
+    first, for the attacks that need one); when its seat is taken over (the flip storm steals
+    its token), it takes the seat back as its owner would and says how (``taken_back``)."""
+    if TABLE_NICE[0] and role == "honest":
+        os.nice(TABLE_NICE[0])
     conn = Connection(address, ClientSettings(name, bot=True), server_key=key)
     conn.connect(WAIT)
     token = conn.core.token
@@ -151,6 +239,7 @@ def _honest(pipe: Any, address: str, key: str, name: str, seed: int, role: str) 
     pipe.send(("joined", token))  # the next player joins only now: seats in order
     bot = load_bot("greedy", seed)
     latencies: list[float] = []
+    waits: list[tuple[float, float, float, float]] = []  # latency, mine, host I/O, host rest
     deadline = time.monotonic() + 600
     taken_back: list[int] = []  # hellos each taking back took
     taken = False  # the seat was taken over (the link's last notice said so)
@@ -182,14 +271,19 @@ def _honest(pipe: Any, address: str, key: str, name: str, seed: int, role: str) 
                 poll(0.5)
                 continue
             decision = bot.decide(cast(PlayerView, conn.core.view()), pending.legal)
+            if DECISION_WAITS[0]:
+                mine, host = _runq(os.getpid()), _runq(host_pid)
             start = time.perf_counter()
             request = conn.decide(decision)
             if _await_answer(conn, request, pending.id, poll, deadline):
                 latencies.append(time.perf_counter() - start)
+                if DECISION_WAITS[0]:
+                    waits.append((latencies[-1], sum(_waited(mine, _runq(os.getpid()))),
+                                  *_waited(host, _runq(host_pid))))
         result = conn.core.result
         pipe.send(("done", latencies, None if result is None else
                    {"winners": list(result.winners), "doubloons": list(result.doubloons),
-                    "rounds": result.rounds}, taken_back))
+                    "rounds": result.rounds}, taken_back, waits))
     finally:
         conn.close()
 
@@ -212,8 +306,25 @@ class Outcome:
     rewound: int = 0  # players (the attacker's seat too) whose client named a rewind
     expect_rewind: bool = False  # the rollback: judged on the rewind being seen by all
     host_cpu: dict[str, float] = field(default_factory=dict)  # seconds: ZeroMQ I/O, the rest
+    # CPU and run-queue seconds of each kind of process (TaskClock), and the machine's load
+    # (1-minute average) when the scenario started: others' work shares the CPU too
+    tasks: dict[str, dict[str, float]] = field(default_factory=dict)
+    load: float = 0.0
+    # --decision-waits: per honest decision, its latency and the run-queue waits meanwhile of
+    # the player's threads, the host's ZeroMQ I/O thread and the host's other threads (s)
+    waits: list[tuple[float, float, float, float]] = field(default_factory=list)
     taken_back: list[int] = field(default_factory=list)  # the owner's take-backs (hellos each)
     owner_finished: bool = False  # the attacker's own seat's process saw the end, seated
+
+    def slow_waits(self) -> tuple[float, ...] | None:
+        """The slowest tenth of the honest decisions (latency at or above p90): how many, and
+        their mean latency and mean run-queue waits (ms, as in ``waits``): where the slow
+        decisions' time went."""
+        if not self.waits:
+            return None
+        cut = sorted(w[0] for w in self.waits)[int(0.9 * len(self.waits))]
+        slow = [w for w in self.waits if w[0] >= cut]
+        return (len(slow), *(1000 * sum(w[i] for w in slow) / len(slow) for i in range(4)))
 
     def p(self, q: float) -> float | None:
         if not self.latencies:
@@ -226,8 +337,11 @@ class Table:
     """A host process with its honest players, and what the attacker needs to know."""
 
     def __init__(self, work: Path, bot_pace: float = BOT_PACE,
-                 state_dir: Path | None = None, rounds: int | None = None) -> None:
+                 state_dir: Path | None = None, rounds: int | None = None,
+                 busy: list[int] | None = None) -> None:
         self.work = work
+        self.tasks = TaskClock(busy or [])
+        self.players: list[tuple[Any, Any]] = []
         self.port = _free_port()
         self.record = work / "record.json"
         self.state_dir = state_dir or work / "state"
@@ -244,17 +358,15 @@ class Table:
         self.key = self.wait_line(r"^host key: (\S{40})").group(1)
         self.sign_key = self.wait_line(r"^record signing key: ([0-9a-f]{64})").group(1)
         self.peak_kb = 0
-        self.cpu: dict[str, tuple[str, float]] = {}  # thread id: (name, CPU seconds)
         self._sampling = True
         self._sampler = threading.Thread(target=self._sample, daemon=True)
         self._sampler.start()
         ctx = multiprocessing.get_context("fork")
-        self.players: list[tuple[Any, Any]] = []
         for index, role in enumerate(PLAYER_ROLES):
             parent, child = ctx.Pipe()
             proc = ctx.Process(target=_honest, daemon=True,
                                args=(child, self.address, self.key, f"{role} {index}",
-                                     SEED + index, role))
+                                     SEED + index, role, self.host.pid))
             proc.start()
             self.players.append((proc, parent))
             if not parent.poll(WAIT):
@@ -266,6 +378,7 @@ class Table:
         sampled."""
         self.host = subprocess.Popen(
             command, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            preexec_fn=partial(os.nice, TABLE_NICE[0]) if TABLE_NICE[0] else None,
             stderr=open(self.work / "host.err", "a"), text=True,  # noqa: SIM115 (kept open)
             env={**os.environ, "XDG_STATE_HOME": str(self.work / "xdg")})
         threading.Thread(target=self._read, args=(self.host,), daemon=True).start()
@@ -304,29 +417,10 @@ class Table:
             except (OSError, ValueError):
                 return
             if turn % 10 == 0:
-                self._threads(host.pid)
+                self.tasks.sample(self)
             turn += 1
             time.sleep(0.05)
 
-    def _threads(self, pid: int) -> None:
-        """The CPU seconds of each of the host's threads so far (``cpu``, by thread id)."""
-        tick = os.sysconf("SC_CLK_TCK")
-        for task in Path(f"/proc/{pid}/task").glob("*"):
-            try:
-                stat = (task / "stat").read_text()
-                name = (task / "comm").read_text().strip()
-            except OSError:
-                continue
-            fields = stat[stat.rindex(")") + 2:].split()
-            self.cpu[task.name] = (name, (int(fields[11]) + int(fields[12])) / tick)
-
-    def cpu_by_kind(self) -> dict[str, float]:
-        """The host's CPU seconds: ZeroMQ's I/O threads (CURVE runs there), the rest (the
-        game's thread, the publisher's, the key port's)."""
-        kinds = {"zmq_io": 0.0, "python": 0.0}
-        for name, seconds in self.cpu.values():
-            kinds["zmq_io" if name.startswith("ZMQbg/IO") else "python"] += seconds
-        return {k: round(v, 2) for k, v in kinds.items()}
 
     @property
     def over(self) -> bool:
@@ -352,6 +446,7 @@ class Table:
                     outcome.note = f"every client said: {message[2]}"
                 if message[0] == "done" and proc is not self.players[2][0]:
                     outcome.latencies.extend(message[1])
+                    outcome.waits.extend(message[4])
                     outcome.result = outcome.result or message[2]
                 elif message[0] == "done":  # the attacker's own seat: was it taken back?
                     outcome.taken_back = message[3]
@@ -374,7 +469,11 @@ class Table:
             outcome.crashed = "the host did not stop after the game"
         self._sampling = False
         outcome.peak_mb = self.peak_kb / 1024
-        outcome.host_cpu = self.cpu_by_kind()
+        outcome.tasks = self.tasks.totals()
+        # the host's CPU seconds: ZeroMQ's I/O threads (CURVE runs there), the rest (the
+        # game's thread, the publisher's, the key port's)
+        outcome.host_cpu = {kind: outcome.tasks.get(f"host_{name}", {}).get("cpu", 0.0)
+                            for kind, name in (("zmq_io", "zmq"), ("python", "python"))}
         if outcome.expect_rewind:
             return outcome  # no result, no record: what counts is who saw the rewind
         if code not in (0, None) and outcome.crashed is None:
@@ -932,7 +1031,7 @@ SCENARIOS: dict[str, Attack] = {
 
 
 def run(name: str, seconds: float, quick: bool, work: Path, busy: int = 0) -> Outcome:
-    outcome = Outcome(name)
+    outcome = Outcome(name, load=os.getloadavg()[0])
     started = time.monotonic()
     # --busy: the loops from before the host starts to the end of the game (bounded)
     loops = BusyLoops(busy, BUSY_SECONDS) if busy else None
@@ -944,7 +1043,8 @@ def run(name: str, seconds: float, quick: bool, work: Path, busy: int = 0) -> Ou
             outcome.not_played = why
             return outcome
     table = Table(work / name, QUICK_BOT_PACE if quick else BOT_PACE, state_dir,
-                  QUICK_ROUNDS if quick and name != "rollback" else None)
+                  QUICK_ROUNDS if quick and name != "rollback" else None,
+                  [] if loops is None else [p.pid for p in loops.procs if p.pid is not None])
     outcome.expect_rewind = name == "rollback"
     try:
         outcome.sent, outcome.unit = SCENARIOS[name](table, seconds, quick)
@@ -980,7 +1080,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--busy", type=int, default=0, metavar="N",
                         help="N busy loops beside the host during every scenario, the "
                              "baseline too (default 0; 2 starves a 2-core machine)")
+    parser.add_argument("--table-nice", type=int, default=0, metavar="N",
+                        help="run the host and the honest players at niceness N (a "
+                             "diagnostic: below 0 needs root; shows what the attacker's CPU, "
+                             "on this machine, costs them)")
+    parser.add_argument("--decision-waits", action="store_true",
+                        help="each honest player reads, around every decision, how long its "
+                             "threads and the host's waited for a CPU meanwhile, and the "
+                             "slowest tenth's figures are printed (a diagnostic: the reading "
+                             "slows the players down)")
     args = parser.parse_args(argv)
+    TABLE_NICE[0] = args.table_nice
+    DECISION_WAITS[0] = args.decision_waits
     seconds = 5.0 if args.quick else args.attack_seconds
     names = ["baseline"] + [n for n in (args.scenario or SCENARIOS) if n != "baseline"]
     outcomes: list[Outcome] = []
@@ -1043,11 +1154,22 @@ def main(argv: list[str] | None = None) -> int:
         if o.host_cpu:
             print(f"  {o.scenario}: host CPU {o.host_cpu['python']:.1f} s in Python's threads, "
                   f"{o.host_cpu['zmq_io']:.1f} s in ZeroMQ's I/O thread (CURVE)")
+        if o.tasks:
+            print(f"  {o.scenario}: CPU s (run queue s, ms a wait) in {o.seconds:.0f} s, load "
+                  f"{o.load:.1f}: " + ", ".join(
+                      f"{kind} {row['cpu']:.1f} ({row['runq']:.1f}, {row['wait_ms']:.1f})"
+                      for kind, row in o.tasks.items()))
+        slow = o.slow_waits()
+        if slow is not None:
+            print(f"  {o.scenario}: the slowest {slow[0]:.0f} decisions: {slow[1]:.1f} ms on "
+                  f"average, meanwhile waiting for a CPU: the player's threads {slow[2]:.1f} ms, "
+                  f"the host's I/O thread {slow[3]:.1f} ms, its other threads {slow[4]:.1f} ms")
         rows.append({"scenario": o.scenario, "sent": o.sent, "unit": o.unit,
                      "peak_mb": round(o.peak_mb, 1), "p50_ms": o.p(0.5), "p95_ms": o.p(0.95),
                      "p95_ratio": None if ratio is None else round(ratio, 2),
                      "decisions": len(o.latencies), "same_result": o.result == base.result,
-                     "host_cpu_s": o.host_cpu,
+                     "host_cpu_s": o.host_cpu, "tasks_s": o.tasks, "load": round(o.load, 2),
+                     "slow_decisions_ms": o.slow_waits(),
                      "verified": o.verified, "crashed": o.crashed, "targets_met": met,
                      "note": o.note,
                      **({"taken_back": o.taken_back, "owner_finished": o.owner_finished}

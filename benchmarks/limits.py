@@ -12,6 +12,10 @@ attack" and "Guessing the code"): three small measurements, each bounded in coun
   hellos with wrong invite codes at 90 a second each for SECONDS: how many codes the table
   compared, and whether the right code is taken then from the guessing address and from a
   newcomer's.
+* ``stranger_reads``: CONNS connections that never say hello each send 15 pings, ROUNDS
+  times; each time, with the budget of strangers used up, the game's thread reads what
+  came (``Host._read``, the host's loop not running): its CPU microseconds per ping read
+  (issue 38: the read loop that a flood of pings costs the game's thread).
 
 Linux routes all of 127.0.0.0/8 to the loopback interface, so each address is a source of
 its own. The last line of stdout is one JSON object.
@@ -209,11 +213,45 @@ def invites(conns: int, spread: bool, seconds: float) -> dict[str, Any]:
             "right_code_from_a_newcomer": right_from_newcomer}
 
 
+def stranger_reads(conns: int, rounds: int) -> dict[str, Any]:
+    host = Host(Table(2, seed=1), port=0, insecure=True, log=lambda text: None)
+    host.open()  # the sockets only: this thread reads, as the game's thread would
+    router = host._router
+    assert router is not None
+    ctx: zmq.Context[Any] = zmq.Context()
+    ping = encode({"t": "ping"})
+    now = [0.0]
+    host.clock = lambda: now[0]  # a second a round: no connection beyond its own rate
+    cpu = 0.0
+    read = 0
+    try:
+        socks = [_dealer(ctx, "127.0.0.1", f"127.0.0.1:{host.port}") for _ in range(conns)]
+        time.sleep(0.5)  # connected
+        for _ in range(rounds):
+            for sock in socks:
+                for _ in range(15):
+                    sock.send(ping)
+            time.sleep(0.3)  # arrived (20 a connection at most are queued: ROUTER_RCVHWM)
+            now[0] += 1.0
+            host.strangers.tokens, host.strangers.updated = 0.0, now[0]  # used up: all dropped
+            dropped = host.strangers_dropped
+            start = time.thread_time()
+            for _ in range(5):
+                host._read(router)
+            cpu += time.thread_time() - start
+            read += host.strangers_dropped - dropped
+    finally:
+        ctx.destroy(linger=0)
+        host._close()
+    return {"connections": conns, "pings_read": read,
+            "cpu_us_per_ping": round(1e6 * cpu / max(1, read), 2)}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--quick", action="store_true",
                         help="a short run of each (for the test suite): 20 subscribers, "
-                             "2 s of each flood")
+                             "2 s of each flood, 2 rounds of pings")
     args = parser.parse_args(argv)
     seconds = 2.0 if args.quick else 12.0
     runs: list[tuple[str, Callable[[], dict[str, Any]]]] = [
@@ -224,6 +262,7 @@ def main(argv: list[str] | None = None) -> int:
                                                 seconds / 2)),
         ("invites_many_addresses", lambda: invites(10 if args.quick else 100, True,
                                                    seconds / 2)),
+        ("stranger_reads", lambda: stranger_reads(100, 2 if args.quick else 20)),
     ]
     figures = {}
     for name, run in runs:

@@ -129,6 +129,9 @@ def test_the_attack_harness_prints_its_figures_for_each_scenario(
         row = rows[name]
         assert row["crashed"] is None, row
         assert row["decisions"] > 0 and row["peak_mb"] > 0 and row["p95_ms"] is not None
+        # where the CPU went: each kind of process, with its run-queue wait
+        assert {"attacker", "host_python", "host_zmq", "honest"} <= set(row["tasks_s"]), row
+        assert set(row["tasks_s"]["honest"]) == {"cpu", "runq", "wait_ms"}
     assert all(rows[name]["sent"] > 0 for name in played)
     assert rows["rollback"]["rewind_named_by"] == rows["rollback"]["players"], rows["rollback"]
     assert "Memory bound:" in out and all(name in out for name in scenarios)
@@ -187,6 +190,17 @@ def test_the_attack_player_counts_the_ok_to_its_decision() -> None:
     assert len(polls) == 2
 
 
+def test_the_attack_harness_says_where_its_slowest_decisions_waited() -> None:
+    """--decision-waits: the slowest tenth of 20 decisions (the 2 at or above p90), their mean
+    latency and the mean run-queue waits of the player and of the host's threads, in ms."""
+    bench = _benchmark("attack")
+    outcome = bench.Outcome("pingers")
+    assert outcome.slow_waits() is None
+    outcome.waits = [(n / 1000, 0.0, 0.0, 0.0) for n in range(18)] + \
+        [(0.100, 0.010, 0.060, 0.020), (0.140, 0.020, 0.100, 0.040)]
+    assert outcome.slow_waits() == pytest.approx((2, 120.0, 15.0, 80.0, 30.0))
+
+
 @pytest.mark.network
 def test_the_limits_benchmark_prints_its_figures(capsys: pytest.CaptureFixture[str]) -> None:
     """benchmarks/limits.py --quick: the figures are there (none is asserted but what the
@@ -199,6 +213,7 @@ def test_the_limits_benchmark_prints_its_figures(capsys: pytest.CaptureFixture[s
     assert figures["invites_one_address"]["compared"] <= 8
     assert figures["invites_many_addresses"]["right_code_from_a_newcomer"] in (
         "welcome", "rate_limited")
+    assert figures["stranger_reads"]["pings_read"] > 0
 
 
 def test_the_environment_benchmark_compares_steps_with_the_bare_engine(

@@ -387,6 +387,21 @@ def test_a_flood_is_told_and_dropped_and_a_legitimate_client_is_still_served(
         flood.close()
 
 
+@pytest.mark.network
+def test_messages_of_several_frames_are_refused_whole_and_the_next_one_is_read(
+        ctx: zmq.Context[Any], table_host: Host, players: tuple[RawClient, RawClient]) -> None:
+    """The host reads a message frame by frame (issue 38: cheaper than recv_multipart): a
+    message of three frames is one ``malformed`` reply, never read as three messages, and the
+    connection's next message is answered."""
+    a, _ = players
+    a.dealer.send_multipart([encode({"t": "ping", "id": 7}), b"two", b"three"])
+    refused = a.wait_for(lambda: next((m for m in a.replies if m.get("code") == "malformed"),
+                                      None))
+    assert refused["message"] == "a message is one frame, not 3"
+    assert a.request(t="ping")["t"] == "pong"
+    assert sum(m.get("code") == "malformed" for m in a.replies) == 1
+
+
 class _Router:
     """What the host sends, without a socket: (identity, decoded message) pairs."""
 
