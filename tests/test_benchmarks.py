@@ -270,3 +270,19 @@ def test_the_search_regret_benchmark_reports_regret_and_is_deterministic(
     assert row["regret"] >= 0 and 0 <= row["agrees"] <= 1
     assert bench.main(argv) == 0
     assert json.loads(capsys.readouterr().out.strip().splitlines()[-1]) == first
+
+
+def test_the_oracle_regret_benchmark_reports_regret_and_is_deterministic(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Greedy's and each search's regret against the oracle that sees the hidden cards
+    (never negative: the oracle's best is the best of the same candidates); the same seed
+    prints the same figures."""
+    bench = _benchmark("oracle_regret")
+    argv = ["--bots", "search:iterations=1,search:iterations=1:infer=true", "--games", "1",
+            "--every", "6", "--shuffles", "1", "--repeats", "1", "--seed", "3"]
+    assert bench.main(argv) == 0
+    first = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert first["phase"] == "take" and first["positions"] >= 1 and first["greedy"] >= 0
+    assert all(row["regret"] >= 0 for row in first["bots"])
+    assert bench.main(argv) == 0
+    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1]) == first

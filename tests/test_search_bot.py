@@ -28,11 +28,12 @@ from mundus_net.bots.search import (
     _rounds_left,
     fitted_features,
     look_ahead,
+    offer_test,
     win_shares,
     worth_parts,
     worths,
 )
-from mundus_net.engine.cards import RESOURCE_COUNTS, VALUES, from_counts, to_counts
+from mundus_net.engine.cards import RELIC, RESOURCE_COUNTS, VALUES, from_counts, to_counts
 from mundus_net.engine.decisions import Decision, SplitFleet
 from mundus_net.engine.determinize import determinize, unseen_resources
 from mundus_net.engine.game import (
@@ -42,6 +43,7 @@ from mundus_net.engine.game import (
     PIRATES,
     SIMULTANEOUS,
     STORE,
+    TAKE,
     Game,
 )
 from mundus_net.engine.view import PlayerView, View
@@ -467,3 +469,78 @@ def test_the_fitted_shares_are_the_softmax_of_the_weights_times_the_features() -
 def test_an_unknown_evaluation_is_refused_with_the_choices() -> None:
     with pytest.raises(ValueError, match="fitted, hand"):
         SearchBot(1, evaluation="learned")
+
+
+def _take_points(seed: int) -> Iterator[tuple[Game, int]]:
+    """(live game, seat to take) at every take of a 4-player game of greedy bots."""
+    g = Game.new(4, seed)
+    bots = [GreedyBot(seed * 5 + s) for s in range(4)]
+    while not g.is_over:
+        seat = g.waiting_seats()[0]
+        if g.phase == TAKE:
+            yield g, seat
+        g.apply(seat, bots[seat].decide(PlayerView(g, seat), g.legal(seat)))
+
+
+def test_a_hand_test_redeals_refused_hands_and_conserves_every_card() -> None:
+    """determinize(accept=...): a hand the test refuses is dealt again from the unseen cards
+    (the cards are still each somewhere exactly once); a test that accepts everything deals
+    what no test deals, card for card."""
+    tested = 0
+    for g, seat in _take_points(3):
+        view = PlayerView(g, seat)
+        plain = determinize(view, random.Random(tested))
+        same = determinize(view, random.Random(tested), lambda s, hand: True)
+        assert same.hands == plain.hands and same.draw == plain.draw
+        wanted = (seat + 1) % 4
+
+        def has_relic(s: int, hand: list[int], wanted: int = wanted) -> bool:
+            return s != wanted or hand[RELIC] > 0
+
+        d = determinize(view, random.Random(tested), has_relic, tries=200)
+        assert_conserved(d)
+        if unseen_resources(view)[RELIC] >= 2 and g.hands[wanted][RELIC]:
+            assert d.hands[wanted][RELIC] > 0
+        tested += 1
+    assert tested > 20
+
+
+def test_the_offer_test_keeps_the_real_hands_of_greedy_players() -> None:
+    """offer_test (R5.2): in the take step, the greedy players' real hands always pass the
+    test of their offers, while random deals of the same unseen cards often do not; seats
+    already in a take are not tested."""
+    model = GreedyBot(0)
+    real = refused = tests = 0
+    for g, seat in _take_points(4):
+        view = PlayerView(g, seat)
+        test = offer_test(view, determinize(view, random.Random(1)), model)
+        if test is None:
+            continue
+        tests += 1
+        involved = {s for pair in view.takes for s in pair}
+        for s in range(4):
+            if s != seat:
+                assert test(s, list(g.hands[s]))
+                real += 1
+        for k in range(5):
+            d = determinize(view, random.Random(k))
+            refused += sum(not test(s, list(d.hands[s])) for s in range(4)
+                           if s != seat and s not in involved)
+        for s in involved:
+            assert test(s, [0] * 11)
+    assert tests > 10 and real > 30 and refused > 10
+
+
+def test_search_bot_with_inference_plays_legally_and_the_same_for_a_seed() -> None:
+    """infer=True (hands tested against the offers in the take step) answers legally, the
+    same for a seed, and searches some takes; tries below 1 are refused."""
+    def play() -> list[Any]:
+        bots: list[Any] = [Checked(SearchBot(5, iterations=2, infer=True)),
+                           *(GreedyBot(s) for s in range(3))]
+        return play_game(Game.new(4, 12), bots).log
+
+    log = play()
+    assert log == play()
+    assert any(e.kind == "take" and e.public["seat"] == 0 for e in log)
+    with pytest.raises(ValueError, match="tries"):
+        SearchBot(1, tries=0)

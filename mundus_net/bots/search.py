@@ -28,6 +28,11 @@ the bot
    every candidate (common random numbers), so the comparison is fair, and greedy's choice
    wins ties.
 
+With ``infer=True``, the determinizations of a take decision deal each other seat that has
+not yet taken nor lost a card only hands from which the greedy player would have made the
+offer it shows (:func:`offer_test`): the opponents are modelled as greedy players in what they
+hold, as the rollouts already model them in how they play.
+
 Budget: ``SearchBot(seed, iterations=4)`` samples 4 determinizations per searched decision
 (twice as many for the announcement, the first player, a tied TM and progression turns:
 ``weights``), about 1.3 s of CPU per 4-player game; ``seconds=0.05`` searches until its
@@ -52,9 +57,11 @@ from mundus_net.bots.base import question_seed
 from mundus_net.bots.greedy import (
     CARD_WORTH,
     DENIAL,
+    EPS,
     MERCHANT_MORE,
     POWER_RATE,
     SHIPYARD_RATE,
+    TM_WORTH,
     WAREHOUSE_SLOT,
     GreedyBot,
     _Context,
@@ -63,15 +70,15 @@ from mundus_net.bots.greedy import (
 )
 from mundus_net.engine.cards import RELIC
 from mundus_net.engine.decisions import Decision, MakeSet
-from mundus_net.engine.determinize import determinize
+from mundus_net.engine.determinize import HandTest, determinize
 from mundus_net.engine.game import OVER, SIMULTANEOUS, WIN_DOUBLOONS, Game
 from mundus_net.engine.view import PlayerView, View
 
 __all__ = [
     "ALL_CHOICES", "CONTEXT_CACHE", "DEFAULT_DEV_SCALE", "DEFAULT_ITERATIONS", "DEFAULT_MARGIN",
     "DEFAULT_STORE_HORIZON", "DEFAULT_WEIGHTS", "EVALUATIONS", "FITTED", "MAX_ALL", "PARTS",
-    "SEARCH_PHASES", "Ranker", "SearchBot", "fitted_features", "look_ahead", "win_shares",
-    "worth_parts", "worths",
+    "SEARCH_PHASES", "Ranker", "SearchBot", "fitted_features", "look_ahead", "offer_test",
+    "win_shares", "worth_parts", "worths",
 ]
 
 SEARCH_PHASES = ("announce", "offer", "take", "first", "turn", "tm_tie", "pick", "pirates",
@@ -84,6 +91,7 @@ DEFAULT_MARGIN = 3.0  # doubloons of greedy's score: scored choices further behi
 DEFAULT_DEV_SCALE = 0.7  # developments at 70% of greedy's estimate (1.0: no better, docs/bots.md)
 CONTEXT_CACHE = 256  # evaluation contexts kept per rollout player
 DEFAULT_STORE_HORIZON = 1  # rounds played by a rollout from a storage decision
+DEFAULT_TRIES = 16  # deals of another seat's hand at most, when ``infer`` tests them
 # The parts of a seat's worth at the end of a rollout (:func:`worth_parts`), in order.
 PARTS = ("doubloons", "income", "developments", "caravels", "merchants", "warehouses",
          "shipyards", "powers", "stored", "income_rate")
@@ -163,7 +171,11 @@ class SearchBot:
     doubloons, rollouts play ``endgame_rounds`` rounds (this one included) or to the end of
     the game, whichever comes first (None, the default: never). ``store_horizon``: rounds
     played by a rollout from a storage decision, the round's last step (1: the rollout ends
-    with the storage step). ``phases``: the decision kinds searched; greedy plays the others.
+    with the storage step). ``infer``: in the take step, deal the other seats only hands
+    from which the greedy player would have made the offers they made (:func:`offer_test`;
+    a seat's hand is dealt again up to ``tries`` times in all, then the last deal is kept):
+    an exact model of greedy opponents, a guess about any other player.
+    ``phases``: the decision kinds searched; greedy plays the others.
     """
 
     def __init__(self, seed: int = 0, iterations: int | None = None,
@@ -174,6 +186,7 @@ class SearchBot:
                  endgame: float | None = None, endgame_rounds: int = 3,
                  store_horizon: int = DEFAULT_STORE_HORIZON,
                  evaluation: str = "fitted", screen: float = 1.0,
+                 infer: bool = False, tries: int = DEFAULT_TRIES,
                  phases: Sequence[str] = SEARCH_PHASES) -> None:
         if iterations is not None and iterations < 1:
             raise ValueError("iterations must be at least 1")
@@ -187,6 +200,8 @@ class SearchBot:
             raise ValueError("endgame_rounds must be at least 1")
         if store_horizon < 1:
             raise ValueError("store_horizon must be at least 1")
+        if tries < 1:
+            raise ValueError("tries must be at least 1")
         if not 0.0 < screen <= 1.0:
             raise ValueError("screen is a share of the budget, above 0 and at most 1")
         if evaluation not in EVALUATIONS:
@@ -208,6 +223,8 @@ class SearchBot:
         self.store_horizon = store_horizon
         self.evaluation = evaluation
         self.screen = screen
+        self.infer = infer
+        self.tries = tries
         self.phases = frozenset(phases)
         self.greedy = Ranker(seed)
         self.policy = [_PolicyBot(seed + 1 + s) for s in range(6)]
@@ -273,10 +290,12 @@ class SearchBot:
         start = time.thread_time() if seconds is not None else 0.0
         deadline = None if seconds is None else start + seconds
         totals = [0.0] * len(cands)
+        test = (offer_test(view, determinize(view, self.rng), self.policy[0])
+                if self.infer and view.phase == "take" else None)
         if self.screen < 1.0 and len(cands) > 2:
             # Screening: every candidate on a share of the budget, then only the better half
             # (greedy's choice first among equals) on the rest of the rollouts.
-            first = self._play(view, seat, stop, cands, totals,
+            first = self._play(view, seat, stop, cands, totals, test,
                                None if limit is None else max(1, round(limit * self.screen)),
                                None if seconds is None else start + seconds * self.screen)
             order = sorted(range(len(cands)), key=lambda i: (-totals[i], i))
@@ -286,9 +305,9 @@ class SearchBot:
             cands = [cands[i] for i in kept]
             totals = [totals[i] for i in kept]
             if limit != 0:
-                self._play(view, seat, stop, cands, totals, limit, deadline)
+                self._play(view, seat, stop, cands, totals, test, limit, deadline)
         else:
-            self._play(view, seat, stop, cands, totals, limit, deadline)
+            self._play(view, seat, stop, cands, totals, test, limit, deadline)
         best = 0  # greedy's choice unless another does strictly better
         for i in range(1, len(cands)):
             if totals[i] > totals[best] + 1e-9:
@@ -296,16 +315,18 @@ class SearchBot:
         return cands[best]
 
     def _play(self, view: View, seat: int, stop: int, cands: Sequence[Decision],
-              totals: list[float], limit: int | None, deadline: float | None) -> int:
+              totals: list[float], test: HandTest | None, limit: int | None,
+              deadline: float | None) -> int:
         """Add to ``totals`` each candidate's score in determinizations sampled until
-        ``limit`` of them or the CPU ``deadline`` (at least one); how many were sampled."""
+        ``limit`` of them or the CPU ``deadline`` (at least one); how many were sampled.
+        ``test``: of the other seats' hands (:func:`offer_test`), or None."""
         done = 0
         while True:
             if limit is not None and done >= limit:
                 break
             if deadline is not None and done and time.thread_time() >= deadline:
                 break
-            base = look_ahead(determinize(view, self.rng), stop)
+            base = look_ahead(determinize(view, self.rng, test, self.tries), stop)
             seed = self.rng.getrandbits(32)
             for i, d in enumerate(cands):
                 g = base.copy()
@@ -329,6 +350,78 @@ class SearchBot:
         if result is not None:
             return 1.0 / len(result.winners) if seat in result.winners else 0.0
         return win_shares(g, self.evaluation, self.temperature, self.dev_scale)[seat]
+
+
+def offer_test(view: View, sample: Game, model: GreedyBot) -> HandTest | None:
+    """In the take step, a test of the hands a determinization deals to the other seats:
+    a seat that neither took nor lost a card yet still shows its whole offer, and a hand is
+    kept only if ``model`` (the greedy player), holding that hand and the offer, would have
+    offered those cards (R5.2), whether or not that seat was the TM then; a seat with Las
+    Casas' freedom (R5.2) or without a card offered is not tested. ``sample``: any
+    determinization of ``view`` (the tests read only its public state). None: nothing to
+    test."""
+    if view.phase != "take":
+        return None
+    involved = {s for pair in view.takes for s in pair}
+    faceup = view.faceup_counts
+    checks: dict[int, tuple[_Context, tuple[int, ...], float]] = {}
+    for s in range(view.players):
+        if s == view.seat or s in involved or not any(faceup[s]):
+            continue
+        ctx = model.context(PlayerView(sample, s))
+        if "casas" in ctx.powers:
+            continue
+        prize = 0.0
+        if ctx.qv:
+            ranked = sorted(ctx.qv, reverse=True)
+            prize = ranked[0] - (ranked[1] if len(ranked) > 1 else 0.0)
+        checks[s] = (ctx, faceup[s], TM_WORTH * min(prize, 10.0) / 10.0)
+    if not checks:
+        return None
+    announced = view.announced
+
+    def accept(seat: int, hand: list[int]) -> bool:
+        check = checks.get(seat)
+        if check is None:
+            return True
+        ctx, offer, weight = check
+        whole = [h + o for h, o in zip(hand, offer, strict=True)]
+        size = sum(offer)
+        if size != min(announced, sum(whole)):
+            return True  # not an offer the greedy player makes: nothing to learn
+        kept = ctx.evaluate(tuple(hand))
+        paid = sum(v * k for v, k in enumerate(offer))
+        as_tm = as_other = False  # a better offer for a TM, for another seat
+        for alt in _sub_hands(whole, size):
+            score = ctx.evaluate(tuple(h - a for h, a in zip(whole, alt, strict=True)))
+            as_tm = as_tm or score > kept + EPS
+            as_other = as_other or (score + weight * sum(v * k for v, k in enumerate(alt))
+                                    > kept + weight * paid + EPS)
+            if as_tm and as_other:
+                return False
+        return True
+
+    return accept
+
+
+def _sub_hands(counts: Sequence[int], size: int) -> list[list[int]]:
+    """Every way to pick ``size`` cards from a hand of ``counts`` (per value), as counts."""
+    out: list[list[int]] = []
+    pick = [0] * len(counts)
+
+    def walk(v: int, left: int) -> None:
+        if left == 0:
+            out.append(pick[:])
+            return
+        if v >= len(counts):
+            return
+        for k in range(min(counts[v], left), -1, -1):
+            pick[v] = k
+            walk(v + 1, left - k)
+        pick[v] = 0
+
+    walk(1, size)
+    return out
 
 
 def look_ahead(game: Game, last_round: int) -> Game:

@@ -21,6 +21,10 @@ seat's point of view:
   fixed nothing yet, so the games a search plays from its decisions are exact);
 * the game's seed, which fixes later reshuffles of the discard pile, is drawn at random.
 
+A caller that knows more than the view (a model of how another seat decides) may pass
+``accept``: a test of each other seat's dealt hand; a hand it refuses is dealt again from the
+same unseen cards, up to ``tries`` times, after which the last hand drawn is kept.
+
 Only public properties of :class:`~mundus_net.engine.view.PlayerView` are read (the same names a
 network :class:`~mundus_net.engine.view.StateView` carries), never the live game behind the view.
 """
@@ -28,6 +32,7 @@ network :class:`~mundus_net.engine.view.StateView` carries), never the live game
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 from mundus_net.engine.cards import RESOURCE_COUNTS, VALUES
@@ -89,8 +94,15 @@ def unseen_resources(view: View) -> list[int]:
     return pool
 
 
-def determinize(view: View, rng: random.Random) -> Game:
+# A test of a hand dealt to another seat: (seat, counts per value, index 1-10) -> plausible.
+HandTest = Callable[[int, list[int]], bool]
+
+
+def determinize(view: View, rng: random.Random, accept: HandTest | None = None,
+                tries: int = 16) -> Game:
     """A complete game consistent with ``view`` (see the module docstring); its log is empty.
+    ``accept``: a test of each other seat's hand, which is dealt again from the unseen cards
+    while the test refuses it, at most ``tries`` times in all (the last one is kept).
 
     Built with :meth:`Game.from_state`; a search that wants a look-ahead game sets its
     :attr:`~Game.keep_log` and :attr:`~Game.on_round_end`. Raises
@@ -115,7 +127,8 @@ def determinize(view: View, rng: random.Random) -> Game:
         active = pend.seats[0]
     else:
         active = view.trade_master
-    hands, stored, draw = _deal_unseen(view, seat, active if phase == TURN else None, rng)
+    hands, stored, draw = _deal_unseen(view, seat, active if phase == TURN else None, rng,
+                                       accept, tries)
     return Game.from_state(GameState(
         options=options,
         round=view.round,
@@ -169,12 +182,14 @@ def _turn_flags(phase: str, detail: dict[str, Any] | None) -> dict[str, Any]:
             "turn_perfect": bool(detail.get("perfect", False))}
 
 
-def _deal_unseen(view: View, seat: int, active: int | None, rng: random.Random
+def _deal_unseen(view: View, seat: int, active: int | None, rng: random.Random,
+                 accept: HandTest | None = None, tries: int = 16
                  ) -> tuple[list[list[int]], list[list[int]], list[int]]:
     """Hands and warehouses (counts per seat) and the draw pile: ``seat``'s own cards as
     they are, the unseen ones dealt at random to the other seats by the sizes the view
     shows (besides the cards known to be in their hands and, for ``active``, the seat in
-    its progression turn, the cards it converted), the rest the draw pile."""
+    its progression turn, the cards it converted), the rest the draw pile. A hand that
+    ``accept`` refuses is dealt again from the cards left, at most ``tries`` times in all."""
     n = view.players
     hands = [[0] * 11 for _ in range(n)]
     stored = [[0] * 11 for _ in range(n)]
@@ -204,10 +219,14 @@ def _deal_unseen(view: View, seat: int, active: int | None, rng: random.Random
         if size < 0 or size + stored_sizes[s] > len(cards):
             raise DeterminizeError(f"seat {s}'s hand and warehouse sizes do not fit the "
                                    "unseen cards")
-        hand = _counts(cards[len(cards) - size:]) if size else [0] * 11
+        hand = _deal_hand(cards, size, shown)
+        if accept is not None and size:
+            for _ in range(tries - 1):
+                if accept(s, hand):
+                    break
+                rng.shuffle(cards)
+                hand = _deal_hand(cards, size, shown)
         del cards[len(cards) - size:]
-        for v in shown:
-            hand[v] += 1
         hands[s] = hand
         k = stored_sizes[s]
         stored[s] = _counts(cards[len(cards) - k:]) if k else [0] * 11
@@ -216,6 +235,14 @@ def _deal_unseen(view: View, seat: int, active: int | None, rng: random.Random
         raise DeterminizeError(f"{len(cards)} unseen cards left for a draw pile of "
                                f"{view.draw_size}")
     return hands, stored, cards
+
+
+def _deal_hand(cards: list[int], size: int, shown: list[int]) -> list[int]:
+    """The counts of the last ``size`` of ``cards`` and the ``shown`` ones."""
+    hand = _counts(cards[len(cards) - size:]) if size else [0] * 11
+    for v in shown:
+        hand[v] += 1
+    return hand
 
 
 def _unseen_developments(view: View, rng: random.Random) -> list[str]:
@@ -233,4 +260,4 @@ def _unseen_developments(view: View, rng: random.Random) -> list[str]:
     return pile
 
 
-__all__ = ["DeterminizeError", "determinize", "unseen_resources"]
+__all__ = ["DeterminizeError", "HandTest", "determinize", "unseen_resources"]
