@@ -19,12 +19,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from mundus_net.bots.learned import FEATURES, Model, candidate_features
-from mundus_net.bots.search import SearchBot
+from mundus_net.bots.search import SEARCH_PHASES, SearchBot
 from mundus_net.engine.decisions import Decision
 from mundus_net.engine.game import Game
 from mundus_net.engine.view import PlayerView
 
-__all__ = ["TEACHERS", "Fitted", "Sample", "Teacher", "fit", "sample_from_row",
+__all__ = ["TEACHERS", "Fitted", "Sample", "Teacher", "fit", "phase_list", "sample_from_row",
            "sample_to_row"]
 
 
@@ -55,6 +55,18 @@ def sample_from_row(row: Sequence[Any]) -> Sample:
     return Sample(str(phase), bytes(features), int(choice), tuple(float(v) for v in values))
 
 
+def phase_list(text: str) -> tuple[str, ...]:
+    """``"turn,announce"`` -> the decision kinds it names, ``"all"`` -> every kind the search
+    searches (ValueError naming one that the search does not search)."""
+    if text.strip() == "all":
+        return SEARCH_PHASES
+    phases = tuple(p.strip() for p in text.split(",") if p.strip())
+    unknown = [p for p in phases if p not in SEARCH_PHASES]
+    if unknown or not phases:
+        raise ValueError(f"phases are some of {', '.join(SEARCH_PHASES)}, not {text!r}")
+    return phases
+
+
 # Every teacher made in this process, in order (a run of games takes its teachers' samples
 # from here: the tournament's runner makes its bots itself).
 TEACHERS: list[Teacher] = []
@@ -65,14 +77,16 @@ class Teacher(SearchBot):
     ``samples``). It decides exactly as ``SearchBot`` with the same arguments."""
 
     def __init__(self, seed: int = 0, iterations: int | None = None,
-                 seconds: float | None = None) -> None:
-        super().__init__(seed, iterations, seconds)
+                 seconds: float | None = None, phases: str | None = None) -> None:
+        super().__init__(seed, iterations, seconds,
+                         phases=SEARCH_PHASES if phases is None else phase_list(phases))
         self.samples: list[Sample] = []
         self._values: list[float] = []
         TEACHERS.append(self)
 
     def _search(self, view: PlayerView, cands: list[Decision]) -> Decision:
-        features = candidate_features(view, cands, self.greedy.scored)
+        features = candidate_features(view, cands, self.greedy.scored,
+                                      self.greedy.context(view))
         self._values = []
         chosen = super()._search(view, cands)
         k = len(cands)
