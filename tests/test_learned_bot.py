@@ -213,17 +213,19 @@ def test_the_teacher_plays_the_tournaments_search_games() -> None:
 
 
 def test_a_tiny_training_run_is_repeated_by_its_seed(tmp_path: Path) -> None:
-    """Two games, two epochs: the same seed writes the same weights, another seed others,
-    and a run that finds one game in its samples file plays only the second and ends the
-    same."""
-    def weights(seed: int, samples: Path | None = None, games: int = 2) -> dict[str, Any]:
+    """Two games, two epochs: the same seed writes the same file (weights and meta: it
+    holds no time), another seed others, and a run that finds one game in its samples file
+    plays only the second and ends the same."""
+    def weights(seed: int, samples: Path | None = None, games: int = 2,
+                read: int = 0) -> dict[str, Any]:
         data = train(games, seed, iterations=1, epochs=2, hidden=4,
                      samples_file=None if samples is None else str(samples))
-        meta = data.pop("meta")
+        meta = data["meta"]
         assert meta["command"] == f"mundus train --games {games} --seed {seed} " \
                                   "--iterations 1 --epochs 2 --hidden 4"
         assert data["phases"] == ["turn"]
         assert meta["decisions"] > 0
+        assert meta.pop("games_read_from_samples") == read
         return data
 
     first = weights(3)
@@ -232,9 +234,9 @@ def test_a_tiny_training_run_is_repeated_by_its_seed(tmp_path: Path) -> None:
     assert len(model_from_json({**first, "meta": {}}).b1) == 4
     kept = tmp_path / "samples.json"
     weights(3, kept, games=1)
-    assert weights(3, kept) == first
+    assert weights(3, kept, read=1) == first  # its meta: the same but for the games read
     with pytest.raises(ValueError, match="other games"):
-        weights(5, kept)
+        weights(5, kept, read=1)
 
 
 @pytest.mark.network

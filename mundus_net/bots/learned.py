@@ -1,15 +1,17 @@
 """``learned``: the greedy player's candidates, chosen by a small network that learned to play
 as the search bot does.
 
-At every decision with more than one sensible choice the bot lists the same candidates the
+At every decision of the kinds its weights learned (``Model.phases``; the shipped ones: the
+progression turn) with more than one sensible choice, the bot lists the same candidates the
 search bot compares (greedy's choice, the next best by greedy's own scores, every choice when
 there are few, each queue target of a progression turn), describes each by a few numbers
 (:func:`candidate_features`: greedy's score of it and its rank, the phase, the kind of
-decision and what it names, the seat's standing), scores each with a one-hidden-layer network
-(tanh) and takes the best; greedy's choice wins ties. The network was trained by imitation:
-``mundus train`` plays games of the search bot against three greedy bots through the
-tournament's game runner, records at each searched decision the candidates and the one the
-search chose, and fits the network to choose as it did (:mod:`mundus_net.rl.imitate`,
+decision and what it names, the development a set reaches, the seat's standing), scores each
+with a one-hidden-layer network (tanh) and takes the best; greedy's choice wins ties, and
+greedy plays every other decision. The network was trained by imitation: ``mundus train``
+plays games of the search bot (searching those kinds) against three greedy bots through the
+tournament's game runner, records at each searched decision the candidates and the search's
+estimate of each, and fits the network to choose as it did (:mod:`mundus_net.rl.imitate`,
 docs/rl.md). Its weights ship with the package (``mundus_net/bots/data/learned.json``) and
 are read with the standard library: playing needs neither numpy nor anything beyond the
 package's own dependencies. A decision costs about a greedy decision and a few hundred

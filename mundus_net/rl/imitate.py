@@ -1,14 +1,15 @@
 """Imitation of the search bot: the teacher that records its choices, and the fit of the
 learned bot's network to them (``mundus train`` drives both, docs/rl.md).
 
-:class:`Teacher` is the search bot (it plays exactly as ``search`` does, same seed, same
-games) that also keeps, at each decision it searches, every candidate's features
+:class:`Teacher` is the search bot (searching every kind it searches, it plays exactly as
+``search`` does, same seed, same games; ``phases="turn"`` searches only those) that also
+keeps, at each decision it searches, every candidate's features
 (:func:`mundus_net.bots.learned.candidate_features`), the candidate it chose and each
 candidate's mean share of the win over its rollouts. :func:`fit` trains the network of
 :class:`mundus_net.bots.learned.Model` on such samples (numpy, the ``rl`` extra): a softmax
-over each decision's candidates, the cross-entropy to the search's choice, Adam, minibatches
-drawn from a generator seeded by ``seed``, so the same samples and seed give the same
-weights. The teacher needs only the standard library; :func:`fit` imports numpy when called.
+over each decision's candidates, the cross-entropy to the search's choice or to the softmax
+of its estimates, Adam, minibatches drawn from a generator seeded by ``seed``, so the same
+samples and seed give the same weights. The teacher needs only the standard library; :func:`fit` imports numpy when called.
 """
 
 from __future__ import annotations

@@ -2,13 +2,16 @@
 
 1. Games of the search bot against three greedy bots are played by the tournament's own
    runner (:func:`mundus_net.tools.tournament.run_local`, or ``run_dask`` with
-   ``--scheduler``): game ``i`` is the game ``mundus tournament --bots
-   search,greedy,greedy,greedy --seed SEED`` plays as its game ``i``, wherever it runs. The
-   search seat is a :class:`mundus_net.rl.imitate.Teacher`, which plays as ``search`` and
-   records every decision it searched.
-2. The learned bot's network is fitted to choose as the search did
-   (:func:`mundus_net.rl.imitate.fit`, numpy: ``pip install 'mundus-net[rl]'``), from a
-   generator seeded by ``--seed``.
+   ``--scheduler``): game ``i`` is the same game wherever it runs. The search seat is a
+   :class:`mundus_net.rl.imitate.Teacher`, which searches the decision kinds of ``--phases``
+   (default: the progression turn, where the search's choices proved learnable; ``all``: it
+   plays as ``search``, and game ``i`` is the game ``mundus tournament --bots
+   search,greedy,greedy,greedy --seed SEED`` plays as its game ``i``) and records every
+   decision it searched.
+2. The learned bot's network is fitted to choose as the search did, towards the softmax of
+   the search's estimates at ``--temperature`` (:func:`mundus_net.rl.imitate.fit`, numpy:
+   ``pip install 'mundus-net[rl]'``), from a generator seeded by ``--seed``; the weights
+   name the phases it learned, and greedy plays the others.
 3. The weights are written as JSON (``--out``), which ``--strategy learned:weights=FILE``
    plays, and which replaces ``mundus_net/bots/data/learned.json`` to ship it.
 
@@ -171,7 +174,6 @@ def train(games: int, seed: int, *, jobs: int = 1, scheduler: str | None = None,
         "held_out_greedy_accuracy": _rounded(fitted.greedy_accuracy),
         "held_out_gain": _rounded(fitted.gain),
         "teacher_win_share": round(wins / games, 4),
-        "seconds": round(elapsed, 1),  # this run's: games played and fit
         "games_read_from_samples": read,
     }
     if log is not None:
