@@ -9,7 +9,8 @@ candidate's mean share of the win over its rollouts. :func:`fit` trains the netw
 :class:`mundus_net.bots.learned.Model` on such samples (numpy, the ``rl`` extra): a softmax
 over each decision's candidates, the cross-entropy to the search's choice or to the softmax
 of its estimates, Adam, minibatches drawn from a generator seeded by ``seed``, so the same
-samples and seed give the same weights. The teacher needs only the standard library; :func:`fit` imports numpy when called.
+samples and seed give the same weights. The teacher needs only the standard library;
+:func:`fit` imports numpy when called.
 """
 
 from __future__ import annotations
