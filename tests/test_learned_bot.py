@@ -237,6 +237,8 @@ def test_a_tiny_training_run_is_repeated_by_its_seed(tmp_path: Path) -> None:
     assert weights(3, kept, read=1) == first  # its meta: the same but for the games read
     with pytest.raises(ValueError, match="other games"):
         weights(5, kept, read=1)
+    with pytest.raises(ValueError, match="temperature is 0 or more"):
+        train(1, 3, temperature=-0.5)
 
 
 @pytest.mark.network

@@ -124,6 +124,8 @@ def train(games: int, seed: int, *, jobs: int = 1, scheduler: str | None = None,
     seed), only the others are played, and it is written with them all. ``phases``: the
     decision kinds the search searches and the network learns (comma-separated, or ``all``).
     ``temperature``: of the fit's targets (:func:`mundus_net.rl.imitate.fit`)."""
+    if not temperature >= 0.0:
+        raise ValueError(f"the temperature is 0 or more, not {temperature}")
     settings = teacher_settings(seed, iterations, phases)
     settings.check()
     learned = phase_list(phases)
