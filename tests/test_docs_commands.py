@@ -61,7 +61,7 @@ SKIPPED = {
     ("docs/rl.md", "pip install -e '.[rl]'"): "an install: the test extras hold numpy",
     ("docs/rl.md", "mundus train --games 300 --seed 7001 --jobs 2 --out "
                    "mundus_net/bots/data/learned.json"):
-        "rewrites the weights the package ships, and trains for half an hour "
+        "rewrites the weights the package ships, and trains for minutes "
         "(tests/test_learned_bot.py trains a tiny run and checks it reproduces)",
     ("docs/replay.md", "mundus replay recs/game-000000.json --review review.json --as 0 --at 112"):
         "a person at a terminal: the full-screen replay (tests/test_review.py runs it in a "

@@ -4,6 +4,7 @@ numpy, and a training run that the same seed repeats."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -22,6 +23,7 @@ from mundus_net.bots import load_bot
 from mundus_net.bots.greedy import GreedyBot
 from mundus_net.bots.learned import (
     FEATURES,
+    LEARNED_PHASES,
     WEIGHTS_FILE,
     LearnedBot,
     Model,
@@ -31,9 +33,10 @@ from mundus_net.bots.learned import (
     load_model,
     model_from_json,
 )
+from mundus_net.engine.decisions import MakeSet
 from mundus_net.engine.game import Game
 from mundus_net.engine.view import PlayerView
-from mundus_net.rl.imitate import sample_from_row, sample_to_row
+from mundus_net.rl.imitate import phase_list, sample_from_row, sample_to_row
 from mundus_net.tools.games import Settings, play_chunk, without_cpu
 from mundus_net.tools.runner import play_game
 from mundus_net.tools.train import play_teacher_games, teach_chunk, teacher_settings, train
@@ -95,6 +98,23 @@ def test_a_damaged_weights_file_is_refused_with_the_reason() -> None:
         model_from_json({**good, "features": FEATURES + 1})
     with pytest.raises(ValueError, match="shapes"):
         model_from_json({**good, "b1": [0.0]})
+    with pytest.raises(ValueError, match="phases"):
+        model_from_json({**good, "phases": ["turn", "dance"]})
+
+
+def test_the_network_chooses_only_in_the_phases_it_learned() -> None:
+    """Weights that learned no phase play as greedy with the same seed, decision for
+    decision; the shipped ones name the phases they learned."""
+    plain = dataclasses.replace(default_model(), phases=())
+    learned = LearnedBot(4)
+    learned.model = plain
+    with_learned = play_game(Game.new(4, 17), [learned, *(GreedyBot(s) for s in (5, 6, 7))])
+    with_greedy = play_game(Game.new(4, 17), [GreedyBot(4), *(GreedyBot(s) for s in (5, 6, 7))])
+    assert with_learned.log == with_greedy.log
+    assert set(default_model().phases) <= set(LEARNED_PHASES)
+    assert phase_list("turn, announce") == ("turn", "announce")
+    with pytest.raises(ValueError, match="not 'turn,dance'"):
+        phase_list("turn,dance")
 
 
 def test_the_model_scores_as_its_network() -> None:
@@ -144,13 +164,41 @@ def test_candidate_features_describe_each_candidate_from_the_view() -> None:
     pytest.fail("no take with a choice")
 
 
+def test_a_set_is_described_by_the_development_it_reaches() -> None:
+    """In a progression turn, each candidate set names the development at its target: its
+    kind, its income and greedy's value of it, also against the best in reach."""
+    game = Game.new(4, 3)
+    bot = LearnedBot(1)
+    while not game.is_over:
+        seat = game.waiting_seats()[0]
+        legal = game.legal(seat)
+        view = PlayerView(game, seat)
+        if view.phase == "turn" and sum(isinstance(d, MakeSet) for d in legal) > 1:
+            choice = bot.greedy.decide(view, legal)
+            cands = candidates(view.phase, legal, choice, bot.greedy.scored)
+            context = bot.greedy.context(view)
+            described = candidate_features(view, cands, bot.greedy.scored, context)
+            bare = candidate_features(view, cands, bot.greedy.scored)
+            sets = [i for i, d in enumerate(cands)
+                    if isinstance(d, MakeSet) and 1 <= d.target <= len(context.qv)]
+            assert len(sets) > 1
+            for i in sets:
+                assert described[i] != bare[i]
+                assert described[i][:-10] == bare[i][:-10]
+            return
+        game.apply(seat, bot.decide(view, legal))
+    pytest.fail("no progression turn with two sets")
+
+
 # -- training ---------------------------------------------------------------------------------
 
 
 def test_the_teacher_plays_the_tournaments_search_games() -> None:
-    """Game i of a training run is game i of ``mundus tournament --bots
-    search,greedy,greedy,greedy`` with the same seed: the teacher plays as the search bot."""
-    settings = teacher_settings(8, iterations=1)
+    """Game i of a training run searching every phase is game i of ``mundus tournament
+    --bots search,greedy,greedy,greedy`` with the same seed: the teacher plays as the search
+    bot; the default run searches only progression turns."""
+    settings = teacher_settings(8, iterations=1, phases="all")
+    assert teacher_settings(8).bots[0] == "mundus_net.rl.imitate:Teacher:phases=turn"
     taught = teach_chunk(settings, 0, 2)
     plain = play_chunk(Settings(("search:iterations=1", "greedy", "greedy", "greedy"), 4, 8,
                                 time_limit=None, strict=True), 0, 2)
@@ -165,16 +213,19 @@ def test_the_teacher_plays_the_tournaments_search_games() -> None:
 
 
 def test_a_tiny_training_run_is_repeated_by_its_seed(tmp_path: Path) -> None:
-    """Two games, two epochs: the same seed writes the same weights, another seed others,
-    and a run that finds one game in its samples file plays only the second and ends the
-    same."""
-    def weights(seed: int, samples: Path | None = None, games: int = 2) -> dict[str, Any]:
+    """Two games, two epochs: the same seed writes the same file (weights and meta: it
+    holds no time), another seed others, and a run that finds one game in its samples file
+    plays only the second and ends the same."""
+    def weights(seed: int, samples: Path | None = None, games: int = 2,
+                read: int = 0) -> dict[str, Any]:
         data = train(games, seed, iterations=1, epochs=2, hidden=4,
                      samples_file=None if samples is None else str(samples))
-        meta = data.pop("meta")
+        meta = data["meta"]
         assert meta["command"] == f"mundus train --games {games} --seed {seed} " \
                                   "--iterations 1 --epochs 2 --hidden 4"
+        assert data["phases"] == ["turn"]
         assert meta["decisions"] > 0
+        assert meta.pop("games_read_from_samples") == read
         return data
 
     first = weights(3)
@@ -183,9 +234,11 @@ def test_a_tiny_training_run_is_repeated_by_its_seed(tmp_path: Path) -> None:
     assert len(model_from_json({**first, "meta": {}}).b1) == 4
     kept = tmp_path / "samples.json"
     weights(3, kept, games=1)
-    assert weights(3, kept) == first
+    assert weights(3, kept, read=1) == first  # its meta: the same but for the games read
     with pytest.raises(ValueError, match="other games"):
-        weights(5, kept)
+        weights(5, kept, read=1)
+    with pytest.raises(ValueError, match="temperature is 0 or more"):
+        train(1, 3, temperature=-0.5)
 
 
 @pytest.mark.network

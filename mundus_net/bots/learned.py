@@ -1,15 +1,17 @@
 """``learned``: the greedy player's candidates, chosen by a small network that learned to play
 as the search bot does.
 
-At every decision with more than one sensible choice the bot lists the same candidates the
+At every decision of the kinds its weights learned (``Model.phases``; the shipped ones: the
+progression turn) with more than one sensible choice, the bot lists the same candidates the
 search bot compares (greedy's choice, the next best by greedy's own scores, every choice when
 there are few, each queue target of a progression turn), describes each by a few numbers
 (:func:`candidate_features`: greedy's score of it and its rank, the phase, the kind of
-decision and what it names, the seat's standing), scores each with a one-hidden-layer network
-(tanh) and takes the best; greedy's choice wins ties. The network was trained by imitation:
-``mundus train`` plays games of the search bot against three greedy bots through the
-tournament's game runner, records at each searched decision the candidates and the one the
-search chose, and fits the network to choose as it did (:mod:`mundus_net.rl.imitate`,
+decision and what it names, the development a set reaches, the seat's standing), scores each
+with a one-hidden-layer network (tanh) and takes the best; greedy's choice wins ties, and
+greedy plays every other decision. The network was trained by imitation: ``mundus train``
+plays games of the search bot (searching those kinds) against three greedy bots through the
+tournament's game runner, records at each searched decision the candidates and the search's
+estimate of each, and fits the network to choose as it did (:mod:`mundus_net.rl.imitate`,
 docs/rl.md). Its weights ship with the package (``mundus_net/bots/data/learned.json``) and
 are read with the standard library: playing needs neither numpy nor anything beyond the
 package's own dependencies. A decision costs about a greedy decision and a few hundred
@@ -26,6 +28,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from mundus_net.bots.greedy import _Context
 from mundus_net.bots.search import Ranker
 from mundus_net.engine.cards import RELIC
 from mundus_net.engine.decisions import (
@@ -64,6 +67,7 @@ _KINDS = ("ChooseEvent", "SplitFleet", "PickCards", "BuyMarket", "PirateDiscard"
           "Offer", "ChooseTradeMaster", "Take", "Gift", "ChooseFirst", "Convert", "MakeSet",
           "MakeSeries", "MakeRelicSet", "MakePerfect", "EndTurn", "Store")
 _EVENTS = (None, "KA", "IP", "ST", "FI", "PI")
+_DEV_KINDS = ("caravel", "merchant", "warehouse", "shipyard", "character", "building")
 _WITH_CARDS = (PickCards, PirateDiscard, Offer, MakeSet, MakeSeries, Store)
 _KIND_AT = {name: i for i, name in enumerate(_KINDS)}
 _PHASE_AT = {name: i for i, name in enumerate(LEARNED_PHASES)}
@@ -73,7 +77,7 @@ _EVENT_AT = {name: i for i, name in enumerate(_EVENTS)}
 _BLOCKS = (("bias", 1), ("greedy's choice", 1), ("rank", 4), ("scored", 1), ("score gap", 1),
            ("phase", len(LEARNED_PHASES)), ("kind", len(_KINDS)), ("announce", 3),
            ("cards", 4), ("target", 3), ("take", 3), ("seat", 3), ("event", len(_EVENTS)),
-           ("players", 5), ("standing", 7))
+           ("players", 5), ("standing", 7), ("development", 4 + len(_DEV_KINDS)))
 FEATURES = sum(size for _, size in _BLOCKS)
 
 
@@ -118,10 +122,13 @@ def candidates(phase: str, legal: Sequence[Decision], choice: Decision,
 
 
 def candidate_features(view: View, cands: Sequence[Decision],
-                       scored: Sequence[tuple[float, Decision]]) -> list[list[float]]:
+                       scored: Sequence[tuple[float, Decision]],
+                       context: _Context | None = None) -> list[list[float]]:
     """One vector of :data:`FEATURES` numbers per candidate (``cands[0]`` is greedy's
     choice; ``scored``: greedy's (score, decision) pairs of this decision, if it scored
-    them), from what the seat's view shows."""
+    them), from what the seat's view shows. ``context``: the greedy player's evaluation
+    context of this view (its values of the queue's developments describe the development a
+    set reaches; None: not described)."""
     seat = view.seat if view.seat is not None else 0
     players = view.players
     doubloons = view.doubloons
@@ -158,6 +165,8 @@ def candidate_features(view: View, cands: Sequence[Decision],
         if kind is not None:
             x[_START["kind"] + kind] = 1.0
         _describe(x, d, seat, players, doubloons)
+        if context is not None and isinstance(d, MakeSet):
+            _describe_development(x, d, context)
         out.append(x)
     return out
 
@@ -203,16 +212,35 @@ def _describe(x: list[float], d: Decision, seat: int, players: int,
             x[at + 2] = d.target / 5.0
 
 
+def _describe_development(x: list[float], d: MakeSet, context: _Context) -> None:
+    """Write what the development set ``d`` reaches is (its kind and printed income) and
+    what the greedy player thinks it is worth, also against the best it could reach."""
+    qv = context.qv
+    if not 1 <= d.target <= len(qv):
+        return
+    card = context.card(context.queue[d.target - 1])
+    value = qv[d.target - 1]
+    at = _START["development"]
+    x[at] = 1.0
+    x[at + 1] = max(-2.0, min(2.0, value / 20.0))
+    x[at + 2] = max(-2.0, (value - max(qv)) / 10.0)
+    x[at + 3] = card.income / 3.0
+    if card.kind in _DEV_KINDS:
+        x[at + 4 + _DEV_KINDS.index(card.kind)] = 1.0
+
+
 @dataclass(frozen=True, slots=True)
 class Model:
     """A one-hidden-layer network scoring a candidate: ``w2 . tanh(W1 x + b1)``. ``columns``:
     W1 by input feature (each a list of ``hidden`` numbers), so that a feature at 0 costs
-    nothing. ``meta``: how it was trained (the command, the seed, the figures)."""
+    nothing. ``meta``: how it was trained (the command, the seed, the figures).
+    ``phases``: the decision kinds it learned to choose in (greedy plays the others)."""
 
     columns: tuple[tuple[float, ...], ...]
     b1: tuple[float, ...]
     w2: tuple[float, ...]
     meta: dict[str, object]
+    phases: tuple[str, ...] = LEARNED_PHASES
 
     def score(self, x: Sequence[float]) -> float:
         hidden = list(self.b1)
@@ -229,7 +257,8 @@ class Model:
     def to_json(self) -> dict[str, object]:
         return {"format": "mundus-net learned bot", "version": 1, "features": len(self.columns),
                 "hidden": len(self.b1), "w1_by_feature": [list(c) for c in self.columns],
-                "b1": list(self.b1), "w2": list(self.w2), "meta": self.meta}
+                "b1": list(self.b1), "w2": list(self.w2), "phases": list(self.phases),
+                "meta": self.meta}
 
 
 def model_from_json(data: object) -> Model:
@@ -248,8 +277,13 @@ def model_from_json(data: object) -> Model:
     if len(columns) != FEATURES or len(w2) != len(b1) or any(len(c) != len(b1)
                                                               for c in columns):
         raise ValueError("the weights file's shapes do not agree")
+    phases = data.get("phases", list(LEARNED_PHASES))
+    if not isinstance(phases, list) or any(p not in LEARNED_PHASES for p in phases):
+        raise ValueError(f"the weights file's phases are not some of "
+                         f"{', '.join(LEARNED_PHASES)}: {phases!r}")
     meta = data.get("meta")
-    return Model(columns, b1, w2, dict(meta) if isinstance(meta, dict) else {})
+    return Model(columns, b1, w2, dict(meta) if isinstance(meta, dict) else {},
+                 tuple(phases))
 
 
 def load_model(path: str | Path | None = None) -> Model:
@@ -286,14 +320,16 @@ class LearnedBot:
             return legal[0]
         choice = self.greedy.decide(view, legal)
         phase = view.phase
-        if phase not in _PHASE_AT or view.seat is None:
+        if phase not in self.model.phases or view.seat is None:
             return choice
         cands = candidates(phase, legal, choice, self.greedy.scored)
         if len(cands) <= 1:
             return choice
         model = self.model
         best, best_score = 0, -math.inf
-        for i, x in enumerate(candidate_features(view, cands, self.greedy.scored)):
+        features = candidate_features(view, cands, self.greedy.scored,
+                                      self.greedy.context(view))
+        for i, x in enumerate(features):
             s = model.score(x)
             if s > best_score + 1e-9:
                 best, best_score = i, s

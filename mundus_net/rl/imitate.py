@@ -1,14 +1,16 @@
 """Imitation of the search bot: the teacher that records its choices, and the fit of the
 learned bot's network to them (``mundus train`` drives both, docs/rl.md).
 
-:class:`Teacher` is the search bot (it plays exactly as ``search`` does, same seed, same
-games) that also keeps, at each decision it searches, every candidate's features
+:class:`Teacher` is the search bot (searching every kind it searches, it plays exactly as
+``search`` does, same seed, same games; ``phases="turn"`` searches only those) that also
+keeps, at each decision it searches, every candidate's features
 (:func:`mundus_net.bots.learned.candidate_features`), the candidate it chose and each
 candidate's mean share of the win over its rollouts. :func:`fit` trains the network of
 :class:`mundus_net.bots.learned.Model` on such samples (numpy, the ``rl`` extra): a softmax
-over each decision's candidates, the cross-entropy to the search's choice, Adam, minibatches
-drawn from a generator seeded by ``seed``, so the same samples and seed give the same
-weights. The teacher needs only the standard library; :func:`fit` imports numpy when called.
+over each decision's candidates, the cross-entropy to the search's choice or to the softmax
+of its estimates, Adam, minibatches drawn from a generator seeded by ``seed``, so the same
+samples and seed give the same weights. The teacher needs only the standard library;
+:func:`fit` imports numpy when called.
 """
 
 from __future__ import annotations
@@ -19,12 +21,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from mundus_net.bots.learned import FEATURES, Model, candidate_features
-from mundus_net.bots.search import SearchBot
+from mundus_net.bots.search import SEARCH_PHASES, SearchBot
 from mundus_net.engine.decisions import Decision
 from mundus_net.engine.game import Game
 from mundus_net.engine.view import View
 
-__all__ = ["TEACHERS", "Fitted", "Sample", "Teacher", "fit", "sample_from_row",
+__all__ = ["TEACHERS", "Fitted", "Sample", "Teacher", "fit", "phase_list", "sample_from_row",
            "sample_to_row"]
 
 
@@ -55,6 +57,18 @@ def sample_from_row(row: Sequence[Any]) -> Sample:
     return Sample(str(phase), bytes(features), int(choice), tuple(float(v) for v in values))
 
 
+def phase_list(text: str) -> tuple[str, ...]:
+    """``"turn,announce"`` -> the decision kinds it names, ``"all"`` -> every kind the search
+    searches (ValueError naming one that the search does not search)."""
+    if text.strip() == "all":
+        return SEARCH_PHASES
+    phases = tuple(p.strip() for p in text.split(",") if p.strip())
+    unknown = [p for p in phases if p not in SEARCH_PHASES]
+    if unknown or not phases:
+        raise ValueError(f"phases are some of {', '.join(SEARCH_PHASES)}, not {text!r}")
+    return phases
+
+
 # Every teacher made in this process, in order (a run of games takes its teachers' samples
 # from here: the tournament's runner makes its bots itself).
 TEACHERS: list[Teacher] = []
@@ -65,14 +79,16 @@ class Teacher(SearchBot):
     ``samples``). It decides exactly as ``SearchBot`` with the same arguments."""
 
     def __init__(self, seed: int = 0, iterations: int | None = None,
-                 seconds: float | None = None) -> None:
-        super().__init__(seed, iterations, seconds)
+                 seconds: float | None = None, phases: str | None = None) -> None:
+        super().__init__(seed, iterations, seconds,
+                         phases=SEARCH_PHASES if phases is None else phase_list(phases))
         self.samples: list[Sample] = []
         self._values: list[float] = []
         TEACHERS.append(self)
 
     def _search(self, view: View, cands: list[Decision]) -> Decision:
-        features = candidate_features(view, cands, self.greedy.scored)
+        features = candidate_features(view, cands, self.greedy.scored,
+                                      self.greedy.context(view))
         self._values = []
         chosen = super()._search(view, cands)
         k = len(cands)

@@ -2,13 +2,16 @@
 
 1. Games of the search bot against three greedy bots are played by the tournament's own
    runner (:func:`mundus_net.tools.tournament.run_local`, or ``run_dask`` with
-   ``--scheduler``): game ``i`` is the game ``mundus tournament --bots
-   search,greedy,greedy,greedy --seed SEED`` plays as its game ``i``, wherever it runs. The
-   search seat is a :class:`mundus_net.rl.imitate.Teacher`, which plays as ``search`` and
-   records every decision it searched.
-2. The learned bot's network is fitted to choose as the search did
-   (:func:`mundus_net.rl.imitate.fit`, numpy: ``pip install 'mundus-net[rl]'``), from a
-   generator seeded by ``--seed``.
+   ``--scheduler``): game ``i`` is the same game wherever it runs. The search seat is a
+   :class:`mundus_net.rl.imitate.Teacher`, which searches the decision kinds of ``--phases``
+   (default: the progression turn, where the search's choices proved learnable; ``all``: it
+   plays as ``search``, and game ``i`` is the game ``mundus tournament --bots
+   search,greedy,greedy,greedy --seed SEED`` plays as its game ``i``) and records every
+   decision it searched.
+2. The learned bot's network is fitted to choose as the search did, towards the softmax of
+   the search's estimates at ``--temperature`` (:func:`mundus_net.rl.imitate.fit`, numpy:
+   ``pip install 'mundus-net[rl]'``), from a generator seeded by ``--seed``; the weights
+   name the phases it learned, and greedy plays the others.
 3. The weights are written as JSON (``--out``), which ``--strategy learned:weights=FILE``
    plays, and which replaces ``mundus_net/bots/data/learned.json`` to ship it.
 
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import dataclasses
 import functools
 import importlib.util
 import json
@@ -32,7 +36,14 @@ from typing import Any
 
 from mundus_net.bots.learned import WEIGHTS_FILE
 from mundus_net.cli_args import positive_int
-from mundus_net.rl.imitate import TEACHERS, Sample, fit, sample_from_row, sample_to_row
+from mundus_net.rl.imitate import (
+    TEACHERS,
+    Sample,
+    fit,
+    phase_list,
+    sample_from_row,
+    sample_to_row,
+)
 from mundus_net.tools.games import Settings, TournamentError, play_one
 from mundus_net.tools.progress import ProgressReport, duration
 from mundus_net.tools.results import Row
@@ -46,12 +57,17 @@ DEFAULT_SEED = 7001  # the shipped weights' (docs/rl.md); evaluated on other see
 DEFAULT_JOBS = 2
 DEFAULT_EPOCHS = 40
 DEFAULT_HIDDEN = 32
+DEFAULT_PHASES = "turn"  # where the search's choices proved learnable (docs/bots.md)
+DEFAULT_TEMPERATURE = 0.02
 TEACHER = "mundus_net.rl.imitate:Teacher"
 
 
-def teacher_settings(seed: int, iterations: int | None = None) -> Settings:
-    """The games of a training run: the teacher (the search bot) and three greedy bots."""
+def teacher_settings(seed: int, iterations: int | None = None,
+                     phases: str = DEFAULT_PHASES) -> Settings:
+    """The games of a training run: the teacher (the search bot, searching ``phases``,
+    comma-separated, or ``all`` it searches) and three greedy bots."""
     spec = TEACHER if iterations is None else f"{TEACHER}:iterations={iterations}"
+    spec += f":phases={','.join(phase_list(phases))}"
     return Settings((spec, "greedy", "greedy", "greedy"), 4, seed, time_limit=None,
                     strict=True, label="train")
 
@@ -99,16 +115,22 @@ def play_teacher_games(settings: Settings, games: int, *, jobs: int = 1,
 def train(games: int, seed: int, *, jobs: int = 1, scheduler: str | None = None,
           iterations: int | None = None, epochs: int = DEFAULT_EPOCHS,
           hidden: int = DEFAULT_HIDDEN, log: Any = None,
-          samples_file: str | None = None) -> dict[str, Any]:
+          samples_file: str | None = None, phases: str = DEFAULT_PHASES,
+          temperature: float = DEFAULT_TEMPERATURE) -> dict[str, Any]:
     """Play the games, fit the network and return the weights file's JSON (its ``meta``:
     the settings and the figures). ``log``: a text stream for progress (None: quiet).
     ``samples_file``: the rows of the games already played by an earlier run with the same
     seed and iterations are read from it (game ``i`` is the same game in every run of a
-    seed), only the others are played, and it is written with them all."""
-    settings = teacher_settings(seed, iterations)
+    seed), only the others are played, and it is written with them all. ``phases``: the
+    decision kinds the search searches and the network learns (comma-separated, or ``all``).
+    ``temperature``: of the fit's targets (:func:`mundus_net.rl.imitate.fit`)."""
+    if not temperature >= 0.0:
+        raise ValueError(f"the temperature is 0 or more, not {temperature}")
+    settings = teacher_settings(seed, iterations, phases)
     settings.check()
+    learned = phase_list(phases)
     start = time.perf_counter()
-    key = [seed, iterations]
+    key: list[Any] = [seed, iterations, ",".join(learned)]
     kept = _read_rows(samples_file, key) if samples_file is not None else []
     rows = kept[:games]
     read = len(rows)
@@ -141,18 +163,19 @@ def train(games: int, seed: int, *, jobs: int = 1, scheduler: str | None = None,
             log.write(f"train: fit epoch {epoch}/{total}, loss {loss:.4f}\n")
             log.flush()
 
-    fitted = fit(samples, seed=seed, hidden=hidden, epochs=epochs, progress=epoch_done)
+    fitted = fit(samples, seed=seed, hidden=hidden, epochs=epochs, temperature=temperature,
+                 progress=epoch_done)
     elapsed = time.perf_counter() - start
-    data = fitted.model.to_json()
+    data = dataclasses.replace(fitted.model, phases=learned).to_json()
     data["meta"] = {
-        "command": _command(games, seed, iterations, epochs, hidden),
+        "command": _command(games, seed, iterations, epochs, hidden, phases, temperature),
         "games": games, "seed": seed, "teacher": settings.bots[0], "epochs": epochs,
-        "hidden": hidden, "decisions": len(samples),
+        "hidden": hidden, "temperature": temperature, "decisions": len(samples),
         "held_out_decisions": fitted.held_out,
         "held_out_accuracy": _rounded(fitted.accuracy),
         "held_out_greedy_accuracy": _rounded(fitted.greedy_accuracy),
+        "held_out_gain": _rounded(fitted.gain),
         "teacher_win_share": round(wins / games, 4),
-        "seconds": round(elapsed, 1),  # this run's: games played and fit
         "games_read_from_samples": read,
     }
     if log is not None:
@@ -189,10 +212,15 @@ def _rounded(value: float) -> float | None:
     return None if math.isnan(value) else round(value, 4)
 
 
-def _command(games: int, seed: int, iterations: int | None, epochs: int, hidden: int) -> str:
+def _command(games: int, seed: int, iterations: int | None, epochs: int, hidden: int,
+             phases: str = DEFAULT_PHASES, temperature: float = DEFAULT_TEMPERATURE) -> str:
     parts = ["mundus train", f"--games {games}", f"--seed {seed}"]
     if iterations is not None:
         parts.append(f"--iterations {iterations}")
+    if phase_list(phases) != phase_list(DEFAULT_PHASES):
+        parts.append(f"--phases {','.join(phase_list(phases))}")
+    if temperature != DEFAULT_TEMPERATURE:
+        parts.append(f"--temperature {temperature:g}")
     if epochs != DEFAULT_EPOCHS:
         parts.append(f"--epochs {epochs}")
     if hidden != DEFAULT_HIDDEN:
@@ -223,6 +251,13 @@ def register(subparsers: Any) -> None:
                    help=f"passes over the samples (default {DEFAULT_EPOCHS})")
     p.add_argument("--hidden", type=positive_int, default=DEFAULT_HIDDEN,
                    help=f"units of the hidden layer (default {DEFAULT_HIDDEN})")
+    p.add_argument("--phases", default=DEFAULT_PHASES, metavar="KINDS",
+                   help="the decision kinds searched and learned, comma-separated, or all "
+                        f"(default {DEFAULT_PHASES}; greedy plays the others)")
+    p.add_argument("--temperature", type=float, default=DEFAULT_TEMPERATURE,
+                   help="0: learn the search's choice; above 0: the softmax of its "
+                        "candidates' estimated shares of the win at this temperature "
+                        f"(default {DEFAULT_TEMPERATURE:g})")
     p.add_argument("--samples", metavar="FILE", default=None,
                    help="keep the games' samples in FILE (JSON); a run with the same "
                         "seed reads the games it holds from it and plays only the others")
@@ -240,7 +275,8 @@ def _main(args: argparse.Namespace) -> int:
     try:
         data = train(args.games, args.seed, jobs=args.jobs, scheduler=args.scheduler,
                      iterations=args.iterations, epochs=args.epochs, hidden=args.hidden,
-                     log=sys.stderr, samples_file=args.samples)
+                     log=sys.stderr, samples_file=args.samples, phases=args.phases,
+                     temperature=args.temperature)
         Path(args.out).write_text(json.dumps(data, separators=(",", ":")) + "\n",
                                   encoding="utf-8")
     except (TournamentError, OSError, ValueError) as exc:
