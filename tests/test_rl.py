@@ -23,6 +23,7 @@ from mundus_net.rl.actions import ActionSpace  # noqa: E402
 from mundus_net.rl.aec import MundusAEC  # noqa: E402
 from mundus_net.rl.observation import LiveObserver, Observer  # noqa: E402
 from mundus_net.rl.single import MundusEnv  # noqa: E402
+from mundus_net.rl.table import Table  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -292,6 +293,50 @@ def test_the_remembered_legal_indexes_equal_the_computed_ones_over_many_games() 
             assert list(space.legal_indexes(copies, seat, players).items()) == list(
                 expected.items())
             game.apply(seat, bots[seat].decide(PlayerView(game, seat), legal))
+
+
+def test_the_tables_legal_indexes_and_the_decisions_it_plays_are_the_computed_ones() -> None:
+    """The table maps a legal list to a list of indexes (no dictionary per step): at every
+    step of seeded games it lists what index_of computes, in the legal list's order, equal
+    to the keys of legal_actions, and playing an index applies the decision listed for it."""
+    for seed in range(8):
+        players = 2 + seed % 5
+        table = Table(players, promo=seed % 3 == 0)
+        table.new_game(seed)
+        rng = random.Random(seed)
+        while (seat := table.to_move()) is not None:
+            legal = table.game.legal(seat)
+            expected = [i for d in legal
+                        if (i := table.actions.index_of(d, seat, players)) is not None]
+            assert table.legal_indexes(seat) == expected == list(table.legal_actions(seat))
+            index = rng.choice(expected)
+            chosen = table.legal_actions(seat)[index]
+            assert table.play(seat, index) is chosen
+
+
+def test_rewards_are_the_last_steps_only_around_illegal_actions() -> None:
+    """The AEC environment skips writing all-zero rewards again; an illegal action's
+    penalty is still that step's reward only, and the next step's rewards are zero again."""
+    env = MundusAEC(3)
+    env.reset(seed=4)
+    rng = random.Random(4)
+    steps = 0
+    for agent in env.agent_iter():
+        obs, _, done, truncated, info = env.last()
+        if done or truncated:
+            env.step(None)
+            continue
+        illegal = steps % 5 == 0
+        action = (int(np.flatnonzero(obs["action_mask"] == 0)[0]) if illegal
+                  else rng.choice(info["legal_actions"]))
+        env.step(action)
+        steps += 1
+        if not env.table.over:
+            expected = dict.fromkeys(env.agents, 0.0)
+            if illegal:
+                expected[agent] = -env.illegal_penalty
+            assert env.rewards == expected
+    assert steps > 100
 
 
 def test_the_live_observations_equal_the_views_when_seats_look_at_random_moments() -> None:

@@ -14,8 +14,8 @@ caravels than that is charged its default pick, counted in ``ActionSpace.unrepre
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Iterator
-from typing import Final, cast
+from collections.abc import Iterable
+from typing import Final
 
 from mundus_net.engine.cards import NUMBERED, RELIC, VALUES, Cards
 from mundus_net.engine.decisions import (
@@ -67,7 +67,7 @@ def multisets(most: int, least: int = 0) -> list[Cards]:
     return out
 
 
-_KEPT_LIMIT: Final = 200_000  # decision objects legal_indexes remembers before starting afresh
+_KEPT_LIMIT: Final = 200_000  # decision objects index_list remembers before starting afresh
 
 
 def _relative(decision: Decision, seat: int, players: int) -> Decision:
@@ -148,9 +148,8 @@ class ActionSpace:
             self._by_cards[cls] = {cards_of(self.decisions[i]): i
                                    for i in range(first, first + count)}
         self._take0 = starts["Take"][0]
-        # legal_indexes's memory: per (seat, players), id(decision) -> (index, decision)
-        # (index -1: none).
-        self._by_id: dict[tuple[int, int], dict[int, tuple[int, Decision]]] = {}
+        # index_list's memory: per (seat, players), id(decision) -> index (-1: none).
+        self._by_id: dict[tuple[int, int], dict[int, int]] = {}
         self._kept: list[Decision] = []
 
     @classmethod
@@ -182,21 +181,25 @@ class ActionSpace:
 
     def legal_indexes(self, legal: Iterable[Decision], seat: int, players: int
                       ) -> dict[int, Decision]:
-        """index -> decision for every legal decision that has an index.
+        """index -> decision for every legal decision that has an index (in the list's
+        order; tests compare it with :meth:`index_of`)."""
+        legal = legal if isinstance(legal, list) else list(legal)
+        found = dict(zip(self.index_list(legal, seat, players), legal, strict=True))
+        found.pop(-1, None)  # the decisions without an index
+        return found
+
+    def index_list(self, legal: list[Decision], seat: int, players: int) -> list[int]:
+        """The index of each decision of ``legal``, in its order (-1: none).
 
         The engine shares its decision objects from list to list, so each object's index is
-        kept by its id with the object (also in ``_kept``, so that its id is not reused): a
-        legal list is then mapped in one C-level pass, ``dict`` of the (index, decision)
-        pairs, the unindexed ones under -1 and dropped (tests compare it with
-        :meth:`index_of`, order included)."""
-        legal = legal if isinstance(legal, list) else list(legal)
+        kept by its id (the object also in ``_kept``, so that its id is not reused): a legal
+        list is then mapped in one C-level pass, with no dictionary made per list."""
         ids = self._by_id.get((seat, players))
         if ids is None:
             ids = self._by_id[seat, players] = {}
-        try:  # each id gives its (index, decision) pair: one C-level pass makes the dict
-            # (a None, an id not seen, is the TypeError below, which mypy cannot know)
-            found = dict(cast("Iterator[tuple[int, Decision]]", map(ids.get, map(id, legal))))
-        except TypeError:  # an object not seen before (ids.get gave None)
+        try:
+            return list(map(ids.__getitem__, map(id, legal)))
+        except KeyError:  # an object not seen before
             if len(self._kept) >= _KEPT_LIMIT:
                 self._kept.clear()
                 for table in self._by_id.values():
@@ -205,11 +208,9 @@ class ActionSpace:
             for decision in legal:
                 if id(decision) not in ids:
                     index = self.index_of(decision, seat, players)
-                    ids[id(decision)] = (-1 if index is None else index, decision)
+                    ids[id(decision)] = -1 if index is None else index
                     kept.append(decision)
-            found = dict(map(ids.__getitem__, map(id, legal)))
-        found.pop(-1, None)  # the decisions without an index
-        return found
+            return list(map(ids.__getitem__, map(id, legal)))
 
     def index_of(self, decision: Decision, seat: int, players: int) -> int | None:
         """The index of one of ``seat``'s decisions (None if it has none), computed."""

@@ -65,6 +65,7 @@ class MundusAEC(AECEnv):  # type: ignore[misc]  # pettingzoo is untyped
         self.table.new_game(int(self._seed_rng.integers(2**63)))
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._no_rewards = True  # every value of self.rewards is 0.0
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
@@ -82,7 +83,7 @@ class MundusAEC(AECEnv):  # type: ignore[misc]  # pettingzoo is untyped
         self.agent_selection = agent = self.possible_agents[seat]
         # The legal actions as indexes too: an agent need not search the mask for them.
         self.infos[agent] = {**self.infos[agent],
-                             "legal_actions": list(self.table.legal_actions(seat))}
+                             "legal_actions": self.table.legal_indexes(seat)[:]}
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat_of[agent]
@@ -99,12 +100,18 @@ class MundusAEC(AECEnv):  # type: ignore[misc]  # pettingzoo is untyped
         self._cumulative_rewards[agent] = 0.0
         refused = self.table.play_or_default(seat, int(action))
         self.infos[agent] = {} if refused is None else {"illegal_action": refused}
-        for s, reward in enumerate(self.table.rewards()):
-            self.rewards[self.possible_agents[s]] = reward
-        if refused is not None:
-            self.rewards[agent] -= self.illegal_penalty
-        self._select()
-        self._accumulate_rewards()
+        rewards = self.table.rewards()
+        if refused is None and self._no_rewards and not any(rewards):
+            # (most steps of a "win" game: the rewards stay all zero, nothing to accumulate)
+            self._select()
+        else:
+            for s, reward in enumerate(rewards):
+                self.rewards[self.possible_agents[s]] = reward
+            if refused is not None:
+                self.rewards[agent] -= self.illegal_penalty
+            self._no_rewards = not any(self.rewards.values())
+            self._select()
+            self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 

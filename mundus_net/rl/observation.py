@@ -278,6 +278,9 @@ class LiveObserver:
         self._synced = -1  # the log's length at the last _sync
         self._store_rules = game.options.rules >= 2
         self._none_offered = [False] * n
+        # Each seat's hand and stored counts at the last sync (None: not yet written).
+        self._hands: list[list[int] | None] = [None] * n
+        self._stored: list[list[int] | None] = [None] * n
         # (the pile, its length, its count vector) when last counted (_discard_counts).
         self._discard: tuple[list[int], int, tuple[int, ...]] | None = None
 
@@ -399,21 +402,24 @@ class LiveObserver:
             seen["doubloons"] = doubloons[:]
             for s in range(n):
                 x[bases[s] + SEAT_DOUBLOONS] = doubloons[s] / WIN_DOUBLOONS
-        for key, at, piles in (("hand_sizes", SEAT_HAND, g.hands),
-                                  ("stored_sizes", SEAT_STORED, g.stored)):
-            if not changed & _SIZES:
-                break
-            sizes = list(map(sum, piles))
-            if sizes != seen.get(key):
-                seen[key] = sizes
+        if changed & _SIZES:
+            # Each seat's hand and stored cards compared with their copies from the last
+            # sync; a size counted again only where they changed (a step changes one or two).
+            for at, piles, kept in ((SEAT_HAND, g.hands, self._hands),
+                                    (SEAT_STORED, g.stored, self._stored)):
+                if piles != kept:
+                    for s in range(n):
+                        pile = piles[s]
+                        if pile != kept[s]:
+                            kept[s] = pile[:]
+                            x[bases[s] + at] = sum(pile) / 10
+        if changed & _PHASED:
+            offered = (list(map(g.offers.__contains__, range(n))) if phase == "offer"
+                       else self._none_offered)
+            if offered != seen.get("offered"):
+                seen["offered"] = offered
                 for s in range(n):
-                    x[bases[s] + at] = sizes[s] / 10
-        offered = (list(map(g.offers.__contains__, range(n))) if phase == "offer"
-                   else self._none_offered)
-        if changed & _PHASED and offered != seen.get("offered"):
-            seen["offered"] = offered
-            for s in range(n):
-                x[bases[s] + SEAT_OFFERED] = 1.0 if offered[s] else 0.0
+                    x[bases[s] + SEAT_OFFERED] = 1.0 if offered[s] else 0.0
         quarters = o._quarters
         # Face-up offers and known cards: only the seats whose counts changed are written.
         faceup = g.faceup

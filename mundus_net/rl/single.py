@@ -116,7 +116,7 @@ class MundusEnv(gym.Env[Observation, np.int64]):
         over = self.table.over
         info: dict[str, Any] = {
             "seat": self.seat, "action_mask": self.table.mask(None if over else self.seat),
-            "legal_actions": [] if over else list(self.table.legal_actions(self.seat))}
+            "legal_actions": [] if over else self.table.legal_indexes(self.seat)[:]}
         result = self.table.game.result
         if result is not None:
             info["winners"] = list(result.winners)

@@ -50,7 +50,9 @@ class Table:
         self.views = self.live.views
         self._money = [0] * players
         self._paid = False  # the end's reward was given
-        self._legal_cache: tuple[int, list[Decision], dict[int, Decision]] | None = None
+        # (seat, the engine's legal list, its index_list, that without the -1s): the legal
+        # list last mapped, kept while the engine's list stays the same object.
+        self._legal_cache: tuple[int, list[Decision], list[int], list[int]] | None = None
         self.defaults_played = 0  # legal lists with no numbered decision (actions.py)
 
     def new_game(self, seed: int) -> None:
@@ -66,16 +68,28 @@ class Table:
         return self.game.phase == OVER
 
     def legal_actions(self, seat: int) -> dict[int, Decision]:
-        """index -> decision of every numbered legal decision of ``seat`` now (kept while the
-        engine's legal list stays the same object: the engine makes a new one when the
-        state changes)."""
+        """index -> decision of every numbered legal decision of ``seat`` now."""
+        cached = self._mapped(seat)
+        found = dict(zip(cached[2], cached[1], strict=True))
+        found.pop(-1, None)
+        return found
+
+    def legal_indexes(self, seat: int) -> list[int]:
+        """The indexes of ``seat``'s numbered legal decisions now, in the engine's order
+        (the keys of :meth:`legal_actions`; the list is the table's: copy it to keep it)."""
+        return self._mapped(seat)[3]
+
+    def _mapped(self, seat: int) -> tuple[int, list[Decision], list[int], list[int]]:
+        """``seat``'s legal list now and its indexes (kept while the engine's legal list
+        stays the same object: the engine makes a new one when the state changes)."""
         legal = self.game.legal(seat)
         cached = self._legal_cache
         if cached is not None and cached[0] == seat and cached[1] is legal:
-            return cached[2]
-        found = self.actions.legal_indexes(legal, seat, self.players)
-        self._legal_cache = (seat, legal, found)
-        return found
+            return cached
+        indexes = self.actions.index_list(legal, seat, self.players)
+        numbered = [i for i in indexes if i >= 0] if -1 in indexes else indexes
+        cached = self._legal_cache = (seat, legal, indexes, numbered)
+        return cached
 
     def to_move(self) -> int | None:
         """The seat asked now (the first of those a simultaneous step waits for), or None
@@ -84,7 +98,7 @@ class Table:
         game = self.game
         while game.phase != OVER:
             seat = game.waiting_seats()[0] if game.phase in SIMULTANEOUS else game.active
-            if self.legal_actions(seat):
+            if self._mapped(seat)[3]:
                 return seat
             game.apply(seat, default_decision(game, seat))
             self.defaults_played += 1
@@ -93,7 +107,7 @@ class Table:
     def mask(self, seat: int | None) -> np.ndarray:
         if seat is None or self.over:
             return np.zeros(len(self.actions), _INT8)
-        legal = self.legal_actions(seat)
+        legal = self._mapped(seat)[3]
         if len(legal) > _SHORT_LEGAL:
             mask = np.zeros(len(self.actions), _INT8)
             mask[np.fromiter(legal, dtype=np.intp, count=len(legal))] = 1
@@ -112,11 +126,11 @@ class Table:
         """Play action ``action`` for ``seat`` (IllegalAction if it is not legal now)."""
         index = int(action)
         cached = self._legal_cache  # the legal actions just listed: the decision is there
-        if cached is not None and cached[0] == seat and cached[1] is self.game.legal(seat):
-            legal = cached[2].get(index)
-            if legal is not None:
-                self.game.apply(seat, legal)
-                return legal
+        if (index >= 0 and cached is not None and cached[0] == seat
+                and cached[1] is self.game.legal(seat) and index in cached[2]):
+            legal = cached[1][cached[2].index(index)]
+            self.game.apply(seat, legal)
+            return legal
         if not 0 <= index < len(self.actions):
             raise IllegalAction(f"action {action} is not in 0..{len(self.actions) - 1}")
         decision = self.actions.decision(int(action), seat, self.players)
