@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import ipaddress
-import itertools
 import math
 import os
 import socket
@@ -340,26 +339,13 @@ class Peer:
 
 
 class ConnectionGuard:
-    """The connections of one listening socket: those that do not join the table within
-    ``join_seconds`` closed, and at most ``hold`` at once (``limit``, the connections the
-    table is made for, when not given): beyond ``hold``, the oldest that has not joined is
-    closed at once.
+    """The connections of one listening socket: at most ``limit`` at once, and those that
+    do not join the table within ``join_seconds`` closed."""
 
-    Between ``limit`` and ``hold``, connections that have not joined are left to their join
-    deadline: a peer's ZeroMQ opens a closed connection again 100 ms later, a CURVE
-    handshake each time, so closing at once a flood beyond the cap costs about
-    (connections / 0.1 s) handshakes a second, leaving it to the deadline (connections /
-    ``join_seconds``) (issue 38)."""
-
-    def __init__(self, limit: int, join_seconds: float = JOIN_SECONDS,
-                 hold: int | None = None, sweep_most: int | None = None) -> None:
+    def __init__(self, limit: int, join_seconds: float = JOIN_SECONDS) -> None:
         if limit < 1:
             raise ValueError("limit must be positive")
-        if hold is not None and hold < limit:
-            raise ValueError("hold must be at least the limit")
         self.limit = limit
-        self.hold = limit if hold is None else hold
-        self.sweep_most = sweep_most  # connections a sweep closes at most (None: all due)
         self.join_seconds = join_seconds
         self.peers: dict[int, Peer] = {}
         self.closed_count = 0  # connections this guard asked to close
@@ -369,14 +355,14 @@ class ConnectionGuard:
 
     def accepted(self, fd: int, now: float, address: tuple[str, int] | None,
                  joined: Callable[[bytes], bool]) -> list[Peer]:
-        """A new connection: the connections to close now (beyond ``hold``, the oldest that
+        """A new connection: the connections to close now (beyond the cap, the oldest that
         has not joined, or the new one itself when every other one has)."""
         known = self.peers.get(fd)
         if known is not None and known.address is None:  # heard before its accept event
             known.address = address
         else:
             self.peers[fd] = Peer(fd, now, address)
-        if len(self.peers) <= self.hold:
+        if len(self.peers) <= self.limit:
             return []
         # The peers are in the order they were accepted: the first that has not joined is
         # the oldest, found without looking at the others (a flood of connections beyond the
@@ -399,12 +385,9 @@ class ConnectionGuard:
 
     def sweep(self, now: float, joined: Callable[[bytes], bool]) -> list[Peer]:
         """The connections that have not joined ``join_seconds`` after they were accepted
-        (or that the table has since forgotten), the oldest first, at most ``sweep_most``:
-        the rest wait for the next sweep, so that a flood held to its deadline comes back a
-        little at a time, not all at once (an idle connection costs nothing meanwhile)."""
-        due = (p for p in self.peers.values()
-               if now - p.since >= self.join_seconds and not self._joined(p, joined))
-        return self._close(itertools.islice(due, self.sweep_most))
+        (or that the table has since forgotten)."""
+        return self._close([p for p in self.peers.values()
+                            if now - p.since >= self.join_seconds and not self._joined(p, joined)])
 
     @staticmethod
     def _joined(peer: Peer, joined: Callable[[bytes], bool]) -> bool:

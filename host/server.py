@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
-import math
 import os
 import resource
 import sys
@@ -31,7 +30,6 @@ from zmq.utils.monitor import parse_monitor_message
 
 from mundus_net.host.gamelog import LogFailure
 from mundus_net.host.guard import (
-    JOIN_SECONDS,
     ConnectionGuard,
     KeyedLimiter,
     TokenBucket,
@@ -52,10 +50,10 @@ from mundus_net.protocol.security import (
 )
 
 __all__ = [
-    "BOT_BUDGET", "BURST", "CLOSE_WAIT_S", "EVENTS_TURN_S", "HELD_CONNECTIONS", "IDLE_POLL_S",
-    "LINGER_AFTER_END", "RATE", "READ_BUDGET", "ROUTER_MAX_FRAME", "ROUTER_RCVHWM",
-    "ROUTER_SNDHWM", "SPARE_CONNECTIONS", "STRANGER_BURST", "STRANGER_RATE", "UNREAD_LIMIT",
-    "Host", "RateLimiter", "connection_limit", "held_connections", "request_id"
+    "BOT_BUDGET", "BURST", "CLOSE_WAIT_S", "EVENTS_TURN_S", "IDLE_POLL_S", "LINGER_AFTER_END",
+    "RATE", "READ_BUDGET", "ROUTER_MAX_FRAME", "ROUTER_RCVHWM", "ROUTER_SNDHWM",
+    "SPARE_CONNECTIONS", "STRANGER_BURST", "STRANGER_RATE", "UNREAD_LIMIT", "Host", "RateLimiter",
+    "connection_limit", "request_id"
 ]
 
 T = TypeVar("T")
@@ -78,10 +76,6 @@ ROUTER_MAX_FRAME = 2 * MAX_CLIENT_FRAME  # a larger frame closes its connection
 ROUTER_SNDHWM = 100  # replies and private messages queued for one peer (one that reads
 ROUTER_RCVHWM = 20  # keeps far below); messages queued from one peer before it is read
 SPARE_CONNECTIONS = 40  # beyond the seats and the spectators: clients coming back, key tries
-# Connections that have not said hello are left to their 10 s up to this many (host/guard.py:
-# closed at once, each would come back 100 ms later, a CURVE handshake each time; issue 38).
-# An idle CURVE connection holds about 32 KB of ZeroMQ's (measured, docs/security.md): 48 MB.
-HELD_CONNECTIONS = 1536
 _WATCHED = int(zmq.EVENT_ACCEPTED) | int(zmq.EVENT_DISCONNECTED) | int(zmq.EVENT_CLOSED)
 _SRCFD = int(zmq.SRCFD)
 # Plain ints: pyzmq's enum flags make every `|` and `&` a slow Python-level call.
@@ -116,21 +110,6 @@ def connection_limit(players: int) -> int:
     if soft == resource.RLIM_INFINITY:
         return wanted
     return max(8, min(wanted, (soft - 64) // 3))
-
-
-def held_connections(players: int) -> int:
-    """How many connections the ROUTER holds at once before it closes the oldest that has
-    not said hello (host/guard.py, ``ConnectionGuard.hold``): HELD_CONNECTIONS, fewer when
-    the process may not open that many files (at most half of those the other sockets leave,
-    so that accepting never meets the limit), never fewer than :func:`connection_limit`."""
-    limit = connection_limit(players)
-    try:
-        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
-    except (OSError, ValueError):
-        return max(limit, HELD_CONNECTIONS)
-    if soft == resource.RLIM_INFINITY:
-        return max(limit, HELD_CONNECTIONS)
-    return max(limit, min(HELD_CONNECTIONS, (soft - 64 - 2 * limit) // 2))
 
 
 def request_id(payload: bytes) -> int | None:
@@ -193,10 +172,7 @@ class Host:
         self._router: zmq.Socket[Any] | None = None
         self._publisher: Publisher | None = None
         self._router_monitor: zmq.Socket[Any] | None = None
-        hold = held_connections(table.players)
-        self.connections = ConnectionGuard(
-            connection_limit(table.players), hold=hold,
-            sweep_most=max(16, math.ceil(hold * table.heartbeat_ms / 1000 / JOIN_SECONDS)))
+        self.connections = ConnectionGuard(connection_limit(table.players))
         table.invite_guesses.log = table.seat_guard.log = self.log
         self._fd_of: dict[bytes, int] = {}  # ROUTER identity -> its connection
         self._packed: dict[str, tuple[object, bytes]] = {"state": (None, b""),
@@ -567,7 +543,7 @@ class Host:
         joined = set(self.table.connections())
         for peer in self.connections.sweep(now, joined.__contains__):
             self._cut(peer.fd, peer)
-        if len(self._fd_of) > 2 * self.connections.hold:
+        if len(self._fd_of) > 2 * self.connections.limit:
             live = {peer.fd for peer in self.connections.peers.values()}
             self._fd_of = {i: fd for i, fd in self._fd_of.items() if fd in live}
 

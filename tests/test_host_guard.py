@@ -4,7 +4,6 @@ sockets on loopback."""
 
 from __future__ import annotations
 
-import resource
 import socket
 import time
 from typing import Any, cast
@@ -91,113 +90,6 @@ def test_beyond_the_cap_the_oldest_idle_connection_is_found_without_looking_at_e
     closed = guard.accepted(100, 100.0, ADDRESS, joined)
     assert [peer.fd for peer in closed] == [3]  # the oldest that has not joined
     assert len(looked) == 4  # three players, then the first idle one
-
-
-def test_between_the_cap_and_the_hold_idle_connections_are_left_to_their_join_deadline(
-        ) -> None:
-    """Issue 38, item 4: an idle connection closed at once comes back 100 ms later (a CURVE
-    handshake each time); up to ``hold`` they are left to their 10 s instead."""
-    guard = ConnectionGuard(limit=3, join_seconds=10.0, hold=6)
-    for fd in range(6):
-        assert guard.accepted(fd, float(fd), ADDRESS, nobody) == []
-    assert len(guard) == 6
-    assert guard.sweep(9.9, nobody) == []
-    assert [peer.fd for peer in guard.sweep(11.0, nobody)] == [0, 1]
-    assert guard.closed_count == 2
-
-
-def test_beyond_the_hold_the_oldest_connection_that_never_joined_is_closed_at_once() -> None:
-    guard = ConnectionGuard(limit=2, hold=4)
-    joined = {b"ann"}
-    guard.accepted(10, 0.0, ADDRESS, joined.__contains__)
-    guard.heard(10, b"ann", 0.0)
-    for fd in (11, 12, 13):
-        assert guard.accepted(fd, 1.0, ADDRESS, joined.__contains__) == []
-    closed = guard.accepted(14, 2.0, ADDRESS, joined.__contains__)
-    assert [peer.fd for peer in closed] == [11]  # ann joined first: she keeps her place
-    assert sorted(guard.peers) == [10, 12, 13, 14]
-
-
-def test_a_sweep_closes_at_most_sweep_most_connections_the_oldest_first() -> None:
-    """Issue 38, item 4: 1,500 idle connections due at once would all come back within
-    100 ms (a burst of handshakes); a sweep closes a share of them, the rest next time."""
-    guard = ConnectionGuard(limit=10, join_seconds=10.0, hold=400, sweep_most=40)
-    for fd in range(300):
-        guard.accepted(fd, fd / 100, ADDRESS, nobody)
-    assert [peer.fd for peer in guard.sweep(20.0, nobody)] == list(range(40))
-    assert [peer.fd for peer in guard.sweep(21.0, nobody)] == list(range(40, 80))
-    assert len(guard) == 220
-
-
-def test_the_hold_is_never_below_the_limit() -> None:
-    with pytest.raises(ValueError, match="hold"):
-        ConnectionGuard(limit=10, hold=9)
-    assert ConnectionGuard(limit=10).hold == 10
-
-
-def _idle_flood(guard: ConnectionGuard, flood: int, seconds: float) -> tuple[int, bool]:
-    """``flood`` idle connections, each opened again 0.1 s after the guard closes it (as
-    ZeroMQ does), and at 5 s an honest newcomer who says hello 0.05 s later; the sweep every
-    0.5 s. Returns the accepts made and whether the newcomer is still connected at the end."""
-    step = 0.05
-    reopen: dict[int, float] = {fd: 0.0 for fd in range(flood)}
-    joined: set[bytes] = set()
-    accepts = 0
-    newcomer = 10_000
-    for tick in range(int(seconds / step) + 1):
-        now = tick * step
-        closing: list[Peer] = []
-        for fd, when in list(reopen.items()):
-            if when <= now:
-                del reopen[fd]
-                accepts += 1
-                closing += guard.accepted(fd, now, ADDRESS, joined.__contains__)
-        if tick == 100:
-            closing += guard.accepted(newcomer, now, ADDRESS, joined.__contains__)
-        if tick == 101 and newcomer in guard.peers:
-            guard.heard(newcomer, b"newcomer", now)
-            joined.add(b"newcomer")
-        if tick % 10 == 0:
-            closing += guard.sweep(now, joined.__contains__)
-        for peer in closing:
-            if peer.fd != newcomer:
-                reopen[peer.fd] = now + 0.1
-    return accepts, newcomer in guard.peers
-
-
-def test_an_idle_flood_within_the_hold_reconnects_once_a_join_deadline_not_every_100_ms(
-        ) -> None:
-    """Issue 38, item 4: 300 idle connections against a cap of 100 made about 2,000
-    accepts a second (each a CURVE handshake); held to their 10 s, each comes back once
-    every 10 s. The honest newcomer gets in and stays either way."""
-    accepts, newcomer_in = _idle_flood(ConnectionGuard(limit=100, hold=400), 300, 20.0)
-    assert accepts <= 3 * 300  # the first ones, then once at 10 s and once at 20 s
-    assert newcomer_in
-    accepts, newcomer_in = _idle_flood(ConnectionGuard(limit=100, hold=400, sweep_most=30),
-                                       300, 20.0)
-    assert accepts <= 3 * 300
-    assert newcomer_in
-    accepts, newcomer_in = _idle_flood(ConnectionGuard(limit=100), 300, 20.0)
-    assert accepts > 10 * 300  # closed at once beyond the cap: back 100 ms later
-    assert newcomer_in
-
-
-def test_an_idle_flood_beyond_the_hold_still_lets_a_newcomer_in() -> None:
-    _, newcomer_in = _idle_flood(ConnectionGuard(limit=100, hold=200), 300, 20.0)
-    assert newcomer_in
-
-
-def test_the_hold_is_bounded_by_the_files_the_process_may_open(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(resource, "getrlimit", lambda which: (1024, 4096))
-    limit = server.connection_limit(4)
-    hold = server.held_connections(4)
-    assert limit <= hold < server.HELD_CONNECTIONS
-    assert limit + hold + 64 <= 1024  # the ROUTER's and the PUB's, and the process's own
-    monkeypatch.setattr(resource, "getrlimit", lambda which: (100, 100))
-    assert server.held_connections(4) == server.connection_limit(4)
-    monkeypatch.setattr(resource, "getrlimit", lambda which: (65536, 65536))
-    assert server.held_connections(4) == server.HELD_CONNECTIONS
 
 
 def test_a_connection_that_does_not_join_in_time_is_closed_and_one_that_does_stays() -> None:
