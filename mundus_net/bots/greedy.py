@@ -309,6 +309,27 @@ class _Context:
         """The best cards to keep from these leftovers (counts of 1-9 and relics)."""
         if not self.store_ok:
             return 0.0
+        return self._kept(self._worths(tuple(numbered), 0), relics)
+
+    def _worths(self, numbered: Counts, less: int) -> list[float]:
+        """What each leftover card of 1-9 is worth stored, best first (``less``: one card of
+        each value present already used, by a series)."""
+        worths: list[float] = []
+        pair, single = self.store_pair, self.store_single
+        for v in range(1, 10):
+            n = numbered[v]
+            if n and less:
+                n -= less
+            if n >= 2:
+                worths.extend([pair[CLASS_OF[v]]] * min(n, 3))
+            elif n == 1:
+                worths.append(single + 0.03 * v)
+        if worths:
+            worths.sort(reverse=True)
+        return worths
+
+    def _kept(self, worths: list[float], relics: int) -> float:
+        """The best of these worths (:meth:`_worths`) and relics the warehouses keep."""
         room = self.capacity
         total = 0.0
         take = min(room, relics)
@@ -316,16 +337,7 @@ class _Context:
         room -= take
         if room <= 0:
             return total
-        worths: list[float] = []
-        pair, single = self.store_pair, self.store_single
-        for v in range(1, 10):
-            n = numbered[v]
-            if n >= 2:
-                worths.extend([pair[CLASS_OF[v]]] * min(n, 3))
-            elif n == 1:
-                worths.append(single + 0.03 * v)
         if worths:
-            worths.sort(reverse=True)
             total += sum(worths[:room])
         return total
 
@@ -339,16 +351,17 @@ class _Context:
             if c[v]:
                 distinct += 1
         pay = 0.0
-        if self.series_ok and distinct >= 4:
+        series = self.series_ok and distinct >= 4
+        if series:
             pay = float(distinct if self.ip else SERIES_PAYS[distinct])
-            left = [n - 1 if n else 0 for n in c[:10]]
-        else:
-            left = list(c[:10])
         relics = c[RELIC]
         best, best_k = -1.0, 0
         top = min(relics, 5) if self.relics_ok else 0
+        # The leftovers are the same whatever the relic set: their worths are listed once.
+        worths = self._worths(c, 1 if series else 0) if self.store_ok else None
         for k in range(top + 1):
-            val = RELIC_PAYS[k] + self.store_value(left, relics - k)
+            stored = self._kept(worths, relics - k) if worths is not None else 0.0
+            val = RELIC_PAYS[k] + stored
             if val > best:
                 best, best_k = val, k
         found = (pay + best, best_k)
@@ -390,26 +403,33 @@ class _Context:
                         rest_l[v] -= own
                         rest_l[RELIC] -= wild
                         rest = tuple(rest_l)
-                        options: list[tuple[float, int, tuple[float, ...]]] = []
+                        # Aimed at the queue card it reaches, else drawn, else cashed (R6.3):
+                        # in that order, the first of equal values kept.
+                        then = self.tail(rest)[0] if sets_left == 1 else 0.0
                         if qv:
                             dv, pos = self.best_reach(qv, reach)
-                            nq = qv
                             if sets_left > 1:  # the queue after this card is taken (R6.4)
                                 nq = qv[:pos - 1] + qv[pos:]
                                 if self.devpile:
                                     nq = (*nq, self.unknown)
-                            options.append((dv, pos, nq))
-                        if self.draw_value is not None:
-                            options.append((self.draw_value, TARGET_DRAW, qv))
-                        if self.vicente and size == 3:
-                            options.append((float(VICENTE_PAYS[cls]), TARGET_CASH, qv))
-                        for dv, target, nq in options:
-                            if sets_left > 1:
                                 val = dv + self.core(rest, nq, sets_left - 1, perfect)[0]
                             else:
-                                val = dv + self.tail(rest)[0]
+                                val = dv + then
                             if val > best + EPS:
-                                best, choice = val, ("set", v, own, wild, target)
+                                best, choice = val, ("set", v, own, wild, pos)
+                        draw = self.draw_value
+                        cash = self.vicente and size == 3
+                        if draw is not None or cash:
+                            if sets_left > 1:  # the queue stays as it is
+                                then = self.core(rest, qv, sets_left - 1, perfect)[0]
+                            if draw is not None:
+                                val = draw + then
+                                if val > best + EPS:
+                                    best, choice = val, ("set", v, own, wild, TARGET_DRAW)
+                            if cash:
+                                val = float(VICENTE_PAYS[cls]) + then
+                                if val > best + EPS:
+                                    best, choice = val, ("set", v, own, wild, TARGET_CASH)
         found = (best, choice)
         self._core[key] = found
         return found
@@ -439,8 +459,14 @@ class _Context:
             return found
         value = self.plan(c)[0]
         relics = c[RELIC]
-        distinct = sum(1 for v in range(1, 10) if c[v])
-        spare = relics > 0 or any(c[v] >= 2 for v in range(1, 10))
+        distinct = 0
+        spare = relics > 0
+        for v in range(1, 10):
+            n = c[v]
+            if n:
+                distinct += 1
+                if n >= 2:
+                    spare = True
         for cls in (1, 2, 3):
             if not self.free_merchants[cls]:
                 continue
@@ -458,9 +484,24 @@ class _Context:
         if distinct == 3:
             value += THREE_DISTINCT
         if self.qv:
-            pairs = sorted((self.best_reach(self.qv, _REACH[CLASS_OF[v]][3])[0]
-                            for v in range(1, 10) if c[v] == 2 and relics == 0), reverse=True)
-            value += PAIR_POTENTIAL * sum(pairs[:2])
+            # The two best pairs (without relics), the better first, as a sum of sorted values.
+            pairs = 0
+            first = second = 0.0
+            if relics == 0:
+                for v in range(1, 10):
+                    if c[v] == 2:
+                        p = self.best_reach(self.qv, _REACH[CLASS_OF[v]][3])[0]
+                        if pairs == 0 or p > first:
+                            first, second = p, first
+                        elif pairs == 1 or p > second:
+                            second = p
+                        pairs += 1
+            both = 0.0
+            if pairs:
+                both += first
+                if pairs > 1:
+                    both += second
+            value += PAIR_POTENTIAL * both
         self._eval[c] = value
         return value
 
