@@ -166,13 +166,22 @@ class _Context:
         devs = view.developments
         self.devs = devs
         mine = [self.card(c) for c in devs[seat]]
-        self.powers = {c.power for c in mine if c.power}
-        self.caravels = [sum(1 for c in d if self.card(c).kind == "caravel") for d in devs]
-        self.capacity = sum(c.capacity for c in mine if c.kind == "warehouse")
+        self.powers: set[str] = set()
+        self.capacity = 0
         self.merchant_count = [0, 0, 0, 0]
-        for c in mine:
-            if c.kind == "merchant":
-                self.merchant_count[c.merchant_class] += 1
+        for card in mine:
+            if card.power:
+                self.powers.add(card.power)
+            kind = card.kind
+            if kind == "warehouse":
+                self.capacity += card.capacity
+            elif kind == "merchant":
+                self.merchant_count[card.merchant_class] += 1
+        self.caravels = [0] * len(devs)
+        for s, d in enumerate(devs):
+            for cid in d:
+                if self.card(cid).kind == "caravel":
+                    self.caravels[s] += 1
         used = set(view.merchants_used)
         self.free_merchants = [0, 0, 0, 0]
         for cid in devs[seat]:
@@ -511,8 +520,8 @@ def context_key(view: View) -> tuple[Any, ...]:
     keys share one (a bot asked for several seats, as tests do, keeps them apart)."""
     phase = view.phase
     turn = phase == "turn"
-    pend = view.pending
-    flags = tuple(sorted(pend.detail.items())) if turn and pend is not None else ()
+    pend = view.pending if turn else None  # built afresh at each call: only when it counts
+    flags = tuple(sorted(pend.detail.items())) if pend is not None else ()
     return (view.seat, view.round, turn, phase == "store", flags, view.event, view.queue,
             view.developments, view.doubloons, view.merchants_used if turn else (),
             view.devpile_size)
