@@ -235,6 +235,7 @@ class _Context:
 
     def _fresh_memos(self) -> None:
         self._core: dict[tuple[Counts, tuple[float, ...], int, bool], tuple[float, Choice]] = {}
+        self._plans: dict[Counts, tuple[float, Choice]] = {}  # plan(): no queue in the key
         self._tail: dict[Counts, tuple[float, int]] = {}
         self._eval: dict[Counts, float] = {}
 
@@ -382,8 +383,13 @@ class _Context:
         """The best value of hand ``c`` this turn and the first combination of that plan."""
         key = (c, qv, sets_left, perfect)
         found = self._core.get(key)
-        if found is not None:
-            return found
+        if found is None:
+            found = self._core[key] = self._search(c, qv, sets_left, perfect)
+        return found
+
+    def _search(self, c: Counts, qv: tuple[float, ...], sets_left: int,
+                perfect: bool) -> tuple[float, Choice]:
+        """:meth:`core` without its memo."""
         best = self.tail(c)[0]
         choice: Choice = None
         relics = c[RELIC]
@@ -439,12 +445,15 @@ class _Context:
                                 val = float(VICENTE_PAYS[cls]) + then
                                 if val > best + EPS:
                                     best, choice = val, ("set", v, own, wild, TARGET_CASH)
-        found = (best, choice)
-        self._core[key] = found
-        return found
+        return best, choice
 
     def plan(self, c: Counts) -> tuple[float, Choice]:
-        return self.core(c, self.qv, self.sets_left, self.perfect_ok)
+        """:meth:`core` for the whole turn, memoized by the hand alone (the other arguments
+        are the context's: a key of the hand is cheaper to hash than one with the queue)."""
+        found = self._plans.get(c)
+        if found is None:
+            found = self._plans[c] = self._search(c, self.qv, self.sets_left, self.perfect_ok)
+        return found
 
     def without_storage(self) -> _Context:
         """This context with storage worth nothing: converted cards go back to their own
