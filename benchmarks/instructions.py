@@ -5,7 +5,9 @@ not change, where the rates of ``engine.py`` vary with what else runs (benchmark
 Plays ``GAMES`` seeded 4-player games, ours (random bots through the referee, as ``engine.py``
 plays them) or catanatron's (4 random players, as ``engine.py`` plays them), and prints every
 step and the steps with a choice, counted as ``engine.py`` counts them; ``none`` imports the
-same and plays nothing, so that the imports can be subtracted::
+same and plays nothing, so that the imports can be subtracted. ``greedy`` plays four greedy
+bots (as ``tournament.py --bots greedy,greedy,greedy,greedy``), ``search`` one search bot
+against three greedy ones (as ``strength.py --bots search``, with other seeds)::
 
     valgrind --tool=callgrind --callgrind-out-file=cg.out python benchmarks/instructions.py ours 20
     valgrind --tool=callgrind --callgrind-out-file=cg.out python benchmarks/instructions.py none 0
@@ -19,11 +21,12 @@ import sys
 
 from engine import catanatron_game, counted_steps
 
+from mundus_net.bots.base import load_bot
 from mundus_net.bots.random_bot import RandomBot
 from mundus_net.engine.game import Game
 from mundus_net.tools.runner import play_game
 
-KINDS = ("ours", "catanatron", "none")
+KINDS = ("ours", "catanatron", "none", "greedy", "search")
 
 
 def main(argv: list[str]) -> int:
@@ -40,6 +43,10 @@ def main(argv: list[str]) -> int:
         if kind == "ours":
             game = play_game(Game.new(4, seed), [RandomBot(seed * 4 + s) for s in range(4)])
             every, chosen = counted_steps(game)
+        elif kind in ("greedy", "search"):
+            specs = (kind, "greedy", "greedy", "greedy")
+            bots = [load_bot(spec, seed * 4 + s) for s, spec in enumerate(specs)]
+            every, chosen = counted_steps(play_game(Game.new(4, seed), bots))
         else:
             assert reference is not None
             every, chosen = reference(seed)

@@ -166,13 +166,22 @@ class _Context:
         devs = view.developments
         self.devs = devs
         mine = [self.card(c) for c in devs[seat]]
-        self.powers = {c.power for c in mine if c.power}
-        self.caravels = [sum(1 for c in d if self.card(c).kind == "caravel") for d in devs]
-        self.capacity = sum(c.capacity for c in mine if c.kind == "warehouse")
+        self.powers: set[str] = set()
+        self.capacity = 0
         self.merchant_count = [0, 0, 0, 0]
-        for c in mine:
-            if c.kind == "merchant":
-                self.merchant_count[c.merchant_class] += 1
+        for card in mine:
+            if card.power:
+                self.powers.add(card.power)
+            kind = card.kind
+            if kind == "warehouse":
+                self.capacity += card.capacity
+            elif kind == "merchant":
+                self.merchant_count[card.merchant_class] += 1
+        self.caravels = [0] * len(devs)
+        for s, d in enumerate(devs):
+            for cid in d:
+                if self.card(cid).kind == "caravel":
+                    self.caravels[s] += 1
         used = set(view.merchants_used)
         self.free_merchants = [0, 0, 0, 0]
         for cid in devs[seat]:
@@ -226,6 +235,7 @@ class _Context:
 
     def _fresh_memos(self) -> None:
         self._core: dict[tuple[Counts, tuple[float, ...], int, bool], tuple[float, Choice]] = {}
+        self._plans: dict[Counts, tuple[float, Choice]] = {}  # plan(): no queue in the key
         self._tail: dict[Counts, tuple[float, int]] = {}
         self._eval: dict[Counts, float] = {}
 
@@ -309,6 +319,27 @@ class _Context:
         """The best cards to keep from these leftovers (counts of 1-9 and relics)."""
         if not self.store_ok:
             return 0.0
+        return self._kept(self._worths(tuple(numbered), 0), relics)
+
+    def _worths(self, numbered: Counts, less: int) -> list[float]:
+        """What each leftover card of 1-9 is worth stored, best first (``less``: one card of
+        each value present already used, by a series)."""
+        worths: list[float] = []
+        pair, single = self.store_pair, self.store_single
+        for v in range(1, 10):
+            n = numbered[v]
+            if n and less:
+                n -= less
+            if n >= 2:
+                worths.extend([pair[CLASS_OF[v]]] * min(n, 3))
+            elif n == 1:
+                worths.append(single + 0.03 * v)
+        if worths:
+            worths.sort(reverse=True)
+        return worths
+
+    def _kept(self, worths: list[float], relics: int) -> float:
+        """The best of these worths (:meth:`_worths`) and relics the warehouses keep."""
         room = self.capacity
         total = 0.0
         take = min(room, relics)
@@ -316,16 +347,7 @@ class _Context:
         room -= take
         if room <= 0:
             return total
-        worths: list[float] = []
-        pair, single = self.store_pair, self.store_single
-        for v in range(1, 10):
-            n = numbered[v]
-            if n >= 2:
-                worths.extend([pair[CLASS_OF[v]]] * min(n, 3))
-            elif n == 1:
-                worths.append(single + 0.03 * v)
         if worths:
-            worths.sort(reverse=True)
             total += sum(worths[:room])
         return total
 
@@ -339,16 +361,17 @@ class _Context:
             if c[v]:
                 distinct += 1
         pay = 0.0
-        if self.series_ok and distinct >= 4:
+        series = self.series_ok and distinct >= 4
+        if series:
             pay = float(distinct if self.ip else SERIES_PAYS[distinct])
-            left = [n - 1 if n else 0 for n in c[:10]]
-        else:
-            left = list(c[:10])
         relics = c[RELIC]
         best, best_k = -1.0, 0
         top = min(relics, 5) if self.relics_ok else 0
+        # The leftovers are the same whatever the relic set: their worths are listed once.
+        worths = self._worths(c, 1 if series else 0) if self.store_ok else None
         for k in range(top + 1):
-            val = RELIC_PAYS[k] + self.store_value(left, relics - k)
+            stored = self._kept(worths, relics - k) if worths is not None else 0.0
+            val = RELIC_PAYS[k] + stored
             if val > best:
                 best, best_k = val, k
         found = (pay + best, best_k)
@@ -360,8 +383,13 @@ class _Context:
         """The best value of hand ``c`` this turn and the first combination of that plan."""
         key = (c, qv, sets_left, perfect)
         found = self._core.get(key)
-        if found is not None:
-            return found
+        if found is None:
+            found = self._core[key] = self._search(c, qv, sets_left, perfect)
+        return found
+
+    def _search(self, c: Counts, qv: tuple[float, ...], sets_left: int,
+                perfect: bool) -> tuple[float, Choice]:
+        """:meth:`core` without its memo."""
         best = self.tail(c)[0]
         choice: Choice = None
         relics = c[RELIC]
@@ -390,32 +418,42 @@ class _Context:
                         rest_l[v] -= own
                         rest_l[RELIC] -= wild
                         rest = tuple(rest_l)
-                        options: list[tuple[float, int, tuple[float, ...]]] = []
+                        # Aimed at the queue card it reaches, else drawn, else cashed (R6.3):
+                        # in that order, the first of equal values kept.
+                        then = self.tail(rest)[0] if sets_left == 1 else 0.0
                         if qv:
                             dv, pos = self.best_reach(qv, reach)
-                            nq = qv
                             if sets_left > 1:  # the queue after this card is taken (R6.4)
                                 nq = qv[:pos - 1] + qv[pos:]
                                 if self.devpile:
                                     nq = (*nq, self.unknown)
-                            options.append((dv, pos, nq))
-                        if self.draw_value is not None:
-                            options.append((self.draw_value, TARGET_DRAW, qv))
-                        if self.vicente and size == 3:
-                            options.append((float(VICENTE_PAYS[cls]), TARGET_CASH, qv))
-                        for dv, target, nq in options:
-                            if sets_left > 1:
                                 val = dv + self.core(rest, nq, sets_left - 1, perfect)[0]
                             else:
-                                val = dv + self.tail(rest)[0]
+                                val = dv + then
                             if val > best + EPS:
-                                best, choice = val, ("set", v, own, wild, target)
-        found = (best, choice)
-        self._core[key] = found
-        return found
+                                best, choice = val, ("set", v, own, wild, pos)
+                        draw = self.draw_value
+                        cash = self.vicente and size == 3
+                        if draw is not None or cash:
+                            if sets_left > 1:  # the queue stays as it is
+                                then = self.core(rest, qv, sets_left - 1, perfect)[0]
+                            if draw is not None:
+                                val = draw + then
+                                if val > best + EPS:
+                                    best, choice = val, ("set", v, own, wild, TARGET_DRAW)
+                            if cash:
+                                val = float(VICENTE_PAYS[cls]) + then
+                                if val > best + EPS:
+                                    best, choice = val, ("set", v, own, wild, TARGET_CASH)
+        return best, choice
 
     def plan(self, c: Counts) -> tuple[float, Choice]:
-        return self.core(c, self.qv, self.sets_left, self.perfect_ok)
+        """:meth:`core` for the whole turn, memoized by the hand alone (the other arguments
+        are the context's: a key of the hand is cheaper to hash than one with the queue)."""
+        found = self._plans.get(c)
+        if found is None:
+            found = self._plans[c] = self._search(c, self.qv, self.sets_left, self.perfect_ok)
+        return found
 
     def without_storage(self) -> _Context:
         """This context with storage worth nothing: converted cards go back to their own
@@ -439,8 +477,14 @@ class _Context:
             return found
         value = self.plan(c)[0]
         relics = c[RELIC]
-        distinct = sum(1 for v in range(1, 10) if c[v])
-        spare = relics > 0 or any(c[v] >= 2 for v in range(1, 10))
+        distinct = 0
+        spare = relics > 0
+        for v in range(1, 10):
+            n = c[v]
+            if n:
+                distinct += 1
+                if n >= 2:
+                    spare = True
         for cls in (1, 2, 3):
             if not self.free_merchants[cls]:
                 continue
@@ -458,9 +502,24 @@ class _Context:
         if distinct == 3:
             value += THREE_DISTINCT
         if self.qv:
-            pairs = sorted((self.best_reach(self.qv, _REACH[CLASS_OF[v]][3])[0]
-                            for v in range(1, 10) if c[v] == 2 and relics == 0), reverse=True)
-            value += PAIR_POTENTIAL * sum(pairs[:2])
+            # The two best pairs (without relics), the better first, as a sum of sorted values.
+            pairs = 0
+            first = second = 0.0
+            if relics == 0:
+                for v in range(1, 10):
+                    if c[v] == 2:
+                        p = self.best_reach(self.qv, _REACH[CLASS_OF[v]][3])[0]
+                        if pairs == 0 or p > first:
+                            first, second = p, first
+                        elif pairs == 1 or p > second:
+                            second = p
+                        pairs += 1
+            both = 0.0
+            if pairs:
+                both += first
+                if pairs > 1:
+                    both += second
+            value += PAIR_POTENTIAL * both
         self._eval[c] = value
         return value
 
@@ -470,8 +529,8 @@ def context_key(view: View) -> tuple[Any, ...]:
     keys share one (a bot asked for several seats, as tests do, keeps them apart)."""
     phase = view.phase
     turn = phase == "turn"
-    pend = view.pending
-    flags = tuple(sorted(pend.detail.items())) if turn and pend is not None else ()
+    pend = view.pending if turn else None  # built afresh at each call: only when it counts
+    flags = tuple(sorted(pend.detail.items())) if pend is not None else ()
     return (view.seat, view.round, turn, phase == "store", flags, view.event, view.queue,
             view.developments, view.doubloons, view.merchants_used if turn else (),
             view.devpile_size)
