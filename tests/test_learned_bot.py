@@ -65,7 +65,8 @@ def test_learned_bot_is_deterministic_for_a_seed() -> None:
 
 def test_learned_bot_decisions_do_not_depend_on_hidden_information() -> None:
     bots: list[Any] = [LearnedBot(9), *(GreedyBot(30 + s) for s in range(3))]
-    assert blind_comparisons(Game.new(4, 21), bots, random.Random(11), last_round=4) > 10
+    assert blind_comparisons(Game.new(4, 21), bots, random.Random(11), lambda: LearnedBot(9),
+                             last_round=4) > 10
 
 
 def test_learned_bot_is_registered_and_takes_a_weights_file(tmp_path: Path) -> None:
