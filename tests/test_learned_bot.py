@@ -12,6 +12,7 @@ import random
 import subprocess
 import sys
 import tomllib
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -33,7 +34,7 @@ from mundus_net.bots.learned import (
     load_model,
     model_from_json,
 )
-from mundus_net.engine.decisions import MakeSet
+from mundus_net.engine.decisions import Decision, MakeSet
 from mundus_net.engine.game import Game
 from mundus_net.engine.view import PlayerView
 from mundus_net.rl.imitate import phase_list, sample_from_row, sample_to_row
@@ -147,48 +148,47 @@ def test_the_learned_bot_plays_without_numpy() -> None:
     assert out.stdout.strip() == "ok"
 
 
-def test_candidate_features_describe_each_candidate_from_the_view() -> None:
+def first_candidates(bot: LearnedBot, wanted: Callable[[PlayerView, list[Decision]], bool]
+                     ) -> tuple[PlayerView, list[Decision]]:
+    """Play seed 3's game with ``bot`` in every seat up to the first decision ``wanted``
+    picks; that decision's view and its candidates (greedy's choice first)."""
     game = Game.new(4, 3)
-    bot = LearnedBot(1)
     while not game.is_over:
         seat = game.waiting_seats()[0]
         legal = game.legal(seat)
         view = PlayerView(game, seat)
-        if len(legal) > 2 and view.phase == "take":
+        if wanted(view, legal):
             choice = bot.greedy.decide(view, legal)
-            cands = candidates(view.phase, legal, choice, bot.greedy.scored)
-            xs = candidate_features(view, cands, bot.greedy.scored)
-            assert len(xs) == len(cands) and all(len(x) == FEATURES for x in xs)
-            assert xs[0] != xs[-1]
-            return
+            return view, candidates(view.phase, legal, choice, bot.greedy.scored)
         game.apply(seat, bot.decide(view, legal))
-    pytest.fail("no take with a choice")
+    pytest.fail("no such decision in the game")
+
+
+def test_candidate_features_describe_each_candidate_from_the_view() -> None:
+    bot = LearnedBot(1)
+    view, cands = first_candidates(
+        bot, lambda view, legal: len(legal) > 2 and view.phase == "take")
+    xs = candidate_features(view, cands, bot.greedy.scored)
+    assert len(xs) == len(cands) and all(len(x) == FEATURES for x in xs)
+    assert xs[0] != xs[-1]
 
 
 def test_a_set_is_described_by_the_development_it_reaches() -> None:
     """In a progression turn, each candidate set names the development at its target: its
     kind, its income and greedy's value of it, also against the best in reach."""
-    game = Game.new(4, 3)
     bot = LearnedBot(1)
-    while not game.is_over:
-        seat = game.waiting_seats()[0]
-        legal = game.legal(seat)
-        view = PlayerView(game, seat)
-        if view.phase == "turn" and sum(isinstance(d, MakeSet) for d in legal) > 1:
-            choice = bot.greedy.decide(view, legal)
-            cands = candidates(view.phase, legal, choice, bot.greedy.scored)
-            context = bot.greedy.context(view)
-            described = candidate_features(view, cands, bot.greedy.scored, context)
-            bare = candidate_features(view, cands, bot.greedy.scored)
-            sets = [i for i, d in enumerate(cands)
-                    if isinstance(d, MakeSet) and 1 <= d.target <= len(context.qv)]
-            assert len(sets) > 1
-            for i in sets:
-                assert described[i] != bare[i]
-                assert described[i][:-10] == bare[i][:-10]
-            return
-        game.apply(seat, bot.decide(view, legal))
-    pytest.fail("no progression turn with two sets")
+    view, cands = first_candidates(
+        bot, lambda view, legal: (view.phase == "turn"
+                                  and sum(isinstance(d, MakeSet) for d in legal) > 1))
+    context = bot.greedy.context(view)
+    described = candidate_features(view, cands, bot.greedy.scored, context)
+    bare = candidate_features(view, cands, bot.greedy.scored)
+    sets = [i for i, d in enumerate(cands)
+            if isinstance(d, MakeSet) and 1 <= d.target <= len(context.qv)]
+    assert len(sets) > 1
+    for i in sets:
+        assert described[i] != bare[i]
+        assert described[i][:-10] == bare[i][:-10]
 
 
 # -- training ---------------------------------------------------------------------------------
