@@ -68,7 +68,7 @@ from mundus_net.bots.greedy import (
     context_key,
     store_worths,
 )
-from mundus_net.engine.cards import RELIC
+from mundus_net.engine.cards import RELIC, submultisets, to_counts
 from mundus_net.engine.decisions import Decision, MakeSet
 from mundus_net.engine.determinize import HandTest, determinize
 from mundus_net.engine.game import OVER, SIMULTANEOUS, WIN_DOUBLOONS, Game
@@ -392,7 +392,7 @@ def offer_test(view: View, sample: Game, model: GreedyBot) -> HandTest | None:
         kept = ctx.evaluate(tuple(hand))
         paid = sum(v * k for v, k in enumerate(offer))
         as_tm = as_other = False  # a better offer for a TM, for another seat
-        for alt in _sub_hands(whole, size):
+        for alt in map(to_counts, submultisets(whole, size)):
             score = ctx.evaluate(tuple(h - a for h, a in zip(whole, alt, strict=True)))
             as_tm = as_tm or score > kept + EPS
             as_other = as_other or (score + weight * sum(v * k for v, k in enumerate(alt))
@@ -402,26 +402,6 @@ def offer_test(view: View, sample: Game, model: GreedyBot) -> HandTest | None:
         return True
 
     return accept
-
-
-def _sub_hands(counts: Sequence[int], size: int) -> list[list[int]]:
-    """Every way to pick ``size`` cards from a hand of ``counts`` (per value), as counts."""
-    out: list[list[int]] = []
-    pick = [0] * len(counts)
-
-    def walk(v: int, left: int) -> None:
-        if left == 0:
-            out.append(pick[:])
-            return
-        if v >= len(counts):
-            return
-        for k in range(min(counts[v], left), -1, -1):
-            pick[v] = k
-            walk(v + 1, left - k)
-        pick[v] = 0
-
-    walk(1, size)
-    return out
 
 
 def look_ahead(game: Game, last_round: int) -> Game:
