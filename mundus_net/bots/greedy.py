@@ -35,6 +35,7 @@ from mundus_net.bots.base import question_seed
 from mundus_net.engine.cards import CLASS_OF, RELIC, VALUES_OF_CLASS
 from mundus_net.engine.combos import reach
 from mundus_net.engine.decisions import (
+    END_TURN,
     TARGET_CASH,
     TARGET_DRAW,
     Announce,
@@ -44,7 +45,6 @@ from mundus_net.engine.decisions import (
     ChooseTradeMaster,
     Convert,
     Decision,
-    EndTurn,
     Gift,
     MakePerfect,
     MakeRelicSet,
@@ -72,8 +72,8 @@ __all__ = [
     "CARD_WORTH", "CASAS_CARD", "DENIAL", "EPS", "MERCHANT_FIRST", "MERCHANT_MORE",
     "PAIR_POTENTIAL", "PERFECT_VALUE", "POWER_RATE", "RELIC_PAYS", "SERIES_PAYS", "SHIPYARD_RATE",
     "STORE_NEXT", "STORE_PAIR", "STORE_QUEUE", "STORE_RELIC", "STORE_SINGLE", "THREE_DISTINCT",
-    "TM_WORTH", "VICENTE_PAYS", "WAREHOUSE_SLOT", "Choice", "Counts", "GreedyBot", "context_key",
-    "store_worths",
+    "TM_WORTH", "VICENTE_PAYS", "WAREHOUSE_SLOT", "Choice", "Counts", "GreedyBot", "TurnFlags",
+    "context_key", "store_worths", "turn_flags",
 ]
 
 # The engine's rule tables (R6.2, P04) as tuples indexed by size or class: looked up in
@@ -131,6 +131,11 @@ def store_worths(next_event: str | None,
 
 
 Counts = tuple[int, ...]
+TurnFlags = tuple[Any, Any, Any, Any]  # turn_flags(view)
+# Positions in a context_key of what _Context reads from it.
+_KEY_TURN: Final = 2
+_KEY_FLAGS: Final = 4
+_KEY_DEVS: Final = 7
 Choice = tuple[Any, ...] | None  # ("perfect",) or ("set", value, own, wild, target)
 
 
@@ -139,6 +144,15 @@ def _counts(cards: Sequence[int]) -> list[int]:
     for c in cards:
         out[c] += 1
     return out
+
+
+def _among(decision: Decision, legal: Sequence[Decision]) -> bool:
+    """``decision in legal``, comparing fields only with the decisions of its own kind: a
+    decision's ``==`` is a Python function (engine/decisions.py), called by ``in`` for every
+    decision before a match, and a progression turn lists dozens of conversions and sets."""
+    kind = type(decision)
+    fields = tuple(decision)
+    return any(d is decision or (type(d) is kind and tuple(d) == fields) for d in legal)
 
 
 def _unknown_card() -> CardDef:
@@ -158,12 +172,15 @@ class _Context:
 
     def __init__(self, view: View, deck: Deck, turn: bool,
                  store_next: dict[str | None, tuple[float, float, float]] | None = None,
-                 store_queue: float = 0.0) -> None:
+                 store_queue: float = 0.0, flags: TurnFlags | None = None,
+                 devs: tuple[tuple[str, ...], ...] | None = None) -> None:
+        # flags, devs: the view's turn_flags and developments, when the caller has them.
         seat = view.seat
         assert seat is not None
         self.seat = seat
         self.deck = deck
-        devs = view.developments
+        if devs is None:
+            devs = view.developments
         self.devs = devs
         mine = [self.card(c) for c in devs[seat]]
         self.powers: set[str] = set()
@@ -206,11 +223,11 @@ class _Context:
                            else None)
         self.qv = tuple(self.dev_value(self.card(c)) for c in self.queue)
         if turn:
-            detail = view.pending.detail if view.pending is not None else {}
-            self.sets_left = 3 if self.ka else (0 if detail.get("sets") else 1)
-            self.series_ok = not detail.get("series")
-            self.relics_ok = not detail.get("relics")
-            self.perfect_ok = not detail.get("perfect")
+            sets, series, relics, perfect = turn_flags(view) if flags is None else flags
+            self.sets_left = 3 if self.ka else (0 if sets else 1)
+            self.series_ok = not series
+            self.relics_ok = not relics
+            self.perfect_ok = not perfect
         else:
             self.sets_left = 3 if self.ka else 1
             self.series_ok = self.relics_ok = self.perfect_ok = True
@@ -524,16 +541,27 @@ class _Context:
         return value
 
 
-def context_key(view: View) -> tuple[Any, ...]:
+def turn_flags(view: View) -> TurnFlags:
+    """What a progression turn has made so far (R6.2: sets, series, relics, perfect), from
+    the pending decision's detail (built afresh at each read: read once per decision)."""
+    pend = view.pending
+    if pend is None:
+        return None, None, None, None
+    detail = pend.detail
+    return detail.get("sets"), detail.get("series"), detail.get("relics"), detail.get("perfect")
+
+
+def context_key(view: View, flags: TurnFlags | None = None) -> tuple[Any, ...]:
     """The seat and everything public an evaluation context depends on: views with equal
-    keys share one (a bot asked for several seats, as tests do, keeps them apart)."""
+    keys share one (a bot asked for several seats, as tests do, keeps them apart).
+    ``flags``: the view's :func:`turn_flags` in the turn step, when the caller has them."""
     phase = view.phase
     turn = phase == "turn"
-    pend = view.pending if turn else None  # built afresh at each call: only when it counts
-    flags = tuple(sorted(pend.detail.items())) if pend is not None else ()
-    return (view.seat, view.round, turn, phase == "store", flags, view.event, view.queue,
-            view.developments, view.doubloons, view.merchants_used if turn else (),
-            view.devpile_size)
+    if turn and flags is None:
+        flags = turn_flags(view)
+    return (view.seat, view.round, turn, phase == "store", flags if turn else None,
+            view.event, view.queue, view.developments, view.doubloons,
+            view.merchants_used if turn else (), view.devpile_size)
 
 
 # Bots of your own may build on it (docs/bots.md), also when it is compiled.
@@ -565,15 +593,21 @@ class GreedyBot:
         return self.deck or default_deck()
 
     def context(self, view: View) -> _Context:
-        key = context_key(view)
+        flags = turn_flags(view) if view.phase == "turn" else None
+        key = context_key(view, flags)
         if key != self._ctx_key or self._ctx is None:
-            self._ctx = self._new_context(view)
+            self._ctx = self._new_context(view, key)
             self._ctx_key = key
         return self._ctx
 
-    def _new_context(self, view: View) -> _Context:
-        return _Context(view, self._deck(view), view.phase == "turn", self.store_next,
-                        self.store_queue)
+    def _new_context(self, view: View, key: tuple[Any, ...] | None = None) -> _Context:
+        """The evaluation context of ``view``; ``key``: its context_key, when made already
+        (the context reads the turn's flags and the developments from it)."""
+        if key is None:
+            return _Context(view, self._deck(view), view.phase == "turn", self.store_next,
+                            self.store_queue)
+        return _Context(view, self._deck(view), key[_KEY_TURN], self.store_next,
+                        self.store_queue, key[_KEY_FLAGS], key[_KEY_DEVS])
 
     def _best(self, legal: Sequence[Decision], score: Callable[[Decision], float]) -> Decision:
         best = -1e18
@@ -617,7 +651,7 @@ class GreedyBot:
                      cards_of: Callable[[Decision], Sequence[int]], sign: int,
                      extra: Callable[[Decision], float] | None = None) -> Decision:
         ctx = self.context(view)
-        hand = _counts(view.hand)
+        hand = list(view.hand_counts)
 
         def score(d: Decision) -> float:
             c = hand[:]
@@ -649,7 +683,7 @@ class GreedyBot:
 
     def _announce(self, view: View, legal: Sequence[Decision]) -> Decision:
         ctx = self.context(view)
-        hand = _counts(view.hand)
+        hand = list(view.hand_counts)
         whole = ctx.evaluate(tuple(hand))
         junk = 0
         for v in range(1, 11):
@@ -691,7 +725,7 @@ class GreedyBot:
 
     def _take(self, view: View, legal: Sequence[Decision]) -> Decision:
         ctx = self.context(view)
-        hand = _counts(view.hand)
+        hand = list(view.hand_counts)
         orellana = "orellana" in ctx.powers
         market = list(view.market)
         cache: dict[int, float] = {}
@@ -727,7 +761,7 @@ class GreedyBot:
 
     def _turn(self, view: View, legal: Sequence[Decision]) -> Decision:
         ctx = self.context(view)
-        hand = _counts(view.hand)
+        hand = list(view.hand_counts)
         c = tuple(hand)
         value, choice = ctx.plan(c)
         # Merchant conversions (R6.5), one at a time, when they raise the plan's combinations.
@@ -754,12 +788,12 @@ class GreedyBot:
                         val = judge.plan(tuple(c2))[0]
                         if val > best:
                             best, best_conv = val, Convert(src, dst)
-            if best_conv is not None and best_conv in legal:
+            if best_conv is not None and _among(best_conv, legal):
                 return best_conv
         decision = self._next_step(ctx, c, choice)
-        if decision in legal:
+        if _among(decision, legal):
             return decision
-        return EndTurn() if EndTurn() in legal else legal[0]
+        return END_TURN if _among(END_TURN, legal) else legal[0]
 
     def _next_step(self, ctx: _Context, c: Counts, choice: Choice) -> Decision:
         if choice is not None:
@@ -773,7 +807,7 @@ class GreedyBot:
         k = ctx.tail(c)[1]
         if k:
             return MakeRelicSet(k)
-        return EndTurn()
+        return END_TURN
 
     def _store(self, view: View, legal: Sequence[Decision]) -> Decision:
         ctx = self.context(view)

@@ -67,6 +67,7 @@ from mundus_net.bots.greedy import (
     _Context,
     context_key,
     store_worths,
+    turn_flags,
 )
 from mundus_net.engine.cards import RELIC, submultisets, to_counts
 from mundus_net.engine.decisions import Decision, MakeSet
@@ -135,14 +136,29 @@ class _PolicyBot(GreedyBot):
     def __init__(self, seed: int = 0) -> None:
         super().__init__(seed)
         self._contexts: dict[tuple[Any, ...], _Context] = {}
+        self._seed_due: int | None = None
+
+    def reseed(self, seed: int) -> None:
+        """Draw this rollout's chances from ``seed``: the generator is seeded with it at the
+        first draw (most rollouts draw none: a tie among greedy's best choices), so the draws
+        are those of ``rng.seed(seed)`` now, and a rollout without a tie costs no seeding."""
+        self._seed_due = seed
+
+    def chance(self, n: int) -> int:
+        due = self._seed_due
+        if due is not None:
+            self._seed_due = None
+            self.rng.seed(due)
+        return super().chance(n)
 
     def context(self, view: View) -> _Context:
-        key = context_key(view)
+        flags = turn_flags(view) if view.phase == "turn" else None
+        key = context_key(view, flags)
         ctx = self._contexts.get(key)
         if ctx is None:
             if len(self._contexts) >= CONTEXT_CACHE:
                 self._contexts.clear()
-            ctx = self._contexts[key] = self._new_context(view)
+            ctx = self._contexts[key] = self._new_context(view, key)
         return ctx
 
 
@@ -341,7 +357,7 @@ class SearchBot:
         rollout of the search: a subclass may watch it)."""
         bots = self.policy
         for s in range(g.players):
-            bots[s].rng.seed(seed + s)
+            bots[s].reseed(seed + s)
         views = [PlayerView(g, s) for s in range(g.players)]
         while g.phase != OVER:
             s = g.waiting_seats()[0] if g.phase in SIMULTANEOUS else g.active
