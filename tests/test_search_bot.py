@@ -276,6 +276,40 @@ def test_the_rollout_player_decides_as_the_greedy_player() -> None:
             g.apply(seat, d)
 
 
+def test_a_rollout_player_draws_from_its_rollout_seed_as_if_seeded_at_once() -> None:
+    """_PolicyBot.reseed seeds the generator at the first draw only (most rollouts draw
+    nothing): the draws are those of a generator seeded with the last seed given, whatever
+    was drawn before it."""
+    bot = _PolicyBot(3)
+    for _ in range(3):
+        bot.chance(10)
+    bot.reseed(42)
+    bot.reseed(7)  # a rollout without a draw: the next one's seed counts
+    expected = random.Random(7)
+    sizes = (2, 5, 9, 3, 4)
+    assert [bot.chance(n) for n in sizes] == [expected.randrange(n) for n in sizes]
+
+
+def test_contexts_sharing_memos_evaluate_hands_as_fresh_contexts_do() -> None:
+    """A rollout player's contexts that plan hands the same way share their memos
+    (_Context.plan_key); every plan and evaluation still equals a fresh context's."""
+    policy = _PolicyBot(0)
+    greedy = GreedyBot(0)
+    rng = random.Random(5)
+    for players, seed in ((4, 3), (3, 8)):
+        for g, seat in decision_points(players, seed, every=2):
+            view = PlayerView(g, seat)
+            ctx = policy.context(view)
+            fresh = greedy._new_context(view)
+            for _ in range(12):
+                hand = tuple(rng.randrange(4) if v else 0 for v in range(11))
+                assert ctx.evaluate(hand) == fresh.evaluate(hand)
+                assert ctx.plan(hand) == fresh.plan(hand)
+                assert ctx.without_storage().plan(hand) == fresh.without_storage().plan(hand)
+    contexts = list(policy._contexts.values())
+    assert len({id(c._plans) for c in contexts}) < len(contexts)  # some were shared
+
+
 def test_search_bot_searches_every_decision_point_by_default() -> None:
     """Every phase of the engine with a decision is searched unless told otherwise."""
     assert set(SEARCH_PHASES) == set(PHASES) - {OVER}

@@ -132,6 +132,13 @@ def store_worths(next_event: str | None,
 
 Counts = tuple[int, ...]
 TurnFlags = tuple[Any, Any, Any, Any]  # turn_flags(view)
+# _Context.plan_key -> the memos of contexts with that key: (core, plans, tail, evaluations by
+# the free merchants).
+MemoPool = dict[tuple[Any, ...], tuple[dict[tuple[tuple[int, ...], tuple[float, ...], int, bool],
+                                             tuple[float, Any]],
+                                        dict[tuple[int, ...], tuple[float, Any]],
+                                        dict[tuple[int, ...], tuple[float, int]],
+                                        dict[tuple[int, ...], dict[tuple[int, ...], float]]]]
 # Positions in a context_key of what _Context reads from it.
 _KEY_TURN: Final = 2
 _KEY_FLAGS: Final = 4
@@ -248,6 +255,7 @@ class _Context:
                     share = max(max(self.qv[:reach]), 0.0) / top
                     self.store_pair[cls] *= 1.0 - store_queue + store_queue * share
         self._shadow: _Context | None = None
+        self._pool: MemoPool | None = None
         self._fresh_memos()
 
     def _fresh_memos(self) -> None:
@@ -255,6 +263,46 @@ class _Context:
         self._plans: dict[Counts, tuple[float, Choice]] = {}  # plan(): no queue in the key
         self._tail: dict[Counts, tuple[float, int]] = {}
         self._eval: dict[Counts, float] = {}
+        if self._pool is not None:
+            self._share_memos(self._pool)
+
+    def share_memos(self, pool: MemoPool) -> None:
+        """Take the memos of the hand evaluation from ``pool`` (by :meth:`plan_key`: a
+        context of another position that plans hands the same way, as one step of a
+        progression turn after a conversion, or another seat's doubloons), or put this
+        context's there; so does :meth:`without_storage`'s context. The memos are of pure
+        functions of the hand and the plan key (and of the free merchants, for
+        :meth:`evaluate`'s), so a shared one answers as a fresh one would."""
+        self._pool = pool
+        self._share_memos(pool)
+
+    def _share_memos(self, pool: MemoPool) -> None:
+        key = self.plan_key()
+        if key is None:
+            return
+        found = pool.get(key)
+        merchants = tuple(self.free_merchants)
+        if found is None:
+            pool[key] = (self._core, self._plans, self._tail, {merchants: self._eval})
+            return
+        self._core, self._plans, self._tail, evals = found
+        evaluated = evals.get(merchants)
+        if evaluated is None:
+            evals[merchants] = self._eval
+        else:
+            self._eval = evaluated
+
+    def plan_key(self) -> tuple[Any, ...] | None:
+        """Everything :meth:`plan`, :meth:`core` and :meth:`tail` read besides the hand
+        (:meth:`evaluate` reads the free merchants too); None when several sets may be made
+        and a card is drawn after each (R6.4): the mean of the unseen cards then counts, which
+        is made only when needed."""
+        if self.sets_left > 1 and self.devpile:
+            return None
+        store = ((self.capacity, tuple(self.store_pair), self.store_single, self.store_relic)
+                 if self.store_ok else None)
+        return (self.qv, self.sets_left, self.perfect_ok, self.series_ok, self.relics_ok,
+                self.ip, self.storm, self.vicente, self.draw_value, self.devpile > 0, store)
 
     # -- developments -----------------------------------------------------------------------
 

@@ -64,6 +64,7 @@ from mundus_net.bots.greedy import (
     TM_WORTH,
     WAREHOUSE_SLOT,
     GreedyBot,
+    MemoPool,
     _Context,
     context_key,
     store_worths,
@@ -136,6 +137,7 @@ class _PolicyBot(GreedyBot):
     def __init__(self, seed: int = 0) -> None:
         super().__init__(seed)
         self._contexts: dict[tuple[Any, ...], _Context] = {}
+        self._memos: MemoPool = {}  # shared by contexts that plan hands the same way
         self._seed_due: int | None = None
 
     def reseed(self, seed: int) -> None:
@@ -158,7 +160,9 @@ class _PolicyBot(GreedyBot):
         if ctx is None:
             if len(self._contexts) >= CONTEXT_CACHE:
                 self._contexts.clear()
+                self._memos.clear()
             ctx = self._contexts[key] = self._new_context(view, key)
+            ctx.share_memos(self._memos)
         return ctx
 
 
