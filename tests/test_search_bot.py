@@ -13,7 +13,7 @@ from support.positions import assert_conserved
 from test_bots import Checked, blind_comparisons
 
 from mundus_net.bots import load_bot
-from mundus_net.bots.greedy import GreedyBot
+from mundus_net.bots.greedy import GreedyBot, context_key
 from mundus_net.bots.random_bot import RandomBot
 from mundus_net.bots.search import (
     DEFAULT_WEIGHTS,
@@ -308,6 +308,25 @@ def test_contexts_sharing_memos_evaluate_hands_as_fresh_contexts_do() -> None:
                 assert ctx.without_storage().plan(hand) == fresh.without_storage().plan(hand)
     contexts = list(policy._contexts.values())
     assert len({id(c._plans) for c in contexts}) < len(contexts)  # some were shared
+
+
+def test_the_rollout_players_key_read_from_the_game_is_the_views_context_key() -> None:
+    """In a rollout, the players read their context keys from the game they watch
+    (_PolicyBot.watch): the same key as context_key of their view, at every decision; a
+    view of another game is keyed from the view."""
+    for players, seed in ((4, 5), (5, 6)):
+        for start, _ in decision_points(players, seed, every=9):
+            g = look_ahead(start.copy(), start.round + 1)
+            views = [PlayerView(g, s) for s in range(players)]
+            bots = [_PolicyBot(s) for s in range(players)]
+            for s in range(players):
+                bots[s].watch(g, views[s])
+            while g.phase != OVER:
+                seat = g.waiting_seats()[0] if g.phase in SIMULTANEOUS else g.active
+                assert bots[seat]._game_key(g, seat) == context_key(views[seat])
+                g.apply(seat, bots[seat].decide(views[seat], g.legal(seat)))
+            other = PlayerView(start, 0)
+            assert bots[0].context(other) is bots[0].context(PlayerView(start, 0))
 
 
 def test_search_bot_searches_every_decision_point_by_default() -> None:

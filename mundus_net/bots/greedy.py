@@ -159,7 +159,12 @@ def _among(decision: Decision, legal: Sequence[Decision]) -> bool:
     decision before a match, and a progression turn lists dozens of conversions and sets."""
     kind = type(decision)
     fields = tuple(decision)
-    return any(d is decision or (type(d) is kind and tuple(d) == fields) for d in legal)
+    found = False
+    for d in legal:
+        if type(d) is kind and (d is decision or tuple(d) == fields):
+            found = True
+            break
+    return found
 
 
 def _unknown_card() -> CardDef:
@@ -443,6 +448,27 @@ class _Context:
         self._tail[c] = found
         return found
 
+    def tail_value(self, c: Counts) -> float:
+        """:meth:`tail`'s value. Without storage (no warehouse, a fire, or
+        :meth:`without_storage`'s judge of conversions) it is worked out at once: a few
+        comparisons, cheaper than the memo's key (a tuple of 11 counts hashed)."""
+        if self.store_ok:
+            return self.tail(c)[0]
+        distinct = 0
+        for v in range(1, 10):
+            if c[v]:
+                distinct += 1
+        pay = 0.0
+        if self.series_ok and distinct >= 4:
+            pay = float(distinct if self.ip else SERIES_PAYS[distinct])
+        best = -1.0
+        top = min(c[RELIC], 5) if self.relics_ok else 0
+        for k in range(top + 1):
+            val = RELIC_PAYS[k] + 0.0
+            if val > best:
+                best = val
+        return pay + best
+
     def core(self, c: Counts, qv: tuple[float, ...], sets_left: int,
              perfect: bool) -> tuple[float, Choice]:
         """The best value of hand ``c`` this turn and the first combination of that plan."""
@@ -455,7 +481,7 @@ class _Context:
     def _search(self, c: Counts, qv: tuple[float, ...], sets_left: int,
                 perfect: bool) -> tuple[float, Choice]:
         """:meth:`core` without its memo."""
-        best = self.tail(c)[0]
+        best = self.tail_value(c)
         choice: Choice = None
         relics = c[RELIC]
         if perfect and relics and all(c[1:10]):
@@ -485,7 +511,7 @@ class _Context:
                         rest = tuple(rest_l)
                         # Aimed at the queue card it reaches, else drawn, else cashed (R6.3):
                         # in that order, the first of equal values kept.
-                        then = self.tail(rest)[0] if sets_left == 1 else 0.0
+                        then = self.tail_value(rest) if sets_left == 1 else 0.0
                         if qv:
                             dv, pos = self.best_reach(qv, reach)
                             if sets_left > 1:  # the queue after this card is taken (R6.4)

@@ -73,7 +73,7 @@ from mundus_net.bots.greedy import (
 from mundus_net.engine.cards import RELIC, submultisets, to_counts
 from mundus_net.engine.decisions import Decision, MakeSet
 from mundus_net.engine.determinize import HandTest, determinize
-from mundus_net.engine.game import OVER, SIMULTANEOUS, WIN_DOUBLOONS, Game
+from mundus_net.engine.game import OVER, SIMULTANEOUS, STORE, TURN, WIN_DOUBLOONS, Game
 from mundus_net.engine.view import PlayerView, View
 
 __all__ = [
@@ -139,6 +139,17 @@ class _PolicyBot(GreedyBot):
         self._contexts: dict[tuple[Any, ...], _Context] = {}
         self._memos: MemoPool = {}  # shared by contexts that plan hands the same way
         self._seed_due: int | None = None
+        self._game: Game | None = None  # the rollout's game, seen through self._view
+        self._view: View | None = None
+        self._devs: tuple[tuple[str, ...], ...] = ()
+        self._dev_count = -1
+
+    def watch(self, g: Game, view: View) -> None:
+        """Play the rollout game ``g`` as ``view`` (a PlayerView of ``g``): asked through
+        that view, the context key is read from the game itself (:meth:`_game_key`)."""
+        self._game = g
+        self._view = view
+        self._dev_count = -1
 
     def reseed(self, seed: int) -> None:
         """Draw this rollout's chances from ``seed``: the generator is seeded with it at the
@@ -154,8 +165,11 @@ class _PolicyBot(GreedyBot):
         return super().chance(n)
 
     def context(self, view: View) -> _Context:
-        flags = turn_flags(view) if view.phase == "turn" else None
-        key = context_key(view, flags)
+        g = self._game
+        if g is not None and view is self._view:
+            key = self._game_key(g, view.seat)
+        else:
+            key = context_key(view, turn_flags(view) if view.phase == TURN else None)
         ctx = self._contexts.get(key)
         if ctx is None:
             if len(self._contexts) >= CONTEXT_CACHE:
@@ -164,6 +178,23 @@ class _PolicyBot(GreedyBot):
             ctx = self._contexts[key] = self._new_context(view, key)
             ctx.share_memos(self._memos)
         return ctx
+
+    def _game_key(self, g: Game, seat: int | None) -> tuple[Any, ...]:
+        """``context_key(PlayerView(g, seat))``, read from the game: the turn's flags without
+        building its pending decision, and the developments made into tuples again only when
+        one was added (a game only ever adds them, R6.3), not at every decision."""
+        phase = g.phase
+        turn = phase == TURN
+        count = 0
+        for owned in g.devs:
+            count += len(owned)
+        if count != self._dev_count:
+            self._devs = tuple([tuple(owned) for owned in g.devs])
+            self._dev_count = count
+        flags = (g.turn_sets, g.turn_series, g.turn_relics, g.turn_perfect) if turn else None
+        return (seat, g.round, turn, phase == STORE, flags, g.event, tuple(g.queue), self._devs,
+                tuple(g.doubloons), tuple(sorted(g.merchants_used)) if turn else (),
+                len(g.devpile))
 
 
 # Bots of your own may build on it, also when it is compiled (docs/architecture.md).
@@ -360,9 +391,10 @@ class SearchBot:
         """Play ``g`` on with greedy players to the halt (or the end); ``seat``'s score (one
         rollout of the search: a subclass may watch it)."""
         bots = self.policy
+        views = [PlayerView(g, s) for s in range(g.players)]
         for s in range(g.players):
             bots[s].reseed(seed + s)
-        views = [PlayerView(g, s) for s in range(g.players)]
+            bots[s].watch(g, views[s])
         while g.phase != OVER:
             s = g.waiting_seats()[0] if g.phase in SIMULTANEOUS else g.active
             g.apply(s, bots[s].decide(views[s], g.legal(s)))
