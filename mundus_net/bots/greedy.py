@@ -114,6 +114,8 @@ CASAS_CARD: Final = 0.8  # expected gain of each card Casas' owner puts in the t
 TM_WORTH: Final = 0.06  # per point of offer score, when the queue holds a prize worth racing for
 EPS: Final = 1e-6
 
+# The best relic set of at most k relics (k = 0-5), in doubloons (R6.2).
+_RELIC_BEST: Final = tuple(float(max(RELIC_PAYS[:k + 1])) for k in range(len(RELIC_PAYS)))
 # R6.3: _REACH[class][size] -> furthest queue position, for the sets of 3 to 5 cards (0: no
 # such set); indexed, not keyed by a (class, size) tuple made at every look-up.
 _REACH: Final = tuple(tuple(reach(cls, size) if cls and size >= 3 else 0 for size in range(6))
@@ -233,7 +235,7 @@ class _Context:
         self._unknown: float | None = None
         self.draw_value = (self.unknown if "almagro" in self.powers and self.devpile
                            else None)
-        self.qv = tuple(self.dev_value(self.card(c)) for c in self.queue)
+        self.qv = tuple([self.dev_value(self.card(c)) for c in self.queue])
         if turn:
             sets, series, relics, perfect = turn_flags(view) if flags is None else flags
             self.sets_left = 3 if self.ka else (0 if sets else 1)
@@ -458,16 +460,15 @@ class _Context:
         for v in range(1, 10):
             if c[v]:
                 distinct += 1
+        return self._bare_tail(distinct, c[RELIC])
+
+    def _bare_tail(self, distinct: int, relics: int) -> float:
+        """:meth:`tail`'s value without storage, for a hand of ``distinct`` values of 1-9 and
+        ``relics`` relics: the series, and the best relic set."""
         pay = 0.0
         if self.series_ok and distinct >= 4:
             pay = float(distinct if self.ip else SERIES_PAYS[distinct])
-        best = -1.0
-        top = min(c[RELIC], 5) if self.relics_ok else 0
-        for k in range(top + 1):
-            val = RELIC_PAYS[k] + 0.0
-            if val > best:
-                best = val
-        return pay + best
+        return pay + _RELIC_BEST[min(relics, 5) if self.relics_ok else 0]
 
     def core(self, c: Counts, qv: tuple[float, ...], sets_left: int,
              perfect: bool) -> tuple[float, Choice]:
@@ -481,9 +482,20 @@ class _Context:
     def _search(self, c: Counts, qv: tuple[float, ...], sets_left: int,
                 perfect: bool) -> tuple[float, Choice]:
         """:meth:`core` without its memo."""
-        best = self.tail_value(c)
-        choice: Choice = None
         relics = c[RELIC]
+        # Without storage and with one set left, the rest of the hand after a set is valued
+        # from its number of distinct values and relics (_bare_tail): no tuple of it is made.
+        bare = not self.store_ok
+        distinct = 0
+        if bare:
+            for v in range(1, 10):
+                if c[v]:
+                    distinct += 1
+            best = self._bare_tail(distinct, relics)
+        else:
+            best = self.tail(c)[0]
+        bare = bare and sets_left == 1
+        choice: Choice = None
         if perfect and relics and all(c[1:10]):
             rest = (0, *(n - 1 for n in c[1:]))
             val = PERFECT_VALUE + self.core(rest, qv, sets_left, False)[0]
@@ -505,13 +517,18 @@ class _Context:
                     for wild in range(lo, hi + 1):
                         size = own + wild
                         reach = 1 if self.storm else _REACH[cls][size]
-                        rest_l = list(c)
-                        rest_l[v] -= own
-                        rest_l[RELIC] -= wild
-                        rest = tuple(rest_l)
+                        rest = c
+                        if bare:
+                            gone = 1 if n > 0 and own == n else 0  # v's last card used
+                            then = self._bare_tail(distinct - gone, relics - wild)
+                        else:
+                            rest_l = list(c)
+                            rest_l[v] -= own
+                            rest_l[RELIC] -= wild
+                            rest = tuple(rest_l)
+                            then = self.tail(rest)[0] if sets_left == 1 else 0.0
                         # Aimed at the queue card it reaches, else drawn, else cashed (R6.3):
                         # in that order, the first of equal values kept.
-                        then = self.tail_value(rest) if sets_left == 1 else 0.0
                         if qv:
                             dv, pos = self.best_reach(qv, reach)
                             if sets_left > 1:  # the queue after this card is taken (R6.4)
