@@ -13,10 +13,18 @@ from support.build import COMPILED
 
 from mundus_net.bots import base, load_bot, strategy_names
 from mundus_net.bots.base import Bot
-from mundus_net.bots.greedy import GreedyBot
+from mundus_net.bots.greedy import GreedyBot, _among
 from mundus_net.bots.random_bot import RandomBot
 from mundus_net.engine.cards import VALUES
-from mundus_net.engine.decisions import Decision
+from mundus_net.engine.decisions import (
+    END_TURN,
+    Convert,
+    Decision,
+    MakePerfect,
+    MakeRelicSet,
+    MakeSeries,
+    MakeSet,
+)
 from mundus_net.engine.game import Game
 from mundus_net.engine.view import PlayerView
 from mundus_net.tools.runner import play_game
@@ -242,3 +250,26 @@ def test_the_registry_names_the_builtin_bots_without_importing_them() -> None:
         assert type(load_bot(name, 1)).__name__ == attr
         assert type(load_bot(name, 1)).__module__ == module_name
 
+
+
+def test_greedys_test_of_a_turns_decision_among_the_legal_ones_agrees_with_in() -> None:
+    """_among (greedy's `decision in legal` comparing within the decision's kind only) says
+    what `in` says, for each legal decision of the progression turns of greedy games (as
+    the same object and as an equal copy) and for decisions not in the list."""
+    others = [END_TURN, MakePerfect(), Convert(1, 2), Convert(9, 7), MakeSeries((1, 2, 3, 4)),
+              MakeRelicSet(3), MakeSet(5, (5, 5, 5), 1), MakeSet(9, (10, 10, 10), 2)]
+    checked = 0
+    for seed in (1, 2):
+        g = Game.new(4, seed)
+        bots = [GreedyBot(seed * 4 + s) for s in range(4)]
+        while not g.is_over:
+            seat = g.waiting_seats()[0]
+            legal = g.legal(seat)
+            if g.phase == "turn":
+                checked += 1
+                for d in legal:
+                    assert _among(d, legal) and _among(type(d)(*d), legal)
+                for d in others:
+                    assert _among(d, legal) == (d in legal)
+            g.apply(seat, bots[seat].decide(PlayerView(g, seat), legal))
+    assert checked > 50

@@ -114,6 +114,8 @@ CASAS_CARD: Final = 0.8  # expected gain of each card Casas' owner puts in the t
 TM_WORTH: Final = 0.06  # per point of offer score, when the queue holds a prize worth racing for
 EPS: Final = 1e-6
 
+# VALUES_OF_CLASS as a tuple indexed by class (0: none): iterated in the evaluation's loops.
+_CLASS_VALUES: Final = tuple(VALUES_OF_CLASS.get(cls, ()) for cls in range(4))
 # The best relic set of at most k relics (k = 0-5), in doubloons (R6.2).
 _RELIC_BEST: Final = tuple(float(max(RELIC_PAYS[:k + 1])) for k in range(len(RELIC_PAYS)))
 # R6.3: _REACH[class][size] -> furthest queue position, for the sets of 3 to 5 cards (0: no
@@ -160,12 +162,17 @@ def _among(decision: Decision, legal: Sequence[Decision]) -> bool:
     decision's ``==`` is a Python function (engine/decisions.py), called by ``in`` for every
     decision before a match, and a progression turn lists dozens of conversions and sets."""
     kind = type(decision)
-    fields = tuple(decision)
+    fields: tuple[Any, ...] = tuple(decision)
+    if not fields:  # EndTurn, MakePerfect: any of the kind
+        return any(type(d) is kind for d in legal)
+    first = fields[0]  # compared before the whole (a tuple made of each)
     found = False
     for d in legal:
-        if type(d) is kind and (d is decision or tuple(d) == fields):
-            found = True
-            break
+        if type(d) is kind:
+            row: tuple[Any, ...] = d
+            if d is decision or (row[0] == first and tuple(row) == fields):
+                found = True
+                break
     return found
 
 
@@ -597,7 +604,7 @@ class _Context:
             if not self.free_merchants[cls]:
                 continue
             gain = 0.0
-            for dst in VALUES_OF_CLASS[cls]:
+            for dst in _CLASS_VALUES[cls]:
                 if c[dst] == 0 and spare and distinct >= 3:
                     if self.ip:
                         g = float(distinct + 1) if distinct >= 3 else 0.0
@@ -870,7 +877,7 @@ class GreedyBot:
                 for src in range(1, 11):
                     if not natural[src]:
                         continue
-                    for dst in VALUES_OF_CLASS[cls]:
+                    for dst in _CLASS_VALUES[cls]:
                         if dst == src:
                             continue
                         c2 = hand[:]
