@@ -256,8 +256,9 @@ def test_greedys_test_of_a_turns_decision_among_the_legal_ones_agrees_with_in() 
     """_among (greedy's `decision in legal` comparing within the decision's kind only) says
     what `in` says, for each legal decision of the progression turns of greedy games (as
     the same object and as an equal copy) and for decisions not in the list."""
-    others = [END_TURN, MakePerfect(), Convert(1, 2), Convert(9, 7), MakeSeries((1, 2, 3, 4)),
-              MakeRelicSet(3), MakeSet(5, (5, 5, 5), 1), MakeSet(9, (10, 10, 10), 2)]
+    others: list[Decision] = [
+        END_TURN, MakePerfect(), Convert(1, 2), Convert(9, 7), MakeSeries((1, 2, 3, 4)),
+        MakeRelicSet(3), MakeSet(5, (5, 5, 5), 1), MakeSet(9, (10, 10, 10), 2)]
     checked = 0
     for seed in (1, 2):
         g = Game.new(4, seed)
@@ -269,7 +270,7 @@ def test_greedys_test_of_a_turns_decision_among_the_legal_ones_agrees_with_in() 
                 checked += 1
                 for d in legal:
                     assert _among(d, legal) and _among(type(d)(*d), legal)
-                for d in others:
-                    assert _among(d, legal) == (d in legal)
+                for other in others:
+                    assert _among(other, legal) == (other in legal)
             g.apply(seat, bots[seat].decide(PlayerView(g, seat), legal))
     assert checked > 50
