@@ -35,7 +35,8 @@ hold, as the rollouts already model them in how they play.
 
 Budget: ``SearchBot(seed, iterations=4)`` samples 4 determinizations per searched decision
 (twice as many for the announcement, the first player, a tied TM and progression turns:
-``weights``), about 1.3 s of CPU per 4-player game; ``seconds=0.05`` searches until its
+``weights``), about 0.75 s of CPU per 4-player game (0.37 s compiled: benchmarks/README.md,
+"The rollout pass"); ``seconds=0.05`` searches until its
 thread has used that much CPU time instead (at least one determinization; with both,
 whichever ends first). CPU time, not wall time, so a loaded machine does not shorten the
 search, but a time budget still depends on the machine's speed; an iteration budget alone is
