@@ -509,15 +509,63 @@ class Game:
 
     def copy(self) -> Self:
         """An independent copy of the same class (the log is shared up to this point, not
-        after); a subclass's own slots are its to copy."""
+        after); a subclass's own slots are its to copy.
+
+        Every field of FIELDS written out (tests/test_game_state.py checks that none is left
+        out): a loop of getattr and setattr over the names is generic attribute access, each
+        value's type tested at run time, even compiled; read by name, each is a native read."""
         g = type(self).__new__(type(self))
-        for name in FIELDS:
-            value = getattr(self, name)
-            if isinstance(value, list):
-                value = [v[:] if isinstance(v, list) else v for v in value]
-            elif isinstance(value, (dict, set)):
-                value = value.copy()
-            setattr(g, name, value)
+        g._keep_log = self._keep_log
+        g._legal = self._legal.copy()  # its lists shared, as they were
+        g._on_round_end = self._on_round_end
+        g.active = self.active
+        g.announced = self.announced
+        g.capacity = self.capacity[:]
+        g.caravels = [c[:] for c in self.caravels]
+        g.converted = self.converted[:]
+        g.deck = self.deck
+        g.devpile = self.devpile[:]
+        g.devs = [d[:] for d in self.devs]
+        g.discard = self.discard[:]
+        g.display = self.display[:]
+        g.doubloons = self.doubloons[:]
+        g.draw = self.draw[:]
+        g.event = self.event
+        g.faceup = [h[:] for h in self.faceup]
+        g.fleets = self.fleets[:]
+        g.gift_to = self.gift_to
+        g.hands = [h[:] for h in self.hands]
+        g.log = self.log[:]
+        g.market = self.market[:]
+        g.merchants = [m[:] for m in self.merchants]
+        g.merchants_used = self.merchants_used.copy()
+        g.offers = self.offers.copy()
+        g.options = self.options
+        g.owner = self.owner.copy()
+        g.perfect_shown = self.perfect_shown[:]
+        g.phase = self.phase
+        g.pick_queue = self.pick_queue[:]
+        g.pirates_chosen = self.pirates_chosen.copy()
+        g.pirates_due = self.pirates_due.copy()
+        g.players = self.players
+        g.queue = self.queue[:]
+        g.queue_short = self.queue_short
+        g.reshuffles = self.reshuffles
+        g.result = self.result
+        g.round = self.round
+        g.shipyards = self.shipyards[:]
+        g.store_chosen = self.store_chosen.copy()
+        g.store_due = self.store_due.copy()
+        g.stored = [h[:] for h in self.stored]
+        g.takes = self.takes[:]
+        g.tie = self.tie
+        g.tm = self.tm
+        g.turn_index = self.turn_index
+        g.turn_order = self.turn_order[:]
+        g.turn_perfect = self.turn_perfect
+        g.turn_relics = self.turn_relics
+        g.turn_series = self.turn_series
+        g.turn_sets = self.turn_sets
         return g
 
     # -- public API ---------------------------------------------------------------------
