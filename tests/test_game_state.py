@@ -11,7 +11,7 @@ from support.positions import BOT_CONFIGS, bot_positions, random_bots
 
 from mundus_net.bots.random_bot import RandomBot
 from mundus_net.engine.decisions import RuleError
-from mundus_net.engine.game import OVER, Game, GameState, Options
+from mundus_net.engine.game import FIELDS, OVER, Game, GameState, Options
 from mundus_net.engine.notation import format_position, position_differences
 from mundus_net.engine.view import PlayerView
 from mundus_net.tools.runner import play_game
@@ -98,6 +98,25 @@ def test_on_round_end_halts_a_game_when_it_says_so_and_its_copies_share_it() -> 
     assert seen == [1, 2]
     assert copy_.phase == OVER and copy_.result is None and copy_.round == 2
     assert game.round == 1 and game.phase != OVER  # the copy played alone
+
+
+def test_a_copy_has_every_field_of_the_game_and_shares_no_container_it_may_change() -> None:
+    """Game.copy writes every field out by name: one left out would be missing (or shared)
+    in the copy. Lists, dicts and sets are the copy's own, down to the per-seat lists."""
+    game = Game.new(4, 6)
+    bots = random_bots(game, 6)
+    for _ in range(60):
+        seat = game.waiting_seats()[0]
+        game.apply(seat, bots[seat].decide(PlayerView(game, seat), game.legal(seat)))
+    copy_ = game.copy()
+    for name in FIELDS:
+        mine, its = getattr(game, name), getattr(copy_, name)
+        assert its == mine, name
+        if isinstance(mine, (list, dict, set)):
+            assert its is not mine, name
+        if isinstance(mine, list):
+            assert not any(a is b for a, b in zip(mine, its, strict=True)
+                           if isinstance(a, list)), name
 
 
 def test_next_round_begins_a_round_from_an_arranged_position() -> None:

@@ -23,7 +23,6 @@ walks more than half the run time of a 1000-game benchmark. So:
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from functools import cache, lru_cache
 from operator import itemgetter
 from typing import Any, Final, NamedTuple
 
@@ -51,7 +50,7 @@ from mundus_net.engine.decisions import (
 )
 
 __all__ = [
-    "NO_MERCHANTS", "Ids", "TurnKey", "offers", "picks", "present", "reach", "stores", "takes",
+    "NO_MERCHANTS", "Ids", "TurnKey", "offers", "picks", "reach", "stores", "takes",
     "turn_options",
 ]
 
@@ -152,39 +151,51 @@ def picks(display: Sequence[int], want: int) -> list[Decision]:
     return _decisions(tuple(map(_PICKS.__getitem__, submultisets(display, want))))
 
 
-@lru_cache(maxsize=4096)
-def present(counts: tuple[int, ...]) -> tuple[int, ...]:
-    """The values 1-10 a count vector holds (face-up offers come in a few hundred kinds)."""
-    return tuple(v for v in range(1, 11) if counts[v])
-
-
 # Every take there can be, made once: _TAKE_ROWS[source][card][swap], swap 0 for keeping the
 # card (seats 0-5, cards and swaps 1-10; card 0 unused).
 _TAKE_ROWS: Final = tuple(tuple(tuple(Take(s, v, m or None) for m in range(11))
                                for v in range(11)) for s in range(6))
 
 
-def takes(sources: Iterable[int], faceup: Sequence[Sequence[int]],
+def takes(sources: Iterable[int], faceup: list[list[int]],
           market: Sequence[int]) -> list[Decision]:
     """R5.5: every take of a face-up card (``faceup``: count vectors by seat) of one of
     ``sources``, kept or swapped for one of the distinct values of ``market``."""
-    pick = _swap_picker(tuple(market))
+    swaps = 0  # the market's distinct values, as bits
+    for m in market:
+        swaps |= 1 << m
+    pick = _swap_picker(swaps)
     out: list[Decision] = []
     for s in sources:
         rows = _TAKE_ROWS[s]
-        for v in present(tuple(faceup[s])):
-            out += pick(rows[v])
+        # The values it shows, read from its counts: compiled, a loop of native reads costs
+        # less than a tuple of them and an lru_cache look-up of it.
+        counts = faceup[s]
+        for v in range(1, 11):
+            if counts[v]:
+                out += pick(rows[v])
     return out
 
 
-@cache
-def _swap_picker(market: tuple[int, ...]) -> Callable[[Sequence[Decision]], Sequence[Decision]]:
+_Picker = Callable[[Sequence[Decision]], Sequence[Decision]]
+_pickers: Final[dict[int, _Picker]] = {}
+
+
+def _swap_picker(market: int) -> _Picker:
     """What picks the takes of one card out of its row: keep it, or swap it for one of the
-    distinct values of ``market`` (one C-level call per card)."""
-    swaps = (0, *sorted(set(market)))
-    if len(swaps) == 1:  # an empty market: itemgetter(0) would not return a tuple
-        return lambda row: (row[0],)
-    return itemgetter(*swaps)
+    distinct values of the market (``market``: bit v set for each; one C-level call per
+    card). Cached under that int, at most 2**10 of them."""
+    found = _pickers.get(market)
+    if found is None:
+        swaps = (0, *(v for v in range(1, 11) if market >> v & 1))
+        # An empty market: itemgetter(0) would not return a tuple.
+        found = _keep_only if len(swaps) == 1 else itemgetter(*swaps)
+        _pickers[market] = found
+    return found
+
+
+def _keep_only(row: Sequence[Decision]) -> Sequence[Decision]:
+    return (row[0],)
 
 
 def reach(cls: int, size: int) -> int:
@@ -206,7 +217,10 @@ def turn_options(key: TurnKey) -> list[Decision]:
     merchants = key.merchants
     if merchants != NO_MERCHANTS:  # R6.5
         natural = key.natural or hand
-        sources = tuple([v for v in range(1, 11) if natural[v]])
+        sources = 0  # bit v set for each value held
+        for v in range(1, 11):
+            if natural[v]:
+                sources |= 1 << v
         for cls in (1, 2, 3):
             if merchants[cls]:
                 out += _converts(cls, sources)
@@ -217,16 +231,26 @@ def turn_options(key: TurnKey) -> list[Decision]:
         wild = min(relics, 5)
         for v in [w for w in range(1, 10) if hand[w] + relics >= 3]:  # the others make none
             out += _sets(v, min(hand[v], 5), wild, key.queue, key.draw, key.cash)
-    values = tuple([v for v in range(1, 10) if hand[v]])
-    if key.series and len(values) >= 4:
+    values = count = 0  # the numbered values held: bit v set for each, and how many
+    for v in range(1, 10):
+        if hand[v]:
+            values |= 1 << v
+            count += 1
+    if key.series and count >= 4:
         out += _series(values)
-    if key.perfect and len(values) == 9 and relics:  # R8.1
+    if key.perfect and count == 9 and relics:  # R8.1
         out.append(_PERFECT)
     return out
 
 
 # The parts of a turn's options. Their keys are small and bounded (a few thousand at most),
-# so they are cached without a limit, as tuples of shared decisions.
+# so they are cached without a limit, as tuples of shared decisions, each under one int made
+# of its arguments' bits: compiled, an int key is made and hashed natively, where
+# functools.cache built and hashed a tuple of the arguments at each call.
+_converts_found: Final[dict[int, tuple[Decision, ...]]] = {}
+_relic_sets_found: Final[dict[int, tuple[Decision, ...]]] = {}
+_sets_found: Final[dict[int, tuple[Decision, ...]]] = {}
+_series_found: Final[dict[int, tuple[Decision, ...]]] = {}
 
 
 def _shared(ids: Iterable[int]) -> tuple[Decision, ...]:
@@ -235,24 +259,43 @@ def _shared(ids: Iterable[int]) -> tuple[Decision, ...]:
     return tuple([table[i] for i in ids])
 
 
-@cache
-def _converts(cls: int, sources: tuple[int, ...]) -> tuple[Decision, ...]:
-    """R6.5: every conversion by a merchant of class ``cls`` of one of ``sources``."""
-    return _shared(_CONVERTS[src, dst] for dst in VALUES_OF_CLASS[cls] for src in sources
-                   if src != dst)
+def _converts(cls: int, sources: int) -> tuple[Decision, ...]:
+    """R6.5: every conversion by a merchant of class ``cls`` of one of ``sources`` (bit v
+    set for each value)."""
+    key = cls | sources << 2
+    found = _converts_found.get(key)
+    if found is None:
+        held = [src for src in range(1, 11) if sources >> src & 1]
+        found = _converts_found[key] = _shared(
+            _CONVERTS[src, dst] for dst in VALUES_OF_CLASS[cls] for src in held if src != dst)
+    return found
 
 
-@cache
 def _relic_sets(relics: int) -> tuple[Decision, ...]:
     """R6.2: every relic set with ``relics`` (at most 5) relics in hand."""
-    return _shared(_RELIC_SETS[k] for k in range(1, relics + 1))
+    found = _relic_sets_found.get(relics)
+    if found is None:
+        found = _relic_sets_found[relics] = _shared(
+            _RELIC_SETS[k] for k in range(1, relics + 1))
+    return found
 
 
-@cache
 def _sets(v: int, own: int, relics: int, queue: int, draw: bool,
           cash: bool) -> tuple[Decision, ...]:
     """R6.2, R6.3: every identical set of value ``v`` from ``own`` cards of that value and
     ``relics`` relics (both at most 5), largest natural part first."""
+    # Every number below 16: own and relics are at most 5, and a queue longer than 5 reaches
+    # no further than 5 (R6.3).
+    key = v | own << 4 | relics << 8 | min(queue, 5) << 12 | (1 << 16 if draw else 0) | (
+        1 << 17 if cash else 0)
+    found = _sets_found.get(key)
+    if found is None:
+        found = _sets_found[key] = _make_sets(v, own, relics, queue, draw, cash)
+    return found
+
+
+def _make_sets(v: int, own: int, relics: int, queue: int, draw: bool,
+               cash: bool) -> tuple[Decision, ...]:
     out: list[int] = []
     cls = CLASS_OF[v]
     for mine in range(own, -1, -1):
@@ -270,9 +313,14 @@ def _sets(v: int, own: int, relics: int, queue: int, draw: bool,
     return _shared(out)
 
 
-@cache
-def _series(values: tuple[int, ...]) -> tuple[Decision, ...]:
-    """R6.2: every series of 4 or more of the distinct ``values``."""
-    count = len(values)
-    return _shared(_SERIES[tuple(values[i] for i in range(count) if mask >> i & 1)]
-                   for mask in range(1, 1 << count) if mask.bit_count() >= 4)
+def _series(held: int) -> tuple[Decision, ...]:
+    """R6.2: every series of 4 or more of the distinct values ``held`` (bit v set for
+    each)."""
+    found = _series_found.get(held)
+    if found is None:
+        values = [v for v in range(1, 10) if held >> v & 1]
+        count = len(values)
+        found = _series_found[held] = _shared(
+            _SERIES[tuple(values[i] for i in range(count) if mask >> i & 1)]
+            for mask in range(1, 1 << count) if mask.bit_count() >= 4)
+    return found

@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, NamedTuple, Self, TypeVar, cast
+from typing import Any, Final, Self, TypeVar, cast
 
 from mundus_net.engine import combos
 from mundus_net.engine.cards import (
@@ -115,15 +115,93 @@ ESTEFANO_GAIN: Final = 3  # P03
 VALDIVIA_BONUS: Final = 3  # R5.4
 
 
-class Event(NamedTuple):
-    """One entry of the game log. ``private`` maps a seat to what only that seat may see."""
+class Event:
+    """One entry of the game log: its ``kind``, ``public`` (what every seat may see: a dict
+    of field names to values) and ``private``, which maps a seat to what only that seat may
+    see (None: nothing). Two events are equal when all three are.
 
-    kind: str
-    public: dict[str, Any]
-    private: dict[int, dict[str, Any]] | None = None
+    The game makes an event without a dict: its kind's field names (one of the constants
+    below, shared by every event of the kind) and a tuple of values, where a dict of them
+    cost more to build, to walk for the garbage collector and to free; ``public`` builds the
+    dict when it is first read, and keeps it. ``Event(kind, public, private)`` makes one from a
+    dict."""
+
+    __slots__ = ("_names", "_public", "_values", "kind", "private")
+
+    def __init__(self, kind: str, public: dict[str, Any] | None = None,
+                 private: dict[int, dict[str, Any]] | None = None) -> None:
+        self.kind = kind
+        self._public = public
+        self._names: tuple[str, ...] = ()
+        self._values: tuple[object, ...] = ()
+        self.private = private
+
+    @property
+    def public(self) -> dict[str, Any]:
+        public = self._public
+        if public is None:
+            # A loop, not dict(zip(...)): compiled, one dict insertion a field, where dict()
+            # walks the pairs through the generic iterator protocol.
+            names, values = self._names, self._values
+            public = {}
+            for i in range(len(names)):
+                public[names[i]] = values[i]
+            self._public = public
+        return public
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Event):
+            return NotImplemented
+        return (self.kind == other.kind and self.public == other.public
+                and self.private == other.private)
+
+    __hash__ = None  # type: ignore[assignment]  # equal by content, like the dicts it holds
+
+    def __repr__(self) -> str:
+        return f"Event(kind={self.kind!r}, public={self.public!r}, private={self.private!r})"
 
 
-_TUPLE_NEW: Final = tuple.__new__  # makes an Event (Game._log)
+def _event(kind: str, names: tuple[str, ...], values: tuple[object, ...],
+           private: dict[int, dict[str, Any]] | None) -> Event:
+    """An event of ``kind`` whose public fields ``names`` hold ``values``, in order."""
+    event = Event(kind, None, private)
+    event._names = names
+    event._values = values
+    return event
+
+
+# The public fields of each kind of event, in order (docs/engine.md, "The event log"): the
+# keys of Event.public. A kind logged in two shapes has a constant for each.
+_SETUP: Final = ("players", "promo", "tm", "deck", "market", "queue")
+_RESHUFFLE: Final = ("size", "number")
+_ROUND: Final = ("round", "tm")
+_EVENT: Final = ("event", "source")
+_EVENT_CHOSEN: Final = ("event", "source", "seat")
+_SEAT_COUNT: Final = ("seat", "count")  # unstore, offer, store (their cards are private)
+_DEAL: Final = ("counts",)
+_CARDS: Final = ("cards",)  # display
+_SPLIT: Final = ("seat", "fleets")
+_PICK: Final = ("seat", "fleet", "cards")
+_BUY: Final = ("seat", "card", "market")
+_PIRATES: Final = ("discards",)
+_ANNOUNCE: Final = ("seat", "n")
+_REVEAL: Final = ("offers", "scores")
+_TRADE_MASTER: Final = ("seat", "previous")
+_TAKE: Final = ("seat", "source", "card", "swap", "market", "orellana")
+_TRADE_END: Final = ("last", "returned")
+_GIFT: Final = ("seat", "to")
+_FIRST: Final = ("seat", "first")
+_CONVERT: Final = ("seat", "merchant", "source", "value")
+_SET_CASH: Final = ("seat", "value", "cards", "spent", "target", "gain")
+_SET_DRAW: Final = ("seat", "value", "cards", "spent", "target", "development")
+_SET: Final = ("seat", "value", "cards", "spent", "target", "development", "refill")
+_SERIES: Final = ("seat", "cards", "spent", "gain")
+_RELICS: Final = ("seat", "size", "gain")
+_PERFECT: Final = ("seat", "spent")
+_INCOME: Final = ("seat", "gain", "parts")
+_SEAT_CARDS: Final = ("seat", "cards")  # revert, discard
+_ROUND_END: Final = ("round", "doubloons")
+_GAME_OVER: Final = ("winners", "reason", "doubloons", "places", "rounds")
 
 
 @dataclass(frozen=True, slots=True)
@@ -308,8 +386,8 @@ class Game:
         self.queue: list[str] = [self.devpile.pop() for _ in range(dealt)]
         self.tm = rng.randrange(n) if options.first_tm is None else options.first_tm  # R2.4
         # The seed is never logged: it would tell every seat the order of every pile.
-        self._log("setup", players=n, promo=options.promo, tm=self.tm,
-                  deck=self.deck.name, market=tuple(self.market), queue=tuple(self.queue))
+        self._log("setup", _SETUP, (n, options.promo, self.tm, self.deck.name,
+                                    tuple(self.market), tuple(self.queue)))
         self._begin_round()
         self._settle()
 
@@ -509,15 +587,63 @@ class Game:
 
     def copy(self) -> Self:
         """An independent copy of the same class (the log is shared up to this point, not
-        after); a subclass's own slots are its to copy."""
+        after); a subclass's own slots are its to copy.
+
+        Every field of FIELDS written out (tests/test_game_state.py checks that none is left
+        out): a loop of getattr and setattr over the names is generic attribute access, each
+        value's type tested at run time, even compiled; read by name, each is a native read."""
         g = type(self).__new__(type(self))
-        for name in FIELDS:
-            value = getattr(self, name)
-            if isinstance(value, list):
-                value = [v[:] if isinstance(v, list) else v for v in value]
-            elif isinstance(value, (dict, set)):
-                value = value.copy()
-            setattr(g, name, value)
+        g._keep_log = self._keep_log
+        g._legal = self._legal.copy()  # its lists shared, as they were
+        g._on_round_end = self._on_round_end
+        g.active = self.active
+        g.announced = self.announced
+        g.capacity = self.capacity[:]
+        g.caravels = [c[:] for c in self.caravels]
+        g.converted = self.converted[:]
+        g.deck = self.deck
+        g.devpile = self.devpile[:]
+        g.devs = [d[:] for d in self.devs]
+        g.discard = self.discard[:]
+        g.display = self.display[:]
+        g.doubloons = self.doubloons[:]
+        g.draw = self.draw[:]
+        g.event = self.event
+        g.faceup = [h[:] for h in self.faceup]
+        g.fleets = self.fleets[:]
+        g.gift_to = self.gift_to
+        g.hands = [h[:] for h in self.hands]
+        g.log = self.log[:]
+        g.market = self.market[:]
+        g.merchants = [m[:] for m in self.merchants]
+        g.merchants_used = self.merchants_used.copy()
+        g.offers = self.offers.copy()
+        g.options = self.options
+        g.owner = self.owner.copy()
+        g.perfect_shown = self.perfect_shown[:]
+        g.phase = self.phase
+        g.pick_queue = self.pick_queue[:]
+        g.pirates_chosen = self.pirates_chosen.copy()
+        g.pirates_due = self.pirates_due.copy()
+        g.players = self.players
+        g.queue = self.queue[:]
+        g.queue_short = self.queue_short
+        g.reshuffles = self.reshuffles
+        g.result = self.result
+        g.round = self.round
+        g.shipyards = self.shipyards[:]
+        g.store_chosen = self.store_chosen.copy()
+        g.store_due = self.store_due.copy()
+        g.stored = [h[:] for h in self.stored]
+        g.takes = self.takes[:]
+        g.tie = self.tie
+        g.tm = self.tm
+        g.turn_index = self.turn_index
+        g.turn_order = self.turn_order[:]
+        g.turn_perfect = self.turn_perfect
+        g.turn_relics = self.turn_relics
+        g.turn_series = self.turn_series
+        g.turn_sets = self.turn_sets
         return g
 
     # -- public API ---------------------------------------------------------------------
@@ -602,28 +728,27 @@ class Game:
 
     # -- bookkeeping ----------------------------------------------------------------------
 
-    # Events are made with tuple.__new__, not Event(...): a named tuple's own constructor is a
-    # Python function, and about three events are logged per decision (benchmarks/README.md).
-    # _TUPLE_NEW is tuple.__new__ looked up once, not at each event (compiled: a ninth of
-    # _log's instructions).
-
-    def _log(self, kind: str, private: dict[int, dict[str, Any]] | None = None,
-             **public: Any) -> None:
+    def _log(self, kind: str, names: tuple[str, ...], values: tuple[object, ...],
+             private: dict[int, dict[str, Any]] | None = None) -> None:
+        """Log an event of ``kind``: its public fields ``names`` (a constant of the kind)
+        hold ``values``; ``private``, by seat, what only that seat may see."""
         if self._keep_log:
-            self.log.append(_TUPLE_NEW(Event, (kind, public, private)))
+            self.log.append(_event(kind, names, values, private))
 
     def _record(self, mark: int, seat: int, decision: Decision, auto: bool) -> None:
         """Log a decision before the events it caused (they start at index ``mark``)."""
         if not self._keep_log:
             return
+        # Its dict made at once: the public part of a decision is read nearly always (the
+        # records, the host, the benchmarks count the bots' decisions by "auto").
         kind = type(decision)
-        public = {"seat": seat, "type": kind.__name__, "auto": auto}
-        private = None
         if kind in _SECRET_DECISIONS:
-            private = {seat: {"decision": decision}}
+            event = Event("decision", {"seat": seat, "type": kind.__name__, "auto": auto},
+                          {seat: {"decision": decision}})
         else:
-            public["decision"] = decision
-        self.log.insert(mark, _TUPLE_NEW(Event, ("decision", public, private)))
+            event = Event("decision", {"seat": seat, "type": kind.__name__, "auto": auto,
+                                       "decision": decision})
+        self.log.insert(mark, event)
 
     def _settle(self) -> None:
         """Apply every decision that has a single legal choice, until a real one is pending."""
@@ -673,7 +798,7 @@ class Game:
             self.discard = []
             random.Random(f"{self.options.seed}/reshuffle/{self.reshuffles}").shuffle(pile)
             self.draw = pile
-            self._log("reshuffle", size=len(pile), number=self.reshuffles)
+            self._log("reshuffle", _RESHUFFLE, (len(pile), self.reshuffles))
         return self.draw.pop()
 
     def _draw_resources(self, count: int) -> list[int]:
@@ -726,14 +851,14 @@ class Game:
         if self.round >= 2 and self.queue:  # R3.1, R3.2
             event = self.deck[self.queue[0]].icon
         self.event = event
-        self._log("round", round=self.round, tm=self.tm)
+        self._log("round", _ROUND, (self.round, self.tm))
         coronado = self.owner.get("coronado")
         if (self.round >= 2 and event is None and coronado is not None
                 and self.doubloons[coronado] >= CORONADO_COST):  # R3.3
             self.phase = CORONADO
             self.active = coronado
             return
-        self._log("event", event=event, source="queue" if event else "none")
+        self._log("event", _EVENT, (event, "queue" if event else "none"))
         self._supply()
 
     def _do_choose_event(self, seat: int, d: ChooseEvent) -> None:
@@ -744,8 +869,8 @@ class Game:
                 raise RuleError("R1.4", "imposing an event costs 2 doubloons")
             self.doubloons[seat] -= CORONADO_COST
             self.event = d.event
-        self._log("event", event=self.event,
-                  source="coronado" if d.event else "none", seat=seat)
+        self._log("event", _EVENT_CHOSEN,
+                  (self.event, "coronado" if d.event else "none", seat))
         self._supply()
 
     # -- R4 supply step -----------------------------------------------------------------
@@ -753,12 +878,12 @@ class Game:
     def _supply(self) -> None:
         n = self.players
         for s in range(n):  # R4.1
-            if any(self.stored[s]):
+            if _holds(self.stored[s]):
                 back = from_counts(self.stored[s])
                 for v in back:
                     self.hands[s][v] += 1
                 self.stored[s] = [0] * 11
-                self._log("unstore", {s: {"cards": back}}, seat=s, count=len(back))
+                self._log("unstore", _SEAT_COUNT, (s, len(back)), {s: {"cards": back}})
         dealt: dict[int, dict[str, Any]] = {}
         sizes = {}
         drawn = self._draw_resources(HAND_DEAL * n)  # as if each seat drew its 5 in turn
@@ -770,10 +895,10 @@ class Game:
                 hand[card] += 1
             dealt[s] = {"cards": tuple(sorted(got))}
             sizes[s] = len(got)
-        self._log("deal", dealt, counts=sizes)
+        self._log("deal", _DEAL, (sizes,), dealt)
         total = sum(map(len, self.caravels))  # R4.3
         self.display = sorted(self._draw_resources(total))
-        self._log("display", cards=tuple(self.display))
+        self._log("display", _CARDS, (tuple(self.display),))
         self.fleets = [(s, tuple(self.caravels[s])) for s in range(n) if self.caravels[s]]
         ponce = self.owner.get("ponce")
         if ponce is not None and len(self.caravels[ponce]) >= 2:  # R4.4
@@ -796,7 +921,7 @@ class Game:
             second = tuple(c for c in own if c in chosen)
             self.fleets = [f for f in self.fleets if f[0] != seat] + [(seat, first),
                                                                       (seat, second)]
-        self._log("split", seat=seat, fleets=tuple(f for s, f in self.fleets if s == seat))
+        self._log("split", _SPLIT, (seat, tuple(f for s, f in self.fleets if s == seat)))
         self._start_picks()
 
     def fleet_strength(self, seat: int, fleet: Sequence[str]) -> tuple[int, int]:
@@ -845,7 +970,7 @@ class Game:
             self.display.remove(v)
             self.hands[seat][v] += 1
         self.pick_queue.pop(0)
-        self._log("pick", seat=seat, fleet=fleet, cards=tuple(sorted(d.cards)))
+        self._log("pick", _PICK, (seat, fleet, tuple(sorted(d.cards))))
         self._next_pick()
 
     def _after_picks(self) -> None:
@@ -869,7 +994,7 @@ class Game:
             if refill is not None:
                 self.market.append(refill)
                 self.market.sort()
-            self._log("buy", seat=seat, card=d.card, market=tuple(self.market))
+            self._log("buy", _BUY, (seat, d.card, tuple(self.market)))
         self._start_pirates()
 
     def pirates_owed(self) -> dict[int, int]:
@@ -905,7 +1030,7 @@ class Game:
                 for v in cards:
                     self.hands[s][v] -= 1
                     self.discard.append(v)
-            self._log("pirates", discards=dict(sorted(self.pirates_chosen.items())))
+            self._log("pirates", _PIRATES, (dict(sorted(self.pirates_chosen.items())),))
             self._start_trade()
 
     def _check_in_hand(self, seat: int, cards: Sequence[int], rule: str) -> None:
@@ -929,7 +1054,7 @@ class Game:
             raise RuleError("R5.1", "announce 2, 3 or 4")
         self.announced = d.n
         self.offers = {}
-        self._log("announce", seat=seat, n=d.n)
+        self._log("announce", _ANNOUNCE, (seat, d.n))
         self.phase = OFFER
 
     def _offer_sizes(self, seat: int) -> tuple[int, int]:
@@ -945,8 +1070,8 @@ class Game:
             raise RuleError("R5.2", f"offer {least} to {most} cards")
         self._check_in_hand(seat, d.cards, "R5.2")
         self.offers[seat] = tuple(sorted(d.cards))
-        self._log("offer", {seat: {"cards": self.offers[seat]}}, seat=seat,
-                  count=len(d.cards))
+        self._log("offer", _SEAT_COUNT, (seat, len(d.cards)),
+                  {seat: {"cards": self.offers[seat]}})
         if len(self.offers) == self.players:
             self._reveal_offers()
 
@@ -967,8 +1092,8 @@ class Game:
             scores.append(self.offer_score(s, cards))
         best = max(scores)
         tied = tuple(s for s in range(self.players) if scores[s] == best)
-        self._log("reveal", offers={s: self.offers[s] for s in range(self.players)},
-                  scores=tuple(scores))
+        self._log("reveal", _REVEAL,
+                  ({s: self.offers[s] for s in range(self.players)}, tuple(scores)))
         self.offers = {}
         if self.tm in tied or len(tied) == 1:  # R5.4
             new_tm = self.tm if self.tm in tied else tied[0]
@@ -980,7 +1105,7 @@ class Game:
             self.active = self.tm
 
     def _set_tm(self, seat: int) -> None:
-        self._log("trade_master", seat=seat, previous=self.tm)
+        self._log("trade_master", _TRADE_MASTER, (seat, self.tm))
         self.tm = seat
 
     def _do_choose_tm(self, seat: int, d: ChooseTradeMaster) -> None:
@@ -998,7 +1123,7 @@ class Game:
         self.active = seat
         faceup = self.faceup
         for s in range(self.players):
-            if s != seat and any(faceup[s]):  # another seat's card on the table
+            if s != seat and _holds(faceup[s]):  # another seat's card on the table
                 self.phase = TAKE
                 return
         self._end_trade(seat)
@@ -1006,7 +1131,7 @@ class Game:
     def take_sources(self, seat: int) -> list[int]:
         """Seats ``seat`` may take from now (R5.5, with R5.7's no ping-pong)."""
         faceup = self.faceup
-        sources = [s for s in range(self.players) if s != seat and any(faceup[s])]
+        sources = [s for s in range(self.players) if s != seat and _holds(faceup[s])]
         if len(sources) > 1:
             blocked = self._ping_pong(seat)
             if blocked in sources:
@@ -1054,20 +1179,19 @@ class Game:
                 gained = ORELLANA_GAIN
                 self.doubloons[seat] += gained
         self.takes.append((seat, source))
-        self._log("take", seat=seat, source=source, card=card, swap=swap,
-                  market=tuple(market), orellana=gained)
+        self._log("take", _TAKE, (seat, source, card, swap, tuple(market), gained))
         self._next_taker(source)
 
     def _end_trade(self, last: int) -> None:
         returned = {}
         for s in range(self.players):  # R5.8
-            if any(self.faceup[s]):
+            if _holds(self.faceup[s]):
                 returned[s] = from_counts(self.faceup[s])
                 for v in VALUES:
                     self.hands[s][v] += self.faceup[s][v]
                 self.faceup[s] = [0] * 11
-        self._log("trade_end", last=last, returned=returned)
-        if last != self.tm and any(self.hands[self.tm]):  # R5.9
+        self._log("trade_end", _TRADE_END, (last, returned))
+        if last != self.tm and _holds(self.hands[self.tm]):  # R5.9
             self.gift_to = last
             self.phase = GIFT
             self.active = self.tm
@@ -1079,7 +1203,7 @@ class Game:
         self.hands[seat][d.card] -= 1
         self.hands[self.gift_to][d.card] += 1
         card = {"card": d.card}
-        self._log("gift", {seat: card, self.gift_to: card}, seat=seat, to=self.gift_to)
+        self._log("gift", _GIFT, (seat, self.gift_to), {seat: card, self.gift_to: card})
         self.gift_to = -1
         self._start_progression()
 
@@ -1094,7 +1218,7 @@ class Game:
             raise RuleError("R6.1", f"there is no seat {d.seat!r}")
         self.turn_order = [(d.seat + i) % self.players for i in range(self.players)]
         self.turn_index = 0
-        self._log("first", seat=seat, first=d.seat)
+        self._log("first", _FIRST, (seat, d.seat))
         self._start_turn()
 
     def _start_turn(self) -> None:
@@ -1140,7 +1264,7 @@ class Game:
         self.hands[seat][src] -= 1
         self.hands[seat][dst] += 1
         self.converted.append((src, dst))
-        self._log("convert", seat=seat, merchant=merchant, source=src, value=dst)
+        self._log("convert", _CONVERT, (seat, merchant, src, dst))
 
     def _check_holds(self, seat: int, need: Sequence[int], rule: str) -> None:
         hand = self.hands[seat]
@@ -1204,13 +1328,11 @@ class Game:
         if d.target == TARGET_CASH:
             gain = VICENTE_PAY[cls]
             self.doubloons[seat] += gain
-            self._log("set", seat=seat, value=v, cards=d.cards, spent=spent, target="cash",
-                      gain=gain)
+            self._log("set", _SET_CASH, (seat, v, d.cards, spent, "cash", gain))
             return
         if d.target == TARGET_DRAW:
             card = self.devpile.pop()
-            self._log("set", seat=seat, value=v, cards=d.cards, spent=spent, target="draw",
-                      development=card)
+            self._log("set", _SET_DRAW, (seat, v, d.cards, spent, "draw", card))
         else:
             card = self.queue.pop(d.target - 1)
             refill = None
@@ -1219,8 +1341,7 @@ class Game:
                 self.queue.append(refill)
             else:
                 self.queue_short = True
-            self._log("set", seat=seat, value=v, cards=d.cards, spent=spent, target=d.target,
-                      development=card, refill=refill)
+            self._log("set", _SET, (seat, v, d.cards, spent, d.target, card, refill))
         self._acquire(seat, card)
 
     def _do_series(self, seat: int, d: MakeSeries) -> None:
@@ -1239,7 +1360,7 @@ class Game:
         size = len(cards)
         gain = size if self.event == "IP" and self.affected(seat) else SERIES_PAY[size]
         self.doubloons[seat] += gain
-        self._log("series", seat=seat, cards=tuple(sorted(cards)), spent=spent, gain=gain)
+        self._log("series", _SERIES, (seat, tuple(sorted(cards)), spent, gain))
 
     def _do_relics(self, seat: int, d: MakeRelicSet) -> None:
         if type(d.size) is not int or not 1 <= d.size <= 5:
@@ -1253,7 +1374,7 @@ class Game:
         self.turn_relics = True
         gain = RELIC_PAY[d.size]
         self.doubloons[seat] += gain
-        self._log("relics", seat=seat, size=d.size, gain=gain)
+        self._log("relics", _RELICS, (seat, d.size, gain))
 
     def _do_perfect(self, seat: int, d: MakePerfect) -> None:
         if self.turn_perfect:
@@ -1264,7 +1385,7 @@ class Game:
         self.turn_perfect = True
         if seat not in self.perfect_shown:
             self.perfect_shown.append(seat)
-        self._log("perfect", seat=seat, spent=spent)
+        self._log("perfect", _PERFECT, (seat, spent))
 
     def income_of(self, seat: int) -> dict[str, int]:
         """R6.7 and promo incomes: what ``seat`` would receive at the end of its turn now."""
@@ -1292,13 +1413,13 @@ class Game:
         parts = self.income_of(seat)
         gain = sum(parts.values())
         self.doubloons[seat] += gain
-        self._log("income", seat=seat, gain=gain, parts=parts)
+        self._log("income", _INCOME, (seat, gain, parts))
         if self.converted:  # R6.5: a converted card counts as its new value for this turn only
             hand = self.hands[seat]
             for src, dst in self.converted:
                 hand[dst] -= 1
                 hand[src] += 1
-            self._log("revert", seat=seat, cards=tuple(self.converted))
+            self._log("revert", _SEAT_CARDS, (seat, tuple(self.converted)))
             self.converted = []
         if self.options.rules >= 2:  # R6.9, R6.10: the hand waits for the end of the step
             self._next_turn()
@@ -1311,7 +1432,7 @@ class Game:
 
     def _may_store(self, seat: int) -> bool:
         """R6.9: warehouses, cards in hand, and no Fire (unless Juan de la Cosa, R3.4)."""
-        return bool(self.capacity[seat]) and any(self.hands[seat]) and not (
+        return bool(self.capacity[seat]) and _holds(self.hands[seat]) and not (
             self.event == "FI" and self.affected(seat))
 
     def _next_turn(self) -> None:
@@ -1359,8 +1480,8 @@ class Game:
         for v in cards:
             self.hands[seat][v] -= 1
             self.stored[seat][v] += 1
-        self._log("store", {seat: {"cards": tuple(sorted(cards))}}, seat=seat,
-                  count=len(cards))
+        self._log("store", _SEAT_COUNT, (seat, len(cards)),
+                  {seat: {"cards": tuple(sorted(cards))}})
 
     def _discard_hand(self, seat: int) -> None:
         """R6.10: every card left in the hand, face up to the discard pile."""
@@ -1368,7 +1489,7 @@ class Game:
         if left:
             self.discard.extend(left)
             self.hands[seat] = [0] * 11
-        self._log("discard", seat=seat, cards=left)
+        self._log("discard", _SEAT_CARDS, (seat, left))
 
     def _discard_all(self) -> None:
         """R6.10: every hand at once, face up, in seat order; then the round ends (R8)."""
@@ -1409,7 +1530,7 @@ class Game:
 
     def _end_round(self) -> None:
         result = self.round_result()
-        self._log("round_end", round=self.round, doubloons=tuple(self.doubloons))
+        self._log("round_end", _ROUND_END, (self.round, tuple(self.doubloons)))
         if result is None:
             hook = self._on_round_end
             if hook is not None and hook(self):  # halted: phase over, no result
@@ -1421,8 +1542,8 @@ class Game:
         self.result = result
         self.phase = OVER
         self._legal = {}
-        self._log("game_over", winners=result.winners, reason=result.reason,
-                  doubloons=result.doubloons, places=result.places, rounds=result.rounds)
+        self._log("game_over", _GAME_OVER, (result.winners, result.reason, result.doubloons,
+                                            result.places, result.rounds))
 
     # -- legal decisions ----------------------------------------------------------------
 
@@ -1516,6 +1637,15 @@ def _check_options(options: Options) -> None:
     if options.rules not in RULES_EDITIONS:
         raise RuleError("R7", f"rules edition {options.rules!r} is not one of "
                               f"{', '.join(map(str, RULES_EDITIONS))}")
+
+
+def _holds(counts: list[int]) -> bool:
+    """Whether a count vector holds any card: any(counts), written as the loop it is, which
+    compiled reads the list natively where any() is a builtin called generically."""
+    for k in counts:  # noqa: SIM110 - any() is what this avoids
+        if k:
+            return True
+    return False
 
 
 def _orellana_market(market: Sequence[int]) -> bool:

@@ -386,9 +386,10 @@ def _fold_known(known: list[list[int]], log: Sequence[Any], start: int) -> bool:
     changed = False
     for index in range(start, len(log)):
         event = log[index]
-        kind, pub = event.kind, event.public
+        kind = event.kind
         if kind not in _CARD_EVENTS:
             continue  # decisions (the most frequent events) and others that show no card
+        pub = event.public  # built on first read (game.Event): not for the others
         changed = True
         if kind == "round":
             for hand in known:
