@@ -176,6 +176,13 @@ class SearchBot:
     from which the greedy player would have made the offers they made (:func:`offer_test`;
     a seat's hand is dealt again up to ``tries`` times in all, then the last deal is kept):
     an exact model of greedy opponents, a guess about any other player.
+    ``offers``: the offers compared (R5.2): ``"greedy"`` (the default) greedy's best scored
+    ones, as in the other scored phases; ``"all"`` every legal offer; ``"bids"`` greedy's
+    best offer of each offer score (R5.4), at most ``offer_candidates`` (:func:`_offer_candidates`).
+    ``offer_iterations``: determinizations per offer decision (None: ``iterations`` times its
+    weight); with ``offer_first``, every offer plays that many of them first, then only the
+    best ``offer_keep`` play the rest. ``takes``: ``"all"`` compares every legal take;
+    ``take_iterations``: determinizations per take decision (None: as any phase).
     ``phases``: the decision kinds searched; greedy plays the others.
     """
 
@@ -237,6 +244,11 @@ class SearchBot:
         if takes not in ("greedy", "all"):
             raise ValueError(f"takes is greedy or all, not {takes!r}")
         self.takes = takes
+        for name, value in (("offer_iterations", offer_iterations),
+                            ("offer_first", offer_first), ("offer_keep", offer_keep),
+                            ("take_iterations", take_iterations)):
+            if value is not None and value < 1:
+                raise ValueError(f"{name} must be at least 1")
         self.offer_iterations = offer_iterations
         self.offer_first = offer_first
         self.offer_keep = offer_keep
