@@ -13,6 +13,13 @@ that of greedy's choice). Then each other bot's regret minus the first's, paired
 and seed, with a 95% interval.
 
     python benchmarks/oracle_regret.py --bots search,search:infer=true --phase take
+    python benchmarks/oracle_regret.py --bots search,search:offers=all --phase offer --wide
+
+With ``--wide`` the oracle values every legal decision, not only the search's candidates:
+the regrets are then against its best of them all (a bot may choose outside the default
+candidates, ``search:offers=all``), and it prints how often its best is not a candidate and
+what that best gains over its best candidate, valued on ``--shuffles`` other orders of the
+piles (chosen on some shuffles and valued on others, so the gain is not a winner's curse).
 
 The oracle shares the search's rollouts and evaluation, so the regret measures what the
 hidden cards and the noise of a few determinizations cost the search, by its own model;
@@ -155,8 +162,13 @@ def main(argv: list[str] | None = None) -> int:
         half = 1.96 * _stderr(diffs)
         print(f"{spec} - {specs[0]}: {mean:+.4f} (95% CI {mean - half:+.4f} to "
               f"{mean + half:+.4f})")
-    print(json.dumps({"phase": args.phase, "positions": len(found), "seed": args.seed,
-                      "greedy": round(statistics.fmean(greedy), 5), "bots": rows}))
+    report: dict[str, object] = {"phase": args.phase, "positions": len(found),
+                                 "seed": args.seed, "greedy": round(statistics.fmean(greedy), 5),
+                                 "bots": rows}
+    if outside:
+        report["wide"] = {"outside": sum(1 for o in outside if o != 0.0),
+                          "gain": round(statistics.fmean(outside), 5)}
+    print(json.dumps(report))
     return 0
 
 
