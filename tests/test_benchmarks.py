@@ -272,6 +272,20 @@ def test_the_search_regret_benchmark_reports_regret_and_is_deterministic(
     assert json.loads(capsys.readouterr().out.strip().splitlines()[-1]) == first
 
 
+def test_the_wide_oracle_values_every_legal_offer(capsys: pytest.CaptureFixture[str]) -> None:
+    """--wide: the oracle values every legal decision (R5.2: every offer), so a search that
+    compares every offer is measured against it too, and the JSON says how often the
+    oracle's best is not one of the default candidates."""
+    bench = _benchmark("oracle_regret")
+    argv = ["--bots", "search:iterations=1:offers=all", "--phase", "offer", "--games", "1",
+            "--every", "4", "--shuffles", "1", "--repeats", "1", "--seed", "3", "--wide"]
+    assert bench.main(argv) == 0
+    report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert report["phase"] == "offer" and report["positions"] >= 1
+    assert report["bots"][0]["regret"] >= 0 and report["greedy"] >= 0
+    assert 0 <= report["wide"]["outside"] <= report["positions"]
+
+
 def test_the_oracle_regret_benchmark_reports_regret_and_is_deterministic(
         capsys: pytest.CaptureFixture[str]) -> None:
     """Greedy's and each search's regret against the oracle that sees the hidden cards

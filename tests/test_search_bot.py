@@ -33,7 +33,7 @@ from mundus_net.bots.search import (
     worths,
 )
 from mundus_net.engine.cards import RELIC, RESOURCE_COUNTS, VALUES, from_counts, to_counts
-from mundus_net.engine.decisions import Decision, SplitFleet
+from mundus_net.engine.decisions import Decision, Offer, SplitFleet
 from mundus_net.engine.determinize import determinize, unseen_resources
 from mundus_net.engine.game import (
     OFFER,
@@ -596,3 +596,62 @@ def test_search_bot_with_inference_plays_legally_and_the_same_for_a_seed() -> No
     assert any(e.kind == "take" and e.public["seat"] == 0 for e in log)
     with pytest.raises(ValueError, match="tries"):
         SearchBot(1, tries=0)
+
+
+def _offer_points(seed: int) -> Iterator[tuple[Game, int]]:
+    """(live game, seat to offer) at every offer with a choice in a game of greedy bots."""
+    g = Game.new(4, seed)
+    bots = [GreedyBot(seed * 3 + s) for s in range(4)]
+    while not g.is_over:
+        seat = g.waiting_seats()[0]
+        if g.phase == OFFER and len(g.legal(seat)) > 2:
+            yield g, seat
+        g.apply(seat, bots[seat].decide(PlayerView(g, seat), g.legal(seat)))
+
+
+def test_every_offer_is_a_candidate_with_offers_all_and_one_per_bid_with_bids() -> None:
+    """offers="all" compares every legal offer (R5.2), greedy's first; offers="bids" one
+    offer per offer score (R5.4), greedy's choice first, then for each other score the offer
+    greedy scores best, at most offer_candidates of them; bad settings are refused."""
+    seen = 0
+    for g, seat in _offer_points(6):
+        view, legal = PlayerView(g, seat), g.legal(seat)
+        wide = SearchBot(1, offers="all")
+        choice = wide.greedy.decide(view, legal)
+        cands = wide.candidates_for(OFFER, legal, choice)
+        assert cands[0] == choice and sorted(cands) == sorted(legal)
+        bids = SearchBot(1, offers="bids", offer_candidates=3)
+        assert bids.greedy.decide(view, legal) == choice
+        picked = bids.candidates_for(OFFER, legal, choice)
+        sums = [sum(d.cards) for d in picked if isinstance(d, Offer)]
+        assert picked[0] == choice and len(set(sums)) == len(picked) <= 3
+        scores = dict((d, s) for s, d in bids.greedy.scored)
+        for d, total in zip(picked[1:], sums[1:], strict=True):
+            assert scores[d] == max(s for o, s in scores.items()
+                                    if isinstance(o, Offer) and sum(o.cards) == total)
+        seen += 1
+    assert seen > 5
+    for bad in ({"offers": "some"}, {"takes": "some"}, {"offer_candidates": 0},
+                {"offer_iterations": 0}, {"offer_first": 0}, {"offer_keep": 0},
+                {"take_iterations": 0}):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            SearchBot(1, **bad)
+
+
+def test_offer_screening_plays_every_offer_then_only_the_best_few() -> None:
+    """offer_first=1, offer_keep=2, offer_iterations=3: every offer candidate plays one
+    determinization, then the best two play the two left; takes play take_iterations; the
+    bot answers legally and the same for a seed."""
+    def play() -> tuple[list[Any], list[tuple[str, int, int]]]:
+        bot = _Counted(5, iterations=4, offers="all", offer_first=1, offer_keep=2,
+                       offer_iterations=3, take_iterations=1)
+        bots: list[Any] = [Checked(bot), *(GreedyBot(s) for s in range(3))]
+        return play_game(Game.new(4, 12), bots).log, bot.spent
+
+    log, spent = play()
+    assert log == play()[0]
+    offers = [(k, rollouts) for phase, k, rollouts in spent if phase == OFFER]
+    assert any(k > 2 for k, _ in offers)
+    for k, rollouts in offers:
+        assert rollouts == (k + 2 * 2 if k > 2 else 3 * k)
+    assert all(rollouts == k for phase, k, rollouts in spent if phase == TAKE)

@@ -72,7 +72,7 @@ from mundus_net.bots.greedy import (
     turn_flags,
 )
 from mundus_net.engine.cards import RELIC, submultisets, to_counts
-from mundus_net.engine.decisions import Decision, MakeSet
+from mundus_net.engine.decisions import Decision, MakeSet, Offer
 from mundus_net.engine.determinize import HandTest, determinize
 from mundus_net.engine.game import OVER, SIMULTANEOUS, STORE, TURN, WIN_DOUBLOONS, Game
 from mundus_net.engine.view import PlayerView, View
@@ -105,6 +105,7 @@ FITTED = (0.2512, 0.0917, 0.2841, 0.1946, 0.0046, 0.1663, 0.1766, 0.1007, 0.2721
           -0.1337, -0.0264, 0.3785, -0.1306, 0.0440, -0.0533, -0.0932, -0.0911, -0.0511, 0.0092,
           0.0735, 0.0271, 0.3785, 0.6607, -0.1904, -0.2970, -0.1487, 0.0080, -0.0358, -0.1189)
 EVALUATIONS = ("fitted", "hand")
+OFFER_SETS = ("greedy", "bids", "all")  # how the offers compared are chosen
 _FITTED_BY_PART = tuple(zip(FITTED[:len(PARTS)], FITTED[len(PARTS):2 * len(PARTS)],
                             FITTED[2 * len(PARTS):], strict=True))  # per part: x1, x r/10, / r
 
@@ -227,6 +228,13 @@ class SearchBot:
     from which the greedy player would have made the offers they made (:func:`offer_test`;
     a seat's hand is dealt again up to ``tries`` times in all, then the last deal is kept):
     an exact model of greedy opponents, a guess about any other player.
+    ``offers``: the offers compared (R5.2): ``"greedy"`` (the default) greedy's best scored
+    ones, as in the other scored phases; ``"all"`` every legal offer; ``"bids"`` greedy's
+    best offer of each offer score (R5.4), at most ``offer_candidates`` (:func:`_offer_candidates`).
+    ``offer_iterations``: determinizations per offer decision (None: ``iterations`` times its
+    weight); with ``offer_first``, every offer plays that many of them first, then only the
+    best ``offer_keep`` play the rest. ``takes``: ``"all"`` compares every legal take;
+    ``take_iterations``: determinizations per take decision (None: as any phase).
     ``phases``: the decision kinds searched; greedy plays the others.
     """
 
@@ -239,6 +247,9 @@ class SearchBot:
                  store_horizon: int = DEFAULT_STORE_HORIZON,
                  evaluation: str = "fitted", screen: float = 1.0,
                  infer: bool = False, tries: int = DEFAULT_TRIES,
+                 offers: str = "greedy", offer_candidates: int = 6, takes: str = "greedy",
+                 offer_iterations: int | None = None, offer_first: int | None = None,
+                 offer_keep: int = 4, take_iterations: int | None = None,
                  phases: Sequence[str] = SEARCH_PHASES) -> None:
         if iterations is not None and iterations < 1:
             raise ValueError("iterations must be at least 1")
@@ -277,6 +288,24 @@ class SearchBot:
         self.screen = screen
         self.infer = infer
         self.tries = tries
+        if offers not in OFFER_SETS:
+            raise ValueError(f"offers is one of {', '.join(OFFER_SETS)}, not {offers!r}")
+        if offer_candidates < 1:
+            raise ValueError("offer_candidates must be at least 1")
+        self.offers = offers
+        if takes not in ("greedy", "all"):
+            raise ValueError(f"takes is greedy or all, not {takes!r}")
+        self.takes = takes
+        for name, value in (("offer_iterations", offer_iterations),
+                            ("offer_first", offer_first), ("offer_keep", offer_keep),
+                            ("take_iterations", take_iterations)):
+            if value is not None and value < 1:
+                raise ValueError(f"{name} must be at least 1")
+        self.offer_iterations = offer_iterations
+        self.offer_first = offer_first
+        self.offer_keep = offer_keep
+        self.take_iterations = take_iterations
+        self.offer_candidates = offer_candidates
         self.phases = frozenset(phases)
         self.greedy = Ranker(seed)
         self.policy = [_PolicyBot(seed + 1 + s) for s in range(6)]
@@ -318,6 +347,10 @@ class SearchBot:
             out.extend(d for d in sets.values() if d != choice)
             return out
         scored = sorted(self.greedy.scored, key=lambda sd: -sd[0])
+        if phase == "take" and self.takes == "all":
+            return [choice, *(d for d in legal if d != choice)]
+        if phase == "offer" and self.offers != "greedy":
+            return _offer_candidates(self.offers, scored, choice, self.offer_candidates)
         out = [choice]
         floor = scored[0][0] - self.margin if scored and self.margin is not None else -1e18
         for score, d in scored:
@@ -338,13 +371,27 @@ class SearchBot:
             stop = max(stop, view.round + self.endgame_rounds - 1)
         weight = self.weights.get(view.phase, 1.0)
         limit = None if self.iterations is None else max(1, round(self.iterations * weight))
+        if view.phase == "offer" and self.offer_iterations is not None:
+            limit = self.offer_iterations
+        if view.phase == "take" and self.take_iterations is not None:
+            limit = self.take_iterations
         seconds = None if self.seconds is None else self.seconds * weight
         start = time.thread_time() if seconds is not None else 0.0
         deadline = None if seconds is None else start + seconds
         totals = [0.0] * len(cands)
         test = (offer_test(view, determinize(view, self.rng), self.policy[0])
                 if self.infer and view.phase == "take" else None)
-        if self.screen < 1.0 and len(cands) > 2:
+        first_n = self.offer_first if view.phase == "offer" else None
+        if first_n is not None and limit is not None and len(cands) > self.offer_keep:
+            # Every offer on a few determinizations, then only the best few on the rest.
+            done = self._play(view, seat, stop, cands, totals, test, min(first_n, limit), None)
+            order = sorted(range(len(cands)), key=lambda i: (-totals[i], i))
+            kept = sorted(order[:self.offer_keep])
+            cands = [cands[i] for i in kept]
+            totals = [totals[i] for i in kept]
+            if limit > done:
+                self._play(view, seat, stop, cands, totals, test, limit - done, None)
+        elif self.screen < 1.0 and len(cands) > 2:
             # Screening: every candidate on a share of the budget, then only the better half
             # (greedy's choice first among equals) on the rest of the rollouts.
             first = self._play(view, seat, stop, cands, totals, test,
@@ -455,6 +502,30 @@ def offer_test(view: View, sample: Game, model: GreedyBot) -> HandTest | None:
         return True
 
     return accept
+
+
+def _offer_candidates(kind: str, scored: Sequence[tuple[float, Decision]], choice: Decision,
+                      limit: int) -> list[Decision]:
+    """The offers compared (scored by greedy, best first), greedy's choice first. ``all``:
+    every offer; ``bids``: for each offer score (R5.4: the sum of the trade values), greedy's
+    best offer of that score, the best-scored of them first, at most ``limit``: offers that
+    bid differently for the Trade Master's token, each keeping the most of the hand."""
+    if kind == "all":
+        return [choice, *(d for _, d in scored if d != choice)]
+    out = [choice]
+    seen = {_bid(choice)}
+    for _, d in scored:
+        if len(out) >= limit:
+            break
+        bid = _bid(d)
+        if bid not in seen:
+            seen.add(bid)
+            out.append(d)
+    return out
+
+
+def _bid(d: Decision) -> int:
+    return sum(d.cards) if isinstance(d, Offer) else -1
 
 
 def look_ahead(game: Game, last_round: int) -> Game:
