@@ -19,8 +19,9 @@ the bot
    doubloons, what its developments and stored cards are worth for the rest of the game by
    the greedy player's estimates, each also scaled by the rounds left), fitted to who won
    thousands of greedy games from such positions (``evaluation="fitted"``, the default;
-   ``"hand"``: the older hand-made softmax of the worths); a finished game scores its real
-   result. Storage is the round's last
+   ``"net"``: the same logit plus a few hidden units of each seat's parts, leads and counts,
+   weights in ``data/evaluation.json``; ``"hand"``: the older hand-made softmax of the
+   worths); a finished game scores its real result. Storage is the round's last
    step, after every progression turn, and simultaneous (R6.9): the other seats' secret
    choices are made again in each determinization, and the rollout ends there (with
    ``store_horizon=2`` it plays the next round too);
@@ -510,7 +511,7 @@ def net_inputs(g: Game, rounds_left: float, parts: Sequence[Sequence[float]]
     n = g.players
     r = rounds_left
     late = 1.0 / max(r, 1.0)
-    leads = _leads(g, r, parts)
+    leads = _leads(r, parts)
     out = []
     for s in range(n):
         after = (s - g.tm) % n
@@ -520,7 +521,7 @@ def net_inputs(g: Game, rounds_left: float, parts: Sequence[Sequence[float]]
     return out
 
 
-def _leads(g: Game, r: float, parts: Sequence[Sequence[float]]) -> list[tuple[float, ...]]:
+def _leads(r: float, parts: Sequence[Sequence[float]]) -> list[tuple[float, ...]]:
     """Per seat, its lead over the best other seat in doubloons, in worth and in projected
     doubloons (:func:`net_inputs`)."""
     money = [p[0] for p in parts]
@@ -557,7 +558,6 @@ class _Net:
         # Standardizing folded into each hidden unit: w . (x - mean) / scale + b; then the
         # inputs every seat shares (rounds left, its inverse) and the TM flags taken out of
         # the product: the flags' weights are looked up by seat after the TM.
-        k = len(PARTS)
         flag = NET_INPUTS.index("tm")
         units = []
         for column, bias, out in zip(data["hidden"], data["bias"], data["out"], strict=True):
@@ -604,12 +604,13 @@ def win_shares(g: Game, evaluation: str = "fitted", temperature: float = 8.0,
         units = [(w, b + w_r * r + w_late * late, flags, out)
                  for w, w_r, w_late, flags, b, out in net.units]
         all_parts = worth_parts(g, r)
-        leads = _leads(g, r, all_parts)
+        leads = _leads(r, all_parts)
         n, tm = g.players, g.tm
         logits = []
         for s, parts in enumerate(all_parts):
             after = (s - tm) % n
-            inputs = [*parts, *leads[s], len(g.devs[s]), len(g.caravels[s]), g.capacity[s]]
+            inputs = [*parts, *leads[s], float(len(g.devs[s])), float(len(g.caravels[s])),
+                      float(g.capacity[s])]
             u = sum(map(operator.mul, weights, parts))
             for w, b, flags, out in units:
                 on = flags[after] if after < 4 else 0.0
