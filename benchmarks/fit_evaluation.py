@@ -81,8 +81,12 @@ def play(args: tuple[int, int]) -> Ends:
 
 
 def log_loss(w: np.ndarray, x: np.ndarray, y: np.ndarray) -> float:
-    u = x @ w
-    u -= u.max(axis=1, keepdims=True)
+    return _loss_of_logits(x @ w, y)
+
+
+def _loss_of_logits(u: np.ndarray, y: np.ndarray) -> float:
+    """The mean log-loss of the softmax over seats of logits ``u`` (m, seats)."""
+    u = u - u.max(axis=1, keepdims=True)
     logp = u - np.log(np.exp(u).sum(axis=1, keepdims=True))
     return float(-(y * logp).sum(axis=1).mean())
 
@@ -116,10 +120,7 @@ def _net_logits(net: dict[str, np.ndarray], x: np.ndarray, v: np.ndarray
 
 def net_log_loss(net: dict[str, np.ndarray], x: np.ndarray, v: np.ndarray,
                  y: np.ndarray) -> float:
-    u = _net_logits(net, x, v)[1]
-    u -= u.max(axis=1, keepdims=True)
-    logp = u - np.log(np.exp(u).sum(axis=1, keepdims=True))
-    return float(-(y * logp).sum(axis=1).mean())
+    return _loss_of_logits(_net_logits(net, x, v)[1], y)
 
 
 def fit_net(x: np.ndarray, v: np.ndarray, y: np.ndarray, linear: np.ndarray, hidden: int,
