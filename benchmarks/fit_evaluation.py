@@ -10,7 +10,15 @@ problem is convex). It prints the log-loss on the games held out of the fit (the
 quarter) for the hand-made evaluation (``worths(g, 0.7) / 8``) and for the fitted one, by
 stage of the game, the weights, and them as the ``FITTED`` line of search.py.
 
+With ``--hidden H`` it also fits the ``net`` evaluation: the same conditional logit plus H
+hidden tanh units of each seat's ``net_inputs`` (its worth parts, the rounds left, its lead
+over the best other seat, its seat after the TM, ...), by Adam on the same log-likelihood
+from the linear fit (seeded by ``--seed``), prints its held-out log-loss too and writes its
+weights to ``--net-out`` (search.py reads them from mundus_net/bots/data/evaluation.json).
+
     python benchmarks/fit_evaluation.py --games 12000 --seed 32 --jobs 2   # FITTED's source
+    python benchmarks/fit_evaluation.py --games 12000 --seed 41 --jobs 2 --hidden 8 \
+        --net-out mundus_net/bots/data/evaluation.json                     # the net's source
     python benchmarks/fit_evaluation.py --games 400 --data ends.npz         # keep the data
 
 Needs numpy (the ``rl`` or ``test`` extra). The last line of stdout is JSON.
@@ -28,7 +36,14 @@ import time
 import numpy as np
 
 from mundus_net.bots.base import load_bot
-from mundus_net.bots.search import PARTS, _rounds_left, fitted_features, worth_parts
+from mundus_net.bots.search import (
+    NET_INPUTS,
+    PARTS,
+    _rounds_left,
+    fitted_features,
+    net_inputs,
+    worth_parts,
+)
 from mundus_net.engine.game import Game
 from mundus_net.engine.seeds import derive_seed
 from mundus_net.tools.runner import play_game
@@ -36,17 +51,21 @@ from mundus_net.tools.runner import play_game
 PLAYERS = 4
 HAND_MADE = np.array([1, .7, .7, .7, .7, .7, .7, .7, 1, 0]) / 8.0  # worths(g, 0.7) / 8
 
-_captured: list[tuple[int, float, list[list[float]]]] = []
+Ends = list[tuple[int, float, list[list[float]], list[list[float]], list[float]]]
+_captured: list[tuple[int, float, list[list[float]], list[list[float]]]] = []
 
 
 def _capture(game: Game) -> bool:
-    """At each round end: keep every seat's worth parts; never halt the game."""
-    _captured.append((game.round, _rounds_left(game), worth_parts(game)))
+    """At each round end: keep every seat's worth parts and net inputs; never halt."""
+    left = _rounds_left(game)
+    parts = worth_parts(game, left)
+    _captured.append((game.round, left, parts, net_inputs(game, left, parts)))
     return False
 
 
-def play(args: tuple[int, int]) -> list[tuple[int, float, list[list[float]], list[float]]]:
-    """Game ``index``'s round ends: (round, rounds left, parts, share of the win per seat)."""
+def play(args: tuple[int, int]) -> Ends:
+    """Game ``index``'s round ends: (round, rounds left, parts, net inputs, share of the win
+    per seat)."""
     seed, index = args
     _captured.clear()
     g = Game.new(PLAYERS, derive_seed(seed, "fit-game", index))
@@ -58,12 +77,16 @@ def play(args: tuple[int, int]) -> list[tuple[int, float, list[list[float]], lis
     assert g.result is not None
     winners = g.result.winners
     share = [1.0 / len(winners) if s in winners else 0.0 for s in range(PLAYERS)]
-    return [(r, left, parts, share) for r, left, parts in _captured]
+    return [(r, left, parts, inputs, share) for r, left, parts, inputs in _captured]
 
 
 def log_loss(w: np.ndarray, x: np.ndarray, y: np.ndarray) -> float:
-    u = x @ w
-    u -= u.max(axis=1, keepdims=True)
+    return _loss_of_logits(x @ w, y)
+
+
+def _loss_of_logits(u: np.ndarray, y: np.ndarray) -> float:
+    """The mean log-loss of the softmax over seats of logits ``u`` (m, seats)."""
+    u = u - u.max(axis=1, keepdims=True)
     logp = u - np.log(np.exp(u).sum(axis=1, keepdims=True))
     return float(-(y * logp).sum(axis=1).mean())
 
@@ -88,6 +111,61 @@ def fit(x: np.ndarray, y: np.ndarray, ridge: float = 1e-3, steps: int = 30) -> n
     return w
 
 
+def _net_logits(net: dict[str, np.ndarray], x: np.ndarray, v: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """The net's hidden units (m, seats, H) and logits (m, seats); ``v`` standardized."""
+    h = np.tanh(v @ net["hidden"] + net["bias"])
+    return h, h @ net["out"] + x @ net["linear"]
+
+
+def net_log_loss(net: dict[str, np.ndarray], x: np.ndarray, v: np.ndarray,
+                 y: np.ndarray) -> float:
+    return _loss_of_logits(_net_logits(net, x, v)[1], y)
+
+
+def fit_net(x: np.ndarray, v: np.ndarray, y: np.ndarray, linear: np.ndarray, hidden: int,
+            seed: int, epochs: int = 20, batch: int = 512, rate: float = 3e-3,
+            decay: float = 1e-4) -> dict[str, np.ndarray]:
+    """The ``net`` evaluation by Adam on the log-likelihood, from the linear fit ``linear``
+    and small random hidden weights; ``v`` standardized; the rate / 3 after 70% of the
+    epochs; ``decay``: L2 on the hidden weights."""
+    rng = np.random.default_rng(seed)
+    k = v.shape[2]
+    net = {"hidden": rng.normal(0.0, 0.3 / np.sqrt(k), (k, hidden)),
+           "bias": np.zeros(hidden), "out": np.zeros(hidden), "linear": linear.copy()}
+    first = {name: np.zeros_like(p) for name, p in net.items()}
+    second = {name: np.zeros_like(p) for name, p in net.items()}
+    order = np.arange(len(x))
+    step = 0
+    for epoch in range(epochs):
+        if epoch == int(epochs * 0.7) + 1:
+            rate /= 3
+        rng.shuffle(order)
+        for a in range(0, len(order), batch):
+            idx = order[a:a + batch]
+            h, u = _net_logits(net, x[idx], v[idx])
+            u -= u.max(axis=1, keepdims=True)
+            p = np.exp(u)
+            p /= p.sum(axis=1, keepdims=True)
+            g = (p - y[idx]) / len(idx)  # d loss / d logit
+            gh = g[:, :, None] * net["out"] * (1 - h * h)
+            grads = {"hidden": np.einsum("msk,msh->kh", v[idx], gh) + decay * net["hidden"],
+                     "bias": gh.sum(axis=(0, 1)), "out": np.einsum("ms,msh->h", g, h),
+                     "linear": np.einsum("ms,msf->f", g, x[idx])}
+            step += 1
+            for name, p_ in net.items():
+                first[name] = 0.9 * first[name] + 0.1 * grads[name]
+                second[name] = 0.999 * second[name] + 0.001 * grads[name] ** 2
+                p_ -= rate * (first[name] / (1 - 0.9 ** step)) / (
+                    np.sqrt(second[name] / (1 - 0.999 ** step)) + 1e-8)
+        print(f"  net epoch {epoch + 1}/{epochs}", file=sys.stderr, flush=True)
+    return net
+
+
+def _rounded(values: np.ndarray) -> list[float]:
+    return [round(float(a), 5) for a in values]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=4000)
@@ -97,52 +175,82 @@ def main(argv: list[str] | None = None) -> int:
                         help="share of the games kept out of the fit (default 0.25)")
     parser.add_argument("--data", help="an .npz file: read the round ends from it if it "
                         "exists, else write them to it")
+    parser.add_argument("--hidden", type=int, default=0,
+                        help="hidden units of the net evaluation to fit too (0: none)")
+    parser.add_argument("--epochs", type=int, default=20, help="of the net's fit")
+    parser.add_argument("--net-out", help="write the net's weights to this JSON file")
     args = parser.parse_args(argv)
     start = time.perf_counter()
     if args.data and os.path.exists(args.data):
         saved = np.load(args.data)
-        game, stage, x, y = saved["game"], saved["stage"], saved["x"], saved["y"]
+        game, stage, x, v, y = (saved["game"], saved["stage"], saved["x"], saved["v"],
+                                saved["y"])
         args.games = int(game.max()) + 1
     else:
-        rows: list[tuple[int, int, float, list[list[float]], list[float]]] = []
+        rows: list[tuple[int, int, float, list[list[float]], list[list[float]],
+                         list[float]]] = []
         with multiprocessing.Pool(args.jobs) as pool:
             tasks = [(args.seed, i) for i in range(args.games)]
             for i, states in enumerate(pool.imap(play, tasks, chunksize=20)):
-                rows.extend((i, r, left, parts, share) for r, left, parts, share in states)
+                rows.extend((i, *state) for state in states)
                 if (i + 1) % 500 == 0:
                     print(f"  {i + 1}/{args.games} games, {time.perf_counter() - start:.0f} s",
                           file=sys.stderr)
         game = np.array([row[0] for row in rows])
         stage = np.array([row[2] for row in rows])
         x = np.array([row[3] for row in rows], dtype=float)
-        y = np.array([row[4] for row in rows], dtype=float)
+        v = np.array([row[4] for row in rows], dtype=float)
+        y = np.array([row[5] for row in rows], dtype=float)
         if args.data:
-            np.savez(args.data, game=game, stage=stage, x=x, y=y)
+            np.savez(args.data, game=game, stage=stage, x=x, v=v, y=y)
     hand = x
     x = np.array([[fitted_features(parts, left) for parts in seats]
                   for seats, left in zip(x, stage, strict=True)])
     test = game >= args.games * (1 - args.held_out)
     w = fit(x[~test], y[~test])
+    net = None
+    if args.hidden > 0:
+        flat = v[~test].reshape(-1, v.shape[2])
+        mean, scale = flat.mean(axis=0), flat.std(axis=0) + 1e-6
+        v = (v - mean) / scale
+        net = fit_net(x[~test], v[~test], y[~test], w, args.hidden, args.seed, args.epochs)
     print(f"{len(x)} round ends from {args.games} games "
           f"({test.sum()} held out), {time.perf_counter() - start:.0f} s")
-    print(f"{'rounds left':>12} {'states':>7} {'hand-made':>10} {'fitted':>8}")
+    print(f"{'rounds left':>12} {'states':>7} {'hand-made':>10} {'fitted':>8}"
+          + (f" {'net':>8}" if net else ""))
     for lo, hi in [(0, 99), (0, 2), (2, 4), (4, 7), (7, 99)]:
         sel = test & (stage >= lo) & (stage < hi)
         if sel.any():
             print(f"{lo:>5}-{hi:<6} {sel.sum():>7} "
                   f"{log_loss(HAND_MADE, hand[sel], y[sel]):>10.4f} "
-                  f"{log_loss(w, x[sel], y[sel]):>8.4f}")
+                  f"{log_loss(w, x[sel], y[sel]):>8.4f}"
+                  + (f" {net_log_loss(net, x[sel], v[sel], y[sel]):>8.4f}" if net else ""))
     n = len(PARTS)
     print(f"{'weights':>13} {'x1':>8} {'x r/10':>8} {'/ r':>8}")
     for i, name in enumerate(PARTS):
         print(f"{name:>13} {w[i]:+8.4f} {w[n + i]:+8.4f} {w[2 * n + i]:+8.4f}")
     print("FITTED = (" + ", ".join(f"{v:.4f}" for v in w) + ")")
+    losses = {"hand_made": round(log_loss(HAND_MADE, hand[test], y[test]), 4),
+              "fitted": round(log_loss(w, x[test], y[test]), 4),
+              "uniform": round(float(np.log(PLAYERS)), 4)}
+    if net is not None:
+        losses["net"] = round(net_log_loss(net, x[test], v[test], y[test]), 4)
+        if args.net_out:
+            with open(args.net_out, "w", encoding="utf-8") as out:
+                json.dump({"format": "mundus-net search evaluation",
+                           "source": f"python benchmarks/fit_evaluation.py --games "
+                                     f"{args.games} --seed {args.seed} --hidden {args.hidden}"
+                                     f" --epochs {args.epochs}",
+                           "held_out_log_loss": losses, "inputs": list(NET_INPUTS),
+                           "linear": _rounded(net["linear"]), "mean": _rounded(mean),
+                           "scale": _rounded(scale),
+                           "hidden": [_rounded(c) for c in net["hidden"].T],
+                           "bias": _rounded(net["bias"]), "out": _rounded(net["out"])},
+                          out, indent=1)
+                out.write("\n")
     print(json.dumps({"games": args.games, "seed": args.seed, "states": len(x),
-                      "weights": [round(float(v), 4) for v in w],
-                      "held_out_log_loss": {
-                          "hand_made": round(log_loss(HAND_MADE, hand[test], y[test]), 4),
-                          "fitted": round(log_loss(w, x[test], y[test]), 4),
-                          "uniform": round(float(np.log(PLAYERS)), 4)}}))
+                      "weights": [round(float(a), 4) for a in w],
+                      "held_out_log_loss": losses}))
     return 0
 
 

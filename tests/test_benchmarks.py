@@ -12,6 +12,7 @@ from types import ModuleType, SimpleNamespace
 
 import pytest
 
+from mundus_net.bots.search import _Net
 from mundus_net.client.notices import Accepted
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -244,7 +245,8 @@ def test_the_strength_benchmark_reports_win_rate_and_cpu_per_decision(
 def test_the_evaluation_fit_prints_weights_and_held_out_log_loss(
         capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """A few games give the 30 weights of the search bot's evaluation and the held-out
-    log-loss of both evaluations; the round ends saved with --data are read back."""
+    log-loss of both evaluations; the round ends saved with --data are read back, and
+    --hidden fits the net evaluation on them and writes its weights file."""
     pytest.importorskip("numpy")
     bench = _benchmark("fit_evaluation")
     data = tmp_path / "ends.npz"
@@ -254,6 +256,12 @@ def test_the_evaluation_fit_prints_weights_and_held_out_log_loss(
     assert set(first["held_out_log_loss"]) == {"hand_made", "fitted", "uniform"}
     assert bench.main(["--data", str(data)]) == 0  # read back: the same fit
     assert json.loads(capsys.readouterr().out.strip().splitlines()[-1]) == first
+    out = tmp_path / "net.json"
+    argv = ["--data", str(data), "--hidden", "2", "--epochs", "2", "--net-out", str(out)]
+    assert bench.main(argv) == 0  # the net evaluation too: a weights file search.py reads
+    net = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert net["weights"] == first["weights"] and net["held_out_log_loss"]["net"] > 0
+    assert len(_Net(json.loads(out.read_text())).units) == 2
 
 
 def test_the_search_regret_benchmark_reports_regret_and_is_deterministic(

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import copy
+import json
 import math
 import random
 from collections.abc import Iterator
+from importlib import resources
 from typing import Any
 
 import pytest
@@ -20,13 +22,17 @@ from mundus_net.bots.search import (
     EVALUATIONS,
     FITTED,
     MAX_ALL,
+    NET_FILE,
+    NET_INPUTS,
     PARTS,
     SEARCH_PHASES,
     SearchBot,
+    _Net,
     _PolicyBot,
     _rounds_left,
     fitted_features,
     look_ahead,
+    net_inputs,
     offer_test,
     win_shares,
     worth_parts,
@@ -483,7 +489,7 @@ def _at_a_round_end(seed: int) -> Game:
 
 @pytest.mark.parametrize("evaluation", EVALUATIONS)
 def test_win_shares_are_a_share_of_the_win_that_grows_with_doubloons(evaluation: str) -> None:
-    """Both evaluations give every seat a share between 0 and 1, adding up to 1, and a seat
+    """Every evaluation gives every seat a share between 0 and 1, adding up to 1, and a seat
     given doubloons gets a larger share (nothing else changed)."""
     game = _at_a_round_end(4)
     shares = win_shares(game, evaluation)
@@ -516,6 +522,62 @@ def test_the_fitted_shares_are_the_softmax_of_the_weights_times_the_features() -
               for parts in worth_parts(game)]
     exp = [math.exp(v - max(logits)) for v in logits]
     assert win_shares(game, "fitted") == pytest.approx([v / sum(exp) for v in exp], abs=1e-12)
+
+
+def _shipped_net() -> dict[str, Any]:
+    text = resources.files("mundus_net.bots").joinpath("data", NET_FILE).read_text("utf-8")
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+def test_the_net_shares_are_the_fitted_logit_plus_hidden_units_of_the_net_inputs() -> None:
+    """win_shares("net") takes the shared inputs and the TM flags out of the product, for
+    speed: the same shares as the shipped weights applied as benchmarks/fit_evaluation.py
+    fits them (the fitted features times the linear weights, plus tanh units of the
+    standardized net_inputs)."""
+    data = _shipped_net()
+    assert data["inputs"] == list(NET_INPUTS) and len(data["linear"]) == 3 * len(PARTS)
+    for seed in (8, 9):
+        game = _at_a_round_end(seed)
+        r = _rounds_left(game)
+        parts = worth_parts(game, r)
+        logits = []
+        for own, inputs in zip(parts, net_inputs(game, r, parts), strict=True):
+            assert len(inputs) == len(NET_INPUTS)
+            z = [(v - m) / sd for v, m, sd in zip(inputs, data["mean"], data["scale"],
+                                                  strict=True)]
+            u = sum(w * f for w, f in zip(data["linear"], fitted_features(own, r),
+                                          strict=True))
+            for column, bias, out in zip(data["hidden"], data["bias"], data["out"],
+                                         strict=True):
+                u += out * math.tanh(bias + sum(w * v for w, v in zip(column, z, strict=True)))
+            logits.append(u)
+        exp = [math.exp(v - max(logits)) for v in logits]
+        assert win_shares(game, "net") == pytest.approx([v / sum(exp) for v in exp], abs=1e-12)
+
+
+def test_the_net_inputs_give_each_seat_its_lead_and_its_place_after_the_tm() -> None:
+    """A seat's lead is over the best other seat (the leader's over the second); one flag
+    says how many seats after the TM it sits."""
+    game = _at_a_round_end(6)
+    r = _rounds_left(game)
+    parts = worth_parts(game, r)
+    rows = net_inputs(game, r, parts)
+    lead = NET_INPUTS.index("doubloons_lead")
+    for s, row in enumerate(rows):
+        others = max(game.doubloons[t] for t in range(4) if t != s)
+        assert row[lead] == game.doubloons[s] - others
+        assert row[:len(PARTS)] == parts[s]
+        flags = row[NET_INPUTS.index("tm"):NET_INPUTS.index("tm") + 4]
+        assert flags == [float((s - game.tm) % 4 == k) for k in range(4)]
+
+
+def test_a_net_weights_file_for_other_inputs_is_refused() -> None:
+    data = _shipped_net()
+    with pytest.raises(ValueError, match="other inputs"):
+        _Net({**data, "inputs": data["inputs"][:-1]})
+    with pytest.raises(ValueError, match="not a mundus-net search evaluation"):
+        _Net({})
 
 
 def test_an_unknown_evaluation_is_refused_with_the_choices() -> None:

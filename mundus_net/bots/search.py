@@ -19,8 +19,9 @@ the bot
    doubloons, what its developments and stored cards are worth for the rest of the game by
    the greedy player's estimates, each also scaled by the rounds left), fitted to who won
    thousands of greedy games from such positions (``evaluation="fitted"``, the default;
-   ``"hand"``: the older hand-made softmax of the worths); a finished game scores its real
-   result. Storage is the round's last
+   ``"net"``: the same logit plus a few hidden units of each seat's parts, leads and counts,
+   weights in ``data/evaluation.json``; ``"hand"``: the older hand-made softmax of the
+   worths); a finished game scores its real result. Storage is the round's last
    step, after every progression turn, and simultaneous (R6.9): the other seats' secret
    choices are made again in each determinization, and the rollout ends there (with
    ``store_horizon=2`` it plays the next round too);
@@ -45,11 +46,13 @@ deterministic for a seed. See docs/bots.md ("The search bot") for its measured s
 
 from __future__ import annotations
 
+import json
 import math
 import operator
 import random
 import time
 from collections.abc import Callable, Sequence
+from importlib import resources
 from typing import Any
 
 from mypy_extensions import mypyc_attr
@@ -104,8 +107,13 @@ PARTS = ("doubloons", "income", "developments", "caravels", "merchants", "wareho
 FITTED = (0.2512, 0.0917, 0.2841, 0.1946, 0.0046, 0.1663, 0.1766, 0.1007, 0.2721, 0.0271,
           -0.1337, -0.0264, 0.3785, -0.1306, 0.0440, -0.0533, -0.0932, -0.0911, -0.0511, 0.0092,
           0.0735, 0.0271, 0.3785, 0.6607, -0.1904, -0.2970, -0.1487, 0.0080, -0.0358, -0.1189)
-EVALUATIONS = ("fitted", "hand")
+EVALUATIONS = ("fitted", "hand", "net")
 OFFER_SETS = ("greedy", "bids", "all")  # how the offers compared are chosen
+# The inputs of the ``net`` evaluation's hidden units, per seat (:func:`net_inputs`).
+NET_INPUTS = (*PARTS, "rounds_left", "per_round_left", "doubloons_lead", "worth_lead",
+              "projected_lead", "tm", "after_tm_1", "after_tm_2", "after_tm_3",
+              "developments_count", "caravels_count", "capacity")
+NET_FILE = "evaluation.json"  # in mundus_net/bots/data: python benchmarks/fit_evaluation.py
 _FITTED_BY_PART = tuple(zip(FITTED[:len(PARTS)], FITTED[len(PARTS):2 * len(PARTS)],
                             FITTED[2 * len(PARTS):], strict=True))  # per part: x1, x r/10, / r
 
@@ -616,6 +624,87 @@ def fitted_features(parts: Sequence[float], rounds_left: float) -> list[float]:
     return [*parts, *(p * early for p in parts), *(p * late for p in parts)]
 
 
+def net_inputs(g: Game, rounds_left: float, parts: Sequence[Sequence[float]]
+               ) -> list[list[float]]:
+    """Per seat, the inputs of the ``net`` evaluation's hidden units, in the order of
+    :data:`NET_INPUTS`: its :func:`worth_parts` ``parts``; the rounds left and their inverse;
+    its lead over the best other seat in doubloons, in worth (the parts but the income rate
+    added up) and in doubloons plus income over the rounds left; whether it is the TM, and
+    one flag for each seat it sits after the TM; its developments, caravels and warehouse
+    slots."""
+    n = g.players
+    r = rounds_left
+    late = 1.0 / max(r, 1.0)
+    leads = _leads(r, parts)
+    out = []
+    for s in range(n):
+        after = (s - g.tm) % n
+        out.append([*parts[s], r, late, *leads[s], float(after == 0), float(after == 1),
+                    float(after == 2), float(after == 3), float(len(g.devs[s])),
+                    float(len(g.caravels[s])), float(g.capacity[s])])
+    return out
+
+
+def _leads(r: float, parts: Sequence[Sequence[float]]) -> list[tuple[float, ...]]:
+    """Per seat, its lead over the best other seat in doubloons, in worth and in projected
+    doubloons (:func:`net_inputs`)."""
+    money = [p[0] for p in parts]
+    worth = [p[0] + p[1] + p[2] + p[3] + p[4] + p[5] + p[6] + p[7] + p[8] for p in parts]
+    projected = [p[0] + p[9] * r for p in parts]
+    return list(zip(*(_lead(v) for v in (money, worth, projected)), strict=True))
+
+
+def _lead(values: list[float]) -> list[float]:
+    """Each value minus the largest of the others."""
+    top = max(values)
+    i = values.index(top)
+    second = max(values[:i] + values[i + 1:])
+    return [v - top if s != i else v - second for s, v in enumerate(values)]
+
+
+class _Net:
+    """The ``net`` evaluation: a seat's logit is the fitted conditional logit's (its own
+    weights) plus ``out . tanh(hidden . inputs + bias)``, inputs standardized."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        if data.get("format") != "mundus-net search evaluation":
+            raise ValueError("not a mundus-net search evaluation weights file")
+        if data.get("inputs") != list(NET_INPUTS):
+            raise ValueError("the evaluation's weights are for other inputs than this "
+                             "version's")
+        linear = [float(v) for v in data["linear"]]
+        k = len(PARTS)
+        if len(linear) != 3 * k:
+            raise ValueError("the evaluation's weights file is damaged")
+        self.linear = tuple(zip(linear[:k], linear[k:2 * k], linear[2 * k:], strict=True))
+        mean = [float(v) for v in data["mean"]]
+        scale = [float(v) for v in data["scale"]]
+        # Standardizing folded into each hidden unit: w . (x - mean) / scale + b; then the
+        # inputs every seat shares (rounds left, its inverse) and the TM flags taken out of
+        # the product: the flags' weights are looked up by seat after the TM.
+        flag = NET_INPUTS.index("tm")
+        units = []
+        for column, bias, out in zip(data["hidden"], data["bias"], data["out"], strict=True):
+            w = [float(v) / sd for v, sd in zip(column, scale, strict=True)]
+            b = float(bias) - sum(wi * m for wi, m in zip(w, mean, strict=True))
+            units.append((w[:k] + w[k + 2:flag] + w[flag + 4:], w[k], w[k + 1],
+                          tuple(w[flag:flag + 4]), b, float(out)))
+        self.units = units
+
+
+_NETS: dict[str, _Net] = {}
+
+
+def _net() -> _Net:
+    """The shipped ``net`` evaluation, read once."""
+    net = _NETS.get(NET_FILE)
+    if net is None:
+        text = resources.files("mundus_net.bots").joinpath("data", NET_FILE).read_text(
+            encoding="utf-8")
+        net = _NETS[NET_FILE] = _Net(json.loads(text))
+    return net
+
+
 def win_shares(g: Game, evaluation: str = "fitted", temperature: float = 8.0,
                dev_scale: float = DEFAULT_DEV_SCALE) -> list[float]:
     """Each seat's estimated share of the win from a position at the end of a round (the
@@ -629,6 +718,28 @@ def win_shares(g: Game, evaluation: str = "fitted", temperature: float = 8.0,
         early, late = r / 10.0, 1.0 / max(r, 1.0)
         weights = [a + b * early + c * late for a, b, c in _FITTED_BY_PART]
         logits = [sum(map(operator.mul, weights, parts)) for parts in worth_parts(g, r)]
+    elif evaluation == "net":
+        # The fitted logit (the net's own weights) plus the hidden units of net_inputs, the
+        # inputs every seat shares added to each unit's bias once.
+        net = _net()
+        r = _rounds_left(g)
+        early, late = r / 10.0, 1.0 / max(r, 1.0)
+        weights = [a + b * early + c * late for a, b, c in net.linear]
+        units = [(w, b + w_r * r + w_late * late, flags, out)
+                 for w, w_r, w_late, flags, b, out in net.units]
+        all_parts = worth_parts(g, r)
+        leads = _leads(r, all_parts)
+        n, tm = g.players, g.tm
+        logits = []
+        for s, parts in enumerate(all_parts):
+            after = (s - tm) % n
+            inputs = [*parts, *leads[s], float(len(g.devs[s])), float(len(g.caravels[s])),
+                      float(g.capacity[s])]
+            u = sum(map(operator.mul, weights, parts))
+            for w, b, flags, out in units:
+                on = flags[after] if after < 4 else 0.0
+                u += out * math.tanh(b + on + sum(map(operator.mul, w, inputs)))
+            logits.append(u)
     else:
         logits = [w / temperature for w in worths(g, dev_scale)]
     top = max(logits)
