@@ -449,9 +449,10 @@ def test_screening_plays_the_better_half_on_the_same_budget() -> None:
     """screen=0.5: every candidate plays half the determinizations, then the better half of
     them (at least two) share the rollouts left, so a decision plays no more rollouts than
     without screening (at most a few fewer, rounding down); the bot answers legally and the
-    same for a seed; a share outside (0, 1] is refused."""
+    same for a seed; a share outside (0, 1] is refused. (Without the offers' own screening,
+    offer_first, which plays a decision's offers on another budget.)"""
     def play(screen: float) -> tuple[list[Any], list[tuple[str, int, int]]]:
-        bot = _Counted(5, iterations=4, screen=screen)
+        bot = _Counted(5, iterations=4, screen=screen, offer_first=None)
         bots: list[Any] = [Checked(bot), *(GreedyBot(s) for s in range(3))]
         return play_game(Game.new(4, 12), bots).log, bot.spent
 

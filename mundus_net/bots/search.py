@@ -6,9 +6,10 @@ turn, caravel picks, pirate discards, the gift, storage, Coronado, Ponce de Leó
 the bot
 
 1. lists a few *candidates*: the greedy player's choice and the next best by greedy's own
-   scores (offers, takes, picks, discards, gifts, storage, Sergio), every choice when there
-   are few (announce, first player, tied TM, Coronado, Ponce de León), or each queue card an
-   identical set can reach (progression turn);
+   scores (takes, picks, discards, gifts, storage, Sergio), every legal offer (the offers
+   play 2 determinizations each, then only the best 4 play the rest), every choice when
+   there are few (announce, first player, tied TM, Coronado, Ponce de León), or each queue
+   card an identical set can reach (progression turn);
 2. samples *determinizations*: complete games consistent with its view
    (:func:`mundus_net.engine.determinize.determinize`: the hidden hands, warehouses and piles drawn
    at random around everything public);
@@ -18,10 +19,10 @@ the bot
    (:func:`win_shares`): a conditional logit over the parts of each seat's worth (its
    doubloons, what its developments and stored cards are worth for the rest of the game by
    the greedy player's estimates, each also scaled by the rounds left), fitted to who won
-   thousands of greedy games from such positions (``evaluation="fitted"``, the default;
-   ``"net"``: the same logit plus a few hidden units of each seat's parts, leads and counts,
-   weights in ``data/evaluation.json``; ``"hand"``: the older hand-made softmax of the
-   worths); a finished game scores its real result. Storage is the round's last
+   thousands of greedy games from such positions, plus a few hidden units of each seat's
+   parts, leads and counts (``evaluation="net"``, the default, weights in
+   ``data/evaluation.json``; ``"fitted"``: the logit alone; ``"hand"``: the older hand-made
+   softmax of the worths); a finished game scores its real result. Storage is the round's last
    step, after every progression turn, and simultaneous (R6.9): the other seats' secret
    choices are made again in each determinization, and the rollout ends there (with
    ``store_horizon=2`` it plays the next round too);
@@ -35,9 +36,9 @@ offer it shows (:func:`offer_test`): the opponents are modelled as greedy player
 hold, as the rollouts already model them in how they play.
 
 Budget: ``SearchBot(seed, iterations=4)`` samples 4 determinizations per searched decision
-(twice as many for the announcement, the first player, a tied TM and progression turns:
-``weights``), about 0.75 s of CPU per 4-player game (0.37 s compiled: benchmarks/README.md,
-"The rollout pass"); ``seconds=0.05`` searches until its
+(twice as many for the announcement, the first player, a tied TM and offers, half as many for
+takes: ``weights``), about 0.8 s of CPU per 4-player game on the plain build, as much as the
+search of issue 35's start (docs/bots.md); ``seconds=0.05`` searches until its
 thread has used that much CPU time instead (at least one determinization; with both,
 whichever ends first). CPU time, not wall time, so a loaded machine does not shorten the
 search, but a time budget still depends on the machine's speed; an iteration budget alone is
@@ -81,7 +82,8 @@ from mundus_net.engine.game import OVER, SIMULTANEOUS, STORE, TURN, WIN_DOUBLOON
 from mundus_net.engine.view import PlayerView, View
 
 __all__ = [
-    "ALL_CHOICES", "CONTEXT_CACHE", "DEFAULT_DEV_SCALE", "DEFAULT_ITERATIONS", "DEFAULT_MARGIN",
+    "ALL_CHOICES", "CONTEXT_CACHE", "DEFAULT_DEV_SCALE", "DEFAULT_EVALUATION",
+    "DEFAULT_ITERATIONS", "DEFAULT_MARGIN", "DEFAULT_OFFERS", "DEFAULT_OFFER_FIRST",
     "DEFAULT_STORE_HORIZON", "DEFAULT_WEIGHTS", "EVALUATIONS", "FITTED", "MAX_ALL", "PARTS",
     "SEARCH_PHASES", "Ranker", "SearchBot", "fitted_features", "look_ahead", "offer_test",
     "win_shares", "worth_parts", "worths",
@@ -92,7 +94,13 @@ SEARCH_PHASES = ("announce", "offer", "take", "first", "turn", "tm_tie", "pick",
 ALL_CHOICES = ("announce", "first", "tm_tie", "coronado", "split")  # phases with few choices
 MAX_ALL = 8  # at most this many of them compared (Ponce de León's splits can be many)
 DEFAULT_ITERATIONS = 4
-DEFAULT_WEIGHTS = {"announce": 2.0, "first": 2.0, "tm_tie": 2.0, "turn": 2.0}
+# Per phase, a factor on the budget: twice as many determinizations for the rare, cheap and
+# decisive choices and for offers (every legal offer is compared), half as many for takes
+# (issue 35: the oracle's regret is the same with 2 there, and on turns with 4 as with 8).
+DEFAULT_WEIGHTS = {"announce": 2.0, "first": 2.0, "tm_tie": 2.0, "offer": 2.0, "take": 0.5}
+DEFAULT_OFFERS = "all"  # every legal offer compared (issue 35)
+DEFAULT_OFFER_FIRST = 2  # determinizations every offer plays before only the best few go on
+DEFAULT_EVALUATION = "net"  # the fitted logit plus a few hidden units (issue 35)
 DEFAULT_MARGIN = 3.0  # doubloons of greedy's score: scored choices further behind are not tried
 DEFAULT_DEV_SCALE = 0.7  # developments at 70% of greedy's estimate (1.0: no better, docs/bots.md)
 CONTEXT_CACHE = 256  # evaluation contexts kept per rollout player
@@ -217,7 +225,8 @@ class SearchBot:
     ``seconds`` is given). ``seconds``: a CPU-time budget per searched decision instead (or as
     well: whichever ends first; at least one determinization). ``weights``: per phase, a
     factor on the budget (default: twice as much for the rare, cheap and decisive
-    announcement, choice of the first player and of a tied TM, and for progression turns).
+    announcement, choice of the first player and of a tied TM, and for offers; half as much
+    for takes: :data:`DEFAULT_WEIGHTS`).
     ``candidates``: how many of greedy's best scored choices (offers, takes, picks, pirate
     discards, gifts, storage, Sergio) are compared, at most, and ``margin``: only those
     greedy scores within this many doubloons of its best (None: no limit). ``horizon``:
@@ -225,23 +234,24 @@ class SearchBot:
     ``screen``: the share of the budget played by every candidate before only the better
     half of them (at least two) play the rest of it (1, the default: every candidate plays
     the whole budget).
-    ``evaluation``: how the end of a rollout is scored, ``"fitted"`` (the default) or
-    ``"hand"`` (:func:`win_shares`); for ``"hand"``, ``temperature``: doubloons per unit of
-    the softmax that turns the seats' worths into a share of the win, and ``dev_scale``: a
-    factor on what developments are worth. ``endgame``: once some seat has this many
-    doubloons, rollouts play ``endgame_rounds`` rounds (this one included) or to the end of
-    the game, whichever comes first (None, the default: never). ``store_horizon``: rounds
-    played by a rollout from a storage decision, the round's last step (1: the rollout ends
-    with the storage step). ``infer``: in the take step, deal the other seats only hands
-    from which the greedy player would have made the offers they made (:func:`offer_test`;
-    a seat's hand is dealt again up to ``tries`` times in all, then the last deal is kept):
-    an exact model of greedy opponents, a guess about any other player.
-    ``offers``: the offers compared (R5.2): ``"greedy"`` (the default) greedy's best scored
-    ones, as in the other scored phases; ``"all"`` every legal offer; ``"bids"`` greedy's
+    ``evaluation``: how the end of a rollout is scored, ``"net"`` (the default),
+    ``"fitted"`` or ``"hand"`` (:func:`win_shares`); for ``"hand"``, ``temperature``:
+    doubloons per unit of the softmax that turns the seats' worths into a share of the win,
+    and ``dev_scale``: a factor on what developments are worth. ``endgame``: once some seat
+    has this many doubloons, rollouts play ``endgame_rounds`` rounds (this one included) or
+    to the end of the game, whichever comes first (None, the default: never).
+    ``store_horizon``: rounds played by a rollout from a storage decision, the round's last
+    step (1: the rollout ends with the storage step). ``infer``: in the take step, deal the other
+    seats only hands from which the greedy player would have made the offers they made
+    (:func:`offer_test`; a seat's hand is dealt again up to ``tries`` times in all, then the last
+    deal is kept): an exact model of greedy opponents, a guess about any other player.
+    ``offers``: the offers compared (R5.2): ``"all"`` (the default) every legal offer;
+    ``"greedy"`` greedy's best scored ones, as in the other scored phases; ``"bids"`` greedy's
     best offer of each offer score (R5.4), at most ``offer_candidates`` (:func:`_offer_candidates`).
     ``offer_iterations``: determinizations per offer decision (None: ``iterations`` times its
-    weight); with ``offer_first``, every offer plays that many of them first, then only the
-    best ``offer_keep`` play the rest. ``takes``: ``"all"`` compares every legal take;
+    weight); with ``offer_first`` (default 2), every offer plays that many of them first, then
+    only the best ``offer_keep`` (default 4) play the rest (None: every offer plays all).
+    ``takes``: ``"all"`` compares every legal take;
     ``take_iterations``: determinizations per take decision (None: as any phase).
     ``phases``: the decision kinds searched; greedy plays the others.
     """
@@ -253,10 +263,10 @@ class SearchBot:
                  dev_scale: float = DEFAULT_DEV_SCALE,
                  endgame: float | None = None, endgame_rounds: int = 3,
                  store_horizon: int = DEFAULT_STORE_HORIZON,
-                 evaluation: str = "fitted", screen: float = 1.0,
+                 evaluation: str = DEFAULT_EVALUATION, screen: float = 1.0,
                  infer: bool = False, tries: int = DEFAULT_TRIES,
-                 offers: str = "greedy", offer_candidates: int = 6, takes: str = "greedy",
-                 offer_iterations: int | None = None, offer_first: int | None = None,
+                 offers: str = DEFAULT_OFFERS, offer_candidates: int = 6, takes: str = "greedy",
+                 offer_iterations: int | None = None, offer_first: int | None = DEFAULT_OFFER_FIRST,
                  offer_keep: int = 4, take_iterations: int | None = None,
                  phases: Sequence[str] = SEARCH_PHASES) -> None:
         if iterations is not None and iterations < 1:
