@@ -34,10 +34,11 @@ from mundus_net.bots.learned import (
     load_model,
     model_from_json,
 )
+from mundus_net.bots.search import SearchBot
 from mundus_net.engine.decisions import Decision, MakeSet
 from mundus_net.engine.game import Game
 from mundus_net.engine.view import PlayerView
-from mundus_net.rl.imitate import phase_list, sample_from_row, sample_to_row
+from mundus_net.rl.imitate import TEACHING, phase_list, sample_from_row, sample_to_row
 from mundus_net.tools.games import Settings, play_chunk, without_cpu
 from mundus_net.tools.runner import play_game
 from mundus_net.tools.train import play_teacher_games, teach_chunk, teacher_settings, train
@@ -194,14 +195,21 @@ def test_a_set_is_described_by_the_development_it_reaches() -> None:
 # -- training ---------------------------------------------------------------------------------
 
 
+def taught_search(seed: int, iterations: int | None = None) -> SearchBot:
+    """The search bot with the teacher's settings (a bot file's factory)."""
+    return SearchBot(seed, iterations, **TEACHING)
+
+
 def test_the_teacher_plays_the_tournaments_search_games() -> None:
     """Game i of a training run searching every phase is game i of ``mundus tournament
-    --bots search,greedy,greedy,greedy`` with the same seed: the teacher plays as the search
-    bot; the default run searches only progression turns."""
+    --bots TAUGHT,greedy,greedy,greedy`` with the same seed, TAUGHT the search bot with the
+    teacher's settings (imitate.TEACHING, as in mundus train): the teacher
+    plays as that search bot; the default run searches only progression turns."""
     settings = teacher_settings(8, iterations=1, phases="all")
     assert teacher_settings(8).bots[0] == "mundus_net.rl.imitate:Teacher:phases=turn"
     taught = teach_chunk(settings, 0, 2)
-    plain = play_chunk(Settings(("search:iterations=1", "greedy", "greedy", "greedy"), 4, 8,
+    plain = play_chunk(Settings((f"{__file__}:taught_search:iterations=1", "greedy", "greedy",
+                                 "greedy"), 4, 8,
                                 time_limit=None, strict=True), 0, 2)
     for row, other in zip(taught, plain, strict=True):
         assert row["samples"]

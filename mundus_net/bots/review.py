@@ -117,7 +117,11 @@ class Estimator:
             raise ValueError("iterations must be at least 1")
         self.seed = seed
         self.iterations = iterations
-        self.search = SearchBot(seed, iterations)
+        # The candidates and evaluation the reviews were measured with (docs/review.md):
+        # greedy's best offers, not every legal one, which a review would value on every
+        # determinization.
+        self.search = SearchBot(seed, iterations, evaluation="fitted", offers="greedy",
+                                offer_first=None)
 
     def candidates(self, view: PlayerView, legal: Sequence[Decision],
                    played: Decision) -> list[Decision]:

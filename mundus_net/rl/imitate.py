@@ -1,8 +1,9 @@
 """Imitation of the search bot: the teacher that records its choices, and the fit of the
 learned bot's network to them (``mundus train`` drives both, docs/rl.md).
 
-:class:`Teacher` is the search bot (searching every kind it searches, it plays exactly as
-``search`` does, same seed, same games; ``phases="turn"`` searches only those) that also
+:class:`Teacher` is the search bot with the settings it had when the shipped weights were
+trained (:data:`TEACHING`; searching every kind it searches, it plays exactly as such a
+``SearchBot`` does, same seed, same games; ``phases="turn"`` searches only those) that also
 keeps, at each decision it searches, every candidate's features
 (:func:`mundus_net.bots.learned.candidate_features`), the candidate it chose and each
 candidate's mean share of the win over its rollouts. :func:`fit` trains the network of
@@ -18,7 +19,7 @@ from __future__ import annotations
 import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from mundus_net.bots.learned import FEATURES, Model, candidate_features
 from mundus_net.bots.search import SEARCH_PHASES, SearchBot
@@ -26,8 +27,8 @@ from mundus_net.engine.decisions import Decision
 from mundus_net.engine.game import Game
 from mundus_net.engine.view import View
 
-__all__ = ["TEACHERS", "Fitted", "Sample", "Teacher", "fit", "phase_list", "sample_from_row",
-           "sample_to_row"]
+__all__ = ["TEACHERS", "TEACHING", "Fitted", "Sample", "Teacher", "fit", "phase_list",
+           "sample_from_row", "sample_to_row"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,13 +75,21 @@ def phase_list(text: str) -> tuple[str, ...]:
 TEACHERS: list[Teacher] = []
 
 
+# The search's settings when the shipped weights were trained, before issue 35 changed its
+# defaults (greedy's offers, the fitted evaluation, progression turns on twice the budget):
+# `mundus train` still makes those weights again.
+TEACHING: Final[dict[str, Any]] = {
+    "weights": {"announce": 2.0, "first": 2.0, "tm_tie": 2.0, "turn": 2.0},
+    "evaluation": "fitted", "offers": "greedy", "offer_first": None}
+
+
 class Teacher(SearchBot):
-    """The search bot, recording a :class:`Sample` at each decision it searches (in
-    ``samples``). It decides exactly as ``SearchBot`` with the same arguments."""
+    """The search bot with the settings it had before issue 35 (the teacher of the shipped
+    weights), recording a :class:`Sample` at each decision it searches (in ``samples``)."""
 
     def __init__(self, seed: int = 0, iterations: int | None = None,
                  seconds: float | None = None, phases: str | None = None) -> None:
-        super().__init__(seed, iterations, seconds,
+        super().__init__(seed, iterations, seconds, **TEACHING,
                          phases=SEARCH_PHASES if phases is None else phase_list(phases))
         self.samples: list[Sample] = []
         self._values: list[float] = []
