@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mundus_net.bots.base import question_seed
-from mundus_net.bots.search import SearchBot, look_ahead
+from mundus_net.bots.search import EARLIER_DEFAULTS, SearchBot, look_ahead
 from mundus_net.engine.decisions import Decision
 from mundus_net.engine.deck import Deck
 from mundus_net.engine.determinize import determinize
@@ -120,8 +120,7 @@ class Estimator:
         # The candidates and evaluation the reviews were measured with (docs/review.md):
         # greedy's best offers, not every legal one, which a review would value on every
         # determinization.
-        self.search = SearchBot(seed, iterations, evaluation="fitted", offers="greedy",
-                                offer_first=None)
+        self.search = SearchBot(seed, iterations, **EARLIER_DEFAULTS)
 
     def candidates(self, view: PlayerView, legal: Sequence[Decision],
                    played: Decision) -> list[Decision]:

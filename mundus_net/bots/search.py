@@ -54,7 +54,7 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from importlib import resources
-from typing import Any
+from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -84,7 +84,8 @@ from mundus_net.engine.view import PlayerView, View
 __all__ = [
     "ALL_CHOICES", "CONTEXT_CACHE", "DEFAULT_DEV_SCALE", "DEFAULT_EVALUATION",
     "DEFAULT_ITERATIONS", "DEFAULT_MARGIN", "DEFAULT_OFFERS", "DEFAULT_OFFER_FIRST",
-    "DEFAULT_STORE_HORIZON", "DEFAULT_WEIGHTS", "EVALUATIONS", "FITTED", "MAX_ALL", "PARTS",
+    "DEFAULT_STORE_HORIZON", "DEFAULT_WEIGHTS", "EARLIER_DEFAULTS", "EVALUATIONS", "FITTED",
+    "MAX_ALL", "PARTS",
     "SEARCH_PHASES", "Ranker", "SearchBot", "fitted_features", "look_ahead", "offer_test",
     "win_shares", "worth_parts", "worths",
 ]
@@ -101,6 +102,12 @@ DEFAULT_WEIGHTS = {"announce": 2.0, "first": 2.0, "tm_tie": 2.0, "offer": 2.0, "
 DEFAULT_OFFERS = "all"  # every legal offer compared (issue 35)
 DEFAULT_OFFER_FIRST = 2  # determinizations every offer plays before only the best few go on
 DEFAULT_EVALUATION = "net"  # the fitted logit plus a few hidden units (issue 35)
+# The settings that were the defaults before issue 35 (greedy's best offers, the fitted
+# evaluation, progression turns on twice the budget): what `mundus train`'s teacher and
+# `mundus review`'s estimator still use, so that the shipped weights and reviews stay.
+EARLIER_DEFAULTS: Final[dict[str, Any]] = {
+    "weights": {"announce": 2.0, "first": 2.0, "tm_tie": 2.0, "turn": 2.0},
+    "evaluation": "fitted", "offers": "greedy", "offer_first": None}
 DEFAULT_MARGIN = 3.0  # doubloons of greedy's score: scored choices further behind are not tried
 DEFAULT_DEV_SCALE = 0.7  # developments at 70% of greedy's estimate (1.0: no better, docs/bots.md)
 CONTEXT_CACHE = 256  # evaluation contexts kept per rollout player

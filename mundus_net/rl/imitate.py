@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from mundus_net.bots.learned import FEATURES, Model, candidate_features
-from mundus_net.bots.search import SEARCH_PHASES, SearchBot
+from mundus_net.bots.search import EARLIER_DEFAULTS, SEARCH_PHASES, SearchBot
 from mundus_net.engine.decisions import Decision
 from mundus_net.engine.game import Game
 from mundus_net.engine.view import View
@@ -75,12 +75,8 @@ def phase_list(text: str) -> tuple[str, ...]:
 TEACHERS: list[Teacher] = []
 
 
-# The search's settings when the shipped weights were trained, before issue 35 changed its
-# defaults (greedy's offers, the fitted evaluation, progression turns on twice the budget):
-# `mundus train` still makes those weights again.
-TEACHING: Final[dict[str, Any]] = {
-    "weights": {"announce": 2.0, "first": 2.0, "tm_tie": 2.0, "turn": 2.0},
-    "evaluation": "fitted", "offers": "greedy", "offer_first": None}
+# The search's settings when the shipped weights were trained: `mundus train` still makes them.
+TEACHING: Final[dict[str, Any]] = EARLIER_DEFAULTS
 
 
 class Teacher(SearchBot):
