@@ -18,6 +18,8 @@ from mundus_net.bots import load_bot
 from mundus_net.bots.greedy import GreedyBot, context_key
 from mundus_net.bots.random_bot import RandomBot
 from mundus_net.bots.search import (
+    BUDGETS,
+    BUILD,
     DEFAULT_WEIGHTS,
     EVALUATIONS,
     FITTED,
@@ -452,7 +454,7 @@ def test_screening_plays_the_better_half_on_the_same_budget() -> None:
     same for a seed; a share outside (0, 1] is refused. (Without the offers' own screening,
     offer_first, which plays a decision's offers on another budget.)"""
     def play(screen: float) -> tuple[list[Any], list[tuple[str, int, int]]]:
-        bot = _Counted(5, iterations=4, screen=screen, offer_first=None)
+        bot = _Counted(5, iterations=4, screen=screen, offer_first=None, budget="plain")
         bots: list[Any] = [Checked(bot), *(GreedyBot(s) for s in range(3))]
         return play_game(Game.new(4, 12), bots).log, bot.spent
 
@@ -718,3 +720,40 @@ def test_offer_screening_plays_every_offer_then_only_the_best_few() -> None:
     for k, rollouts in offers:
         assert rollouts == (k + 2 * 2 if k > 2 else 3 * k)
     assert all(rollouts == k for phase, k, rollouts in spent if phase == TAKE)
+
+
+def test_the_budget_sets_the_search_defaults_of_its_build() -> None:
+    """budget: "plain" and "compiled" set the defaults of weights, offer_first, offer_keep,
+    takes and take_iterations (BUDGETS); "auto", the default, is the budget of the build that
+    runs this module (BUILD); an option given overrides its budget's value; another name is
+    refused. The plain budget is the search's settings before the compiled build's."""
+    assert SearchBot(1).budget == BUILD
+    assert SearchBot(1, budget="auto").budget == BUILD
+    for name, preset in BUDGETS.items():
+        bot = SearchBot(1, budget=name)
+        assert bot.budget == name and bot.weights == preset["weights"]
+        assert (bot.offer_first, bot.offer_keep, bot.takes, bot.take_iterations) == (
+            preset["offer_first"], preset["offer_keep"], preset["takes"],
+            preset["take_iterations"])
+    plain = SearchBot(1, budget="plain")
+    assert plain.weights == DEFAULT_WEIGHTS and plain.takes == "greedy"
+    assert (plain.offer_first, plain.offer_keep, plain.take_iterations) == (2, 4, None)
+    mine = SearchBot(1, budget="compiled", weights={"turn": 3.0}, offer_first=None,
+                     offer_keep=5, takes="greedy", take_iterations=None)
+    assert mine.weights == {"turn": 3.0} and mine.takes == "greedy"
+    assert (mine.offer_first, mine.offer_keep, mine.take_iterations) == (None, 5, None)
+    assert load_bot("search:budget=plain", 3).budget == "plain"  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match="budget"):
+        SearchBot(1, budget="fast")
+
+
+def test_both_budgets_play_legal_games_the_same_for_a_seed() -> None:
+    """Each budget, whatever the build, plays a whole game legally and the same again for the
+    same seed (the compiled budget compares every legal take)."""
+    for name in BUDGETS:
+        def play(name: str = name) -> list[Any]:
+            bot = SearchBot(5, budget=name)
+            bots: list[Any] = [Checked(bot), *(GreedyBot(s) for s in range(3))]
+            return play_game(Game.new(4, 31), bots).log
+
+        assert play() == play()

@@ -37,12 +37,14 @@ hold, as the rollouts already model them in how they play.
 
 Budget: ``SearchBot(seed, iterations=4)`` samples 4 determinizations per searched decision
 (twice as many for the announcement, the first player, a tied TM and offers, half as many for
-takes: ``weights``), about 0.8 s of CPU per 4-player game on the plain build, as much as the
-search of issue 35's start (docs/bots.md); ``seconds=0.05`` searches until its
-thread has used that much CPU time instead (at least one determinization; with both,
-whichever ends first). CPU time, not wall time, so a loaded machine does not shorten the
-search, but a time budget still depends on the machine's speed; an iteration budget alone is
-deterministic for a seed. See docs/bots.md ("The search bot") for its measured strength.
+takes: ``weights``), about 0.9 s of CPU per 4-player game on the plain build, as much as the
+search of issue 35's start (docs/bots.md); the compiled build spends about the same CPU on
+more search (``budget``, :data:`BUDGETS`), so the two builds play different search games.
+``seconds=0.05`` searches until its thread has used that much CPU time instead (at least one
+determinization; with both, whichever ends first). CPU time, not wall time, so a loaded
+machine does not shorten the search, but a time budget still depends on the machine's speed;
+an iteration budget alone is deterministic for a seed and a build. See docs/bots.md ("The
+search bot") for its measured strength.
 """
 
 from __future__ import annotations
@@ -82,7 +84,8 @@ from mundus_net.engine.game import OVER, SIMULTANEOUS, STORE, TURN, WIN_DOUBLOON
 from mundus_net.engine.view import PlayerView, View
 
 __all__ = [
-    "ALL_CHOICES", "CONTEXT_CACHE", "DEFAULT_DEV_SCALE", "DEFAULT_EVALUATION",
+    "ALL_CHOICES", "BUDGETS", "BUILD", "BY_BUDGET", "CONTEXT_CACHE", "DEFAULT_DEV_SCALE",
+    "DEFAULT_EVALUATION",
     "DEFAULT_ITERATIONS", "DEFAULT_MARGIN", "DEFAULT_OFFERS", "DEFAULT_OFFER_FIRST",
     "DEFAULT_STORE_HORIZON", "DEFAULT_WEIGHTS", "EARLIER_DEFAULTS", "EVALUATIONS", "FITTED",
     "MAX_ALL", "PARTS",
@@ -101,13 +104,28 @@ DEFAULT_ITERATIONS = 4
 DEFAULT_WEIGHTS = {"announce": 2.0, "first": 2.0, "tm_tie": 2.0, "offer": 2.0, "take": 0.5}
 DEFAULT_OFFERS = "all"  # every legal offer compared (issue 35)
 DEFAULT_OFFER_FIRST = 2  # determinizations every offer plays before only the best few go on
+# Which build runs this module: mypyc's compiled modules are extension files (as black tells).
+BUILD: Final[str] = "compiled" if __file__.endswith((".so", ".pyd")) else "plain"
+# The search's budget by build (issue 35): ``plain`` spends about the CPU a game the search
+# spent in plain Python when issue 35 began; the compiled build plays the same rollouts about
+# twice as fast and spends that CPU on more search where the oracle's regret showed it pays:
+# every offer on 4 determinizations and the best 8 on to 8, every legal take on 4, twice the
+# determinizations for the announcement, the first player and a tied TM (docs/bots.md).
+# ``SearchBot(budget=...)`` picks one ("auto": this build's); options given override it.
+BUDGETS: Final[dict[str, dict[str, Any]]] = {
+    "plain": {"weights": DEFAULT_WEIGHTS, "offer_first": DEFAULT_OFFER_FIRST, "offer_keep": 4,
+              "takes": "greedy", "take_iterations": None},
+    "compiled": {"weights": {**DEFAULT_WEIGHTS, "announce": 4.0, "first": 4.0, "tm_tie": 4.0},
+                 "offer_first": 4, "offer_keep": 8, "takes": "all", "take_iterations": 4},
+}
+BY_BUDGET: Final = -1  # an option's default: the budget's value
 DEFAULT_EVALUATION = "net"  # the fitted logit plus a few hidden units (issue 35)
 # The settings that were the defaults before issue 35 (greedy's best offers, the fitted
 # evaluation, progression turns on twice the budget): what `mundus train`'s teacher and
 # `mundus review`'s estimator still use, so that the shipped weights and reviews stay.
 EARLIER_DEFAULTS: Final[dict[str, Any]] = {
     "weights": {"announce": 2.0, "first": 2.0, "tm_tie": 2.0, "turn": 2.0},
-    "evaluation": "fitted", "offers": "greedy", "offer_first": None}
+    "evaluation": "fitted", "offers": "greedy", "offer_first": None, "budget": "plain"}
 DEFAULT_MARGIN = 3.0  # doubloons of greedy's score: scored choices further behind are not tried
 DEFAULT_DEV_SCALE = 0.7  # developments at 70% of greedy's estimate (1.0: no better, docs/bots.md)
 CONTEXT_CACHE = 256  # evaluation contexts kept per rollout player
@@ -256,10 +274,15 @@ class SearchBot:
     ``"greedy"`` greedy's best scored ones, as in the other scored phases; ``"bids"`` greedy's
     best offer of each offer score (R5.4), at most ``offer_candidates`` (:func:`_offer_candidates`).
     ``offer_iterations``: determinizations per offer decision (None: ``iterations`` times its
-    weight); with ``offer_first`` (default 2), every offer plays that many of them first, then
-    only the best ``offer_keep`` (default 4) play the rest (None: every offer plays all).
-    ``takes``: ``"all"`` compares every legal take;
+    weight); with ``offer_first``, every offer plays that many of them first, then only the
+    best ``offer_keep`` play the rest (None: every offer plays all).
+    ``takes``: ``"all"`` compares every legal take, ``"greedy"`` greedy's best few;
     ``take_iterations``: determinizations per take decision (None: as any phase).
+    ``budget``: the defaults of ``weights``, ``offer_first``, ``offer_keep``, ``takes`` and
+    ``take_iterations`` (:data:`BUDGETS`): ``"plain"`` (2, 4, greedy's takes on half the
+    budget), ``"compiled"`` (more search for the CPU the compiled build saves) or ``"auto"``,
+    the default: the budget of the build that runs (:data:`BUILD`); an option given overrides
+    its budget's value.
     ``phases``: the decision kinds searched; greedy plays the others.
     """
 
@@ -272,10 +295,10 @@ class SearchBot:
                  store_horizon: int = DEFAULT_STORE_HORIZON,
                  evaluation: str = DEFAULT_EVALUATION, screen: float = 1.0,
                  infer: bool = False, tries: int = DEFAULT_TRIES,
-                 offers: str = DEFAULT_OFFERS, offer_candidates: int = 6, takes: str = "greedy",
-                 offer_iterations: int | None = None, offer_first: int | None = DEFAULT_OFFER_FIRST,
-                 offer_keep: int = 4, take_iterations: int | None = None,
-                 phases: Sequence[str] = SEARCH_PHASES) -> None:
+                 offers: str = DEFAULT_OFFERS, offer_candidates: int = 6, takes: str = "",
+                 offer_iterations: int | None = None, offer_first: int | None = BY_BUDGET,
+                 offer_keep: int = BY_BUDGET, take_iterations: int | None = BY_BUDGET,
+                 budget: str = "auto", phases: Sequence[str] = SEARCH_PHASES) -> None:
         if iterations is not None and iterations < 1:
             raise ValueError("iterations must be at least 1")
         if seconds is not None and seconds <= 0:
@@ -300,7 +323,19 @@ class SearchBot:
         self.iterations = (DEFAULT_ITERATIONS if iterations is None and seconds is None
                            else iterations)
         self.seconds = seconds
-        self.weights = dict(DEFAULT_WEIGHTS if weights is None else weights)
+        if budget != "auto" and budget not in BUDGETS:
+            raise ValueError(f"budget is auto, {' or '.join(BUDGETS)}, not {budget!r}")
+        self.budget = BUILD if budget == "auto" else budget
+        preset = BUDGETS[self.budget]
+        self.weights = dict(preset["weights"] if weights is None else weights)
+        if takes == "":
+            takes = preset["takes"]
+        if offer_first == BY_BUDGET:
+            offer_first = preset["offer_first"]
+        if offer_keep == BY_BUDGET:
+            offer_keep = preset["offer_keep"]
+        if take_iterations == BY_BUDGET:
+            take_iterations = preset["take_iterations"]
         self.candidates = candidates
         self.margin = margin
         self.horizon = horizon
