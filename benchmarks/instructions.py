@@ -7,7 +7,9 @@ plays them) or catanatron's (4 random players, as ``engine.py`` plays them), and
 step and the steps with a choice, counted as ``engine.py`` counts them; ``none`` imports the
 same and plays nothing, so that the imports can be subtracted. ``greedy`` plays four greedy
 bots (as ``tournament.py --bots greedy,greedy,greedy,greedy``), ``search`` one search bot
-against three greedy ones (as ``strength.py --bots search``, with other seeds)::
+against three greedy ones (as ``strength.py --bots search:budget=plain``, with other seeds:
+the plain build's search in both builds, so that the two builds' counts compare the same
+games)::
 
     valgrind --tool=callgrind --callgrind-out-file=cg.out python benchmarks/instructions.py ours 20
     valgrind --tool=callgrind --callgrind-out-file=cg.out python benchmarks/instructions.py none 0
@@ -44,7 +46,8 @@ def main(argv: list[str]) -> int:
             game = play_game(Game.new(4, seed), [RandomBot(seed * 4 + s) for s in range(4)])
             every, chosen = counted_steps(game)
         elif kind in ("greedy", "search"):
-            specs = (kind, "greedy", "greedy", "greedy")
+            first = "search:budget=plain" if kind == "search" else kind
+            specs = (first, "greedy", "greedy", "greedy")
             bots = [load_bot(spec, seed * 4 + s) for s, spec in enumerate(specs)]
             every, chosen = counted_steps(play_game(Game.new(4, seed), bots))
         else:
