@@ -203,6 +203,27 @@ def shipped_logits(path: str, x: np.ndarray, raw: np.ndarray) -> np.ndarray:
     return _net_logits(net, x, v)[1]
 
 
+def fit_offset(base: np.ndarray, x: np.ndarray, y: np.ndarray, ridge: float = 1e-6,
+               steps: int = 30) -> np.ndarray:
+    """The weights of features ``x`` added to fixed logits ``base`` (m, seats), by Newton's
+    method (the conditional logit with an offset)."""
+    m, _, f = x.shape
+    w = np.zeros(f)
+    for _ in range(steps):
+        u = base + x @ w
+        u -= u.max(axis=1, keepdims=True)
+        p = np.exp(u)
+        p /= p.sum(axis=1, keepdims=True)
+        mean = np.einsum("ms,msf->mf", p, x)
+        grad = np.einsum("ms,msf->f", y - p, x) / m - ridge * w
+        second = np.einsum("ms,msf,msg->fg", p, x, x) - np.einsum("mf,mg->fg", mean, mean)
+        step = np.linalg.solve(second / m + ridge * np.eye(f), grad)
+        w += step
+        if np.abs(step).max() < 1e-9:
+            break
+    return w
+
+
 def _losses(u: np.ndarray, y: np.ndarray, flags: np.ndarray) -> tuple[float, float]:
     """The log-loss over seats of logits ``u``, and the searcher's own: the binary log-loss
     of its share (its win counted 1, a shared win 1/k)."""
@@ -240,11 +261,14 @@ def _searcher_fits(args: argparse.Namespace, stage: np.ndarray, hand: np.ndarray
     table["hand_made"] = _losses(hand[at] @ HAND_MADE, y[at], flags[at])
     shipped = os.path.join(os.path.dirname(__file__), os.pardir, "mundus_net", "bots", "data",
                            "evaluation.json")
-    table["shipped_net"] = _losses(shipped_logits(shipped, x[at], v[at]), y[at], flags[at])
+    base = shipped_logits(shipped, x, v)
+    table["shipped_net"] = _losses(base[at], y[at], flags[at])
+    xs = searcher_features(x, stage, flags)
+    offset = fit_offset(base[train], xs[train, :, -3:], y[train])
+    table["shipped_flag"] = _losses(base[at] + xs[at, :, -3:] @ offset, y[at], flags[at])
     plain, mean, scale = _fit_net(x, v, y, train, args)
     table["refit_net"] = _losses(_net_logits(plain, x[at], (v[at] - mean) / scale)[1], y[at],
                                  flags[at])
-    xs = searcher_features(x, stage, flags)
     vs = np.concatenate([v, flags[:, :, None]], axis=2)
     seat, mean, scale = _fit_net(xs, vs, y, train, args)
     table["seat_net"] = _losses(_net_logits(seat, xs[at], (vs[at] - mean) / scale)[1], y[at],
@@ -257,14 +281,22 @@ def _searcher_fits(args: argparse.Namespace, stage: np.ndarray, hand: np.ndarray
     for name, (every, own) in table.items():
         print(f"{name:>12} {every:>9.4f} {own:>9.4f}")
     losses = {name: [round(a, 4) for a in pair] for name, pair in table.items()}
+    if args.seat_model == "offset":
+        # The shipped net as it is, the searcher flag in its linear part only.
+        with open(shipped, encoding="utf-8") as f:
+            data = json.load(f)
+        seat = {"linear": np.array(data["linear"] + list(offset)),
+                "hidden": np.array([[*c, 0.0] for c in data["hidden"]]).T,
+                "bias": np.array(data["bias"]), "out": np.array(data["out"])}
+        mean, scale = np.array([*data["mean"], 0.0]), np.array([*data["scale"], 1.0])
     if args.net_out:
         k = len(PARTS)
         with open(args.net_out, "w", encoding="utf-8") as out:
             json.dump({"format": "mundus-net search evaluation",
                        "source": f"python benchmarks/fit_evaluation.py --games {args.games} "
                                  f"--seed {args.seed} --bots {args.bots} --hidden {hidden}"
-                                 f" --epochs {args.epochs}"
-                                 + (" --pool <greedy games' round ends>" if args.pool
+                                 f" --epochs {args.epochs} --seat-model {args.seat_model}"
+                                 + (f" --pool {os.path.basename(args.pool)}" if args.pool
                                     else ""),
                        "held_out_log_loss": {name: pair[0] for name, pair in losses.items()},
                        "held_out_searcher_log_loss": {name: pair[1]
@@ -302,6 +334,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pool", help="an .npz file of round ends (--data) added to the "
                         "fit, never to the games held out (e.g. greedy games' with search "
                         "games')")
+    parser.add_argument("--seat-model", choices=("net", "offset"), default="net",
+                        help="with a search bot's games, the weights --net-out writes: the "
+                        "net refitted with the searcher flag (net), or the shipped net with "
+                        "the flag's linear weights only (offset)")
     parser.add_argument("--bots", default="greedy,greedy,greedy,greedy",
                         help="the 4 bots of the games played, comma-separated, rotated one "
                         "seat a game (default: four greedy bots); a search bot's seat is "
