@@ -224,15 +224,22 @@ def fit_offset(base: np.ndarray, x: np.ndarray, y: np.ndarray, ridge: float = 1e
     return w
 
 
-def _losses(u: np.ndarray, y: np.ndarray, flags: np.ndarray) -> tuple[float, float]:
-    """The log-loss over seats of logits ``u``, and the searcher's own: the binary log-loss
-    of its share (its win counted 1, a shared win 1/k)."""
+def _row_losses(u: np.ndarray, y: np.ndarray, flags: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per position: the log-loss over seats of logits ``u``, the searcher's own (the binary
+    log-loss of its share: its win counted 1, a shared win 1/k) and its predicted share."""
     u = u - u.max(axis=1, keepdims=True)
     logp = u - np.log(np.exp(u).sum(axis=1, keepdims=True))
     p = np.clip((np.exp(logp) * flags).sum(axis=1), 1e-9, 1 - 1e-9)
     mine = (y * flags).sum(axis=1)
     own = -(mine * np.log(p) + (1 - mine) * np.log(1 - p))
-    return float(-(y * logp).sum(axis=1).mean()), float(own.mean())
+    return -(y * logp).sum(axis=1), own, p
+
+
+def _losses(u: np.ndarray, y: np.ndarray, flags: np.ndarray) -> tuple[float, float]:
+    """The mean log-losses of :func:`_row_losses`."""
+    every, own, _ = _row_losses(u, y, flags)
+    return float(every.mean()), float(own.mean())
 
 
 def _fit_net(x: np.ndarray, v: np.ndarray, y: np.ndarray, train: np.ndarray,
@@ -247,7 +254,8 @@ def _fit_net(x: np.ndarray, v: np.ndarray, y: np.ndarray, train: np.ndarray,
     return net, mean, scale
 
 
-def _searcher_fits(args: argparse.Namespace, stage: np.ndarray, hand: np.ndarray,
+def _searcher_fits(args: argparse.Namespace, game: np.ndarray, stage: np.ndarray,
+                   hand: np.ndarray,
                    x: np.ndarray, v: np.ndarray, y: np.ndarray, flags: np.ndarray,
                    test: np.ndarray, start: float) -> int:
     """Round ends of games with a search bot: the held-out log-loss (all seats, and the
@@ -271,8 +279,8 @@ def _searcher_fits(args: argparse.Namespace, stage: np.ndarray, hand: np.ndarray
                                  flags[at])
     vs = np.concatenate([v, flags[:, :, None]], axis=2)
     seat, mean, scale = _fit_net(xs, vs, y, train, args)
-    table["seat_net"] = _losses(_net_logits(seat, xs[at], (vs[at] - mean) / scale)[1], y[at],
-                                flags[at])
+    seat_logits = _net_logits(seat, xs[at], (vs[at] - mean) / scale)[1]
+    table["seat_net"] = _losses(seat_logits, y[at], flags[at])
     table["uniform"] = (round(float(np.log(PLAYERS)), 4), _losses(
         np.zeros_like(y[at]), y[at], flags[at])[1])
     print(f"{len(x)} round ends ({at.sum()} held out, of games with a search bot), "
@@ -280,6 +288,14 @@ def _searcher_fits(args: argparse.Namespace, stage: np.ndarray, hand: np.ndarray
     print(f"{'evaluation':>12} {'log-loss':>9} {'searcher':>9}")
     for name, (every, own) in table.items():
         print(f"{name:>12} {every:>9.4f} {own:>9.4f}")
+    before, _, p_before = _row_losses(base[at], y[at], flags[at])
+    after, _, p_after = _row_losses(seat_logits, y[at], flags[at])
+    games = game[at]
+    by_game = np.array([(after - before)[games == k].mean() for k in np.unique(games)])
+    print(f"seat_net - shipped_net, by game: {by_game.mean():+.4f} (95% +-"
+          f"{1.96 * by_game.std(ddof=1) / np.sqrt(len(by_game)):.4f}, {len(by_game)} games);"
+          f" the searcher's share predicted {p_before.mean():.3f} (shipped_net), "
+          f"{p_after.mean():.3f} (seat_net), won {(y[at] * flags[at]).sum(axis=1).mean():.3f}")
     losses = {name: [round(a, 4) for a in pair] for name, pair in table.items()}
     if args.seat_model == "offset":
         # The shipped net as it is, the searcher flag in its linear part only.
@@ -379,7 +395,7 @@ def main(argv: list[str] | None = None) -> int:
     x = np.array([[fitted_features(parts, left) for parts in seats]
                   for seats, left in zip(x, stage, strict=True)])
     if searcher.any():
-        return _searcher_fits(args, stage, hand, x, v, y, searcher, test, start)
+        return _searcher_fits(args, game, stage, hand, x, v, y, searcher, test, start)
     w = fit(x[~test], y[~test])
     net = None
     if args.hidden > 0:
