@@ -51,7 +51,8 @@ from mundus_net.tools.runner import play_game
 PLAYERS = 4
 HAND_MADE = np.array([1, .7, .7, .7, .7, .7, .7, .7, 1, 0]) / 8.0  # worths(g, 0.7) / 8
 
-Ends = list[tuple[int, float, list[list[float]], list[list[float]], list[float]]]
+Ends = list[tuple[int, float, list[list[float]], list[list[float]], list[float],
+                  list[float]]]
 _captured: list[tuple[int, float, list[list[float]], list[list[float]]]] = []
 
 
@@ -63,21 +64,33 @@ def _capture(game: Game) -> bool:
     return False
 
 
-def play(args: tuple[int, int]) -> Ends:
+def seat_specs(bots: tuple[str, ...], index: int) -> list[str]:
+    """The bot of each seat in game ``index``: ``bots`` rotated one seat a game (its first
+    bot sits at seat ``index % 4``)."""
+    return [bots[(s - index) % PLAYERS] for s in range(PLAYERS)]
+
+
+def is_searcher(spec: str) -> bool:
+    return spec.split(":")[0] == "search"
+
+
+def play(args: tuple[int, int, tuple[str, ...]]) -> Ends:
     """Game ``index``'s round ends: (round, rounds left, parts, net inputs, share of the win
-    per seat)."""
-    seed, index = args
+    per seat, searcher flag per seat)."""
+    seed, index, specs = args
     _captured.clear()
     g = Game.new(PLAYERS, derive_seed(seed, "fit-game", index))
     g.keep_log = False
     g.on_round_end = _capture
-    bots = [load_bot("greedy", derive_seed(seed, "fit-greedy", index, s))
-            for s in range(PLAYERS)]
+    seats = seat_specs(specs, index)
+    bots = [load_bot(spec, derive_seed(seed, "fit-greedy", index, s))
+            for s, spec in enumerate(seats)]
     play_game(g, bots)
     assert g.result is not None
     winners = g.result.winners
     share = [1.0 / len(winners) if s in winners else 0.0 for s in range(PLAYERS)]
-    return [(r, left, parts, inputs, share) for r, left, parts, inputs in _captured]
+    flags = [1.0 if is_searcher(spec) else 0.0 for spec in seats]
+    return [(r, left, parts, inputs, share, flags) for r, left, parts, inputs in _captured]
 
 
 def log_loss(w: np.ndarray, x: np.ndarray, y: np.ndarray) -> float:
@@ -162,6 +175,161 @@ def fit_net(x: np.ndarray, v: np.ndarray, y: np.ndarray, linear: np.ndarray, hid
     return net
 
 
+def load_ends(path: str) -> tuple[np.ndarray, ...]:
+    """The round ends saved by ``--data``: game, rounds left, worth parts, net inputs, share
+    of the win and searcher flags (all 0 in files from before the flags)."""
+    saved = np.load(path)
+    y = saved["y"]
+    flags = saved["searcher"] if "searcher" in saved else np.zeros_like(y)
+    return saved["game"], saved["stage"], saved["x"], saved["v"], y, flags
+
+
+def searcher_features(x: np.ndarray, stage: np.ndarray, flags: np.ndarray) -> np.ndarray:
+    """The fitted features plus the searcher flag, times 1, the rounds left / 10 and 1 /
+    the rounds left (the ``seat`` evaluation's linear part)."""
+    r = stage[:, None]
+    extra = np.stack([flags, flags * r / 10.0, flags / np.maximum(r, 1.0)], axis=2)
+    return np.concatenate([x, extra], axis=2)
+
+
+def shipped_logits(path: str, x: np.ndarray, raw: np.ndarray) -> np.ndarray:
+    """The logits of a ``net`` weights file (evaluation.json) for fitted features ``x`` and
+    net inputs ``raw`` (not standardized)."""
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    net = {"hidden": np.array(data["hidden"]).T, "bias": np.array(data["bias"]),
+           "out": np.array(data["out"]), "linear": np.array(data["linear"])}
+    v = (raw - np.array(data["mean"])) / np.array(data["scale"])
+    return _net_logits(net, x, v)[1]
+
+
+def fit_offset(base: np.ndarray, x: np.ndarray, y: np.ndarray, ridge: float = 1e-6,
+               steps: int = 30) -> np.ndarray:
+    """The weights of features ``x`` added to fixed logits ``base`` (m, seats), by Newton's
+    method (the conditional logit with an offset)."""
+    m, _, f = x.shape
+    w = np.zeros(f)
+    for _ in range(steps):
+        u = base + x @ w
+        u -= u.max(axis=1, keepdims=True)
+        p = np.exp(u)
+        p /= p.sum(axis=1, keepdims=True)
+        mean = np.einsum("ms,msf->mf", p, x)
+        grad = np.einsum("ms,msf->f", y - p, x) / m - ridge * w
+        second = np.einsum("ms,msf,msg->fg", p, x, x) - np.einsum("mf,mg->fg", mean, mean)
+        step = np.linalg.solve(second / m + ridge * np.eye(f), grad)
+        w += step
+        if np.abs(step).max() < 1e-9:
+            break
+    return w
+
+
+def _row_losses(u: np.ndarray, y: np.ndarray, flags: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per position: the log-loss over seats of logits ``u``, the searcher's own (the binary
+    log-loss of its share: its win counted 1, a shared win 1/k) and its predicted share."""
+    u = u - u.max(axis=1, keepdims=True)
+    logp = u - np.log(np.exp(u).sum(axis=1, keepdims=True))
+    p = np.clip((np.exp(logp) * flags).sum(axis=1), 1e-9, 1 - 1e-9)
+    mine = (y * flags).sum(axis=1)
+    own = -(mine * np.log(p) + (1 - mine) * np.log(1 - p))
+    return -(y * logp).sum(axis=1), own, p
+
+
+def _losses(u: np.ndarray, y: np.ndarray, flags: np.ndarray) -> tuple[float, float]:
+    """The mean log-losses of :func:`_row_losses`."""
+    every, own, _ = _row_losses(u, y, flags)
+    return float(every.mean()), float(own.mean())
+
+
+def _fit_net(x: np.ndarray, v: np.ndarray, y: np.ndarray, train: np.ndarray,
+             args: argparse.Namespace) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
+    """The linear fit then the net on the ``train`` rows; the net, and the inputs' mean and
+    scale."""
+    w = fit(x[train], y[train])
+    flat = v[train].reshape(-1, v.shape[2])
+    mean, scale = flat.mean(axis=0), flat.std(axis=0) + 1e-6
+    net = fit_net(x[train], (v[train] - mean) / scale, y[train], w, args.hidden, args.seed,
+                  args.epochs)
+    return net, mean, scale
+
+
+def _searcher_fits(args: argparse.Namespace, game: np.ndarray, stage: np.ndarray,
+                   hand: np.ndarray,
+                   x: np.ndarray, v: np.ndarray, y: np.ndarray, flags: np.ndarray,
+                   test: np.ndarray, start: float) -> int:
+    """Round ends of games with a search bot: the held-out log-loss (all seats, and the
+    searcher's own share) of the shipped net, the net refitted without the searcher flag,
+    and with it (``--net-out``: that one's weights, the ``seat`` evaluation's)."""
+    hidden = args.hidden or 8
+    args.hidden = hidden
+    train = ~test
+    table: dict[str, tuple[float, float]] = {}
+    at = test & (flags.sum(axis=1) > 0)
+    table["hand_made"] = _losses(hand[at] @ HAND_MADE, y[at], flags[at])
+    shipped = os.path.join(os.path.dirname(__file__), os.pardir, "mundus_net", "bots", "data",
+                           "evaluation.json")
+    base = shipped_logits(shipped, x, v)
+    table["shipped_net"] = _losses(base[at], y[at], flags[at])
+    xs = searcher_features(x, stage, flags)
+    offset = fit_offset(base[train], xs[train, :, -3:], y[train])
+    table["shipped_flag"] = _losses(base[at] + xs[at, :, -3:] @ offset, y[at], flags[at])
+    plain, mean, scale = _fit_net(x, v, y, train, args)
+    table["refit_net"] = _losses(_net_logits(plain, x[at], (v[at] - mean) / scale)[1], y[at],
+                                 flags[at])
+    vs = np.concatenate([v, flags[:, :, None]], axis=2)
+    seat, mean, scale = _fit_net(xs, vs, y, train, args)
+    seat_logits = _net_logits(seat, xs[at], (vs[at] - mean) / scale)[1]
+    table["seat_net"] = _losses(seat_logits, y[at], flags[at])
+    table["uniform"] = (round(float(np.log(PLAYERS)), 4), _losses(
+        np.zeros_like(y[at]), y[at], flags[at])[1])
+    print(f"{len(x)} round ends ({at.sum()} held out, of games with a search bot), "
+          f"{time.perf_counter() - start:.0f} s")
+    print(f"{'evaluation':>12} {'log-loss':>9} {'searcher':>9}")
+    for name, (every, own) in table.items():
+        print(f"{name:>12} {every:>9.4f} {own:>9.4f}")
+    before, _, p_before = _row_losses(base[at], y[at], flags[at])
+    after, _, p_after = _row_losses(seat_logits, y[at], flags[at])
+    games = game[at]
+    by_game = np.array([(after - before)[games == k].mean() for k in np.unique(games)])
+    print(f"seat_net - shipped_net, by game: {by_game.mean():+.4f} (95% +-"
+          f"{1.96 * by_game.std(ddof=1) / np.sqrt(len(by_game)):.4f}, {len(by_game)} games);"
+          f" the searcher's share predicted {p_before.mean():.3f} (shipped_net), "
+          f"{p_after.mean():.3f} (seat_net), won {(y[at] * flags[at]).sum(axis=1).mean():.3f}")
+    losses = {name: [round(a, 4) for a in pair] for name, pair in table.items()}
+    if args.seat_model == "offset":
+        # The shipped net as it is, the searcher flag in its linear part only.
+        with open(shipped, encoding="utf-8") as f:
+            data = json.load(f)
+        seat = {"linear": np.array(data["linear"] + list(offset)),
+                "hidden": np.array([[*c, 0.0] for c in data["hidden"]]).T,
+                "bias": np.array(data["bias"]), "out": np.array(data["out"])}
+        mean, scale = np.array([*data["mean"], 0.0]), np.array([*data["scale"], 1.0])
+    if args.net_out:
+        k = len(PARTS)
+        with open(args.net_out, "w", encoding="utf-8") as out:
+            json.dump({"format": "mundus-net search evaluation",
+                       "source": f"python benchmarks/fit_evaluation.py --games {args.games} "
+                                 f"--seed {args.seed} --bots {args.bots} --hidden {hidden}"
+                                 f" --epochs {args.epochs} --seat-model {args.seat_model}"
+                                 + (f" --pool {os.path.basename(args.pool)}" if args.pool
+                                    else ""),
+                       "held_out_log_loss": {name: pair[0] for name, pair in losses.items()},
+                       "held_out_searcher_log_loss": {name: pair[1]
+                                                      for name, pair in losses.items()},
+                       "inputs": [*NET_INPUTS, "searcher"],
+                       "linear": _rounded(seat["linear"][:3 * k]),
+                       "searcher": _rounded(seat["linear"][3 * k:]),
+                       "mean": _rounded(mean), "scale": _rounded(scale),
+                       "hidden": [_rounded(c) for c in seat["hidden"].T],
+                       "bias": _rounded(seat["bias"]), "out": _rounded(seat["out"])},
+                      out, indent=1)
+            out.write("\n")
+    print(json.dumps({"games": args.games, "seed": args.seed, "bots": args.bots,
+                      "states": len(x), "held_out_log_loss": losses}))
+    return 0
+
+
 def _rounded(values: np.ndarray) -> list[float]:
     return [round(float(a), 5) for a in values]
 
@@ -179,21 +347,34 @@ def main(argv: list[str] | None = None) -> int:
                         help="hidden units of the net evaluation to fit too (0: none)")
     parser.add_argument("--epochs", type=int, default=20, help="of the net's fit")
     parser.add_argument("--net-out", help="write the net's weights to this JSON file")
+    parser.add_argument("--pool", help="an .npz file of round ends (--data) added to the "
+                        "fit, never to the games held out (e.g. greedy games' with search "
+                        "games')")
+    parser.add_argument("--seat-model", choices=("net", "offset"), default="net",
+                        help="with a search bot's games, the weights --net-out writes: the "
+                        "net refitted with the searcher flag (net), or the shipped net with "
+                        "the flag's linear weights only (offset)")
+    parser.add_argument("--bots", default="greedy,greedy,greedy,greedy",
+                        help="the 4 bots of the games played, comma-separated, rotated one "
+                        "seat a game (default: four greedy bots); a search bot's seat is "
+                        "flagged as the searcher's in the data")
     args = parser.parse_args(argv)
     start = time.perf_counter()
     if args.data and os.path.exists(args.data):
-        saved = np.load(args.data)
-        game, stage, x, v, y = (saved["game"], saved["stage"], saved["x"], saved["v"],
-                                saved["y"])
+        game, stage, x, v, y, searcher = load_ends(args.data)
         args.games = int(game.max()) + 1
     else:
+        specs = tuple(args.bots.split(","))
+        if len(specs) != PLAYERS:
+            parser.error(f"--bots names {PLAYERS} bots, not {len(specs)}")
         rows: list[tuple[int, int, float, list[list[float]], list[list[float]],
-                         list[float]]] = []
+                         list[float], list[float]]] = []
         with multiprocessing.Pool(args.jobs) as pool:
-            tasks = [(args.seed, i) for i in range(args.games)]
+            tasks = [(args.seed, i, specs) for i in range(args.games)]
+            every = 100 if any(map(is_searcher, specs)) else 500
             for i, states in enumerate(pool.imap(play, tasks, chunksize=20)):
                 rows.extend((i, *state) for state in states)
-                if (i + 1) % 500 == 0:
+                if (i + 1) % every == 0:
                     print(f"  {i + 1}/{args.games} games, {time.perf_counter() - start:.0f} s",
                           file=sys.stderr)
         game = np.array([row[0] for row in rows])
@@ -201,12 +382,20 @@ def main(argv: list[str] | None = None) -> int:
         x = np.array([row[3] for row in rows], dtype=float)
         v = np.array([row[4] for row in rows], dtype=float)
         y = np.array([row[5] for row in rows], dtype=float)
+        searcher = np.array([row[6] for row in rows], dtype=float)
         if args.data:
-            np.savez(args.data, game=game, stage=stage, x=x, v=v, y=y)
+            np.savez(args.data, game=game, stage=stage, x=x, v=v, y=y, searcher=searcher)
+    test = game >= args.games * (1 - args.held_out)
+    if args.pool:
+        more = load_ends(args.pool)
+        game, stage, x, v, y, searcher = (np.concatenate([a, b]) for a, b in zip(
+            (game, stage, x, v, y, searcher), more, strict=True))
+        test = np.concatenate([test, np.zeros(len(more[0]), dtype=bool)])
     hand = x
     x = np.array([[fitted_features(parts, left) for parts in seats]
                   for seats, left in zip(x, stage, strict=True)])
-    test = game >= args.games * (1 - args.held_out)
+    if searcher.any():
+        return _searcher_fits(args, game, stage, hand, x, v, y, searcher, test, start)
     w = fit(x[~test], y[~test])
     net = None
     if args.hidden > 0:

@@ -28,6 +28,7 @@ from mundus_net.bots.search import (
     NET_INPUTS,
     PARTS,
     SEARCH_PHASES,
+    SEAT_FILE,
     SearchBot,
     _Net,
     _PolicyBot,
@@ -757,3 +758,59 @@ def test_both_budgets_play_legal_games_the_same_for_a_seed() -> None:
             return play_game(Game.new(4, 31), bots).log
 
         assert play() == play()
+
+
+def _shipped_seat_net() -> dict[str, Any]:
+    text = resources.files("mundus_net.bots").joinpath("data", SEAT_FILE).read_text("utf-8")
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+def test_the_seat_evaluation_is_accepted_and_its_weights_load() -> None:
+    """evaluation="seat" is an option of the search bot; its weights file has the net's
+    inputs and the searcher flag, and loads with the flag's weights."""
+    assert SearchBot(1, evaluation="seat").evaluation == "seat"
+    assert load_bot("search:evaluation=seat", 1).evaluation == "seat"  # type: ignore[attr-defined]
+    data = _shipped_seat_net()
+    assert data["inputs"] == [*NET_INPUTS, "searcher"] and len(data["searcher"]) == 3
+    net = _Net(data)
+    assert net.seat and len(net.flags) == len(data["hidden"])
+    assert not _Net(_shipped_net()).seat
+
+
+@pytest.mark.parametrize("searcher", [-1, 0, 1, 2, 3])
+def test_the_seat_shares_add_up_to_one_whoever_is_the_searcher(searcher: int) -> None:
+    game = _at_a_round_end(5)
+    shares = win_shares(game, "seat", searcher=searcher)
+    assert len(shares) == 4 and all(0 < v < 1 for v in shares)
+    assert sum(shares) == pytest.approx(1.0)
+
+
+def test_the_searcher_flag_changes_the_searchers_share_as_the_weights_say() -> None:
+    """win_shares("seat", searcher=s) flags seat s only: the same shares as the weights file
+    applied as benchmarks/fit_evaluation.py fits them (the fitted features and the flag times
+    1, r/10 and 1/r; tanh units of the standardized net_inputs and the flag); the flag moves
+    the searcher's share, and the net evaluation ignores it."""
+    data = _shipped_seat_net()
+    for seed, searcher in ((8, 1), (9, 3)):
+        game = _at_a_round_end(seed)
+        r = _rounds_left(game)
+        parts = worth_parts(game, r)
+        logits = []
+        for s, (own, inputs) in enumerate(zip(parts, net_inputs(game, r, parts),
+                                              strict=True)):
+            flag = float(s == searcher)
+            z = [(v - m) / sd for v, m, sd in zip([*inputs, flag], data["mean"],
+                                                  data["scale"], strict=True)]
+            features = [*fitted_features(own, r), flag, flag * r / 10, flag / max(r, 1.0)]
+            u = sum(w * f for w, f in zip(data["linear"] + data["searcher"], features,
+                                          strict=True))
+            for column, bias, out in zip(data["hidden"], data["bias"], data["out"],
+                                         strict=True):
+                u += out * math.tanh(bias + sum(w * v for w, v in zip(column, z, strict=True)))
+            logits.append(u)
+        exp = [math.exp(v - max(logits)) for v in logits]
+        flagged = win_shares(game, "seat", searcher=searcher)
+        assert flagged == pytest.approx([v / sum(exp) for v in exp], abs=1e-12)
+        assert flagged[searcher] != pytest.approx(win_shares(game, "seat")[searcher], rel=0.1)
+        assert win_shares(game, "net", searcher=searcher) == win_shares(game, "net")

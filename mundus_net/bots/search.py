@@ -21,7 +21,9 @@ the bot
    the greedy player's estimates, each also scaled by the rounds left), fitted to who won
    thousands of greedy games from such positions, plus a few hidden units of each seat's
    parts, leads and counts (``evaluation="net"``, the default, weights in
-   ``data/evaluation.json``; ``"fitted"``: the logit alone; ``"hand"``: the older hand-made
+   ``data/evaluation.json``; ``"seat"``: the same fitted to games of a search bot and three
+   greedy ones, with the bot's own seat flagged, ``data/evaluation_seat.json``;
+   ``"fitted"``: the logit alone; ``"hand"``: the older hand-made
    softmax of the worths); a finished game scores its real result. Storage is the round's last
    step, after every progression turn, and simultaneous (R6.9): the other seats' secret
    choices are made again in each determinization, and the rollout ends there (with
@@ -140,13 +142,16 @@ PARTS = ("doubloons", "income", "developments", "caravels", "merchants", "wareho
 FITTED = (0.2512, 0.0917, 0.2841, 0.1946, 0.0046, 0.1663, 0.1766, 0.1007, 0.2721, 0.0271,
           -0.1337, -0.0264, 0.3785, -0.1306, 0.0440, -0.0533, -0.0932, -0.0911, -0.0511, 0.0092,
           0.0735, 0.0271, 0.3785, 0.6607, -0.1904, -0.2970, -0.1487, 0.0080, -0.0358, -0.1189)
-EVALUATIONS = ("fitted", "hand", "net")
+EVALUATIONS = ("fitted", "hand", "net", "seat")
 OFFER_SETS = ("greedy", "bids", "all")  # how the offers compared are chosen
 # The inputs of the ``net`` evaluation's hidden units, per seat (:func:`net_inputs`).
 NET_INPUTS = (*PARTS, "rounds_left", "per_round_left", "doubloons_lead", "worth_lead",
               "projected_lead", "tm", "after_tm_1", "after_tm_2", "after_tm_3",
               "developments_count", "caravels_count", "capacity")
 NET_FILE = "evaluation.json"  # in mundus_net/bots/data: python benchmarks/fit_evaluation.py
+# The ``seat`` evaluation's: the net fitted to games of one search bot and three greedy ones,
+# with one more input, whether the seat is the searcher's (docs/bots.md).
+SEAT_FILE = "evaluation_seat.json"
 _FITTED_BY_PART = tuple(zip(FITTED[:len(PARTS)], FITTED[len(PARTS):2 * len(PARTS)],
                             FITTED[2 * len(PARTS):], strict=True))  # per part: x1, x r/10, / r
 
@@ -259,8 +264,9 @@ class SearchBot:
     ``screen``: the share of the budget played by every candidate before only the better
     half of them (at least two) play the rest of it (1, the default: every candidate plays
     the whole budget).
-    ``evaluation``: how the end of a rollout is scored, ``"net"`` (the default),
-    ``"fitted"`` or ``"hand"`` (:func:`win_shares`); for ``"hand"``, ``temperature``:
+    ``evaluation``: how the end of a rollout is scored, ``"net"`` (the default), ``"seat"``
+    (its own seat flagged as the searcher's), ``"fitted"`` or ``"hand"``
+    (:func:`win_shares`); for ``"hand"``, ``temperature``:
     doubloons per unit of the softmax that turns the seats' worths into a share of the win,
     and ``dev_scale``: a factor on what developments are worth. ``endgame``: once some seat
     has this many doubloons, rollouts play ``endgame_rounds`` rounds (this one included) or
@@ -509,7 +515,7 @@ class SearchBot:
         result = g.result
         if result is not None:
             return 1.0 / len(result.winners) if seat in result.winners else 0.0
-        return win_shares(g, self.evaluation, self.temperature, self.dev_scale)[seat]
+        return win_shares(g, self.evaluation, self.temperature, self.dev_scale, seat)[seat]
 
 
 def offer_test(view: View, sample: Game, model: GreedyBot) -> HandTest | None:
@@ -721,13 +727,20 @@ class _Net:
     def __init__(self, data: dict[str, Any]) -> None:
         if data.get("format") != "mundus-net search evaluation":
             raise ValueError("not a mundus-net search evaluation weights file")
-        if data.get("inputs") != list(NET_INPUTS):
+        inputs = data.get("inputs")
+        seat = inputs == [*NET_INPUTS, "searcher"]
+        if inputs != list(NET_INPUTS) and not seat:
             raise ValueError("the evaluation's weights are for other inputs than this "
                              "version's")
         linear = [float(v) for v in data["linear"]]
         k = len(PARTS)
-        if len(linear) != 3 * k:
+        searcher = [float(v) for v in data["searcher"]] if seat else [0.0, 0.0, 0.0]
+        if len(linear) != 3 * k or len(searcher) != 3:
             raise ValueError("the evaluation's weights file is damaged")
+        # The searcher flag (the ``seat`` evaluation): its linear weights (x 1, x r/10, / r)
+        # and its weight in each hidden unit, added to the searcher's seat only.
+        self.seat = seat
+        self.searcher = (searcher[0], searcher[1], searcher[2])
         self.linear = tuple(zip(linear[:k], linear[k:2 * k], linear[2 * k:], strict=True))
         mean = [float(v) for v in data["mean"]]
         scale = [float(v) for v in data["scale"]]
@@ -735,50 +748,67 @@ class _Net:
         # inputs every seat shares (rounds left, its inverse) and the TM flags taken out of
         # the product: the flags' weights are looked up by seat after the TM.
         flag = NET_INPUTS.index("tm")
+        end = len(NET_INPUTS)
         units = []
+        flags: list[float] = []
         for column, bias, out in zip(data["hidden"], data["bias"], data["out"], strict=True):
             w = [float(v) / sd for v, sd in zip(column, scale, strict=True)]
             b = float(bias) - sum(wi * m for wi, m in zip(w, mean, strict=True))
-            units.append((w[:k] + w[k + 2:flag] + w[flag + 4:], w[k], w[k + 1],
+            units.append((w[:k] + w[k + 2:flag] + w[flag + 4:end], w[k], w[k + 1],
                           tuple(w[flag:flag + 4]), b, float(out)))
+            flags.append(w[end] if seat else 0.0)
         self.units = units
+        self.flags = flags
 
 
 _NETS: dict[str, _Net] = {}
 
 
-def _net() -> _Net:
-    """The shipped ``net`` evaluation, read once."""
-    net = _NETS.get(NET_FILE)
+def _net(name: str = NET_FILE) -> _Net:
+    """A shipped net evaluation (``net``: :data:`NET_FILE`, ``seat``: :data:`SEAT_FILE`),
+    read once."""
+    net = _NETS.get(name)
     if net is None:
-        text = resources.files("mundus_net.bots").joinpath("data", NET_FILE).read_text(
+        text = resources.files("mundus_net.bots").joinpath("data", name).read_text(
             encoding="utf-8")
-        net = _NETS[NET_FILE] = _Net(json.loads(text))
+        net = _NETS[name] = _Net(json.loads(text))
     return net
 
 
 def win_shares(g: Game, evaluation: str = "fitted", temperature: float = 8.0,
-               dev_scale: float = DEFAULT_DEV_SCALE) -> list[float]:
+               dev_scale: float = DEFAULT_DEV_SCALE, searcher: int = -1) -> list[float]:
     """Each seat's estimated share of the win from a position at the end of a round (the
     shares add up to 1). ``fitted``: the softmax over seats of :data:`FITTED` times the
     seat's :func:`fitted_features`, a conditional logit fitted to who won greedy games from
-    such positions; ``hand``: the softmax of :func:`worths` (developments at ``dev_scale``)
-    at ``temperature`` doubloons per unit."""
+    such positions; ``net``: that logit plus hidden units (:data:`NET_FILE`); ``seat``: the
+    same fitted to games of a search bot and three greedy ones, with seat ``searcher`` (-1:
+    none) flagged as the search bot's (:data:`SEAT_FILE`); ``hand``: the softmax of
+    :func:`worths` (developments at ``dev_scale``) at ``temperature`` doubloons per unit."""
     if evaluation == "fitted":
         # w . fitted_features(parts, r), with each part's three weights added up first.
         r = _rounds_left(g)
         early, late = r / 10.0, 1.0 / max(r, 1.0)
         weights = [a + b * early + c * late for a, b, c in _FITTED_BY_PART]
         logits = [sum(map(operator.mul, weights, parts)) for parts in worth_parts(g, r)]
-    elif evaluation == "net":
+    elif evaluation == "net" or evaluation == "seat":
         # The fitted logit (the net's own weights) plus the hidden units of net_inputs, the
         # inputs every seat shares added to each unit's bias once.
-        net = _net()
+        net = _net(NET_FILE if evaluation == "net" else SEAT_FILE)
         r = _rounds_left(g)
         early, late = r / 10.0, 1.0 / max(r, 1.0)
         weights = [a + b * early + c * late for a, b, c in net.linear]
         units = [(w, b + w_r * r + w_late * late, flags, out)
                  for w, w_r, w_late, flags, b, out in net.units]
+        # The ``seat`` evaluation: the searcher's seat has the flag's weights added, to its
+        # logit and to each hidden unit's bias.
+        flagged = searcher if net.seat else -1
+        bonus = 0.0
+        flagged_units = units
+        if flagged >= 0:
+            one, by_early, by_late = net.searcher
+            bonus = one + by_early * early + by_late * late
+            flagged_units = [(w, b + f, flags, out)
+                             for (w, b, flags, out), f in zip(units, net.flags, strict=True)]
         all_parts = worth_parts(g, r)
         leads = _leads(r, all_parts)
         n, tm = g.players, g.tm
@@ -788,7 +818,9 @@ def win_shares(g: Game, evaluation: str = "fitted", temperature: float = 8.0,
             inputs = [*parts, *leads[s], float(len(g.devs[s])), float(len(g.caravels[s])),
                       float(g.capacity[s])]
             u = sum(map(operator.mul, weights, parts))
-            for w, b, flags, out in units:
+            if s == flagged:
+                u += bonus
+            for w, b, flags, out in (flagged_units if s == flagged else units):
                 on = flags[after] if after < 4 else 0.0
                 u += out * math.tanh(b + on + sum(map(operator.mul, w, inputs)))
             logits.append(u)
