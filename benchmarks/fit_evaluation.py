@@ -106,22 +106,7 @@ def _loss_of_logits(u: np.ndarray, y: np.ndarray) -> float:
 
 def fit(x: np.ndarray, y: np.ndarray, ridge: float = 1e-3, steps: int = 30) -> np.ndarray:
     """Newton's method for the conditional logit (convex); ``ridge`` keeps it well posed."""
-    m, _, f = x.shape
-    w = np.zeros(f)
-    for _ in range(steps):
-        u = x @ w
-        u -= u.max(axis=1, keepdims=True)
-        p = np.exp(u)
-        p /= p.sum(axis=1, keepdims=True)
-        mean = np.einsum("ms,msf->mf", p, x)
-        grad = np.einsum("ms,msf->f", y - p, x) / m - ridge * w
-        second = np.einsum("ms,msf,msg->fg", p, x, x) - np.einsum("mf,mg->fg", mean, mean)
-        hess = second / m + ridge * np.eye(f)
-        step = np.linalg.solve(hess, grad)
-        w += step
-        if np.abs(step).max() < 1e-9:
-            break
-    return w
+    return fit_offset(np.zeros(x.shape[:2]), x, y, ridge, steps)
 
 
 def _net_logits(net: dict[str, np.ndarray], x: np.ndarray, v: np.ndarray

@@ -543,21 +543,33 @@ def test_the_net_shares_are_the_fitted_logit_plus_hidden_units_of_the_net_inputs
     assert data["inputs"] == list(NET_INPUTS) and len(data["linear"]) == 3 * len(PARTS)
     for seed in (8, 9):
         game = _at_a_round_end(seed)
-        r = _rounds_left(game)
-        parts = worth_parts(game, r)
-        logits = []
-        for own, inputs in zip(parts, net_inputs(game, r, parts), strict=True):
-            assert len(inputs) == len(NET_INPUTS)
-            z = [(v - m) / sd for v, m, sd in zip(inputs, data["mean"], data["scale"],
-                                                  strict=True)]
-            u = sum(w * f for w, f in zip(data["linear"], fitted_features(own, r),
-                                          strict=True))
-            for column, bias, out in zip(data["hidden"], data["bias"], data["out"],
-                                         strict=True):
-                u += out * math.tanh(bias + sum(w * v for w, v in zip(column, z, strict=True)))
-            logits.append(u)
-        exp = [math.exp(v - max(logits)) for v in logits]
-        assert win_shares(game, "net") == pytest.approx([v / sum(exp) for v in exp], abs=1e-12)
+        assert win_shares(game, "net") == pytest.approx(_reference_shares(data, game), abs=1e-12)
+
+
+def _reference_shares(data: dict[str, Any], game: Game, searcher: int | None = None
+                      ) -> list[float]:
+    """The shares of a net's weights file applied as benchmarks/fit_evaluation.py fits them:
+    the fitted features times the linear weights, plus tanh units of the standardized
+    net_inputs; with ``searcher``, that seat's flag among both (in the linear part times 1,
+    r/10 and 1/r)."""
+    r = _rounds_left(game)
+    parts = worth_parts(game, r)
+    logits = []
+    for s, (own, inputs) in enumerate(zip(parts, net_inputs(game, r, parts), strict=True)):
+        assert len(inputs) == len(NET_INPUTS)
+        features, weights, raw = list(fitted_features(own, r)), data["linear"], list(inputs)
+        if searcher is not None:
+            flag = float(s == searcher)
+            features += [flag, flag * r / 10, flag / max(r, 1.0)]
+            weights = data["linear"] + data["searcher"]
+            raw.append(flag)
+        z = [(v - m) / sd for v, m, sd in zip(raw, data["mean"], data["scale"], strict=True)]
+        u = sum(w * f for w, f in zip(weights, features, strict=True))
+        for column, bias, out in zip(data["hidden"], data["bias"], data["out"], strict=True):
+            u += out * math.tanh(bias + sum(w * v for w, v in zip(column, z, strict=True)))
+        logits.append(u)
+    exp = [math.exp(v - max(logits)) for v in logits]
+    return [v / sum(exp) for v in exp]
 
 
 def test_the_net_inputs_give_each_seat_its_lead_and_its_place_after_the_tm() -> None:
@@ -794,23 +806,7 @@ def test_the_searcher_flag_changes_the_searchers_share_as_the_weights_say() -> N
     data = _shipped_seat_net()
     for seed, searcher in ((8, 1), (9, 3)):
         game = _at_a_round_end(seed)
-        r = _rounds_left(game)
-        parts = worth_parts(game, r)
-        logits = []
-        for s, (own, inputs) in enumerate(zip(parts, net_inputs(game, r, parts),
-                                              strict=True)):
-            flag = float(s == searcher)
-            z = [(v - m) / sd for v, m, sd in zip([*inputs, flag], data["mean"],
-                                                  data["scale"], strict=True)]
-            features = [*fitted_features(own, r), flag, flag * r / 10, flag / max(r, 1.0)]
-            u = sum(w * f for w, f in zip(data["linear"] + data["searcher"], features,
-                                          strict=True))
-            for column, bias, out in zip(data["hidden"], data["bias"], data["out"],
-                                         strict=True):
-                u += out * math.tanh(bias + sum(w * v for w, v in zip(column, z, strict=True)))
-            logits.append(u)
-        exp = [math.exp(v - max(logits)) for v in logits]
         flagged = win_shares(game, "seat", searcher=searcher)
-        assert flagged == pytest.approx([v / sum(exp) for v in exp], abs=1e-12)
+        assert flagged == pytest.approx(_reference_shares(data, game, searcher), abs=1e-12)
         assert flagged[searcher] != pytest.approx(win_shares(game, "seat")[searcher], rel=0.1)
         assert win_shares(game, "net", searcher=searcher) == win_shares(game, "net")
